@@ -1,0 +1,162 @@
+package messages
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Command verbs of lumen.<light>.cmd.<verb>.
+const (
+	VerbFire           = "fire"            // FireRequest
+	VerbSetState       = "set_state"       // SetStateRequest
+	VerbGet            = "get"             // {} → GetReply
+	VerbApply          = "apply"           // ApplyRequest
+	VerbCreateState    = "create_state"    // a State, or {"states":[…]}
+	VerbDeleteState    = "delete_state"    // NameRequest
+	VerbAppendRules    = "append_rules"    // RulesRequest
+	VerbDeleteRules    = "delete_rules"    // DeleteRulesRequest
+	VerbSetVar         = "set_var"         // InVarData
+	VerbCreateSchedule = "create_schedule" // a Schedule
+	VerbDeleteSchedule = "delete_schedule" // NameRequest
+)
+
+// FireRequest is the body of fire: {"transition":"button_click"}.
+type FireRequest struct {
+	Transition string `json:"transition"`
+}
+
+// SetStateRequest is the body of set_state: {"name":"red"}.
+type SetStateRequest struct {
+	Name string `json:"name"`
+}
+
+// NameRequest is the body of delete_state and delete_schedule.
+type NameRequest struct {
+	Name string `json:"name"`
+}
+
+// ApplyRequest replaces the light's whole configuration, validated as a
+// whole: {"states":[…],"rules":[…],"vars":{…},"initial":"off"}.
+type ApplyRequest struct {
+	States    []State                    `json:"states"`
+	Rules     []Rule                     `json:"rules"`
+	Vars      map[string]json.RawMessage `json:"vars,omitempty"`
+	Initial   string                     `json:"initial,omitempty"`
+	Schedules []Schedule                 `json:"schedules,omitempty"`
+}
+
+// StatesRequest is the list form of create_state.
+type StatesRequest struct {
+	States []State `json:"states"`
+}
+
+// RulesRequest is the body of append_rules: {"rules":[…]}.
+type RulesRequest struct {
+	Rules []Rule `json:"rules"`
+}
+
+// DeleteRulesRequest is the body of delete_rules: {"ids":["r1"]} or any of
+// {"from","on","to"}.
+type DeleteRulesRequest struct {
+	IDs  []string `json:"ids,omitempty"`
+	From string   `json:"from,omitempty"`
+	On   string   `json:"on,omitempty"`
+	To   string   `json:"to,omitempty"`
+}
+
+// Reply answers a mutation once the light has applied it.
+//   - ok       true.
+//   - seq      the input's stream sequence.
+//   - state    the light's state after the input.
+//   - changed  whether the state name changed.
+//   - rule     the rule that fired, or null.
+//   - outputs  every output event the input caused.
+type Reply struct {
+	OK      bool       `json:"ok"`
+	Seq     uint64     `json:"seq"`
+	State   string     `json:"state"`
+	Changed bool       `json:"changed"`
+	Rule    *string    `json:"rule"`
+	Outputs []Envelope `json:"outputs"`
+}
+
+// GetReply answers get with the light's whole current model.
+type GetReply struct {
+	OK        bool                       `json:"ok"`
+	Light     string                     `json:"light"`
+	State     string                     `json:"state"`
+	Initial   string                     `json:"initial"`
+	States    []State                    `json:"states"`
+	Rules     []Rule                     `json:"rules"`
+	Vars      map[string]json.RawMessage `json:"vars"`
+	Timers    []Timer                    `json:"timers"`
+	Schedules []Schedule                 `json:"schedules"`
+	Seq       uint64                     `json:"seq"`
+}
+
+// ErrorReply is the body of every error reply; the same code and sentence
+// are in the Nats-Service-Error-Code and Nats-Service-Error headers.
+type ErrorReply struct {
+	OK    bool   `json:"ok"`
+	Code  int    `json:"code"`
+	Error string `json:"error"`
+}
+
+// Decode decodes one JSON value strictly into v: unknown fields, trailing
+// data and wrong types are errors whose text says what to fix.
+func Decode(b []byte, v any) error {
+	if len(bytes.TrimSpace(b)) == 0 {
+		b = []byte("{}")
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return errors.New(Explain(err))
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("unexpected data after the JSON value; send exactly one JSON object")
+	}
+	return nil
+}
+
+// Explain turns an encoding/json error into a sentence for a person.
+func Explain(err error) string {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		return fmt.Sprintf("malformed JSON at byte %d: %s", syn.Offset, syn.Error())
+	case errors.As(err, &typ):
+		if typ.Field != "" {
+			return fmt.Sprintf("field %q must be %s, not a JSON %s", typ.Field, kindName(typ.Type.Kind().String()), typ.Value)
+		}
+		return fmt.Sprintf("expected %s, not a JSON %s", kindName(typ.Type.Kind().String()), typ.Value)
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return "malformed JSON: the input ends early"
+	}
+	msg := err.Error()
+	if f, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
+		return fmt.Sprintf("unknown field %s; check the spelling against the documented fields", f)
+	}
+	return strings.TrimPrefix(msg, "json: ")
+}
+
+func kindName(k string) string {
+	switch k {
+	case "string":
+		return "a string"
+	case "struct", "map":
+		return "an object"
+	case "slice", "array":
+		return "an array"
+	case "bool":
+		return "true or false"
+	case "int", "int64", "uint64", "float64", "int32":
+		return "a number"
+	}
+	return k
+}

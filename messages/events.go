@@ -1,0 +1,189 @@
+package messages
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Input types: the last token of lumen.<light>.evt.in.<type>.
+const (
+	InFired    = "fired"    // InFiredData: fire a transition
+	InState    = "state"    // InStateData: go to a state at once
+	InVar      = "var"      // InVarData: set or unset a variable
+	InConfig   = "config"   // InConfigData: change states, rules, schedules
+	InTimer    = "timer"    // InTimerData: a durable timer's deadline came
+	InSchedule = "schedule" // InScheduleData: a schedule ticked
+)
+
+// Output types: the last token of lumen.<light>.evt.out.<type>.
+const (
+	OutState    = "state"    // OutStateData: a rule fired or the state was set
+	OutVar      = "var"      // OutVarData: a variable changed
+	OutTimer    = "timer"    // OutTimerData: a timer was set, cancelled or fired
+	OutSchedule = "schedule" // OutScheduleData: a schedule was set, deleted or ticked
+	OutConfig   = "config"   // OutConfigData: a configuration change was applied
+	OutIgnored  = "ignored"  // OutIgnoredData: the input changed nothing
+	OutError    = "error"    // OutErrorData: the input was refused, or a rule failed
+	OutRestart  = "restart"  // OutRestartData: an actor was restarted by its supervisor
+)
+
+// InFiredData fires a transition: {"transition":"button_click"}.
+//   - transition  the transition name.
+//   - source      optional: who fired it (cli, fleet, button, agent …).
+type InFiredData struct {
+	Transition string `json:"transition"`
+	Source     string `json:"source,omitempty"`
+}
+
+// InStateData moves the light to a state without a rule: {"name":"red"}.
+type InStateData struct {
+	Name string `json:"name"`
+}
+
+// InVarData sets a variable ({"name":"n","value":3}) or removes it
+// ({"name":"n","unset":true}). value is any JSON value.
+type InVarData struct {
+	Name  string          `json:"name"`
+	Value json.RawMessage `json:"value,omitempty"`
+	Unset bool            `json:"unset,omitempty"`
+}
+
+// Config operations, the "op" of InConfigData.
+const (
+	OpApply          = "apply"           // replace everything: states, rules, vars, initial, schedules
+	OpCreateState    = "create_state"    // add or replace states
+	OpDeleteState    = "delete_state"    // delete state Name
+	OpAppendRules    = "append_rules"    // append Rules
+	OpDeleteRules    = "delete_rules"    // delete IDs, or the rules Match selects
+	OpCreateSchedule = "create_schedule" // add or replace Schedules
+	OpDeleteSchedule = "delete_schedule" // delete schedule Name
+)
+
+// InConfigData is a configuration change; which fields count depends on op.
+//   - op         one of the Op* constants.
+//   - states     apply, create_state.
+//   - rules      apply, append_rules.
+//   - vars       apply: the variables after the change.
+//   - initial    apply: the state to enter (default: the current one if it
+//     still exists, else "off").
+//   - schedules  apply, create_schedule.
+//   - name       delete_state, delete_schedule.
+//   - ids        delete_rules by id.
+//   - match      delete_rules by from/on/to.
+type InConfigData struct {
+	Op        string                     `json:"op"`
+	States    []State                    `json:"states,omitempty"`
+	Rules     []Rule                     `json:"rules,omitempty"`
+	Vars      map[string]json.RawMessage `json:"vars,omitempty"`
+	Initial   string                     `json:"initial,omitempty"`
+	Schedules []Schedule                 `json:"schedules,omitempty"`
+	Name      string                     `json:"name,omitempty"`
+	IDs       []string                   `json:"ids,omitempty"`
+	Match     *RuleMatch                 `json:"match,omitempty"`
+}
+
+// InTimerData says timer Name, due at Deadline, is due. late is true when
+// the daemon was down at the deadline and fires it afterwards.
+type InTimerData struct {
+	Name     string    `json:"name"`
+	Deadline time.Time `json:"deadline"`
+	Late     bool      `json:"late,omitempty"`
+}
+
+// InScheduleData says schedule Name ticked for the time At.
+type InScheduleData struct {
+	Name string    `json:"name"`
+	At   time.Time `json:"at"`
+	Late bool      `json:"late,omitempty"`
+}
+
+// OutStateData reports a rule firing (self-transitions included) or a
+// set_state.
+//   - from, to     the states before and after.
+//   - rule         the id of the rule that fired; null for set_state/apply.
+//   - transition   the transition that fired it; empty for set_state.
+//   - changed      from != to.
+type OutStateData struct {
+	From       string  `json:"from"`
+	To         string  `json:"to"`
+	Rule       *string `json:"rule"`
+	Transition string  `json:"transition,omitempty"`
+	Changed    bool    `json:"changed"`
+}
+
+// OutVarData reports a variable change; value is absent when unset.
+type OutVarData struct {
+	Name  string          `json:"name"`
+	Value json.RawMessage `json:"value,omitempty"`
+	Unset bool            `json:"unset,omitempty"`
+}
+
+// Timer operations, the "op" of OutTimerData.
+const (
+	TimerSet    = "set"
+	TimerCancel = "cancel"
+	TimerFire   = "fire"
+)
+
+// OutTimerData reports a timer set (by startTimer), cancelled (by
+// cancelTimer, or replaced) or fired (late when it fired after its
+// deadline because the daemon was down).
+type OutTimerData struct {
+	Op       string    `json:"op"`
+	Name     string    `json:"name"`
+	Deadline time.Time `json:"deadline"`
+	Late     bool      `json:"late,omitempty"`
+}
+
+// OutScheduleData reports a schedule set, deleted or ticked; next is the
+// following tick.
+type OutScheduleData struct {
+	Op       string     `json:"op"`
+	Schedule Schedule   `json:"schedule"`
+	Next     *time.Time `json:"next,omitempty"`
+	Late     bool       `json:"late,omitempty"`
+}
+
+// OutConfigData reports an applied configuration change.
+//   - op      the InConfigData op.
+//   - states  the states created or replaced (names).
+//   - rules   the ids of the rules added (assigned ids included) or deleted.
+//   - schedules the schedules created or deleted (names).
+type OutConfigData struct {
+	Op        string   `json:"op"`
+	States    []string `json:"states,omitempty"`
+	Rules     []string `json:"rules,omitempty"`
+	Schedules []string `json:"schedules,omitempty"`
+}
+
+// OutIgnoredData reports an input that changed nothing, and why.
+type OutIgnoredData struct {
+	Transition string `json:"transition,omitempty"`
+	Reason     string `json:"reason"`
+}
+
+// Error kinds, the "kind" of OutErrorData.
+const (
+	ErrorRejected  = "rejected"  // the input was refused; nothing was applied
+	ErrorTimeout   = "timeout"   // a rule's expression ran out of time; the rule was skipped
+	ErrorException = "exception" // a rule's expression threw; the rule was skipped
+)
+
+// OutErrorData reports a refused input or a failed rule.
+//   - code   400 bad input, 404 unknown thing, 409 conflict, 500 internal.
+//   - error  a sentence that says what is wrong and what to do.
+//   - kind   rejected, timeout or exception.
+//   - rule   the failing rule's id, for timeout and exception.
+type OutErrorData struct {
+	Code  int    `json:"code"`
+	Error string `json:"error"`
+	Kind  string `json:"kind"`
+	Rule  string `json:"rule,omitempty"`
+}
+
+// OutRestartData reports that the supervisor restarted an actor.
+type OutRestartData struct {
+	Actor    string `json:"actor"`
+	Reason   string `json:"reason"`
+	Restarts int    `json:"restarts"`
+}

@@ -1,0 +1,212 @@
+package messages
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+	"time"
+)
+
+// State is a named color of the light.
+//
+//	{"name":"red","r":255,"g":0,"b":0}
+//	{"name":"pulse","r":"sin(frame*0.1)*127+128","g":0,"b":0,"speed":33}
+//
+//   - name         unique; hierarchical names like "color/red" are allowed.
+//   - r, g, b      0–255, or a JavaScript expression string.
+//   - speed        omitted or null: static; otherwise the frame period in ms.
+//   - description  free text for people and the agent.
+type State struct {
+	Name        string  `json:"name"`
+	R           Channel `json:"r"`
+	G           Channel `json:"g"`
+	B           Channel `json:"b"`
+	Speed       *int    `json:"speed,omitempty"`
+	Description string  `json:"description,omitempty"`
+}
+
+// Channel is one color channel: a number or a JavaScript expression. On the
+// wire it is a JSON number or a JSON string.
+type Channel struct {
+	Num  float64
+	Expr string // non-empty: the channel is an expression
+}
+
+// Num returns a numeric channel.
+func Num(v float64) Channel { return Channel{Num: v} }
+
+// Expr returns an expression channel.
+func Expr(src string) Channel { return Channel{Expr: src} }
+
+// IsExpr reports whether the channel is an expression.
+func (c Channel) IsExpr() bool { return c.Expr != "" }
+
+// MarshalJSON writes a number or a string.
+func (c Channel) MarshalJSON() ([]byte, error) {
+	if c.IsExpr() {
+		return json.Marshal(c.Expr)
+	}
+	return strconv.AppendFloat(nil, c.Num, 'f', -1, 64), nil
+}
+
+// UnmarshalJSON reads a number or a string. A string that is a plain
+// number ("255") is taken as that number.
+func (c *Channel) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	if len(b) > 0 && b[0] == '"' {
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+		if s == "" {
+			return fmt.Errorf("a color channel must be a number 0-255 or a JavaScript expression, not an empty string")
+		}
+		if f, err := strconv.ParseFloat(s, 64); err == nil {
+			*c = Channel{Num: f}
+			return nil
+		}
+		*c = Channel{Expr: s}
+		return nil
+	}
+	var f float64
+	if err := json.Unmarshal(b, &f); err != nil {
+		return fmt.Errorf("a color channel must be a number 0-255 or a JavaScript expression string, got %s", b)
+	}
+	if math.IsNaN(f) {
+		return fmt.Errorf("a color channel must be a number 0-255")
+	}
+	*c = Channel{Num: f}
+	return nil
+}
+
+// Rule is one transition rule.
+//
+//	{"id":"r1","from":"*","on":"button_hold","to":"off","priority":100,"enabled":true}
+//
+//   - id         "r<N>", assigned by the light when absent, never reused.
+//   - from       a state name, "*" (any state) or "prefix/*".
+//   - on         the transition name (button_click, a timer's name …).
+//   - to         the destination state.
+//   - condition  optional JavaScript expression; the rule fires only if true.
+//   - action     optional JavaScript run when the rule fires, before the
+//     state changes (setData, startTimer …).
+//   - priority   integer, default 0; higher is tried first, ties in order of
+//     insertion.
+//   - enabled    default true; a disabled rule is never tried.
+//
+// The seed's names state1, transition and state2 are accepted for from, on
+// and to.
+type Rule struct {
+	ID        string `json:"id,omitempty"`
+	From      string `json:"from"`
+	On        string `json:"on"`
+	To        string `json:"to"`
+	Condition string `json:"condition,omitempty"`
+	Action    string `json:"action,omitempty"`
+	Priority  int    `json:"priority"`
+	Enabled   bool   `json:"enabled"`
+}
+
+// MaxPriority bounds |priority| so that sorting never overflows and typos
+// like 1e12 are caught.
+const MaxPriority = 1_000_000
+
+type ruleWire struct {
+	ID         string       `json:"id"`
+	From       *string      `json:"from"`
+	On         *string      `json:"on"`
+	To         *string      `json:"to"`
+	State1     *string      `json:"state1"`
+	Transition *string      `json:"transition"`
+	State2     *string      `json:"state2"`
+	Condition  *string      `json:"condition"`
+	Action     *string      `json:"action"`
+	Priority   *json.Number `json:"priority"`
+	Enabled    *bool        `json:"enabled"`
+}
+
+// UnmarshalJSON reads a rule strictly: unknown fields are an error, the
+// seed's aliases are accepted, priority must be an integer, enabled
+// defaults to true.
+func (r *Rule) UnmarshalJSON(b []byte) error {
+	var w ruleWire
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	dec.UseNumber()
+	if err := dec.Decode(&w); err != nil {
+		return fmt.Errorf("rule: %s", Explain(err))
+	}
+	pick := func(field, alias string, a, b *string) (string, error) {
+		switch {
+		case a != nil && b != nil && *a != *b:
+			return "", fmt.Errorf("rule: %q and its alias %q disagree; give only one", field, alias)
+		case a != nil:
+			return *a, nil
+		case b != nil:
+			return *b, nil
+		}
+		return "", nil
+	}
+	var out Rule
+	var err error
+	out.ID = w.ID
+	if out.From, err = pick("from", "state1", w.From, w.State1); err != nil {
+		return err
+	}
+	if out.On, err = pick("on", "transition", w.On, w.Transition); err != nil {
+		return err
+	}
+	if out.To, err = pick("to", "state2", w.To, w.State2); err != nil {
+		return err
+	}
+	if w.Condition != nil {
+		out.Condition = *w.Condition
+	}
+	if w.Action != nil {
+		out.Action = *w.Action
+	}
+	if w.Priority != nil {
+		p, err := strconv.ParseInt(string(*w.Priority), 10, 64)
+		if err != nil || p > MaxPriority || p < -MaxPriority {
+			return fmt.Errorf("rule: priority must be an integer between %d and %d, got %s", -MaxPriority, MaxPriority, *w.Priority)
+		}
+		out.Priority = int(p)
+	}
+	out.Enabled = w.Enabled == nil || *w.Enabled
+	*r = out
+	return nil
+}
+
+// RuleMatch selects rules by from/on/to for delete_rules; empty fields
+// match anything, at least one must be set.
+type RuleMatch struct {
+	From string `json:"from,omitempty"`
+	On   string `json:"on,omitempty"`
+	To   string `json:"to,omitempty"`
+}
+
+// Schedule fires a transition on a cron schedule.
+//
+//	{"name":"evening","cron":"0 19 * * *","tz":"Europe/Paris","fires":"evening"}
+//
+//   - cron   five fields (minute hour day month weekday) or a descriptor
+//     such as "@hourly".
+//   - tz     IANA time zone, default UTC.
+//   - fires  the transition fired at each tick.
+//   - next   (output only) the next tick.
+type Schedule struct {
+	Name  string `json:"name"`
+	Cron  string `json:"cron"`
+	TZ    string `json:"tz,omitempty"`
+	Fires string `json:"fires"`
+	Next  *time.Time `json:"next,omitempty"`
+}
+
+// Timer is a pending durable timer: transition Name fires at Deadline
+// (RFC 3339).
+type Timer struct {
+	Name     string    `json:"name"`
+	Deadline time.Time `json:"deadline"`
+}

@@ -1,0 +1,313 @@
+// Package broker runs the embedded NATS server with JetStream that is both
+// Lumen's bus and its journal.
+//
+// It starts the server the way nats-server's own tests do (server.NewServer,
+// go s.Start(), ReadyForConnections), keeps an in-process client for the
+// daemon, and makes sure the LUMEN stream and the LUMEN_SNAP bucket exist.
+package broker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Sync modes of Config.Sync.
+const (
+	// SyncAlways fsyncs before every acknowledgement, server-wide: an
+	// acknowledged event survives a power cut (the default).
+	SyncAlways = "always"
+	// SyncBatch uses the server's periodic fsync: faster, but events
+	// acknowledged since the last sync can be lost on a power cut.
+	SyncBatch = "batch"
+)
+
+// Defaults applied to a zero Config field.
+const (
+	// DefaultListen is the client address used when Config.Listen is empty.
+	DefaultListen = "127.0.0.1:4222"
+	// DefaultMaxBytes is the LUMEN stream budget used when Config.MaxBytes
+	// is zero.
+	DefaultMaxBytes int64 = 1 << 30
+	// defaultStartTimeout bounds Start when ctx has no deadline.
+	defaultStartTimeout = 10 * time.Second
+)
+
+// Config configures the embedded server. The zero value of every field but
+// DataDir is a usable default.
+type Config struct {
+	// DataDir holds the JetStream store (DataDir/jetstream) and a lock
+	// file. It is created if missing. Required.
+	DataDir string
+	// Listen is the host:port clients connect to; empty means
+	// DefaultListen and port 0 picks a free port. A host that is not
+	// loopback (127.0.0.0/8, ::1, localhost) is refused unless
+	// credentials are configured.
+	Listen string
+	// User and Password, both set, require clients to authenticate.
+	User     string
+	Password string
+	// Token, instead of User and Password, requires clients to present it.
+	Token string
+	// Sync is SyncAlways (the default when empty) or SyncBatch.
+	Sync string
+	// MaxPayload caps the size of one message; zero keeps the server
+	// default (1 MiB).
+	MaxPayload int32
+	// MaxBytes is the size budget of the LUMEN stream; zero means
+	// DefaultMaxBytes. When it is reached appends are refused rather than
+	// old events dropped: the owner purges what snapshots cover.
+	MaxBytes int64
+	// Logf receives the server's log lines; nil keeps the server silent.
+	Logf func(format string, args ...any)
+}
+
+// Validate reports whether c can be started, with a sentence that says what
+// to change.
+func (c Config) Validate() error {
+	_, _, err := c.normalize()
+	return err
+}
+
+// normalize validates c and returns it with defaults applied, together with
+// the parsed listen host and port.
+func (c Config) normalize() (Config, hostPort, error) {
+	if c.DataDir == "" {
+		return c, hostPort{}, errors.New("broker: no data directory: set Config.DataDir to where the journal lives")
+	}
+	if c.Listen == "" {
+		c.Listen = DefaultListen
+	}
+	switch c.Sync {
+	case "":
+		c.Sync = SyncAlways
+	case SyncAlways, SyncBatch:
+	default:
+		return c, hostPort{}, fmt.Errorf("broker: unknown sync mode %q: use %q (fsync before every ack) or %q (periodic fsync)", c.Sync, SyncAlways, SyncBatch)
+	}
+	if c.MaxPayload < 0 {
+		return c, hostPort{}, fmt.Errorf("broker: max payload %d is negative: use 0 for the default or a size in bytes", c.MaxPayload)
+	}
+	switch {
+	case c.MaxBytes < 0:
+		return c, hostPort{}, fmt.Errorf("broker: max bytes %d is negative: use 0 for the default (1 GiB) or a size in bytes", c.MaxBytes)
+	case c.MaxBytes == 0:
+		c.MaxBytes = DefaultMaxBytes
+	}
+	if (c.User == "") != (c.Password == "") {
+		return c, hostPort{}, errors.New("broker: incomplete credentials: set both User and Password, or neither")
+	}
+	if c.User != "" && c.Token != "" {
+		return c, hostPort{}, errors.New("broker: both User/Password and Token are set: use one of them")
+	}
+	hp, err := parseListen(c.Listen)
+	if err != nil {
+		return c, hostPort{}, err
+	}
+	if !hp.loopback() && !c.hasCredentials() {
+		return c, hostPort{}, fmt.Errorf("broker: refusing to listen on %q without credentials: set User and Password (or Token), or listen on 127.0.0.1", c.Listen)
+	}
+	return c, hp, nil
+}
+
+func (c Config) hasCredentials() bool {
+	return (c.User != "" && c.Password != "") || c.Token != ""
+}
+
+// authOptions are the client options that present c's credentials.
+func (c Config) authOptions() []nats.Option {
+	switch {
+	case c.Token != "":
+		return []nats.Option{nats.Token(c.Token)}
+	case c.User != "":
+		return []nats.Option{nats.UserInfo(c.User, c.Password)}
+	}
+	return nil
+}
+
+type hostPort struct {
+	host string
+	port int
+}
+
+func parseListen(listen string) (hostPort, error) {
+	host, p, err := net.SplitHostPort(listen)
+	if err != nil {
+		return hostPort{}, fmt.Errorf("broker: listen address %q is not host:port (for example 127.0.0.1:4222): %w", listen, err)
+	}
+	port, err := strconv.Atoi(p)
+	if err != nil || port < 0 || port > 65535 {
+		return hostPort{}, fmt.Errorf("broker: listen port %q is not a number from 0 to 65535 (0 picks a free port)", p)
+	}
+	return hostPort{host: host, port: port}, nil
+}
+
+// loopback reports whether only this machine can reach the address. An
+// empty host means every interface.
+func (hp hostPort) loopback() bool {
+	if hp.host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(hp.host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// Broker is a running embedded server with an in-process client.
+type Broker struct {
+	cfg  Config
+	srv  *server.Server
+	nc   *nats.Conn
+	js   jetstream.JetStream
+	lock *dirLock
+
+	shutdown sync.Once
+}
+
+// Start validates cfg, starts the server on cfg.DataDir, waits until it
+// accepts clients and ensures the LUMEN stream and LUMEN_SNAP bucket exist.
+// It fails instead of waiting when the port is taken or another server
+// uses the data directory. ctx bounds the start-up (10 s without a
+// deadline).
+func Start(ctx context.Context, cfg Config) (*Broker, error) {
+	cfg, hp, err := cfg.normalize()
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, defaultStartTimeout)
+		defer cancel()
+	}
+	if err := os.MkdirAll(cfg.DataDir, 0o750); err != nil {
+		return nil, fmt.Errorf("broker: create data directory: %w", err)
+	}
+	lock, err := lockDir(cfg.DataDir)
+	if err != nil {
+		return nil, err
+	}
+
+	opts := &server.Options{
+		ServerName: "lumen",
+		Host:       hp.host,
+		Port:       hp.port,
+		JetStream:  true,
+		// The server appends "jetstream" itself: DataDir/jetstream.
+		StoreDir:      cfg.DataDir,
+		SyncAlways:    cfg.Sync == SyncAlways,
+		MaxPayload:    cfg.MaxPayload,
+		Username:      cfg.User,
+		Password:      cfg.Password,
+		Authorization: cfg.Token,
+		// An embedded server must not take over the process's signals.
+		NoSigs: true,
+		NoLog:  true,
+	}
+	if hp.port == 0 {
+		opts.Port = server.RANDOM_PORT // 0 would mean 4222 to the server
+	}
+	srv, err := server.NewServer(opts)
+	if err != nil {
+		lock.release()
+		return nil, fmt.Errorf("broker: configure server: %w", err)
+	}
+	// Always install a logger: the server reports a failed listen or a
+	// failed JetStream start only through Fatalf, and waiting for
+	// readiness would otherwise run into the timeout.
+	log := newLogger(cfg.Logf)
+	srv.SetLoggerV2(log, false, false, false)
+
+	b := &Broker{cfg: cfg, srv: srv, lock: lock}
+	go srv.Start()
+	if err := b.waitReady(ctx, log); err != nil {
+		b.Shutdown()
+		return nil, err
+	}
+	if cfg.Sync == SyncBatch && cfg.Logf != nil {
+		cfg.Logf("broker: sync batch: events acknowledged since the last periodic fsync can be lost on a power cut")
+	}
+
+	b.nc, err = b.Connect(nats.Name("lumen-broker"))
+	if err != nil {
+		b.Shutdown()
+		return nil, fmt.Errorf("broker: connect in process: %w", err)
+	}
+	b.js, err = jetstream.New(b.nc)
+	if err != nil {
+		b.Shutdown()
+		return nil, fmt.Errorf("broker: jetstream: %w", err)
+	}
+	if err := EnsureStreams(ctx, b.js, cfg.MaxBytes); err != nil {
+		b.Shutdown()
+		return nil, err
+	}
+	return b, nil
+}
+
+// waitReady polls the server until it accepts clients, returns the first
+// fatal error it logs, or gives up when ctx ends.
+func (b *Broker) waitReady(ctx context.Context, log *logger) error {
+	for {
+		if b.srv.ReadyForConnections(50 * time.Millisecond) {
+			return nil
+		}
+		select {
+		case msg := <-log.fatal:
+			return fmt.Errorf("broker: start server: %s", msg)
+		case <-ctx.Done():
+			return fmt.Errorf("broker: server not ready on %s: %w", b.cfg.Listen, ctx.Err())
+		default:
+		}
+	}
+}
+
+// ClientURL is the URL other processes (the nats CLI, the lumen CLI) use to
+// reach the server, with the real port when Listen asked for port 0. An
+// unspecified host (0.0.0.0, ::) is reported as 127.0.0.1.
+func (b *Broker) ClientURL() string {
+	u, err := url.Parse(b.srv.ClientURL())
+	if err != nil {
+		return b.srv.ClientURL()
+	}
+	if ip := net.ParseIP(u.Hostname()); ip != nil && ip.IsUnspecified() || u.Hostname() == "" {
+		u.Host = net.JoinHostPort("127.0.0.1", u.Port())
+	}
+	return u.String()
+}
+
+// Connect opens a new in-process client connection, presenting the
+// configured credentials. opts are applied after them.
+func (b *Broker) Connect(opts ...nats.Option) (*nats.Conn, error) {
+	all := append([]nats.Option{nats.InProcessServer(b.srv)}, b.cfg.authOptions()...)
+	all = append(all, opts...)
+	return nats.Connect(b.ClientURL(), all...)
+}
+
+// JetStream is the JetStream context of the broker's own in-process
+// connection, shared by the daemon's components.
+func (b *Broker) JetStream() jetstream.JetStream {
+	return b.js
+}
+
+// Shutdown closes the in-process connection, stops the server, waits until
+// it has flushed and stopped, and releases the data directory. It is safe
+// to call more than once.
+func (b *Broker) Shutdown() {
+	b.shutdown.Do(func() {
+		if b.nc != nil {
+			b.nc.Close()
+		}
+		b.srv.Shutdown()
+		b.srv.WaitForShutdown()
+		b.lock.release()
+	})
+}

@@ -1,0 +1,46 @@
+package broker
+
+import "fmt"
+
+// logger adapts Config.Logf to server.Logger. It also forwards the first
+// fatal message to Start, because the embedded server reports start-up
+// failures (port in use, JetStream store unusable) only by logging them.
+type logger struct {
+	logf  func(format string, args ...any)
+	fatal chan string
+}
+
+func newLogger(logf func(format string, args ...any)) *logger {
+	return &logger{logf: logf, fatal: make(chan string, 1)}
+}
+
+func (l *logger) log(level, format string, v []any) {
+	if l.logf != nil {
+		l.logf("nats: "+level+format, v...)
+	}
+}
+
+// Noticef logs a notice.
+func (l *logger) Noticef(format string, v ...any) { l.log("", format, v) }
+
+// Warnf logs a warning.
+func (l *logger) Warnf(format string, v ...any) { l.log("warning: ", format, v) }
+
+// Errorf logs an error.
+func (l *logger) Errorf(format string, v ...any) { l.log("error: ", format, v) }
+
+// Debugf is dropped: the server is never started in debug mode.
+func (l *logger) Debugf(string, ...any) {}
+
+// Tracef is dropped: the server is never started in trace mode.
+func (l *logger) Tracef(string, ...any) {}
+
+// Fatalf logs the message and hands it to Start. Unlike the server's own
+// loggers it never exits the process.
+func (l *logger) Fatalf(format string, v ...any) {
+	l.log("fatal: ", format, v)
+	select {
+	case l.fatal <- fmt.Sprintf(format, v...):
+	default: // Start already has one reason to fail.
+	}
+}

@@ -1,0 +1,68 @@
+package broker
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/lumen-home/lumen/nats/subject"
+)
+
+// DuplicateWindow is how long the LUMEN stream remembers message ids
+// (Nats-Msg-Id) to drop re-sent events.
+const DuplicateWindow = 2 * time.Minute
+
+// StreamConfig is the configuration of the LUMEN stream with a size budget
+// of maxBytes (DefaultMaxBytes when maxBytes <= 0).
+//
+// The stream keeps everything until the budget is reached and then refuses
+// new events (DiscardNew) instead of dropping old ones: nothing may go
+// before a snapshot covers it (DESIGN.md, durability contract 5), so the
+// daemon purges what snapshots cover.
+func StreamConfig(maxBytes int64) jetstream.StreamConfig {
+	if maxBytes <= 0 {
+		maxBytes = DefaultMaxBytes
+	}
+	return jetstream.StreamConfig{
+		Name:        subject.Stream,
+		Description: "Lumen journal: every input and output of every light",
+		Subjects:    []string{subject.AllEvents},
+		Retention:   jetstream.LimitsPolicy,
+		Storage:     jetstream.FileStorage,
+		Replicas:    1,
+		MaxMsgs:     -1,
+		MaxBytes:    maxBytes,
+		Discard:     jetstream.DiscardNew,
+		Duplicates:  DuplicateWindow,
+		// Direct gets read the last event of a subject without a
+		// round trip through the stream leader's API queue.
+		AllowDirect: true,
+	}
+}
+
+// SnapshotConfig is the configuration of the LUMEN_SNAP bucket: one
+// snapshot per light, only the latest kept.
+func SnapshotConfig() jetstream.KeyValueConfig {
+	return jetstream.KeyValueConfig{
+		Bucket:      subject.SnapshotBucket,
+		Description: "Lumen snapshots: the latest state of each light",
+		History:     1,
+		Storage:     jetstream.FileStorage,
+		Replicas:    1,
+	}
+}
+
+// EnsureStreams creates the LUMEN stream (see StreamConfig) and the
+// LUMEN_SNAP bucket, or updates them to the current configuration. It is
+// idempotent, so it runs on every start and from client-side tools.
+func EnsureStreams(ctx context.Context, js jetstream.JetStream, maxBytes int64) error {
+	if _, err := js.CreateOrUpdateStream(ctx, StreamConfig(maxBytes)); err != nil {
+		return fmt.Errorf("broker: ensure stream %s: %w", subject.Stream, err)
+	}
+	if _, err := js.CreateOrUpdateKeyValue(ctx, SnapshotConfig()); err != nil {
+		return fmt.Errorf("broker: ensure bucket %s: %w", subject.SnapshotBucket, err)
+	}
+	return nil
+}

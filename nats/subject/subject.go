@@ -1,0 +1,181 @@
+// Package subject names every NATS subject, stream and bucket Lumen uses.
+//
+// It is the only place where subject strings are built (DESIGN.md,
+// "Subjects and wire contract"); everything else calls these functions so
+// the wire contract that the nats CLI and the tests rely on cannot drift.
+// The package is pure: it imports nothing from NATS.
+package subject
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Names of the JetStream assets and the micro service.
+const (
+	// Stream is the JetStream stream that journals every light's inputs
+	// and outputs.
+	Stream = "LUMEN"
+	// SnapshotBucket is the key-value bucket holding one snapshot per
+	// light, keyed by light name.
+	SnapshotBucket = "LUMEN_SNAP"
+	// Service is the name of the NATS micro service every light registers.
+	Service = "lumen"
+	// AllEvents matches every event of every light: the subjects of Stream.
+	AllEvents = root + ".*." + evt + ".>"
+)
+
+// Directions of an event, as returned by Parse.
+const (
+	// DirIn marks an input: something the light applies.
+	DirIn = "in"
+	// DirOut marks an output: something the light decided.
+	DirOut = "out"
+)
+
+const (
+	root  = "lumen"
+	cmd   = "cmd"
+	evt   = "evt"
+	fleet = "fleet"
+	group = "group"
+	sys   = "sys"
+)
+
+// ErrInvalidName is wrapped by the errors of ValidLight and ValidGroup.
+var ErrInvalidName = errors.New("invalid name")
+
+// ValidLight reports whether name can be used as a light name: one or more
+// of a-z, 0-9, '_' and '-', and not one of the reserved names fleet, group
+// and sys (they would collide with the fan-out subjects).
+func ValidLight(name string) error {
+	if err := validToken("light", name); err != nil {
+		return err
+	}
+	switch name {
+	case fleet, group, sys:
+		return fmt.Errorf("subject: light name %q is reserved (fleet, group and sys are): choose another name: %w", name, ErrInvalidName)
+	}
+	return nil
+}
+
+// ValidGroup reports whether name can be used as a group name: one or more
+// of a-z, 0-9, '_' and '-'.
+func ValidGroup(name string) error {
+	return validToken("group", name)
+}
+
+// validToken checks name against [a-z0-9_-]+ without a regexp, since it
+// runs on every command.
+func validToken(kind, name string) error {
+	if name == "" {
+		return fmt.Errorf("subject: %s name is empty: use one or more lowercase letters a-z, digits 0-9, '_' or '-': %w", kind, ErrInvalidName)
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-' {
+			continue
+		}
+		return fmt.Errorf("subject: %s name %q is not allowed: use only lowercase letters a-z, digits 0-9, '_' or '-': %w", kind, name, ErrInvalidName)
+	}
+	return nil
+}
+
+// Cmd is the request subject of a light's command verb:
+// lumen.<light>.cmd.<verb>.
+func Cmd(light, verb string) string {
+	return CmdPrefix(light) + "." + verb
+}
+
+// CmdPrefix is the subject prefix of a light's commands, lumen.<light>.cmd,
+// for use as a micro service group whose endpoints are the verbs.
+func CmdPrefix(light string) string {
+	return root + "." + light + "." + cmd
+}
+
+// In is the subject of a light's input event of type typ:
+// lumen.<light>.evt.in.<typ>.
+func In(light, typ string) string {
+	return root + "." + light + "." + evt + "." + DirIn + "." + typ
+}
+
+// Out is the subject of a light's output event of type typ:
+// lumen.<light>.evt.out.<typ>.
+func Out(light, typ string) string {
+	return root + "." + light + "." + evt + "." + DirOut + "." + typ
+}
+
+// AllIn matches every input of a light: lumen.<light>.evt.in.>.
+func AllIn(light string) string {
+	return In(light, ">")
+}
+
+// AllOut matches every output of a light: lumen.<light>.evt.out.>.
+func AllOut(light string) string {
+	return Out(light, ">")
+}
+
+// Events matches every event of a light, inputs and outputs:
+// lumen.<light>.evt.>.
+func Events(light string) string {
+	return root + "." + light + "." + evt + ".>"
+}
+
+// FleetCmd is the fan-out subject of a verb sent to every light:
+// lumen.fleet.cmd.<verb>.
+func FleetCmd(verb string) string {
+	return FleetCmdPrefix() + "." + verb
+}
+
+// FleetCmdPrefix is the subject prefix of fleet commands, lumen.fleet.cmd,
+// for use as a micro service group.
+func FleetCmdPrefix() string {
+	return root + "." + fleet + "." + cmd
+}
+
+// GroupCmd is the fan-out subject of a verb sent to every light of a
+// group: lumen.group.<group>.cmd.<verb>.
+func GroupCmd(group, verb string) string {
+	return GroupCmdPrefix(group) + "." + verb
+}
+
+// GroupCmdPrefix is the subject prefix of a group's commands,
+// lumen.group.<group>.cmd, for use as a micro service group.
+func GroupCmdPrefix(grp string) string {
+	return root + "." + group + "." + grp + "." + cmd
+}
+
+// Parse splits a concrete event subject. For lumen.<light>.evt.in.<typ> it
+// returns dir DirIn, for lumen.<light>.evt.out.<typ> DirOut, and for any
+// other lumen.<light>.evt.<typ> an empty dir. typ keeps any further tokens
+// (a.b). ok is false when subject is not an event subject of a valid light,
+// has an empty token, contains a wildcard, or names a direction without a
+// type (lumen.<light>.evt.in).
+func Parse(subject string) (light, dir, typ string, ok bool) {
+	rest, found := strings.CutPrefix(subject, root+".")
+	if !found {
+		return "", "", "", false
+	}
+	light, rest, found = strings.Cut(rest, ".")
+	if !found || ValidLight(light) != nil {
+		return "", "", "", false
+	}
+	rest, found = strings.CutPrefix(rest, evt+".")
+	if !found {
+		return "", "", "", false
+	}
+	for _, tok := range strings.Split(rest, ".") {
+		if tok == "" || tok == "*" || tok == ">" {
+			return "", "", "", false
+		}
+	}
+	first, after, more := strings.Cut(rest, ".")
+	if first == DirIn || first == DirOut {
+		if !more {
+			return "", "", "", false // a direction without a type
+		}
+		return light, first, after, true
+	}
+	return light, "", rest, true
+}
