@@ -3,22 +3,22 @@
 //
 // Every event on the journal is an Envelope:
 //
-//	{"v":1,"id":"kitchen:42:0","type":"state","light":"kitchen",
-//	 "time":"2026-11-22T02:22:57.123Z","cause":42,"data":{…}}
+//		{"v":1,"id":"kitchen:42:0","type":"state","light":"kitchen",
+//		 "time":"2026-11-22T02:22:57.123Z","cause":42,"data":{…}}
 //
-//   - v      schema version (Version).
-//   - id     unique id. Inputs: chosen by the sender (also its Nats-Msg-Id,
-//     so a retried publish is stored once). Outputs: "<light>:<cause>:<n>",
-//     n counting the outputs of one input from 0, so recomputing an output
-//     on replay yields the same id.
-//   - type   the last subject token (fired, state, var, config, timer …).
-//   - light  the light's name.
-//   - time   when the input happened (RFC 3339, UTC). An output carries its
-//     input's time, so replay reproduces it byte for byte.
-//   - cause  outputs only: the JetStream sequence of the input that caused
-//     it. The stream sequence of an event itself is read from JetStream
-//     metadata and never stored in the body.
-//   - data   the typed payload of that type (see the In*/Out* types).
+//	  - v      schema version (Version).
+//	  - id     unique id. Inputs: chosen by the sender (also its Nats-Msg-Id,
+//	    so a retried publish is stored once). Outputs: "<light>:<cause>:<n>",
+//	    n counting the outputs of one input from 0, so recomputing an output
+//	    on replay yields the same id.
+//	  - type   the last subject token (fired, state, var, config, timer …).
+//	  - light  the light's name.
+//	  - time   when the input happened (RFC 3339, UTC). An output carries its
+//	    input's time, so replay reproduces it byte for byte.
+//	  - cause  outputs only: the JetStream sequence of the input that caused
+//	    it. The stream sequence of an event itself is read from JetStream
+//	    metadata and never stored in the body.
+//	  - data   the typed payload of that type (see the In*/Out* types).
 //
 // Inputs travel on lumen.<light>.evt.in.<type>, outputs on
 // lumen.<light>.evt.out.<type>. An input published without an envelope

@@ -11,13 +11,13 @@ import (
 
 // State is a named color of the light.
 //
-//	{"name":"red","r":255,"g":0,"b":0}
-//	{"name":"pulse","r":"sin(frame*0.1)*127+128","g":0,"b":0,"speed":33}
+//		{"name":"red","r":255,"g":0,"b":0}
+//		{"name":"pulse","r":"sin(frame*0.1)*127+128","g":0,"b":0,"speed":33}
 //
-//   - name         unique; hierarchical names like "color/red" are allowed.
-//   - r, g, b      0–255, or a JavaScript expression string.
-//   - speed        omitted or null: static; otherwise the frame period in ms.
-//   - description  free text for people and the agent.
+//	  - name         unique; hierarchical names like "color/red" are allowed.
+//	  - r, g, b      0–255, or a JavaScript expression string.
+//	  - speed        omitted or null: static; otherwise the frame period in ms.
+//	  - description  free text for people and the agent.
 type State struct {
 	Name        string  `json:"name"`
 	R           Channel `json:"r"`
@@ -83,18 +83,18 @@ func (c *Channel) UnmarshalJSON(b []byte) error {
 
 // Rule is one transition rule.
 //
-//	{"id":"r1","from":"*","on":"button_hold","to":"off","priority":100,"enabled":true}
+//		{"id":"r1","from":"*","on":"button_hold","to":"off","priority":100,"enabled":true}
 //
-//   - id         "r<N>", assigned by the light when absent, never reused.
-//   - from       a state name, "*" (any state) or "prefix/*".
-//   - on         the transition name (button_click, a timer's name …).
-//   - to         the destination state.
-//   - condition  optional JavaScript expression; the rule fires only if true.
-//   - action     optional JavaScript run when the rule fires, before the
-//     state changes (setData, startTimer …).
-//   - priority   integer, default 0; higher is tried first, ties in order of
-//     insertion.
-//   - enabled    default true; a disabled rule is never tried.
+//	  - id         "r<N>", assigned by the light when absent, never reused.
+//	  - from       a state name, "*" (any state) or "prefix/*".
+//	  - on         the transition name (button_click, a timer's name …).
+//	  - to         the destination state.
+//	  - condition  optional JavaScript expression; the rule fires only if true.
+//	  - action     optional JavaScript run when the rule fires, before the
+//	    state changes (setData, startTimer …).
+//	  - priority   integer, default 0; higher is tried first, ties in order of
+//	    insertion.
+//	  - enabled    default true; a disabled rule is never tried.
 //
 // The seed's names state1, transition and state2 are accepted for from, on
 // and to.
@@ -189,18 +189,18 @@ type RuleMatch struct {
 
 // Schedule fires a transition on a cron schedule.
 //
-//	{"name":"evening","cron":"0 19 * * *","tz":"Europe/Paris","fires":"evening"}
+//		{"name":"evening","cron":"0 19 * * *","tz":"Europe/Paris","fires":"evening"}
 //
-//   - cron   five fields (minute hour day month weekday) or a descriptor
-//     such as "@hourly".
-//   - tz     IANA time zone, default UTC.
-//   - fires  the transition fired at each tick.
-//   - next   (output only) the next tick.
+//	  - cron   five fields (minute hour day month weekday) or a descriptor
+//	    such as "@hourly".
+//	  - tz     IANA time zone, default UTC.
+//	  - fires  the transition fired at each tick.
+//	  - next   (output only) the next tick.
 type Schedule struct {
-	Name  string `json:"name"`
-	Cron  string `json:"cron"`
-	TZ    string `json:"tz,omitempty"`
-	Fires string `json:"fires"`
+	Name  string     `json:"name"`
+	Cron  string     `json:"cron"`
+	TZ    string     `json:"tz,omitempty"`
+	Fires string     `json:"fires"`
 	Next  *time.Time `json:"next,omitempty"`
 }
 

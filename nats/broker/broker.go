@@ -164,11 +164,13 @@ func (hp hostPort) loopback() bool {
 
 // Broker is a running embedded server with an in-process client.
 type Broker struct {
-	cfg  Config
-	srv  *server.Server
-	nc   *nats.Conn
-	js   jetstream.JetStream
-	lock *dirLock
+	cfg     Config
+	srv     *server.Server
+	log     *logger
+	started chan struct{} // closed when srv.Start has returned
+	nc      *nats.Conn
+	js      jetstream.JetStream
+	lock    *dirLock
 
 	shutdown sync.Once
 }
@@ -226,9 +228,12 @@ func Start(ctx context.Context, cfg Config) (*Broker, error) {
 	log := newLogger(cfg.Logf)
 	srv.SetLoggerV2(log, false, false, false)
 
-	b := &Broker{cfg: cfg, srv: srv, lock: lock}
-	go srv.Start()
-	if err := b.waitReady(ctx, log); err != nil {
+	b := &Broker{cfg: cfg, srv: srv, log: log, started: make(chan struct{}), lock: lock}
+	go func() {
+		defer close(b.started)
+		srv.Start()
+	}()
+	if err := b.waitReady(ctx); err != nil {
 		b.Shutdown()
 		return nil, err
 	}
@@ -255,13 +260,13 @@ func Start(ctx context.Context, cfg Config) (*Broker, error) {
 
 // waitReady polls the server until it accepts clients, returns the first
 // fatal error it logs, or gives up when ctx ends.
-func (b *Broker) waitReady(ctx context.Context, log *logger) error {
+func (b *Broker) waitReady(ctx context.Context) error {
 	for {
 		if b.srv.ReadyForConnections(50 * time.Millisecond) {
 			return nil
 		}
 		select {
-		case msg := <-log.fatal:
+		case msg := <-b.log.fatal:
 			return fmt.Errorf("broker: start server: %s", msg)
 		case <-ctx.Done():
 			return fmt.Errorf("broker: server not ready on %s: %w", b.cfg.Listen, ctx.Err())
@@ -308,6 +313,10 @@ func (b *Broker) Shutdown() {
 		}
 		b.srv.Shutdown()
 		b.srv.WaitForShutdown()
+		// Start may still be logging its last lines; wait for it so
+		// that nothing runs after Shutdown returns.
+		<-b.started
+		b.log.close()
 		b.lock.release()
 	})
 }

@@ -1,11 +1,15 @@
 package broker
 
-import "fmt"
+import (
+	"fmt"
+	"sync"
+)
 
 // logger adapts Config.Logf to server.Logger. It also forwards the first
 // fatal message to Start, because the embedded server reports start-up
 // failures (port in use, JetStream store unusable) only by logging them.
 type logger struct {
+	mu    sync.RWMutex // held while calling logf, so close can wait out calls
 	logf  func(format string, args ...any)
 	fatal chan string
 }
@@ -15,9 +19,19 @@ func newLogger(logf func(format string, args ...any)) *logger {
 }
 
 func (l *logger) log(level, format string, v []any) {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
 	if l.logf != nil {
 		l.logf("nats: "+level+format, v...)
 	}
+}
+
+// close stops forwarding. Once it returns Logf is never called again, so a
+// test's t.Logf is safe after Shutdown.
+func (l *logger) close() {
+	l.mu.Lock()
+	l.logf = nil
+	l.mu.Unlock()
 }
 
 // Noticef logs a notice.

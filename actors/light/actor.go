@@ -1,0 +1,451 @@
+// Package light is the light actor: it consumes a light's inputs from the
+// journal strictly in order, applies each to the pure machine, journals the
+// outputs, and answers commands once their input is applied.
+package light
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/nats-io/nuid"
+
+	"github.com/lumen-home/lumen/actors/light/machine"
+	"github.com/lumen-home/lumen/messages"
+	"github.com/lumen-home/lumen/nats/journal"
+	"github.com/lumen-home/lumen/nats/subject"
+)
+
+// Clock is the wall clock and whether it can be trusted yet: a Pi has no
+// real-time clock, so timers wait until the time is synchronized.
+type Clock interface {
+	Now() time.Time
+	Synced() bool
+}
+
+// Config configures one light actor.
+type Config struct {
+	Name    string
+	Journal *journal.Journal
+	Clock   Clock
+	// Seed is applied (journaled as a config input) when the light has no
+	// history at all, e.g. the demo configuration.
+	Seed *messages.ApplyRequest
+	// SnapshotEvery is the number of applied inputs between snapshots.
+	SnapshotEvery int
+	// EvalTimeout bounds each expression evaluation.
+	EvalTimeout time.Duration
+	// ReplyTimeout bounds how long a command waits for its input to apply.
+	ReplyTimeout time.Duration
+	Logf         func(format string, args ...any)
+}
+
+func (c *Config) validate() error {
+	if err := subject.ValidLight(c.Name); err != nil {
+		return fmt.Errorf("light: %w", err)
+	}
+	if c.Journal == nil || c.Clock == nil {
+		return errors.New("light: journal and clock are required")
+	}
+	if c.SnapshotEvery <= 0 {
+		c.SnapshotEvery = 1000
+	}
+	if c.EvalTimeout <= 0 {
+		c.EvalTimeout = 50 * time.Millisecond
+	}
+	if c.ReplyTimeout <= 0 {
+		c.ReplyTimeout = 30 * time.Second
+	}
+	if c.Logf == nil {
+		c.Logf = func(string, ...any) {}
+	}
+	return nil
+}
+
+// Command asks the light to journal one input and answers, once it is
+// applied, with *messages.Reply or *messages.ErrorReply.
+type Command struct {
+	Type string          // a messages.In* type
+	Data json.RawMessage // its payload
+}
+
+// Get asks for the light's model; the answer is *messages.GetReply.
+type Get struct{}
+
+// internal messages: only these change the actor's fields.
+type (
+	delivered struct {
+		msg   journal.Msg
+		acker journal.Acker
+	}
+	appendFailed struct {
+		id  string
+		err error
+	}
+	due struct {
+		kind string // messages.InTimer or messages.InSchedule
+		name string
+		at   time.Time
+		late bool // the deadline had passed when it was armed (e.g. while the daemon was down)
+	}
+	clockTick struct{}
+)
+
+// Actor is one light.
+type Actor struct {
+	cfg     Config
+	m       *machine.Machine
+	applied uint64
+	since   int // inputs applied since the last snapshot
+	waiters map[string]*actor.PID
+	cancel  context.CancelFunc
+	armed   map[string]*time.Timer // by kind+name
+	waiting bool                   // timers wait for the clock
+}
+
+// Props returns the actor's props; the config is validated here so that a
+// misconfigured light fails at start-up, not at its first message.
+func Props(cfg Config, opts ...actor.PropsOption) (*actor.Props, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	return actor.PropsFromProducer(func() actor.Actor { return &Actor{cfg: cfg} }, opts...), nil
+}
+
+// Receive handles one message.
+func (a *Actor) Receive(ctx actor.Context) {
+	switch msg := ctx.Message().(type) {
+	case *actor.Started:
+		if err := a.start(ctx); err != nil {
+			// Let the supervisor restart us with backoff.
+			panic(fmt.Sprintf("light %s: start: %v", a.cfg.Name, err))
+		}
+	case *actor.Stopping, *actor.Restarting:
+		a.stop()
+	case *Command:
+		a.command(ctx, msg)
+	case *Get:
+		ctx.Respond(a.model())
+	case *delivered:
+		a.apply(ctx, msg)
+	case *appendFailed:
+		if pid, ok := a.waiters[msg.id]; ok {
+			delete(a.waiters, msg.id)
+			ctx.Send(pid, &messages.ErrorReply{Code: 500, Error: fmt.Sprintf("could not journal the command: %v; try again", msg.err)})
+		}
+	case *due:
+		a.fireDue(ctx, msg)
+	case *clockTick:
+		a.arm(ctx)
+	}
+}
+
+func (a *Actor) model() *messages.GetReply {
+	r := a.m.Model()
+	r.OK, r.Light, r.Seq = true, a.cfg.Name, a.applied
+	return &r
+}
+
+// start recovers the light from its snapshot and journal, then starts the
+// durable consumer that feeds new inputs one at a time.
+func (a *Actor) start(ctx actor.Context) error {
+	a.stop()
+	a.waiters = map[string]*actor.PID{}
+	a.armed = map[string]*time.Timer{}
+	bg, cancel := context.WithCancel(context.Background())
+	a.cancel = cancel
+	rctx, rcancel := context.WithTimeout(bg, 5*time.Minute)
+	defer rcancel()
+
+	empty, err := a.recover(rctx)
+	if err != nil {
+		return err
+	}
+	if empty && a.cfg.Seed != nil {
+		data, _ := json.Marshal(messages.InConfigData{Op: messages.OpApply, States: a.cfg.Seed.States, Rules: a.cfg.Seed.Rules,
+			Vars: a.cfg.Seed.Vars, Initial: a.cfg.Seed.Initial, Schedules: a.cfg.Seed.Schedules})
+		env := messages.Envelope{V: messages.Version, ID: a.cfg.Name + ":seed", Type: messages.InConfig, Light: a.cfg.Name, Time: a.cfg.Clock.Now(), Data: data}
+		if _, err := a.cfg.Journal.Append(rctx, subject.In(a.cfg.Name, messages.InConfig), messages.AppendEnvelope(nil, &env), journal.MsgID(env.ID)); err != nil {
+			return fmt.Errorf("seed configuration: %w", err)
+		}
+	}
+	cons, err := a.cfg.Journal.Consumer(rctx, "light-"+a.cfg.Name, subject.AllIn(a.cfg.Name))
+	if err != nil {
+		return err
+	}
+	go a.consume(bg, ctx.ActorSystem(), ctx.Self(), cons)
+	a.arm(ctx)
+	return nil
+}
+
+func (a *Actor) stop() {
+	if a.cancel != nil {
+		// The consumer goroutine exits at its next step; waiting for it
+		// here could deadlock on the message it is handing us.
+		a.cancel()
+		a.cancel = nil
+	}
+	for k, t := range a.armed {
+		t.Stop()
+		delete(a.armed, k)
+	}
+}
+
+type snapshot struct {
+	Applied uint64          `json:"applied"`
+	Machine json.RawMessage `json:"machine"`
+}
+
+// recover rebuilds the machine: snapshot, then the journal after it. It
+// reports whether the light has no history at all.
+func (a *Actor) recover(ctx context.Context) (empty bool, err error) {
+	f, err := Load(ctx, a.cfg.Journal, a.cfg.Name, a.cfg.EvalTimeout)
+	if err != nil {
+		return false, err
+	}
+	seen := f.Applied > 0
+	err = a.cfg.Journal.Replay(ctx, subject.Events(a.cfg.Name), f.Applied+1, 0, func(m journal.Msg) error {
+		seen = true
+		return f.Add(Record{Seq: m.Seq, Subject: m.Subject, Data: m.Data, Time: m.Time})
+	})
+	if err != nil {
+		return false, fmt.Errorf("light %s: replay: %w", a.cfg.Name, err)
+	}
+	last, err := f.Finish()
+	if err != nil {
+		return false, err
+	}
+	if last != nil && last.Partial() {
+		// The process died while journaling this input's outputs.
+		for i := len(last.Recorded); i < len(last.Computed); i++ {
+			if err := a.publish(ctx, last.Computed[i:i+1], last.Result.Outputs[i:i+1], last.Input.Seq, i); err != nil {
+				return false, err
+			}
+		}
+		a.cfg.Logf("light %s: completed the outputs of input %d after a crash", a.cfg.Name, last.Input.Seq)
+	}
+	a.m, a.applied = f.M, f.Applied
+	return !seen, nil
+}
+
+// Load starts a fold of the light from its latest snapshot (or from
+// nothing).
+func Load(ctx context.Context, j *journal.Journal, light string, evalTimeout time.Duration) (*Fold, error) {
+	f := &Fold{Light: light}
+	b, err := j.LoadSnapshot(ctx, light)
+	switch {
+	case errors.Is(err, journal.ErrNotFound):
+		f.M = machine.New(machine.WithEvalTimeout(evalTimeout))
+		return f, nil
+	case err != nil:
+		return nil, fmt.Errorf("light %s: load snapshot: %w", light, err)
+	}
+	var s snapshot
+	if err := json.Unmarshal(b, &s); err != nil {
+		return nil, fmt.Errorf("light %s: snapshot: %w", light, err)
+	}
+	m, err := machine.Restore(s.Machine, machine.WithEvalTimeout(evalTimeout))
+	if err != nil {
+		return nil, fmt.Errorf("light %s: snapshot: %w", light, err)
+	}
+	f.M, f.Applied = m, s.Applied
+	return f, nil
+}
+
+// consume pulls inputs one at a time and hands each to the actor, waiting
+// until it is applied before pulling the next.
+func (a *Actor) consume(ctx context.Context, sys *actor.ActorSystem, self *actor.PID, cons *journal.Consumer) {
+	defer cons.Stop()
+	for {
+		msg, acker, err := cons.Next(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			a.cfg.Logf("light %s: consumer: %v", a.cfg.Name, err)
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+			continue
+		}
+		f := sys.Root.RequestFuture(self, &delivered{msg: msg, acker: acker}, a.cfg.ReplyTimeout)
+		if _, err := f.Result(); err != nil && ctx.Err() == nil {
+			a.cfg.Logf("light %s: input %d: %v", a.cfg.Name, msg.Seq, err)
+		}
+	}
+}
+
+// apply handles one delivered input: skip it if already applied, else
+// apply, journal the outputs, ack, answer the command waiting for it.
+func (a *Actor) apply(ctx actor.Context, d *delivered) {
+	defer ctx.Respond(struct{}{})
+	actx, cancel := context.WithTimeout(context.Background(), a.cfg.ReplyTimeout)
+	defer cancel()
+	if d.msg.Seq <= a.applied {
+		_ = d.acker.Ack(actx)
+		return
+	}
+	in := DecodeInput(a.cfg.Name, Record{Seq: d.msg.Seq, Subject: d.msg.Subject, Data: d.msg.Data, Time: d.msg.Time})
+	res, outs := Compute(a.m, a.cfg.Name, in, nil)
+	if err := a.publish(actx, outs, res.Outputs, in.Seq, 0); err != nil {
+		// The machine has applied the input but its outputs are not all
+		// journaled: restart, and recovery completes them.
+		panic(fmt.Sprintf("light %s: journal outputs of input %d: %v", a.cfg.Name, in.Seq, err))
+	}
+	a.applied = in.Seq
+	_ = d.acker.Ack(actx)
+	if pid, ok := a.waiters[in.ID]; ok && in.ID != "" {
+		delete(a.waiters, in.ID)
+		ctx.Send(pid, reply(in.Seq, res, outs))
+	}
+	if hasTimerOutput(res) {
+		a.arm(ctx)
+	}
+	a.since++
+	if a.since >= a.cfg.SnapshotEvery {
+		a.snapshot(actx)
+	}
+}
+
+func hasTimerOutput(res machine.Result) bool {
+	for _, o := range res.Outputs {
+		if o.Type == messages.OutTimer || o.Type == messages.OutSchedule {
+			return true
+		}
+	}
+	return false
+}
+
+func (a *Actor) snapshot(ctx context.Context) {
+	b, err := a.m.Snapshot()
+	if err == nil {
+		b, err = json.Marshal(snapshot{Applied: a.applied, Machine: b})
+	}
+	if err == nil {
+		err = a.cfg.Journal.SaveSnapshot(ctx, a.cfg.Name, b)
+	}
+	if err != nil {
+		a.cfg.Logf("light %s: snapshot: %v", a.cfg.Name, err)
+		return
+	}
+	a.since = 0
+}
+
+// publish journals outputs, all in flight at once, each with its derived id
+// so a retry after a crash never stores one twice.
+func (a *Actor) publish(ctx context.Context, outs [][]byte, typed []machine.Output, cause uint64, first int) error {
+	pending := make([]*journal.Pending, len(outs))
+	for i, b := range outs {
+		p, err := a.cfg.Journal.AppendAsync(subject.Out(a.cfg.Name, typed[i].Type), b,
+			journal.MsgID(messages.OutputID(a.cfg.Name, cause, first+i)))
+		if err != nil {
+			return err
+		}
+		pending[i] = p
+	}
+	for _, p := range pending {
+		if _, err := p.Wait(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func reply(seq uint64, res machine.Result, outs [][]byte) any {
+	if res.Err != nil {
+		return &messages.ErrorReply{Code: res.Err.Code, Error: res.Err.Error}
+	}
+	envs := make([]messages.Envelope, len(outs))
+	for i, b := range outs {
+		_ = messages.DecodeEnvelope(b, &envs[i])
+	}
+	return &messages.Reply{OK: true, Seq: seq, State: res.State, Changed: res.Changed, Rule: res.Rule, Outputs: envs}
+}
+
+// command journals a command's input; the answer is sent when the
+// consumer delivers and applies it.
+func (a *Actor) command(ctx actor.Context, c *Command) {
+	id := nuid.Next()
+	env := messages.Envelope{V: messages.Version, ID: id, Type: c.Type, Light: a.cfg.Name, Time: a.cfg.Clock.Now(), Data: c.Data}
+	if sender := ctx.Sender(); sender != nil {
+		a.waiters[id] = sender
+	}
+	self, sys := ctx.Self(), ctx.ActorSystem()
+	j, subj, body, timeout := a.cfg.Journal, subject.In(a.cfg.Name, c.Type), messages.AppendEnvelope(nil, &env), a.cfg.ReplyTimeout
+	go func() {
+		actx, cancel := context.WithTimeout(context.Background(), timeout)
+		defer cancel()
+		if _, err := j.Append(actx, subj, body, journal.MsgID(id)); err != nil {
+			sys.Root.Send(self, &appendFailed{id: id, err: err})
+		}
+	}()
+}
+
+// arm sets a real timer for each pending durable timer and schedule. While
+// the clock is not synchronized nothing is armed; a tick checks again.
+func (a *Actor) arm(ctx actor.Context) {
+	for k, t := range a.armed {
+		t.Stop()
+		delete(a.armed, k)
+	}
+	timers, scheds := a.m.PendingTimers(), a.m.NextSchedules()
+	if len(timers) == 0 && len(scheds) == 0 {
+		return
+	}
+	self, sys := ctx.Self(), ctx.ActorSystem()
+	if !a.cfg.Clock.Synced() {
+		if !a.waiting {
+			a.cfg.Logf("light %s: the system clock is not synchronized yet; %d timers and %d schedules wait for it", a.cfg.Name, len(timers), len(scheds))
+		}
+		a.waiting = true
+		a.armed["clock"] = time.AfterFunc(5*time.Second, func() { sys.Root.Send(self, &clockTick{}) })
+		return
+	}
+	if a.waiting {
+		a.cfg.Logf("light %s: the system clock is synchronized; timers run", a.cfg.Name)
+		a.waiting = false
+	}
+	now := a.cfg.Clock.Now()
+	add := func(kind, name string, at time.Time) {
+		d := at.Sub(now)
+		msg := &due{kind: kind, name: name, at: at, late: d < 0}
+		a.armed[kind+":"+name] = time.AfterFunc(d, func() { sys.Root.Send(self, msg) })
+	}
+	for _, t := range timers {
+		add(messages.InTimer, t.Name, t.Deadline)
+	}
+	for _, s := range scheds {
+		if s.Next != nil {
+			add(messages.InSchedule, s.Name, *s.Next)
+		}
+	}
+}
+
+// fireDue journals a timer or schedule input. Its id is derived from the
+// deadline, so a timer fired both before and after a crash is stored once,
+// and the machine ignores a deadline it no longer has.
+func (a *Actor) fireDue(ctx actor.Context, d *due) {
+	delete(a.armed, d.kind+":"+d.name)
+	late := d.late || a.cfg.Clock.Now().Sub(d.at) > time.Second
+	var data []byte
+	if d.kind == messages.InTimer {
+		data, _ = json.Marshal(messages.InTimerData{Name: d.name, Deadline: d.at, Late: late})
+	} else {
+		data, _ = json.Marshal(messages.InScheduleData{Name: d.name, At: d.at, Late: late})
+	}
+	id := fmt.Sprintf("%s:%s:%s:%d", a.cfg.Name, d.kind, d.name, d.at.UnixNano())
+	env := messages.Envelope{V: messages.Version, ID: id, Type: d.kind, Light: a.cfg.Name, Time: a.cfg.Clock.Now(), Data: data}
+	j, subj, body := a.cfg.Journal, subject.In(a.cfg.Name, d.kind), messages.AppendEnvelope(nil, &env)
+	go func() {
+		actx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if _, err := j.Append(actx, subj, body, journal.MsgID(id)); err != nil {
+			a.cfg.Logf("light %s: journal %s %s: %v", a.cfg.Name, d.kind, d.name, err)
+		}
+	}()
+}

@@ -1,0 +1,234 @@
+package light
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/lumen-home/lumen/actors/light/machine"
+	"github.com/lumen-home/lumen/messages"
+	"github.com/lumen-home/lumen/nats/subject"
+)
+
+// Record is one journaled event of a light, as read from the stream.
+type Record struct {
+	Seq     uint64
+	Subject string
+	Data    []byte
+	Time    time.Time // the stream's timestamp
+}
+
+// Input is a decoded input event, ready for the machine.
+type Input struct {
+	Seq  uint64
+	ID   string
+	Type string
+	Time time.Time
+	Data []byte
+	// Reject is set when the event cannot be applied as sent (an envelope
+	// for another light or type); the machine is then not consulted.
+	Reject string
+}
+
+// DecodeInput turns an input record into an Input. An envelope gives id,
+// type and time; a bare payload (e.g. from `nats pub`) takes its type from
+// the subject and its time from the stream, so replay sees the same input.
+func DecodeInput(light string, r Record) Input {
+	_, _, typ, _ := subject.Parse(r.Subject)
+	in := Input{Seq: r.Seq, Type: typ, Time: r.Time.UTC(), Data: r.Data}
+	var env messages.Envelope
+	if messages.DecodeEnvelope(r.Data, &env) == nil && env.V > 0 && env.Data != nil {
+		in.ID, in.Data = env.ID, env.Data
+		if !env.Time.IsZero() {
+			in.Time = env.Time.UTC()
+		}
+		switch {
+		case env.V > messages.Version:
+			in.Reject = fmt.Sprintf("event schema version %d is newer than this light understands (%d); upgrade lumen", env.V, messages.Version)
+		case env.Light != "" && env.Light != light:
+			in.Reject = fmt.Sprintf("envelope names light %q but was published to %q; publish to lumen.%s.evt.in.%s", env.Light, light, env.Light, env.Type)
+		case env.Type != "" && env.Type != typ:
+			in.Reject = fmt.Sprintf("envelope type %q does not match subject type %q", env.Type, typ)
+		}
+	}
+	return in
+}
+
+// Compute applies in to m and returns the encoded output events, exactly
+// as the light journals them. timedOut carries the rules recorded as timed
+// out for this input (nil when live).
+func Compute(m *machine.Machine, light string, in Input, timedOut []string) (machine.Result, [][]byte) {
+	var res machine.Result
+	if in.Reject != "" {
+		e := messages.OutErrorData{Code: 400, Error: in.Reject, Kind: messages.ErrorRejected}
+		res = machine.Result{State: m.State(), Err: &e, Outputs: []machine.Output{{Type: messages.OutError, Data: e}}}
+	} else {
+		res = m.Apply(machine.Event{Seq: in.Seq, Time: in.Time, TimedOut: timedOut}, in.Type, in.Data)
+	}
+	out := make([][]byte, len(res.Outputs))
+	for i, o := range res.Outputs {
+		data, err := json.Marshal(o.Data)
+		if err != nil {
+			// Output payloads are plain structs; this cannot fail.
+			panic(fmt.Sprintf("light: encode %s output: %v", o.Type, err))
+		}
+		env := messages.Envelope{V: messages.Version, ID: messages.OutputID(light, in.Seq, i), Type: o.Type,
+			Light: light, Time: in.Time, Cause: in.Seq, Data: data}
+		out[i] = messages.AppendEnvelope(nil, &env)
+	}
+	return res, out
+}
+
+// Applied describes one input folded into the machine.
+type Applied struct {
+	Input    Input
+	Result   machine.Result
+	Computed [][]byte // outputs as recomputed now
+	Recorded []Record // outputs as found in the journal
+}
+
+// Mismatch reports the first recorded output that differs from its
+// recomputation, or "" when they agree.
+func (a *Applied) Mismatch() (seq uint64, why string) {
+	for i, r := range a.Recorded {
+		if i >= len(a.Computed) {
+			return r.Seq, fmt.Sprintf("output %d of input %d was recorded but is not produced on replay", i, a.Input.Seq)
+		}
+		if !bytes.Equal(r.Data, a.Computed[i]) {
+			return r.Seq, fmt.Sprintf("recorded  %s\nrecomputed %s", r.Data, a.Computed[i])
+		}
+	}
+	return 0, ""
+}
+
+// Partial reports whether fewer outputs were recorded than computed: the
+// process died while publishing them.
+func (a *Applied) Partial() bool { return len(a.Recorded) < len(a.Computed) }
+
+// Fold rebuilds a light from its journal: it feeds the inputs that have
+// journaled outputs through the machine, in stream order, comparing what
+// it computes with what was recorded. Inputs with no outputs yet were never
+// applied and are left in Pending for the live consumer.
+type Fold struct {
+	Light   string
+	M       *machine.Machine
+	Applied uint64 // the last input applied (from a snapshot, then folded)
+	// OnApplied, when set, sees every folded input; an error stops the fold.
+	OnApplied func(*Applied) error
+
+	head    *Input
+	outs    []Record
+	Pending []Input // inputs after the last applied one, not applied yet
+}
+
+// Add feeds the next record of the light's journal, in stream order.
+func (f *Fold) Add(r Record) error {
+	_, dir, _, ok := subject.Parse(r.Subject)
+	if !ok {
+		return nil
+	}
+	if dir == "in" {
+		if r.Seq <= f.Applied {
+			return nil
+		}
+		f.Pending = append(f.Pending, DecodeInput(f.Light, r))
+		return nil
+	}
+	cause, err := causeOf(r.Data)
+	if err != nil {
+		return fmt.Errorf("light: output at sequence %d: %w", r.Seq, err)
+	}
+	if cause == 0 || cause <= f.Applied {
+		return nil // restart events and outputs a snapshot already covers
+	}
+	if f.head != nil && f.head.Seq == cause {
+		f.outs = append(f.outs, r)
+		return nil
+	}
+	if err := f.flush(); err != nil {
+		return err
+	}
+	if len(f.Pending) == 0 || f.Pending[0].Seq != cause {
+		return fmt.Errorf("light: output at sequence %d is caused by input %d, but the next unapplied input is %s; the journal is out of order",
+			r.Seq, cause, pendingName(f.Pending))
+	}
+	in := f.Pending[0]
+	f.Pending = f.Pending[1:]
+	f.head, f.outs = &in, []Record{r}
+	return nil
+}
+
+// Finish folds the last input whose outputs were seen. It returns it (or
+// nil) so that a caller recovering from a crash can publish the outputs
+// that are missing when Partial() is true.
+func (f *Fold) Finish() (*Applied, error) {
+	if f.head == nil {
+		return nil, nil
+	}
+	return f.apply()
+}
+
+func (f *Fold) flush() error {
+	if f.head == nil {
+		return nil
+	}
+	a, err := f.apply()
+	if err != nil {
+		return err
+	}
+	if a.Partial() {
+		return fmt.Errorf("light: input %d has %d of its %d outputs in the journal, yet later inputs were applied", a.Input.Seq, len(a.Recorded), len(a.Computed))
+	}
+	return nil
+}
+
+func (f *Fold) apply() (*Applied, error) {
+	in := *f.head
+	res, computed := Compute(f.M, f.Light, in, timedOutRules(f.outs))
+	a := &Applied{Input: in, Result: res, Computed: computed, Recorded: f.outs}
+	f.head, f.outs = nil, nil
+	f.Applied = in.Seq
+	if f.OnApplied != nil {
+		if err := f.OnApplied(a); err != nil {
+			return a, err
+		}
+	}
+	return a, nil
+}
+
+func pendingName(p []Input) string {
+	if len(p) == 0 {
+		return "none"
+	}
+	return fmt.Sprint(p[0].Seq)
+}
+
+func causeOf(b []byte) (uint64, error) {
+	var env messages.Envelope
+	if err := messages.DecodeEnvelope(b, &env); err != nil {
+		return 0, err
+	}
+	return env.Cause, nil
+}
+
+// timedOutRules finds the rules a recorded input timed out on: timeouts
+// depend on the machine's speed, so they are taken as given on replay.
+func timedOutRules(outs []Record) []string {
+	var ids []string
+	for _, r := range outs {
+		if !strings.HasSuffix(r.Subject, "."+messages.OutError) {
+			continue
+		}
+		var env messages.Envelope
+		if messages.DecodeEnvelope(r.Data, &env) != nil {
+			continue
+		}
+		var e messages.OutErrorData
+		if json.Unmarshal(env.Data, &e) == nil && e.Kind == messages.ErrorTimeout && e.Rule != "" {
+			ids = append(ids, e.Rule)
+		}
+	}
+	return ids
+}

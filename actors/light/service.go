@@ -1,0 +1,243 @@
+package light
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/micro"
+
+	"github.com/lumen-home/lumen/messages"
+	"github.com/lumen-home/lumen/nats/subject"
+)
+
+// ServiceVersion is the version advertised by the micro service.
+const ServiceVersion = "0.1.0"
+
+// Serve registers one light as an instance of the NATS micro service
+// "lumen": its commands on lumen.<light>.cmd.<verb>, and the fleet fan-out
+// on lumen.fleet.cmd.<verb> without a queue group, so every light answers.
+// Handlers only translate requests into actor messages.
+func Serve(nc *nats.Conn, root *actor.RootContext, pid *actor.PID, light string, timeout time.Duration) (micro.Service, error) {
+	svc, err := micro.AddService(nc, micro.Config{
+		Name:        subject.Service,
+		Version:     ServiceVersion,
+		Description: "Lumen light " + light,
+		Metadata:    map[string]string{"light": light},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("light %s: service: %w", light, err)
+	}
+	h := &handler{root: root, pid: pid, light: light, timeout: timeout}
+	own := svc.AddGroup(subject.CmdPrefix(light))
+	for _, verb := range verbs {
+		if err := own.AddEndpoint(verb, micro.HandlerFunc(h.handle(verb)), micro.WithEndpointMetadata(map[string]string{"light": light})); err != nil {
+			_ = svc.Stop()
+			return nil, fmt.Errorf("light %s: endpoint %s: %w", light, verb, err)
+		}
+	}
+	fleet := svc.AddGroup(subject.FleetCmdPrefix(), micro.WithGroupQueueGroupDisabled())
+	for _, verb := range fleetVerbs {
+		if err := fleet.AddEndpoint("fleet_"+verb, micro.HandlerFunc(h.handle(verb)), micro.WithEndpointSubject(verb)); err != nil {
+			_ = svc.Stop()
+			return nil, fmt.Errorf("light %s: fleet endpoint %s: %w", light, verb, err)
+		}
+	}
+	return svc, nil
+}
+
+var verbs = []string{
+	messages.VerbFire, messages.VerbSetState, messages.VerbGet, messages.VerbApply,
+	messages.VerbCreateState, messages.VerbDeleteState, messages.VerbAppendRules, messages.VerbDeleteRules,
+	messages.VerbSetVar, messages.VerbCreateSchedule, messages.VerbDeleteSchedule,
+}
+
+var fleetVerbs = []string{messages.VerbFire, messages.VerbSetState, messages.VerbGet, messages.VerbSetVar}
+
+type handler struct {
+	root    *actor.RootContext
+	pid     *actor.PID
+	light   string
+	timeout time.Duration
+}
+
+// badRequest is an input error found before anything is journaled.
+type badRequest struct {
+	code int
+	msg  string
+}
+
+func (e *badRequest) Error() string { return e.msg }
+
+func bad(format string, args ...any) error {
+	return &badRequest{code: 400, msg: fmt.Sprintf(format, args...)}
+}
+
+func (h *handler) handle(verb string) func(micro.Request) {
+	return func(req micro.Request) {
+		msg, err := translate(verb, req.Data())
+		if err != nil {
+			var br *badRequest
+			if errors.As(err, &br) {
+				respondError(req, br.code, fmt.Sprintf("%s: %s", verb, br.msg))
+			} else {
+				respondError(req, 400, fmt.Sprintf("%s: %v", verb, err))
+			}
+			return
+		}
+		// Wait off the subscription's goroutine so that one slow command
+		// never holds up the others.
+		fut := h.root.RequestFuture(h.pid, msg, h.timeout)
+		go func() {
+			res, err := fut.Result()
+			if err != nil {
+				respondError(req, 500, fmt.Sprintf("%s: the light did not answer in %s (%v); check `lumen tail` and try again", verb, h.timeout, err))
+				return
+			}
+			switch r := res.(type) {
+			case *messages.ErrorReply:
+				r.OK = false
+				respondError(req, r.Code, r.Error)
+			default:
+				b, err := json.Marshal(r)
+				if err != nil {
+					respondError(req, 500, "encode reply: "+err.Error())
+					return
+				}
+				_ = req.Respond(b)
+			}
+		}()
+	}
+}
+
+func respondError(req micro.Request, code int, msg string) {
+	b, _ := json.Marshal(messages.ErrorReply{OK: false, Code: code, Error: msg})
+	_ = req.Error(strconv.Itoa(code), msg, b)
+}
+
+// translate checks a request body and turns it into an actor message.
+// Everything that can be checked without the light's state is checked
+// here, so malformed input is never journaled.
+func translate(verb string, body []byte) (any, error) {
+	cmd := func(typ string, v any) (any, error) {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return nil, err
+		}
+		return &Command{Type: typ, Data: b}, nil
+	}
+	switch verb {
+	case messages.VerbGet:
+		var r struct{}
+		if err := messages.Decode(body, &r); err != nil {
+			return nil, bad("%v; get takes {}", err)
+		}
+		return &Get{}, nil
+	case messages.VerbFire:
+		var r messages.FireRequest
+		if err := messages.Decode(body, &r); err != nil {
+			return nil, bad(`%v; send {"transition":"button_click"}`, err)
+		}
+		if r.Transition == "" {
+			return nil, bad(`"transition" is required, e.g. {"transition":"button_click"}`)
+		}
+		return cmd(messages.InFired, messages.InFiredData{Transition: r.Transition, Source: "api"})
+	case messages.VerbSetState:
+		var r messages.SetStateRequest
+		if err := messages.Decode(body, &r); err != nil {
+			return nil, bad(`%v; send {"name":"red"}`, err)
+		}
+		if r.Name == "" {
+			return nil, bad(`"name" is required, e.g. {"name":"red"}`)
+		}
+		return cmd(messages.InState, messages.InStateData{Name: r.Name})
+	case messages.VerbApply:
+		var r messages.ApplyRequest
+		if err := messages.Decode(body, &r); err != nil {
+			return nil, bad("%v", err)
+		}
+		return cmd(messages.InConfig, messages.InConfigData{Op: messages.OpApply, States: r.States, Rules: r.Rules,
+			Vars: r.Vars, Initial: r.Initial, Schedules: r.Schedules})
+	case messages.VerbCreateState:
+		var states []messages.State
+		if bytes.Contains(body, []byte(`"states"`)) {
+			var r messages.StatesRequest
+			if err := messages.Decode(body, &r); err != nil {
+				return nil, bad("%v", err)
+			}
+			states = r.States
+		} else {
+			var s messages.State
+			if err := messages.Decode(body, &s); err != nil {
+				return nil, bad(`%v; send a state like {"name":"red","r":255,"g":0,"b":0}`, err)
+			}
+			states = []messages.State{s}
+		}
+		if len(states) == 0 {
+			return nil, bad("no state given")
+		}
+		return cmd(messages.InConfig, messages.InConfigData{Op: messages.OpCreateState, States: states})
+	case messages.VerbDeleteState, messages.VerbDeleteSchedule:
+		var r messages.NameRequest
+		if err := messages.Decode(body, &r); err != nil {
+			return nil, bad(`%v; send {"name":"…"}`, err)
+		}
+		if r.Name == "" {
+			return nil, bad(`"name" is required`)
+		}
+		op := messages.OpDeleteState
+		if verb == messages.VerbDeleteSchedule {
+			op = messages.OpDeleteSchedule
+		}
+		return cmd(messages.InConfig, messages.InConfigData{Op: op, Name: r.Name})
+	case messages.VerbAppendRules:
+		var r messages.RulesRequest
+		if err := messages.Decode(body, &r); err != nil {
+			return nil, bad("%v", err)
+		}
+		if len(r.Rules) == 0 {
+			return nil, bad(`no rules given; send {"rules":[{"from":"off","on":"button_click","to":"red"}]}`)
+		}
+		return cmd(messages.InConfig, messages.InConfigData{Op: messages.OpAppendRules, Rules: r.Rules})
+	case messages.VerbDeleteRules:
+		var r messages.DeleteRulesRequest
+		if err := messages.Decode(body, &r); err != nil {
+			return nil, bad("%v", err)
+		}
+		var match *messages.RuleMatch
+		if r.From != "" || r.On != "" || r.To != "" {
+			match = &messages.RuleMatch{From: r.From, On: r.On, To: r.To}
+		}
+		if len(r.IDs) == 0 && match == nil {
+			return nil, bad(`say which rules: {"ids":["r1"]} or any of {"from","on","to"}`)
+		}
+		return cmd(messages.InConfig, messages.InConfigData{Op: messages.OpDeleteRules, IDs: r.IDs, Match: match})
+	case messages.VerbSetVar:
+		var r messages.InVarData
+		if err := messages.Decode(body, &r); err != nil {
+			return nil, bad("%v", err)
+		}
+		if r.Name == "" {
+			return nil, bad(`"name" is required, e.g. {"name":"counter","value":3}`)
+		}
+		if r.Unset == (r.Value != nil) {
+			return nil, bad(`give either "value" or "unset":true`)
+		}
+		return cmd(messages.InVar, r)
+	case messages.VerbCreateSchedule:
+		var s messages.Schedule
+		if err := messages.Decode(body, &s); err != nil {
+			return nil, bad(`%v; send {"name":"evening","cron":"0 19 * * *","tz":"Europe/Paris","fires":"evening"}`, err)
+		}
+		if s.Next != nil {
+			return nil, bad(`"next" is computed by the light; leave it out`)
+		}
+		return cmd(messages.InConfig, messages.InConfigData{Op: messages.OpCreateSchedule, Schedules: []messages.Schedule{s}})
+	}
+	return nil, &badRequest{code: 404, msg: "unknown command"}
+}

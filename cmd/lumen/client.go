@@ -1,0 +1,405 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/micro"
+	"github.com/spf13/cobra"
+	"gopkg.in/yaml.v3"
+
+	"github.com/lumen-home/lumen/messages"
+	"github.com/lumen-home/lumen/nats/subject"
+)
+
+const defaultTimeout = 30 * time.Second
+
+// durationFlag is a time.Duration flag that also accepts plain seconds.
+type durationFlag time.Duration
+
+func (d *durationFlag) String() string { return time.Duration(*d).String() }
+func (d *durationFlag) Type() string   { return "duration" }
+func (d *durationFlag) Set(s string) error {
+	if n, err := strconv.ParseFloat(s, 64); err == nil {
+		*d = durationFlag(time.Duration(n * float64(time.Second)))
+		return nil
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("a duration like 10s or 500ms")
+	}
+	*d = durationFlag(v)
+	return nil
+}
+
+func lightFlag(cmd *cobra.Command, a *app) {
+	cmd.Flags().StringVarP(&a.light, "light", "l", "demo", "the light to talk to")
+}
+
+func jsonFlag(cmd *cobra.Command, a *app) {
+	cmd.Flags().BoolVar(&a.jsonOut, "json", false, "print the raw JSON reply")
+}
+
+func (a *app) connect() (*nats.Conn, error) {
+	nc, err := nats.Connect(a.server, nats.Name("lumen-cli"), nats.Timeout(5*time.Second))
+	if err != nil {
+		return nil, fmt.Errorf("cannot reach NATS at %s (%v); is 'lumen up' running? set --server or NATS_URL", a.server, err)
+	}
+	return nc, nil
+}
+
+// request sends one command to a light and returns the reply body, or an
+// error carrying the service's sentence.
+func (a *app) request(verb string, body any) ([]byte, error) {
+	if err := subject.ValidLight(a.light); err != nil {
+		return nil, usageError{fmt.Errorf("--light: %w", err)}
+	}
+	nc, err := a.connect()
+	if err != nil {
+		return nil, err
+	}
+	defer nc.Close()
+	var data []byte
+	switch b := body.(type) {
+	case []byte:
+		data = b
+	default:
+		if data, err = json.Marshal(body); err != nil {
+			return nil, err
+		}
+	}
+	msg, err := nc.Request(subject.Cmd(a.light, verb), data, time.Duration(a.timeout))
+	switch {
+	case errors.Is(err, nats.ErrNoResponders):
+		return nil, fmt.Errorf("no light named %q is running at %s; start it with 'lumen up --light %s'", a.light, a.server, a.light)
+	case errors.Is(err, nats.ErrTimeout):
+		return nil, fmt.Errorf("light %q did not answer within %s", a.light, time.Duration(a.timeout))
+	case err != nil:
+		return nil, err
+	}
+	if code := msg.Header.Get(micro.ErrorCodeHeader); code != "" {
+		return msg.Data, fmt.Errorf("%s (code %s)", msg.Header.Get(micro.ErrorHeader), code)
+	}
+	return msg.Data, nil
+}
+
+func (a *app) printJSON(b []byte) error {
+	var out bytes.Buffer
+	if err := json.Indent(&out, b, "", "  "); err != nil {
+		_, err = a.stdout.Write(b)
+		return err
+	}
+	out.WriteByte('\n')
+	_, err := a.stdout.Write(out.Bytes())
+	return err
+}
+
+// printReply prints a mutation's reply for a person.
+func (a *app) printReply(b []byte) error {
+	if a.jsonOut {
+		return a.printJSON(b)
+	}
+	var r messages.Reply
+	if err := json.Unmarshal(b, &r); err != nil {
+		return fmt.Errorf("unexpected reply: %s", b)
+	}
+	for _, o := range r.Outputs {
+		fmt.Fprintln(a.stdout, describe(o))
+	}
+	return nil
+}
+
+func newFire(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "fire TRANSITION",
+		Short: "Fire a transition on a light, as if its button or a timer did",
+		Long: `Fire a transition. The light's rules decide what happens; the reply lists
+every event it caused (state change, variables, timers, rule errors).`,
+		Example: `  lumen fire button_click
+  lumen fire weather_updated --light kitchen
+  lumen fire button_hold --json`,
+		Args: args(cobra.ExactArgs(1)),
+		RunE: func(_ *cobra.Command, args []string) error {
+			b, err := a.request(messages.VerbFire, messages.FireRequest{Transition: args[0]})
+			if err != nil {
+				return err
+			}
+			return a.printReply(b)
+		},
+	}
+	lightFlag(cmd, a)
+	jsonFlag(cmd, a)
+	return cmd
+}
+
+func newState(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "state [NAME]",
+		Short: "Show the current state, or go to state NAME at once",
+		Example: `  lumen state            # prints the current state
+  lumen state red        # go to red now, without a rule`,
+		Args: args(cobra.MaximumNArgs(1)),
+		RunE: func(_ *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				b, err := a.request(messages.VerbGet, struct{}{})
+				if err != nil {
+					return err
+				}
+				var g messages.GetReply
+				if err := json.Unmarshal(b, &g); err != nil {
+					return err
+				}
+				fmt.Fprintln(a.stdout, g.State)
+				return nil
+			}
+			b, err := a.request(messages.VerbSetState, messages.SetStateRequest{Name: args[0]})
+			if err != nil {
+				return err
+			}
+			return a.printReply(b)
+		},
+	}
+	lightFlag(cmd, a)
+	jsonFlag(cmd, a)
+	return cmd
+}
+
+func newGet(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:     "get",
+		Short:   "Print a light's whole model: state, states, rules, variables, timers, schedules",
+		Example: `  lumen get --light kitchen`,
+		Args:    args(cobra.NoArgs),
+		RunE: func(_ *cobra.Command, _ []string) error {
+			b, err := a.request(messages.VerbGet, struct{}{})
+			if err != nil {
+				return err
+			}
+			return a.printJSON(b)
+		},
+	}
+	lightFlag(cmd, a)
+	return cmd
+}
+
+func newApply(a *app) *cobra.Command {
+	var file string
+	cmd := &cobra.Command{
+		Use:   "apply -f FILE",
+		Short: "Replace a light's whole configuration from a YAML or JSON file",
+		Long: `Replace the light's states, rules, schedules (and variables, if given) with the
+file's, validated as a whole: on any error nothing changes. The file has the
+shape of 'lumen export': states, rules, vars, initial, schedules. Use -f - for
+standard input.`,
+		Example: `  lumen export > demo.yaml && $EDITOR demo.yaml && lumen apply -f demo.yaml`,
+		Args:    args(cobra.NoArgs),
+		RunE: func(_ *cobra.Command, _ []string) error {
+			if file == "" {
+				return usageError{errors.New("apply needs -f FILE")}
+			}
+			var raw []byte
+			var err error
+			if file == "-" {
+				raw, err = io.ReadAll(a.stdin)
+			} else {
+				raw, err = os.ReadFile(file)
+			}
+			if err != nil {
+				return err
+			}
+			body, err := toJSON(raw, filepath.Ext(file))
+			if err != nil {
+				return fmt.Errorf("%s: %w", file, err)
+			}
+			b, err := a.request(messages.VerbApply, body)
+			if err != nil {
+				return err
+			}
+			return a.printReply(b)
+		},
+	}
+	cmd.Flags().StringVarP(&file, "file", "f", "", "configuration file (.yaml, .yml or .json; - for stdin)")
+	lightFlag(cmd, a)
+	jsonFlag(cmd, a)
+	return cmd
+}
+
+// toJSON accepts JSON or YAML and returns JSON.
+func toJSON(raw []byte, ext string) ([]byte, error) {
+	trimmed := bytes.TrimSpace(raw)
+	if ext == ".json" || (len(trimmed) > 0 && trimmed[0] == '{') {
+		if !json.Valid(trimmed) {
+			var v any
+			return nil, fmt.Errorf("invalid JSON: %s", messages.Explain(json.Unmarshal(trimmed, &v)))
+		}
+		return trimmed, nil
+	}
+	var v any
+	if err := yaml.Unmarshal(raw, &v); err != nil {
+		return nil, fmt.Errorf("invalid YAML: %w", err)
+	}
+	return json.Marshal(v)
+}
+
+func newExport(a *app) *cobra.Command {
+	var format string
+	cmd := &cobra.Command{
+		Use:   "export",
+		Short: "Print a light's configuration in the form 'lumen apply' takes",
+		Example: `  lumen export > kitchen.yaml
+  lumen export --format json --light hall`,
+		Args: args(cobra.NoArgs),
+		RunE: func(_ *cobra.Command, _ []string) error {
+			if format != "yaml" && format != "json" {
+				return usageError{fmt.Errorf("--format must be yaml or json")}
+			}
+			b, err := a.request(messages.VerbGet, struct{}{})
+			if err != nil {
+				return err
+			}
+			var g messages.GetReply
+			if err := json.Unmarshal(b, &g); err != nil {
+				return err
+			}
+			for i := range g.Schedules {
+				g.Schedules[i].Next = nil
+			}
+			exp := messages.ApplyRequest{States: g.States, Rules: g.Rules, Vars: g.Vars, Initial: g.State, Schedules: g.Schedules}
+			out, err := json.MarshalIndent(exp, "", "  ")
+			if err != nil {
+				return err
+			}
+			if format == "json" {
+				_, err = fmt.Fprintf(a.stdout, "%s\n", out)
+				return err
+			}
+			var v any
+			if err := json.Unmarshal(out, &v); err != nil {
+				return err
+			}
+			enc := yaml.NewEncoder(a.stdout)
+			enc.SetIndent(2)
+			return enc.Encode(v)
+		},
+	}
+	cmd.Flags().StringVar(&format, "format", "yaml", "yaml or json")
+	lightFlag(cmd, a)
+	return cmd
+}
+
+func newTail(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "tail",
+		Short: "Follow a light's events live, one line each",
+		Long: `Follow the events of a light as they happen: inputs (what was asked) and
+outputs (what it did). --light '*' follows every light.`,
+		Example: `  lumen tail
+  lumen tail --light '*' --json`,
+		Args: args(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			filter := subject.AllEvents
+			if a.light != "*" {
+				if err := subject.ValidLight(a.light); err != nil {
+					return usageError{fmt.Errorf("--light: %w", err)}
+				}
+				filter = subject.Events(a.light)
+			}
+			nc, err := a.connect()
+			if err != nil {
+				return err
+			}
+			defer nc.Close()
+			ch := make(chan *nats.Msg, 1024)
+			sub, err := nc.ChanSubscribe(filter, ch)
+			if err != nil {
+				return err
+			}
+			defer sub.Unsubscribe()
+			if err := nc.Flush(); err != nil {
+				return err
+			}
+			fmt.Fprintf(a.stderr, "lumen: following %s on %s (Ctrl-C to stop)\n", filter, a.server)
+			for {
+				select {
+				case <-cmd.Context().Done():
+					return nil
+				case m := <-ch:
+					if a.jsonOut {
+						fmt.Fprintf(a.stdout, "%s\n", m.Data)
+						continue
+					}
+					fmt.Fprintln(a.stdout, tailLine(m.Subject, m.Data))
+				}
+			}
+		},
+	}
+	lightFlag(cmd, a)
+	jsonFlag(cmd, a)
+	return cmd
+}
+
+// tailLine renders one event for a person.
+func tailLine(subj string, data []byte) string {
+	light, dir, typ, _ := subject.Parse(subj)
+	var env messages.Envelope
+	if err := messages.DecodeEnvelope(data, &env); err != nil || env.V == 0 {
+		return fmt.Sprintf("%s %-3s %-8s %s", light, dir, typ, bytes.TrimSpace(data))
+	}
+	env.Type = typ
+	ts := env.Time.Local().Format("15:04:05.000")
+	if dir == "in" {
+		return fmt.Sprintf("%s %s in  %-8s %s", ts, light, typ, env.Data)
+	}
+	return fmt.Sprintf("%s %s out %s", ts, light, describe(env))
+}
+
+// describe renders an output event in one line.
+func describe(env messages.Envelope) string {
+	cause := ""
+	if env.Cause != 0 {
+		cause = fmt.Sprintf(" (input %d)", env.Cause)
+	}
+	switch env.Type {
+	case messages.OutState:
+		var d messages.OutStateData
+		if json.Unmarshal(env.Data, &d) == nil {
+			via := "set"
+			if d.Rule != nil {
+				via = fmt.Sprintf("%s by rule %s", d.Transition, *d.Rule)
+			}
+			return fmt.Sprintf("state  %s → %s  [%s]%s", d.From, d.To, via, cause)
+		}
+	case messages.OutVar:
+		var d messages.OutVarData
+		if json.Unmarshal(env.Data, &d) == nil {
+			if d.Unset {
+				return fmt.Sprintf("var    %s unset%s", d.Name, cause)
+			}
+			return fmt.Sprintf("var    %s = %s%s", d.Name, d.Value, cause)
+		}
+	case messages.OutError:
+		var d messages.OutErrorData
+		if json.Unmarshal(env.Data, &d) == nil {
+			rule := ""
+			if d.Rule != "" {
+				rule = " rule " + d.Rule + ":"
+			}
+			return fmt.Sprintf("error  %s%s %s%s", d.Kind, rule, d.Error, cause)
+		}
+	case messages.OutIgnored:
+		var d messages.OutIgnoredData
+		if json.Unmarshal(env.Data, &d) == nil {
+			return fmt.Sprintf("ignored %s%s", d.Reason, cause)
+		}
+	}
+	return fmt.Sprintf("%-6s %s%s", env.Type, strings.TrimSpace(string(env.Data)), cause)
+}

@@ -1,0 +1,100 @@
+// Command lumen runs a Lumen light (lumen up) and talks to running ones.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = "dev"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// usageError marks mistakes in how a command was called (exit status 2).
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+// run executes one command line and returns the exit status: 0 success,
+// 1 error, 2 usage.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	root := newRoot(stdin, stdout, stderr)
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return 0
+	}
+	fmt.Fprintf(stderr, "lumen: %v\n", err)
+	var ue usageError
+	if errors.As(err, &ue) {
+		return 2
+	}
+	return 1
+}
+
+type app struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	server         string
+	light          string
+	jsonOut        bool
+	timeout        durationFlag
+}
+
+func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	a := &app{stdin: stdin, stdout: stdout, stderr: stderr}
+	root := &cobra.Command{
+		Use:   "lumen",
+		Short: "Lumen: a durable, agent-programmable ambient light",
+		Long: `Lumen turns a Raspberry Pi with an RGB LED and a button into an ambient light
+whose behaviour is a set of states and rules, journaled in NATS JetStream.
+
+Start a light with 'lumen up', then drive it from another terminal with the
+other commands (they connect to --server, default $NATS_URL or
+nats://127.0.0.1:4222).`,
+		Example: `  lumen up                         # run the demo light
+  lumen fire button_click          # click it
+  lumen tail                       # watch what it does`,
+		Version:       version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	server := os.Getenv("NATS_URL")
+	if server == "" {
+		server = "nats://127.0.0.1:4222"
+	}
+	pf := root.PersistentFlags()
+	pf.StringVar(&a.server, "server", server, "NATS server of a running lumen (also $NATS_URL)")
+	a.timeout = durationFlag(defaultTimeout)
+	pf.Var(&a.timeout, "timeout", "how long to wait for an answer")
+
+	root.AddCommand(newUp(a), newFire(a), newState(a), newGet(a), newApply(a), newExport(a), newTail(a), newReplay(a))
+	return root
+}
+
+// args wraps a cobra argument check so its errors are usage errors.
+func args(check cobra.PositionalArgs) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, a []string) error {
+		if err := check(cmd, a); err != nil {
+			return usageError{err}
+		}
+		return nil
+	}
+}

@@ -1,0 +1,305 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/micro"
+	"github.com/nats-io/nuid"
+	"github.com/spf13/cobra"
+	"gopkg.in/yaml.v3"
+
+	"github.com/lumen-home/lumen/actors"
+	"github.com/lumen-home/lumen/actors/light"
+	"github.com/lumen-home/lumen/actors/light/machine"
+	"github.com/lumen-home/lumen/messages"
+	"github.com/lumen-home/lumen/nats/broker"
+	"github.com/lumen-home/lumen/nats/journal"
+	"github.com/lumen-home/lumen/nats/subject"
+)
+
+// UpConfig is the daemon's configuration: <data>/lumen.yaml, then flags.
+type UpConfig struct {
+	Data          string   `yaml:"-"`
+	Listen        string   `yaml:"listen"`
+	Lights        []string `yaml:"lights"`
+	Sync          string   `yaml:"sync"`
+	User          string   `yaml:"user"`
+	Password      string   `yaml:"password"`
+	MaxBytes      int64    `yaml:"max_bytes"`
+	SnapshotEvery int      `yaml:"snapshot_every"`
+	Clock         string   `yaml:"clock"`
+}
+
+func defaultDataDir() string {
+	if d := os.Getenv("XDG_DATA_HOME"); d != "" {
+		return filepath.Join(d, "lumen")
+	}
+	if h, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(h, ".local", "share", "lumen")
+	}
+	return "lumen-data"
+}
+
+func newUp(a *app) *cobra.Command {
+	var cfg UpConfig
+	var configFile string
+	cmd := &cobra.Command{
+		Use:   "up",
+		Short: "Run the Lumen daemon: embedded NATS + JetStream, and the lights",
+		Long: `Run the Lumen daemon. It embeds a NATS server with JetStream on disk under
+--data, starts each --light as a supervised actor and serves the 'lumen' NATS
+micro service. A light with no configuration yet gets the demo one: a click
+cycles red, green and blue, a hold turns it off.
+
+When ready it prints one line 'lumen: ready nats://HOST:PORT'.
+
+Settings come from <data>/lumen.yaml (or --config), flags win:
+  listen: 127.0.0.1:4222
+  lights: [demo]
+  sync: always          # or batch
+  user: …               # credentials, required to listen beyond loopback
+  password: …
+  max_bytes: 1073741824 # journal size budget
+  clock: auto           # auto | trust | wait`,
+		Example: `  lumen up
+  lumen up --light kitchen --light hall --listen 127.0.0.1:0
+  lumen up --data /var/lib/lumen --sync batch`,
+		Args: args(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			final, err := loadUpConfig(cmd, cfg, configFile)
+			if err != nil {
+				return err
+			}
+			m := &Main{Config: final, Stdout: a.stdout, Stderr: a.stderr}
+			if err := m.Run(cmd.Context()); err != nil {
+				m.Close()
+				return err
+			}
+			<-cmd.Context().Done()
+			fmt.Fprintln(a.stderr, "lumen: shutting down")
+			return m.Close()
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&cfg.Data, "data", defaultDataDir(), "data directory (journal, snapshots, lumen.yaml)")
+	f.StringVar(&cfg.Listen, "listen", "127.0.0.1:4222", "NATS listen address for outside clients (HOST:0 picks a free port)")
+	f.StringArrayVar(&cfg.Lights, "light", []string{"demo"}, "a light to run (repeat for several)")
+	f.StringVar(&cfg.Sync, "sync", "always", "always: fsync every event before acknowledging it; batch: faster, may lose the last events on power loss")
+	f.StringVar(&configFile, "config", "", "configuration file (default <data>/lumen.yaml)")
+	f.StringVar(&cfg.User, "user", "", "user name outside clients must give")
+	f.StringVar(&cfg.Password, "password", "", "password outside clients must give")
+	f.StringVar(&cfg.Clock, "clock", "auto", "auto: trust the clock unless this is a Pi without time sync; trust; wait: timers wait for time sync")
+	f.IntVar(&cfg.SnapshotEvery, "snapshot-every", 1000, "inputs between snapshots of a light")
+	return cmd
+}
+
+// loadUpConfig merges the configuration file under the flags that were
+// set explicitly.
+func loadUpConfig(cmd *cobra.Command, flags UpConfig, file string) (UpConfig, error) {
+	explicit := file != ""
+	if file == "" {
+		file = filepath.Join(flags.Data, "lumen.yaml")
+	}
+	cfg := flags
+	b, err := os.ReadFile(file)
+	switch {
+	case err == nil:
+		var fromFile UpConfig
+		dec := yaml.NewDecoder(strings.NewReader(string(b)))
+		dec.KnownFields(true)
+		if err := dec.Decode(&fromFile); err != nil && !errors.Is(err, io.EOF) {
+			return cfg, fmt.Errorf("config %s: %w", file, err)
+		}
+		set := func(name string) bool { return cmd.Flags().Changed(name) }
+		if !set("listen") && fromFile.Listen != "" {
+			cfg.Listen = fromFile.Listen
+		}
+		if !set("light") && len(fromFile.Lights) > 0 {
+			cfg.Lights = fromFile.Lights
+		}
+		if !set("sync") && fromFile.Sync != "" {
+			cfg.Sync = fromFile.Sync
+		}
+		if !set("user") && fromFile.User != "" {
+			cfg.User = fromFile.User
+		}
+		if !set("password") && fromFile.Password != "" {
+			cfg.Password = fromFile.Password
+		}
+		if !set("clock") && fromFile.Clock != "" {
+			cfg.Clock = fromFile.Clock
+		}
+		if !set("snapshot-every") && fromFile.SnapshotEvery > 0 {
+			cfg.SnapshotEvery = fromFile.SnapshotEvery
+		}
+		if fromFile.MaxBytes > 0 {
+			cfg.MaxBytes = fromFile.MaxBytes
+		}
+	case errors.Is(err, os.ErrNotExist) && !explicit:
+	default:
+		return cfg, fmt.Errorf("config: %w", err)
+	}
+	seen := map[string]bool{}
+	for _, l := range cfg.Lights {
+		if err := subject.ValidLight(l); err != nil {
+			return cfg, usageError{fmt.Errorf("--light %q: %w", l, err)}
+		}
+		if seen[l] {
+			return cfg, usageError{fmt.Errorf("--light %q is given twice", l)}
+		}
+		seen[l] = true
+	}
+	if cfg.Sync != "always" && cfg.Sync != "batch" {
+		return cfg, usageError{fmt.Errorf("--sync must be always or batch, not %q", cfg.Sync)}
+	}
+	switch cfg.Clock {
+	case "auto", "trust", "wait":
+	default:
+		return cfg, usageError{fmt.Errorf("--clock must be auto, trust or wait, not %q", cfg.Clock)}
+	}
+	return cfg, nil
+}
+
+// Main is the daemon, usable in process by tests.
+type Main struct {
+	Config         UpConfig
+	Stdout, Stderr io.Writer
+
+	mu       sync.Mutex
+	broker   *broker.Broker
+	nc       *nats.Conn
+	sys      *actor.ActorSystem
+	root     *actor.PID
+	services []micro.Service
+	url      string
+}
+
+// URL is the client URL once Run has returned.
+func (m *Main) URL() string { return m.url }
+
+func (m *Main) logf(format string, args ...any) {
+	fmt.Fprintf(m.Stderr, "lumen: "+format+"\n", args...)
+}
+
+// Run starts the broker, the lights and their services, then prints the
+// ready line. It returns once everything is up.
+func (m *Main) Run(ctx context.Context) error {
+	cfg := m.Config
+	if err := os.MkdirAll(cfg.Data, 0o700); err != nil {
+		return fmt.Errorf("data dir: %w", err)
+	}
+	b, err := broker.Start(ctx, broker.Config{DataDir: cfg.Data, Listen: cfg.Listen, Sync: cfg.Sync,
+		User: cfg.User, Password: cfg.Password, MaxBytes: cfg.MaxBytes})
+	if err != nil {
+		return err
+	}
+	m.broker = b
+	if cfg.Sync == "batch" {
+		m.logf("--sync batch: events are flushed to disk in batches; a power cut may lose the last ones")
+	}
+	nc, err := b.Connect(nats.Name("lumen-daemon"))
+	if err != nil {
+		return err
+	}
+	m.nc = nc
+	j := journal.New(b.JetStream())
+	clock := newClock(cfg.Clock)
+
+	m.sys = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
+		return slog.New(slog.NewTextHandler(io.Discard, nil))
+	}))
+	strategy := actors.DefaultStrategy()
+	strategy.OnRestart = func(r actors.Restart) {
+		name := lightOf(r.Child)
+		m.logf("light %s crashed (%v); restart %d in %s", name, r.Reason, r.Restarts, r.Delay)
+		if name == "" {
+			return
+		}
+		data, _ := json.Marshal(messages.OutRestartData{Actor: r.Child.Id, Reason: fmt.Sprint(r.Reason), Restarts: r.Restarts})
+		env := messages.Envelope{V: messages.Version, ID: name + ":restart:" + nuid.Next(), Type: messages.OutRestart, Light: name, Time: clock.Now(), Data: data}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if _, err := j.Append(ctx, subject.Out(name, messages.OutRestart), messages.AppendEnvelope(nil, &env), journal.MsgID(env.ID)); err != nil {
+			m.logf("journal restart of %s: %v", name, err)
+		}
+	}
+	strategy.OnStop = func(child *actor.PID, reason any) {
+		m.logf("light %s failed too often (%v); it is stopped until lumen restarts", lightOf(child), reason)
+	}
+	root, err := actors.NewRoot(m.sys, strategy)
+	if err != nil {
+		return err
+	}
+	m.root = root
+	demo := machine.Demo()
+	for _, name := range cfg.Lights {
+		props, err := light.Props(light.Config{Name: name, Journal: j, Clock: clock, Seed: &demo,
+			SnapshotEvery: cfg.SnapshotEvery, Logf: m.logf})
+		if err != nil {
+			return err
+		}
+		pid, err := actors.SpawnChild(m.sys, root, "light-"+name, props)
+		if err != nil {
+			return err
+		}
+		svc, err := light.Serve(nc, m.sys.Root, pid, name, 30*time.Second)
+		if err != nil {
+			return err
+		}
+		m.services = append(m.services, svc)
+	}
+	m.url = b.ClientURL()
+	fmt.Fprintf(m.Stdout, "lumen: ready %s\n", m.url)
+	fmt.Fprintf(m.Stdout, "lumen: watch it with: nats --server %s sub 'lumen.%s.evt.>'\n", m.url, cfg.Lights[0])
+	return nil
+}
+
+func lightOf(pid *actor.PID) string {
+	if pid == nil {
+		return ""
+	}
+	_, name, ok := strings.Cut(pid.Id, "light-")
+	if !ok {
+		return ""
+	}
+	return name
+}
+
+// Close stops the services, the actors and the broker, in that order.
+func (m *Main) Close() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, s := range m.services {
+		_ = s.Stop()
+	}
+	m.services = nil
+	if m.sys != nil && m.root != nil {
+		_ = m.sys.Root.StopFuture(m.root).Wait()
+		m.root = nil
+	}
+	if m.sys != nil {
+		m.sys.Shutdown()
+		m.sys = nil
+	}
+	if m.nc != nil {
+		m.nc.Close()
+		m.nc = nil
+	}
+	if m.broker != nil {
+		m.broker.Shutdown()
+		m.broker = nil
+	}
+	return nil
+}

@@ -1,0 +1,253 @@
+// Package journal is Lumen's event journal over NATS JetStream: append with
+// deduplication and optimistic concurrency, replay a range in order,
+// consume durably one event at a time, bound retention, and keep one
+// snapshot per light.
+//
+// Every method takes a context and returns errors prefixed "journal:";
+// ErrConflict, ErrNotFound, ErrFull and ErrClosed can be tested with
+// errors.Is.
+package journal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/lumen-home/lumen/nats/subject"
+)
+
+var (
+	// ErrConflict means an append's expected last sequence did not match:
+	// someone else appended first. Re-read and retry.
+	ErrConflict = errors.New("journal: conflict")
+	// ErrNotFound means there is no such message, snapshot or consumer.
+	ErrNotFound = errors.New("journal: not found")
+	// ErrFull means the stream reached its size budget and refuses new
+	// events until snapshots let older ones be purged.
+	ErrFull = errors.New("journal: full")
+	// ErrClosed means the consumer was stopped or its connection closed.
+	ErrClosed = errors.New("journal: closed")
+)
+
+// Msg is one journaled event.
+type Msg struct {
+	// Seq is the stream sequence: the event's identity and order.
+	Seq uint64
+	// Subject is the event's subject (see package subject).
+	Subject string
+	// Data is the event body.
+	Data []byte
+	// Time is when the stream stored the event.
+	Time time.Time
+	// Header holds the message headers, nil when there are none.
+	Header nats.Header
+	// NumDelivered counts deliveries to a durable consumer (1 the first
+	// time); 0 for messages read otherwise.
+	NumDelivered uint64
+}
+
+// Journal reads and writes the LUMEN stream and the LUMEN_SNAP bucket. It
+// is safe for concurrent use.
+type Journal struct {
+	js     jetstream.JetStream
+	stream string
+	bucket string
+
+	mu  sync.Mutex
+	str jetstream.Stream   // cached handle, bound on first use
+	kv  jetstream.KeyValue // cached handle, bound on first use
+}
+
+// Option configures a Journal.
+type Option func(*Journal)
+
+// WithStream selects the stream (default subject.Stream).
+func WithStream(name string) Option {
+	return func(j *Journal) { j.stream = name }
+}
+
+// WithSnapshotBucket selects the snapshot bucket (default
+// subject.SnapshotBucket).
+func WithSnapshotBucket(name string) Option {
+	return func(j *Journal) { j.bucket = name }
+}
+
+// New returns a Journal over js. The stream and bucket must exist (see
+// broker.EnsureStreams); they are looked up on first use.
+func New(js jetstream.JetStream, opts ...Option) *Journal {
+	j := &Journal{js: js, stream: subject.Stream, bucket: subject.SnapshotBucket}
+	for _, o := range opts {
+		o(j)
+	}
+	return j
+}
+
+// streamHandle returns the cached stream handle, binding it on first use.
+func (j *Journal) streamHandle(ctx context.Context) (jetstream.Stream, error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.str != nil {
+		return j.str, nil
+	}
+	str, err := j.js.Stream(ctx, j.stream)
+	if err != nil {
+		if errors.Is(err, jetstream.ErrStreamNotFound) {
+			return nil, fmt.Errorf("%w: stream %s does not exist: start the daemon or run broker.EnsureStreams: %w", ErrNotFound, j.stream, err)
+		}
+		return nil, fmt.Errorf("journal: stream %s: %w", j.stream, err)
+	}
+	j.str = str
+	return str, nil
+}
+
+// info returns fresh stream information.
+func (j *Journal) info(ctx context.Context) (*jetstream.StreamInfo, error) {
+	str, err := j.streamHandle(ctx)
+	if err != nil {
+		return nil, err
+	}
+	info, err := str.Info(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("journal: stream %s info: %w", j.stream, err)
+	}
+	return info, nil
+}
+
+// LastSeq is the stream's last sequence, 0 when nothing was ever appended.
+func (j *Journal) LastSeq(ctx context.Context) (uint64, error) {
+	info, err := j.info(ctx)
+	if err != nil {
+		return 0, err
+	}
+	return info.State.LastSeq, nil
+}
+
+// Size is the stream's current size in bytes and messages.
+func (j *Journal) Size(ctx context.Context) (bytes, msgs uint64, err error) {
+	info, err := j.info(ctx)
+	if err != nil {
+		return 0, 0, err
+	}
+	return info.State.Bytes, info.State.Msgs, nil
+}
+
+// Purge removes the messages matching filter (every subject when empty)
+// whose sequence is below keepFrom. The daemon calls it with the lowest
+// sequence its snapshots cover, so retention never drops uncovered events.
+// keepFrom <= 1 purges nothing.
+func (j *Journal) Purge(ctx context.Context, filter string, keepFrom uint64) error {
+	if keepFrom <= 1 {
+		return nil
+	}
+	str, err := j.streamHandle(ctx)
+	if err != nil {
+		return err
+	}
+	opts := []jetstream.StreamPurgeOpt{jetstream.WithPurgeSequence(keepFrom)}
+	if filter != "" {
+		opts = append(opts, jetstream.WithPurgeSubject(filter))
+	}
+	if err := str.Purge(ctx, opts...); err != nil {
+		return fmt.Errorf("journal: purge %q below %d: %w", filter, keepFrom, err)
+	}
+	return nil
+}
+
+// LastMsg is the last message on subj, which may contain wildcards
+// (lumen.kitchen.evt.out.>: the light's latest output). It returns
+// ErrNotFound when no message matches.
+func (j *Journal) LastMsg(ctx context.Context, subj string) (Msg, error) {
+	// A direct get: the server resolves wildcards in the subject itself.
+	str, err := j.streamHandle(ctx)
+	if err != nil {
+		return Msg{}, err
+	}
+	raw, err := str.GetLastMsgForSubject(ctx, subj)
+	if err != nil {
+		if isMsgNotFound(err) {
+			return Msg{}, fmt.Errorf("%w: no message on %s: %w", ErrNotFound, subj, err)
+		}
+		return Msg{}, fmt.Errorf("journal: last message on %s: %w", subj, err)
+	}
+	return Msg{Seq: raw.Sequence, Subject: raw.Subject, Data: raw.Data, Time: raw.Time, Header: raw.Header}, nil
+}
+
+// isMsgNotFound matches both forms of "no such message": the client's
+// sentinel and the server's API error.
+func isMsgNotFound(err error) bool {
+	var apiErr *jetstream.APIError
+	return errors.Is(err, jetstream.ErrMsgNotFound) ||
+		errors.As(err, &apiErr) && apiErr.ErrorCode == jetstream.JSErrCodeMessageNotFound
+}
+
+// SaveSnapshot stores data as the latest snapshot of light, replacing the
+// previous one.
+func (j *Journal) SaveSnapshot(ctx context.Context, light string, data []byte) error {
+	if err := subject.ValidLight(light); err != nil {
+		return fmt.Errorf("journal: save snapshot: %w", err)
+	}
+	kv, err := j.bucketHandle(ctx)
+	if err != nil {
+		return err
+	}
+	if _, err := kv.Put(ctx, light, data); err != nil {
+		return fmt.Errorf("journal: save snapshot of %s: %w", light, err)
+	}
+	return nil
+}
+
+// LoadSnapshot returns the latest snapshot of light, or ErrNotFound when
+// it has none.
+func (j *Journal) LoadSnapshot(ctx context.Context, light string) ([]byte, error) {
+	if err := subject.ValidLight(light); err != nil {
+		return nil, fmt.Errorf("journal: load snapshot: %w", err)
+	}
+	kv, err := j.bucketHandle(ctx)
+	if err != nil {
+		return nil, err
+	}
+	e, err := kv.Get(ctx, light)
+	if err != nil {
+		if errors.Is(err, jetstream.ErrKeyNotFound) {
+			return nil, fmt.Errorf("%w: no snapshot of %s", ErrNotFound, light)
+		}
+		return nil, fmt.Errorf("journal: load snapshot of %s: %w", light, err)
+	}
+	return e.Value(), nil
+}
+
+// bucketHandle returns the cached snapshot bucket, binding it on first use.
+func (j *Journal) bucketHandle(ctx context.Context) (jetstream.KeyValue, error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.kv != nil {
+		return j.kv, nil
+	}
+	kv, err := j.js.KeyValue(ctx, j.bucket)
+	if err != nil {
+		if errors.Is(err, jetstream.ErrBucketNotFound) {
+			return nil, fmt.Errorf("%w: bucket %s does not exist: start the daemon or run broker.EnsureStreams: %w", ErrNotFound, j.bucket, err)
+		}
+		return nil, fmt.Errorf("journal: bucket %s: %w", j.bucket, err)
+	}
+	j.kv = kv
+	return kv, nil
+}
+
+// fromJS converts a consumed message; the stream sequence and time come
+// from its JetStream metadata, never from the body.
+func fromJS(m jetstream.Msg, md *jetstream.MsgMetadata) Msg {
+	return Msg{
+		Seq:          md.Sequence.Stream,
+		Subject:      m.Subject(),
+		Data:         m.Data(),
+		Time:         md.Timestamp,
+		Header:       m.Headers(),
+		NumDelivered: md.NumDelivered,
+	}
+}

@@ -1,0 +1,102 @@
+package journal
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// replayBatch is how many messages an ordered consumer asks for at once:
+// larger batches amortize the pull round trip on the replay hot path.
+const replayBatch = 500
+
+// Replay calls fn with every event of the range [from, to] whose subject
+// matches filter (wildcards allowed; empty matches every subject), in
+// stream order, and returns once the range is delivered. from 0 means the
+// first event; to 0 means the stream's last sequence when Replay is called,
+// so events appended meanwhile are not waited for. An empty range returns
+// at once. The first error from fn stops the replay and is returned as is.
+//
+// It reads through an ephemeral ordered consumer, which streams batches
+// without acknowledgements and is deleted on return.
+func (j *Journal) Replay(ctx context.Context, filter string, from, to uint64, fn func(Msg) error) error {
+	str, err := j.streamHandle(ctx)
+	if err != nil {
+		return err
+	}
+	if from == 0 {
+		from = 1
+	}
+	if to == 0 {
+		info, err := str.Info(ctx)
+		if err != nil {
+			return fmt.Errorf("journal: replay %q: stream info: %w", filter, err)
+		}
+		to = info.State.LastSeq
+	}
+	if to < from {
+		return nil
+	}
+
+	cfg := jetstream.OrderedConsumerConfig{
+		DeliverPolicy: jetstream.DeliverByStartSequencePolicy,
+		OptStartSeq:   from,
+		// A safety net for a consumer that outlives a crashed replay.
+		InactiveThreshold: 30 * time.Second,
+	}
+	if filter != "" {
+		cfg.FilterSubjects = []string{filter}
+	}
+	cons, err := str.OrderedConsumer(ctx, cfg)
+	if err != nil {
+		return fmt.Errorf("journal: replay %q: create consumer: %w", filter, err)
+	}
+	defer j.deleteOrdered(cons)
+	// NumPending counts the matching events from `from` on when the
+	// consumer was created: zero means there is nothing to wait for.
+	if info := cons.CachedInfo(); info == nil || info.NumPending == 0 {
+		return nil
+	}
+
+	iter, err := cons.Messages(jetstream.PullMaxMessages(replayBatch))
+	if err != nil {
+		return fmt.Errorf("journal: replay %q: %w", filter, err)
+	}
+	defer iter.Stop()
+	for {
+		m, err := iter.Next(jetstream.NextContext(ctx))
+		if err != nil {
+			return fmt.Errorf("journal: replay %q: %w", filter, err)
+		}
+		md, err := m.Metadata()
+		if err != nil {
+			return fmt.Errorf("journal: replay %q: %w", filter, err)
+		}
+		if md.Sequence.Stream > to {
+			return nil
+		}
+		if err := fn(fromJS(m, md)); err != nil {
+			return err
+		}
+		// NumPending is what still matches after this message: done when
+		// the range or the matching events are exhausted.
+		if md.Sequence.Stream >= to || md.NumPending == 0 {
+			return nil
+		}
+	}
+}
+
+// deleteOrdered removes a replay's consumer now rather than letting it
+// idle on the server until its inactive threshold.
+func (j *Journal) deleteOrdered(cons jetstream.Consumer) {
+	info := cons.CachedInfo()
+	if info == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	// Best effort: the inactive threshold removes it otherwise.
+	_ = j.js.DeleteConsumer(ctx, j.stream, info.Name)
+}
