@@ -125,6 +125,10 @@ func (a *Actor) Receive(ctx actor.Context) {
 		}
 	case *actor.Stopping, *actor.Restarting:
 		a.stop()
+		if a.m != nil {
+			a.m.Close()
+			a.m = nil
+		}
 	case *Command:
 		a.command(ctx, msg)
 	case *Get:

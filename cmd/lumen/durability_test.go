@@ -3,7 +3,6 @@ package main_test
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"math/rand/v2"
 	"strings"
 	"sync"
@@ -11,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -90,8 +88,12 @@ func TestDurabilityUnderSIGKILL(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	// Every acknowledged input is in the journal.
+	stream, err := js.Stream(ctx, "LUMEN")
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, seq := range acked {
-		m, err := js.GetMsg(ctx, "LUMEN", seq)
+		m, err := stream.GetMsg(ctx, seq)
 		if err != nil || m.Subject != "lumen.dur.evt.in.fired" {
 			t.Fatalf("acknowledged input %d is not in the journal: %v", seq, err)
 		}

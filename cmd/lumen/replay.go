@@ -161,6 +161,9 @@ func replayLine(ap *light.Applied) string {
 			what = d.Transition
 		}
 	}
+	if len(what) > 60 {
+		what = what[:57] + "…"
+	}
 	line := fmt.Sprintf("%6d %-8s %s", in.Seq, in.Type, what)
 	r := ap.Result
 	switch {

@@ -283,7 +283,7 @@ func (b *Broker) ClientURL() string {
 	if err != nil {
 		return b.srv.ClientURL()
 	}
-	if ip := net.ParseIP(u.Hostname()); ip != nil && ip.IsUnspecified() || u.Hostname() == "" {
+	if ip := net.ParseIP(u.Hostname()); (ip != nil && ip.IsUnspecified()) || u.Hostname() == "" {
 		u.Host = net.JoinHostPort("127.0.0.1", u.Port())
 	}
 	return u.String()

@@ -24,7 +24,6 @@ func BenchmarkAppendSync(b *testing.B) {
 			ctx := context.Background()
 			subj := subject.In("kitchen", "button")
 			b.SetBytes(int64(len(payload200)))
-			b.ResetTimer()
 			for b.Loop() {
 				if _, err := j.Append(ctx, subj, payload200); err != nil {
 					b.Fatal(err)
@@ -42,7 +41,6 @@ func BenchmarkAppendAsync(b *testing.B) {
 			j := journal.New(startBroker(b, broker.Config{Sync: mode}).JetStream())
 			subj := subject.In("kitchen", "data")
 			b.SetBytes(int64(len(payload200)))
-			b.ResetTimer()
 			n := 0
 			for b.Loop() {
 				if _, err := j.AppendAsync(subj, payload200); err != nil {

@@ -10,7 +10,12 @@ import (
 
 // replayBatch is how many messages an ordered consumer asks for at once:
 // larger batches amortize the pull round trip on the replay hot path.
-const replayBatch = 500
+// replayBatchBytes caps the memory a batch of large events can take; it is
+// raised to twice the server's max payload so one event always fits.
+const (
+	replayBatch      = 5000
+	replayBatchBytes = 4 << 20
+)
 
 // Replay calls fn with every event of the range [from, to] whose subject
 // matches filter (wildcards allowed; empty matches every subject), in
@@ -60,7 +65,8 @@ func (j *Journal) Replay(ctx context.Context, filter string, from, to uint64, fn
 		return nil
 	}
 
-	iter, err := cons.Messages(jetstream.PullMaxMessages(replayBatch))
+	maxBytes := max(replayBatchBytes, 2*int(j.js.Conn().MaxPayload()))
+	iter, err := cons.Messages(jetstream.PullMaxMessagesWithBytesLimit(replayBatch, maxBytes))
 	if err != nil {
 		return fmt.Errorf("journal: replay %q: %w", filter, err)
 	}

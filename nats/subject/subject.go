@@ -23,7 +23,7 @@ const (
 	// Service is the name of the NATS micro service every light registers.
 	Service = "lumen"
 	// AllEvents matches every event of every light: the subjects of Stream.
-	AllEvents = root + ".*." + evt + ".>"
+	AllEvents = tokRoot + ".*." + tokEvt + ".>"
 )
 
 // Directions of an event, as returned by Parse.
@@ -34,17 +34,18 @@ const (
 	DirOut = "out"
 )
 
+// Subject tokens.
 const (
-	root  = "lumen"
-	cmd   = "cmd"
-	evt   = "evt"
-	fleet = "fleet"
-	group = "group"
-	sys   = "sys"
+	tokRoot  = "lumen"
+	tokCmd   = "cmd"
+	tokEvt   = "evt"
+	tokFleet = "fleet"
+	tokGroup = "group"
+	tokSys   = "sys"
 )
 
 // ErrInvalidName is wrapped by the errors of ValidLight and ValidGroup.
-var ErrInvalidName = errors.New("invalid name")
+var ErrInvalidName = errors.New("subject: invalid name")
 
 // ValidLight reports whether name can be used as a light name: one or more
 // of a-z, 0-9, '_' and '-', and not one of the reserved names fleet, group
@@ -54,8 +55,8 @@ func ValidLight(name string) error {
 		return err
 	}
 	switch name {
-	case fleet, group, sys:
-		return fmt.Errorf("subject: light name %q is reserved (fleet, group and sys are): choose another name: %w", name, ErrInvalidName)
+	case tokFleet, tokGroup, tokSys:
+		return fmt.Errorf("%w: light name %q is reserved (so are fleet, group and sys): choose another name", ErrInvalidName, name)
 	}
 	return nil
 }
@@ -70,14 +71,14 @@ func ValidGroup(name string) error {
 // runs on every command.
 func validToken(kind, name string) error {
 	if name == "" {
-		return fmt.Errorf("subject: %s name is empty: use one or more lowercase letters a-z, digits 0-9, '_' or '-': %w", kind, ErrInvalidName)
+		return fmt.Errorf("%w: %s name is empty: use one or more lowercase letters a-z, digits 0-9, '_' or '-'", ErrInvalidName, kind)
 	}
 	for i := 0; i < len(name); i++ {
 		c := name[i]
 		if (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-' {
 			continue
 		}
-		return fmt.Errorf("subject: %s name %q is not allowed: use only lowercase letters a-z, digits 0-9, '_' or '-': %w", kind, name, ErrInvalidName)
+		return fmt.Errorf("%w: %s name %q is not allowed: use only lowercase letters a-z, digits 0-9, '_' or '-'", ErrInvalidName, kind, name)
 	}
 	return nil
 }
@@ -91,19 +92,19 @@ func Cmd(light, verb string) string {
 // CmdPrefix is the subject prefix of a light's commands, lumen.<light>.cmd,
 // for use as a micro service group whose endpoints are the verbs.
 func CmdPrefix(light string) string {
-	return root + "." + light + "." + cmd
+	return tokRoot + "." + light + "." + tokCmd
 }
 
 // In is the subject of a light's input event of type typ:
 // lumen.<light>.evt.in.<typ>.
 func In(light, typ string) string {
-	return root + "." + light + "." + evt + "." + DirIn + "." + typ
+	return tokRoot + "." + light + "." + tokEvt + "." + DirIn + "." + typ
 }
 
 // Out is the subject of a light's output event of type typ:
 // lumen.<light>.evt.out.<typ>.
 func Out(light, typ string) string {
-	return root + "." + light + "." + evt + "." + DirOut + "." + typ
+	return tokRoot + "." + light + "." + tokEvt + "." + DirOut + "." + typ
 }
 
 // AllIn matches every input of a light: lumen.<light>.evt.in.>.
@@ -119,7 +120,7 @@ func AllOut(light string) string {
 // Events matches every event of a light, inputs and outputs:
 // lumen.<light>.evt.>.
 func Events(light string) string {
-	return root + "." + light + "." + evt + ".>"
+	return tokRoot + "." + light + "." + tokEvt + ".>"
 }
 
 // FleetCmd is the fan-out subject of a verb sent to every light:
@@ -131,7 +132,7 @@ func FleetCmd(verb string) string {
 // FleetCmdPrefix is the subject prefix of fleet commands, lumen.fleet.cmd,
 // for use as a micro service group.
 func FleetCmdPrefix() string {
-	return root + "." + fleet + "." + cmd
+	return tokRoot + "." + tokFleet + "." + tokCmd
 }
 
 // GroupCmd is the fan-out subject of a verb sent to every light of a
@@ -142,8 +143,8 @@ func GroupCmd(group, verb string) string {
 
 // GroupCmdPrefix is the subject prefix of a group's commands,
 // lumen.group.<group>.cmd, for use as a micro service group.
-func GroupCmdPrefix(grp string) string {
-	return root + "." + group + "." + grp + "." + cmd
+func GroupCmdPrefix(group string) string {
+	return tokRoot + "." + tokGroup + "." + group + "." + tokCmd
 }
 
 // Parse splits a concrete event subject. For lumen.<light>.evt.in.<typ> it
@@ -153,7 +154,7 @@ func GroupCmdPrefix(grp string) string {
 // has an empty token, contains a wildcard, or names a direction without a
 // type (lumen.<light>.evt.in).
 func Parse(subject string) (light, dir, typ string, ok bool) {
-	rest, found := strings.CutPrefix(subject, root+".")
+	rest, found := strings.CutPrefix(subject, tokRoot+".")
 	if !found {
 		return "", "", "", false
 	}
@@ -161,7 +162,7 @@ func Parse(subject string) (light, dir, typ string, ok bool) {
 	if !found || ValidLight(light) != nil {
 		return "", "", "", false
 	}
-	rest, found = strings.CutPrefix(rest, evt+".")
+	rest, found = strings.CutPrefix(rest, tokEvt+".")
 	if !found {
 		return "", "", "", false
 	}

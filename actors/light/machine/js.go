@@ -1,0 +1,563 @@
+package machine
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/dop251/goja"
+	"github.com/dop251/goja/ast"
+	"github.com/dop251/goja/parser"
+)
+
+// exprKind says how an expression is wrapped and what it may do.
+type exprKind uint8
+
+const (
+	kindCondition exprKind = iota // an expression; read-only
+	kindAction                    // statements; may setData and start timers
+	kindChannel                   // a color channel, only syntax-checked here
+)
+
+func (k exprKind) String() string {
+	switch k {
+	case kindCondition:
+		return "condition"
+	case kindAction:
+		return "action"
+	}
+	return "channel"
+}
+
+// Every expression is compiled once, as a strict-mode function of
+// (state, transition) whose body starts on the wrapper's second line, so
+// a position in the wrapper is the user's position one line down.
+const (
+	condHead   = "(function(state, transition) {\"use strict\"; return (\n"
+	condTail   = "\n);})"
+	actionHead = "(function(state, transition) {\"use strict\";\n"
+	actionTail = "\n})"
+	chanHead   = "(function() { return (\n"
+	chanTail   = "\n);})"
+)
+
+// maxCallDepth bounds recursion in expressions (a RangeError-like
+// exception instead of unbounded memory).
+const maxCallDepth = 200
+
+// maxTimerMs bounds startTimer's delay: about 31 years.
+const maxTimerMs = 1e12
+
+// maxMessage bounds the length of an exception message in an error output.
+const maxMessage = 300
+
+type exprKey struct {
+	kind exprKind
+	src  string
+}
+
+// expr is one compiled expression.
+type expr struct {
+	kind exprKind
+	src  string
+	fn   goja.Callable
+	fast fastExpr // a provably equivalent shortcut, or nil
+}
+
+// syntaxError is a compile error at a position of the user's source.
+type syntaxError struct {
+	line, col int
+	atEnd     bool
+	msg       string
+}
+
+func (e *syntaxError) String() string {
+	if e.atEnd {
+		return fmt.Sprintf("at the end (%s)", e.msg)
+	}
+	if e.line == 0 {
+		return fmt.Sprintf("(%s)", e.msg)
+	}
+	return fmt.Sprintf("at line %d, column %d (%s)", e.line, e.col, e.msg)
+}
+
+// value is a variable's value: canonical JSON (what JSON.stringify
+// writes) and, for primitives, the JS value getData returns as is.
+// Objects and arrays are parsed again on every getData, so that no script
+// can change a stored value through a reference.
+type value struct {
+	raw  json.RawMessage
+	prim goja.Value
+	str  goja.Value // raw as a JS string, for JSON.parse; made on demand
+}
+
+func (v *value) equal(w *value) bool {
+	if v == nil || w == nil {
+		return v == w
+	}
+	return bytes.Equal(v.raw, w.raw)
+}
+
+// hardenJS removes eval (the only way to declare global bindings from an
+// expression), names the host functions and deep-freezes every object
+// reachable from the global object, so that no evaluation can leave state
+// behind for a later one: an expression's result depends only on the
+// machine's state and the input, which is what makes replay exact.
+const hardenJS = `(function() {
+"use strict";
+delete globalThis.eval;
+for (const n of ["getData", "setData", "random", "now", "startTimer", "cancelTimer"]) {
+	Object.defineProperty(globalThis[n], "name", {value: n});
+}
+const seen = new Set();
+const todo = [globalThis];
+while (todo.length > 0) {
+	const o = todo.pop();
+	if ((typeof o !== "object" && typeof o !== "function") || o === null || seen.has(o)) continue;
+	seen.add(o);
+	Object.freeze(o);
+	todo.push(Object.getPrototypeOf(o));
+	for (const k of Reflect.ownKeys(o)) {
+		const d = Reflect.getOwnPropertyDescriptor(o, k);
+		if (d === undefined) continue;
+		if ("value" in d) todo.push(d.value); else todo.push(d.get, d.set);
+	}
+}
+})()`
+
+// describeJS turns a thrown value into text inside the time limit (a
+// thrown object's toString is user code).
+const describeJS = `(function(e) {
+"use strict";
+try { return String(e); } catch (x) { return "a value that cannot be printed"; }
+})`
+
+// initJS sets up the runtime of c: host functions, deterministic time and
+// randomness, no source-map loading, no eval, frozen built-ins.
+func (c *core) initJS() {
+	vm := goja.New()
+	c.vm = vm
+	vm.SetRandSource(c.rng.float)
+	vm.SetTimeSource(func() time.Time { return c.now })
+	vm.SetMaxCallStackSize(maxCallDepth)
+	vm.SetParserOptions(parser.WithDisableSourceMaps)
+	must := func(err error) {
+		if err != nil {
+			panic(fmt.Sprintf("machine: setting up JavaScript: %v", err))
+		}
+	}
+	must(vm.Set("getData", c.jsGetData))
+	must(vm.Set("setData", c.jsSetData))
+	must(vm.Set("random", c.jsRandom))
+	must(vm.Set("now", c.jsNow))
+	must(vm.Set("startTimer", c.jsStartTimer))
+	must(vm.Set("cancelTimer", c.jsCancelTimer))
+	fn := func(src string) goja.Callable {
+		v, err := vm.RunString(src)
+		must(err)
+		f, ok := goja.AssertFunction(v)
+		if !ok {
+			panic("machine: not a function: " + src)
+		}
+		return f
+	}
+	c.jsParse = fn(`JSON.parse`)
+	c.jsStringify = fn(`JSON.stringify`)
+	c.jsDescribe = fn(describeJS)
+	c.jsTypeof = fn(`(function(v) { return typeof v; })`)
+	_, err := vm.RunString(hardenJS)
+	must(err)
+	c.jsTrue, c.jsFalse, c.jsNull = vm.ToValue(true), vm.ToValue(false), goja.Null()
+	c.exprs = make(map[exprKey]*expr)
+}
+
+// compile checks and compiles src once; identical sources share one
+// compiled function.
+func (c *core) compile(kind exprKind, src string) (*expr, *syntaxError) {
+	key := exprKey{kind, src}
+	if e, ok := c.exprs[key]; ok {
+		return e, nil
+	}
+	var head, tail string
+	switch kind {
+	case kindCondition:
+		head, tail = condHead, condTail
+	case kindAction:
+		head, tail = actionHead, actionTail
+	default:
+		head, tail = chanHead, chanTail
+	}
+	name := kind.String()
+	prog, err := parser.ParseFile(nil, name, head+src+tail, 0, parser.WithDisableSourceMaps)
+	if err != nil {
+		return nil, parseError(src, err)
+	}
+	if !wellFormed(kind, prog) {
+		msg := "it closes a bracket or brace it did not open"
+		if kind == kindCondition {
+			msg = "it is not a single expression: it closes a bracket it did not open, or adds statements"
+		}
+		return nil, &syntaxError{msg: msg}
+	}
+	e := &expr{kind: kind, src: src}
+	if kind == kindChannel {
+		return e, nil
+	}
+	p, err := goja.CompileAST(prog, false)
+	if err != nil {
+		return nil, parseError(src, err)
+	}
+	v, err := c.vm.RunProgram(p) // makes the function object; runs no user code
+	if err != nil {
+		return nil, &syntaxError{msg: err.Error()}
+	}
+	f, ok := goja.AssertFunction(v)
+	if !ok {
+		return nil, &syntaxError{msg: "it does not compile to a function"}
+	}
+	e.fn = f
+	e.fast = fastPath(kind, prog, src)
+	c.exprs[key] = e
+	return e, nil
+}
+
+// wellFormed reports whether the source stayed inside its wrapper: one
+// function literal at the top, and for a condition a body of exactly the
+// directive and the return.
+func wellFormed(kind exprKind, prog *ast.Program) bool {
+	if len(prog.Body) != 1 {
+		return false
+	}
+	st, ok := prog.Body[0].(*ast.ExpressionStatement)
+	if !ok {
+		return false
+	}
+	fl, ok := st.Expression.(*ast.FunctionLiteral)
+	if !ok || fl.Body == nil {
+		return false
+	}
+	if kind == kindAction {
+		return true
+	}
+	n := len(fl.Body.List)
+	if kind == kindCondition {
+		n-- // the "use strict" directive
+	}
+	if n != 1 {
+		return false
+	}
+	_, ok = fl.Body.List[len(fl.Body.List)-1].(*ast.ReturnStatement)
+	return ok
+}
+
+// parseError maps a parser or compiler error to the user's source.
+func parseError(src string, err error) *syntaxError {
+	var (
+		line, col int
+		msg       = err.Error()
+	)
+	var list parser.ErrorList
+	var one *parser.Error
+	var cse *goja.CompilerSyntaxError
+	var cre *goja.CompilerReferenceError
+	switch {
+	case errors.As(err, &list) && len(list) > 0:
+		line, col, msg = list[0].Position.Line, list[0].Position.Column, list[0].Message
+	case errors.As(err, &one):
+		line, col, msg = one.Position.Line, one.Position.Column, one.Message
+	case errors.As(err, &cse):
+		msg = cse.Message
+		if cse.File != nil {
+			p := cse.File.Position(cse.Offset)
+			line, col = p.Line, p.Column
+		}
+	case errors.As(err, &cre):
+		msg = cre.Message
+		if cre.File != nil {
+			p := cre.File.Position(cre.Offset)
+			line, col = p.Line, p.Column
+		}
+	}
+	e := &syntaxError{msg: msg}
+	if line == 0 {
+		return e
+	}
+	line-- // the wrapper's first line
+	lines := strings.Count(src, "\n") + 1
+	switch {
+	case line < 1:
+		e.line, e.col = 1, 1
+	case line > lines:
+		e.atEnd = true
+	default:
+		e.line, e.col = line, col
+	}
+	return e
+}
+
+// failure is a rule's evaluation that did not complete.
+type failure struct {
+	timeout bool
+	msg     string // the thrown value, for an exception
+	line    int    // 0 when unknown
+	col     int
+}
+
+// call runs fn within the time limit. An exception is described inside
+// the limit too, since a thrown object's toString is user code.
+func (c *core) call(e *expr, args ...goja.Value) (goja.Value, *failure) {
+	c.wd.begin()
+	v, err := e.fn(goja.Undefined(), args...)
+	var f *failure
+	if err != nil {
+		f = c.failure(err)
+	}
+	c.wd.end()
+	return v, f
+}
+
+func (c *core) failure(err error) *failure {
+	var intr *goja.InterruptedError
+	if errors.As(err, &intr) {
+		return &failure{timeout: true}
+	}
+	f := &failure{msg: "an error"}
+	var stack []goja.StackFrame
+	var so *goja.StackOverflowError
+	var ex *goja.Exception
+	switch {
+	case errors.As(err, &so):
+		f.msg = "RangeError: maximum call stack size exceeded"
+		stack = so.Stack()
+	case errors.As(err, &ex):
+		stack = ex.Stack()
+		if ex.Value() != nil {
+			s, err := c.jsDescribe(goja.Undefined(), ex.Value())
+			if err != nil {
+				if errors.As(err, &intr) {
+					return &failure{timeout: true}
+				}
+			} else {
+				f.msg = s.String()
+			}
+		}
+	}
+	f.msg = truncate(f.msg, maxMessage)
+	for i := range stack {
+		n := stack[i].SrcName()
+		if n == "condition" || n == "action" {
+			p := stack[i].Position()
+			if p.Line > 1 {
+				f.line, f.col = p.Line-1, p.Column
+			}
+			break
+		}
+	}
+	return f
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+// ---- host functions ----
+
+func (c *core) argName(call goja.FunctionCall, fn string) string {
+	a := call.Argument(0)
+	if !goja.IsString(a) {
+		panic(c.vm.NewTypeError(fn + " needs a name (a string) as its first argument"))
+	}
+	s := a.String()
+	if s == "" {
+		panic(c.vm.NewTypeError(fn + " needs a non-empty name"))
+	}
+	return s
+}
+
+func (c *core) needAction(fn string) {
+	if !c.inAction {
+		panic(c.vm.NewTypeError(fn + " can only be called in a rule's action, not in its condition"))
+	}
+}
+
+func (c *core) jsGetData(call goja.FunctionCall) goja.Value {
+	v := c.lookupVar(c.argName(call, "getData"))
+	if v == nil {
+		return goja.Undefined()
+	}
+	return c.toJS(v)
+}
+
+// toJS returns the JS value of v: a primitive as is, an object freshly
+// parsed (a copy).
+func (c *core) toJS(v *value) goja.Value {
+	if v.prim != nil {
+		return v.prim
+	}
+	if v.str == nil {
+		v.str = c.vm.ToValue(string(v.raw))
+	}
+	r, err := c.jsParse(goja.Undefined(), v.str)
+	if err != nil {
+		panic(err)
+	}
+	return r
+}
+
+func (c *core) lookupVar(name string) *value {
+	if c.inAction {
+		for i := range c.tx.vars {
+			if c.tx.vars[i].name == name {
+				return c.tx.vars[i].v
+			}
+		}
+	}
+	return c.vars[name]
+}
+
+func (c *core) jsSetData(call goja.FunctionCall) goja.Value {
+	c.needAction("setData")
+	name := c.argName(call, "setData")
+	a := call.Argument(1)
+	var v *value
+	if !goja.IsUndefined(a) {
+		v = c.fromJS(a, name)
+	}
+	c.tx.setVar(name, v)
+	return goja.Undefined()
+}
+
+// fromJS converts a JS value to a stored value, as JSON.stringify would.
+func (c *core) fromJS(a goja.Value, name string) *value {
+	switch {
+	case goja.IsNumber(a):
+		f := a.ToFloat()
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return &value{raw: json.RawMessage("null"), prim: c.jsNull}
+		}
+		return &value{raw: appendNumber(nil, f), prim: a}
+	case a == c.jsTrue:
+		return &value{raw: json.RawMessage("true"), prim: a}
+	case a == c.jsFalse:
+		return &value{raw: json.RawMessage("false"), prim: a}
+	case goja.IsNull(a):
+		return &value{raw: json.RawMessage("null"), prim: a}
+	}
+	s, err := c.jsStringify(goja.Undefined(), a)
+	if err != nil {
+		panic(err)
+	}
+	if goja.IsUndefined(s) {
+		t, _ := c.jsTypeof(goja.Undefined(), a)
+		panic(c.vm.NewTypeError(fmt.Sprintf("setData(%q, …): a %s cannot be stored; store JSON data (numbers, strings, booleans, null, arrays, objects) or undefined to unset", name, t)))
+	}
+	v := &value{raw: json.RawMessage(s.String())}
+	if goja.IsString(a) {
+		v.prim = a
+	} else if b := v.raw; len(b) > 0 && b[0] != '{' && b[0] != '[' {
+		// toJSON returned a primitive: keep the primitive JSON.parse gives.
+		p, err := c.jsParse(goja.Undefined(), s)
+		if err != nil {
+			panic(err)
+		}
+		v.prim = p
+	}
+	return v
+}
+
+// parseValue canonicalizes JSON given from outside (var inputs, apply,
+// snapshots): JSON.stringify(JSON.parse(raw)), the same bytes setData
+// writes for the same value.
+func (c *core) parseValue(raw json.RawMessage) (*value, error) {
+	p, err := c.jsParse(goja.Undefined(), c.vm.ToValue(string(raw)))
+	if err != nil {
+		return nil, fmt.Errorf("not valid JSON: %v", err)
+	}
+	if !isObject(p) {
+		return c.fromJS(p, ""), nil
+	}
+	s, err := c.jsStringify(goja.Undefined(), p)
+	if err != nil {
+		return nil, fmt.Errorf("cannot be stored: %v", err)
+	}
+	return &value{raw: json.RawMessage(s.String())}, nil
+}
+
+func isObject(v goja.Value) bool {
+	_, ok := v.(*goja.Object)
+	return ok
+}
+
+func (c *core) jsRandom(goja.FunctionCall) goja.Value {
+	return c.vm.ToValue(c.rng.float())
+}
+
+func (c *core) jsNow(goja.FunctionCall) goja.Value {
+	if c.nowJS == nil {
+		c.nowJS = c.vm.ToValue(c.now.UnixMilli())
+	}
+	return c.nowJS
+}
+
+func (c *core) jsStartTimer(call goja.FunctionCall) goja.Value {
+	c.needAction("startTimer")
+	name := c.argName(call, "startTimer")
+	a := call.Argument(1)
+	if !goja.IsNumber(a) {
+		panic(c.vm.NewTypeError("startTimer(" + strconv.Quote(name) + ", ms): the delay must be a number of milliseconds"))
+	}
+	ms := a.ToFloat()
+	if math.IsNaN(ms) || ms < 0 || ms > maxTimerMs {
+		panic(c.vm.NewTypeError(fmt.Sprintf("startTimer(%q, ms): the delay must be between 0 and %.0f milliseconds", name, float64(maxTimerMs))))
+	}
+	c.tx.startTimer(c, name, c.now.Add(time.Duration(math.Round(ms*float64(time.Millisecond)))))
+	return goja.Undefined()
+}
+
+func (c *core) jsCancelTimer(call goja.FunctionCall) goja.Value {
+	c.needAction("cancelTimer")
+	name := c.argName(call, "cancelTimer")
+	if c.tx.cancelTimer(c, name) {
+		return c.jsTrue
+	}
+	return c.jsFalse
+}
+
+// appendNumber writes f the way JavaScript (and so JSON.stringify) does:
+// shortest round-trip digits, exponent form below 1e-6 and from 1e21.
+func appendNumber(b []byte, f float64) []byte {
+	if f == 0 {
+		return append(b, '0') // -0 too
+	}
+	if f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+		return strconv.AppendInt(b, int64(f), 10)
+	}
+	abs := math.Abs(f)
+	fmtc := byte('f')
+	if abs < 1e-6 || abs >= 1e21 {
+		fmtc = 'e'
+	}
+	n := len(b)
+	b = strconv.AppendFloat(b, f, fmtc, -1, 64)
+	if fmtc == 'e' {
+		// 1e-07 → 1e-7, like JavaScript.
+		m := len(b)
+		if m-n >= 4 && b[m-4] == 'e' && b[m-3] == '-' && b[m-2] == '0' {
+			b[m-2] = b[m-1]
+			b = b[:m-1]
+		}
+	}
+	return b
+}

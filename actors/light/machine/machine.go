@@ -1,0 +1,630 @@
+package machine
+
+import (
+	"encoding/json"
+	"fmt"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/dop251/goja"
+
+	"github.com/lumen-home/lumen/messages"
+)
+
+// Event is what the machine needs to know about an input besides its
+// payload. Everything an expression can observe comes from here.
+type Event struct {
+	// Seq is the input's JetStream sequence; it seeds random().
+	Seq uint64
+	// Time is the input's time: now() returns it in milliseconds since the
+	// epoch, and timers started by the input are due at Time+ms.
+	Time time.Time
+	// TimedOut lists the rules whose evaluation is recorded as having
+	// timed out for this input (replay and recovery pass them): such a
+	// rule is not evaluated, and gives the same timeout error output.
+	TimedOut []string
+}
+
+// Output is one output event: Type is a messages.Out* constant and Data the
+// matching messages.Out*Data value (not a pointer).
+type Output struct {
+	Type string
+	Data any
+}
+
+// Result is what applying one input did. Every input yields at least one
+// output.
+type Result struct {
+	Outputs []Output
+	State   string                 // the state after the input
+	Changed bool                   // the state name changed
+	Rule    *string                // the rule that fired, nil if none
+	Err     *messages.OutErrorData // non-nil when the input was rejected: then nothing changed and Outputs is that error alone
+}
+
+// DefaultEvalTimeout bounds one evaluation of a condition or an action.
+const DefaultEvalTimeout = 50 * time.Millisecond
+
+// Option configures a Machine.
+type Option func(*options)
+
+type options struct {
+	evalTimeout time.Duration
+}
+
+// WithEvalTimeout sets the time limit of one expression evaluation
+// (default DefaultEvalTimeout). Replay may pass a generous limit: rules
+// recorded as timed out are taken from the journal, not re-run.
+func WithEvalTimeout(d time.Duration) Option {
+	return func(o *options) {
+		if d > 0 {
+			o.evalTimeout = d
+		}
+	}
+}
+
+// Machine is one light's state machine: states, rules, variables, timers
+// and schedules, changed only by Apply and Fire. It does no I/O and reads
+// no clock: given the same inputs it produces the same outputs, byte for
+// byte. It is not safe for concurrent use; its one goroutine only
+// interrupts expressions that run out of time.
+type Machine struct {
+	c *core
+}
+
+type core struct {
+	opts options
+
+	vm                                         *goja.Runtime
+	wd                                         *watchdog
+	jsParse, jsStringify, jsDescribe, jsTypeof goja.Callable
+	jsTrue, jsFalse, jsNull                    goja.Value
+	exprs                                      map[exprKey]*expr
+
+	// configuration
+	states   []*stateDef // off first, then in insertion order
+	stateIdx map[string]*stateDef
+	rules    []*rule // in insertion order
+	ruleIdx  map[string]*rule
+	initial  string
+	scheds   []*schedule // in insertion order
+	schedIdx map[string]*schedule
+	nextRule uint64 // the N of the next assigned id r<N>
+	index    map[string]*transIndex
+
+	// state
+	cur    string
+	curJS  goja.Value
+	vars   map[string]*value
+	timers map[string]time.Time
+
+	// the input being applied
+	seq      uint64
+	now      time.Time
+	nowJS    goja.Value
+	rng      splitmix
+	timedOut []string
+	inAction bool
+	tx       tx
+	closed   bool
+
+	restoring bool // Restore: schedules keep their recorded next tick
+}
+
+// New returns a machine with only the built-in state off, in state off.
+func New(opts ...Option) *Machine {
+	c := newCore(opts)
+	if err := c.commit(configOf(c, []*stateDef{c.defaultOff()}, nil, "", nil, 1)); err != nil {
+		panic(err)
+	}
+	c.setState(offState)
+	return wrap(c)
+}
+
+func newCore(opts []Option) *core {
+	o := options{evalTimeout: DefaultEvalTimeout}
+	for _, f := range opts {
+		f(&o)
+	}
+	c := &core{
+		opts:   o,
+		vars:   make(map[string]*value),
+		timers: make(map[string]time.Time),
+	}
+	c.initJS()
+	c.wd = newWatchdog(c.vm, o.evalTimeout)
+	return c
+}
+
+func wrap(c *core) *Machine {
+	m := &Machine{c: c}
+	runtime.AddCleanup(m, func(w *watchdog) { w.close() }, c.wd)
+	return m
+}
+
+// Close stops the machine's watchdog goroutine (a machine that becomes
+// unreachable is stopped by the garbage collector too). The machine
+// rejects inputs afterwards.
+func (m *Machine) Close() {
+	m.c.closed = true
+	m.c.wd.close()
+}
+
+// State returns the current state's name.
+func (m *Machine) State() string { return m.c.cur }
+
+// Apply applies one journaled input: inputType is a messages.In* type and
+// payload its JSON data. An unknown type or a malformed payload is
+// rejected with code 400.
+func (m *Machine) Apply(ev Event, inputType string, payload []byte) Result {
+	c := m.c
+	if c.closed {
+		return c.reject(500, "the light's state machine is closed; restart the light")
+	}
+	c.begin(ev)
+	switch inputType {
+	case messages.InFired:
+		tr, ok := fastTransition(payload)
+		if !ok {
+			var in messages.InFiredData
+			if err := messages.Decode(payload, &in); err != nil {
+				return c.reject(400, "fired: %s", err)
+			}
+			tr = in.Transition
+		}
+		return c.fireInput(tr)
+	case messages.InState:
+		var in messages.InStateData
+		if err := messages.Decode(payload, &in); err != nil {
+			return c.reject(400, "state: %s", err)
+		}
+		return c.setStateInput(in.Name)
+	case messages.InVar:
+		var in messages.InVarData
+		if err := messages.Decode(payload, &in); err != nil {
+			return c.reject(400, "var: %s", err)
+		}
+		return c.varInput(&in)
+	case messages.InConfig:
+		var in messages.InConfigData
+		if err := messages.Decode(payload, &in); err != nil {
+			return c.reject(400, "config: %s", err)
+		}
+		return c.configInput(&in)
+	case messages.InTimer:
+		var in messages.InTimerData
+		if err := messages.Decode(payload, &in); err != nil {
+			return c.reject(400, "timer: %s", err)
+		}
+		return c.timerInput(&in)
+	case messages.InSchedule:
+		var in messages.InScheduleData
+		if err := messages.Decode(payload, &in); err != nil {
+			return c.reject(400, "schedule: %s", err)
+		}
+		return c.scheduleInput(&in)
+	}
+	return c.reject(400, "unknown input type %q; use one of %s, %s, %s, %s, %s or %s", inputType,
+		messages.InFired, messages.InState, messages.InVar, messages.InConfig, messages.InTimer, messages.InSchedule)
+}
+
+// Fire fires transition as a "fired" input would.
+func (m *Machine) Fire(ev Event, transition string) Result {
+	c := m.c
+	if c.closed {
+		return c.reject(500, "the light's state machine is closed; restart the light")
+	}
+	c.begin(ev)
+	return c.fireInput(transition)
+}
+
+// fastTransition decodes the common payload {"transition":"<plain>"}
+// exactly as messages.Decode would; anything else goes the slow way.
+func fastTransition(b []byte) (string, bool) {
+	const head = `{"transition":"`
+	n := len(b)
+	if n < len(head)+2 || string(b[:len(head)]) != head || b[n-2] != '"' || b[n-1] != '}' {
+		return "", false
+	}
+	s := b[len(head) : n-2]
+	for _, ch := range s {
+		if ch < 0x20 || ch == '"' || ch == '\\' || ch >= 0x80 {
+			return "", false
+		}
+	}
+	return string(s), true
+}
+
+func (c *core) begin(ev Event) {
+	c.seq = ev.Seq
+	c.now = ev.Time.UTC()
+	c.nowJS = nil
+	c.rng.seed(ev.Seq)
+	c.timedOut = ev.TimedOut
+}
+
+func (c *core) reject(code int, format string, args ...any) Result {
+	e := messages.OutErrorData{Code: code, Error: fmt.Sprintf(format, args...), Kind: messages.ErrorRejected}
+	return Result{Outputs: []Output{{Type: messages.OutError, Data: e}}, State: c.cur, Err: &e}
+}
+
+func (c *core) rejected(r *rejection) Result {
+	return c.reject(r.code, "%s", r.msg)
+}
+
+func (c *core) ignored(transition, reason string, out []Output) Result {
+	out = append(out, Output{Type: messages.OutIgnored, Data: messages.OutIgnoredData{Transition: transition, Reason: reason}})
+	return Result{Outputs: out, State: c.cur}
+}
+
+func (c *core) fireInput(transition string) Result {
+	if transition == "" {
+		return c.reject(400, "fired: transition is empty; name the transition to fire, e.g. button_click")
+	}
+	return c.fire(transition, nil)
+}
+
+// fire tries the rules matching transition in the current state, by
+// priority then insertion, and fires the first whose condition holds.
+func (c *core) fire(transition string, out []Output) Result {
+	ti := c.index[transition]
+	if ti == nil {
+		return c.ignored(transition, "no rule matches "+transition+" in state "+c.cur, out)
+	}
+	for _, r := range ti.candidates(c.cur) {
+		if c.forcedTimeout(r.ID) {
+			out = append(out, r.failed(&failure{timeout: true}, kindCondition))
+			c.rng.rekey(c.seq, r.ID)
+			continue
+		}
+		if r.cond != nil {
+			ok, f := c.condition(r.cond, ti.js)
+			if f != nil {
+				out = append(out, r.failed(f, kindCondition))
+				if f.timeout {
+					c.rng.rekey(c.seq, r.ID)
+				}
+				continue
+			}
+			if !ok {
+				continue
+			}
+		}
+		if r.act != nil {
+			if f := c.action(r.act, ti.js); f != nil {
+				out = append(out, r.failed(f, kindAction))
+				if f.timeout {
+					c.rng.rekey(c.seq, r.ID)
+				}
+				continue
+			}
+			out = c.commitTx(out)
+		}
+		return c.enter(r.To, r.idp, transition, out)
+	}
+	return c.ignored(transition, "no rule matches "+transition+" in state "+c.cur, out)
+}
+
+func (c *core) forcedTimeout(id string) bool {
+	for _, t := range c.timedOut {
+		if t == id {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *core) condition(e *expr, tr goja.Value) (bool, *failure) {
+	if e.fast != nil {
+		return e.fast.test(c)
+	}
+	c.inAction = false
+	v, f := c.call(e, c.curJS, tr)
+	if f != nil {
+		return false, f
+	}
+	return v.ToBoolean(), nil
+}
+
+func (c *core) action(e *expr, tr goja.Value) *failure {
+	c.tx.reset()
+	if e.fast != nil {
+		if f := e.fast.run(c); f != nil {
+			c.tx.reset()
+			return f
+		}
+		return nil
+	}
+	c.inAction = true
+	_, f := c.call(e, c.curJS, tr)
+	c.inAction = false
+	if f != nil {
+		c.tx.reset()
+	}
+	return f
+}
+
+// enter moves to state to and reports it.
+func (c *core) enter(to string, rule *string, transition string, out []Output) Result {
+	from := c.cur
+	c.setState(to)
+	changed := from != to
+	out = append(out, Output{Type: messages.OutState, Data: messages.OutStateData{
+		From: from, To: to, Rule: rule, Transition: transition, Changed: changed,
+	}})
+	return Result{Outputs: out, State: to, Changed: changed, Rule: rule}
+}
+
+func (c *core) setState(name string) {
+	c.cur = name
+	c.curJS = c.stateIdx[name].js
+}
+
+// ---- transactions of an action ----
+
+// tx holds an action's effects until the action completes.
+type tx struct {
+	vars   []varWrite // in order of first change
+	timers []timerOp  // in call order
+}
+
+type varWrite struct {
+	name string
+	v    *value // nil: unset
+}
+
+type timerOp struct {
+	op   string // messages.TimerSet or TimerCancel
+	name string
+	at   time.Time
+}
+
+func (t *tx) reset() {
+	clear(t.vars)
+	t.vars = t.vars[:0]
+	t.timers = t.timers[:0]
+}
+
+func (t *tx) setVar(name string, v *value) {
+	for i := range t.vars {
+		if t.vars[i].name == name {
+			t.vars[i].v = v
+			return
+		}
+	}
+	t.vars = append(t.vars, varWrite{name: name, v: v})
+}
+
+// pending returns timer name's deadline as the action sees it.
+func (t *tx) pending(c *core, name string) (time.Time, bool) {
+	for i := len(t.timers) - 1; i >= 0; i-- {
+		if op := &t.timers[i]; op.name == name {
+			return op.at, op.op == messages.TimerSet
+		}
+	}
+	at, ok := c.timers[name]
+	return at, ok
+}
+
+func (t *tx) startTimer(c *core, name string, at time.Time) {
+	if old, ok := t.pending(c, name); ok {
+		t.timers = append(t.timers, timerOp{op: messages.TimerCancel, name: name, at: old})
+	}
+	t.timers = append(t.timers, timerOp{op: messages.TimerSet, name: name, at: at})
+}
+
+func (t *tx) cancelTimer(c *core, name string) bool {
+	old, ok := t.pending(c, name)
+	if ok {
+		t.timers = append(t.timers, timerOp{op: messages.TimerCancel, name: name, at: old})
+	}
+	return ok
+}
+
+// commitTx applies the completed action's effects: variables whose value
+// changed (in order of first change), then timer operations in call order.
+func (c *core) commitTx(out []Output) []Output {
+	for _, w := range c.tx.vars {
+		old := c.vars[w.name]
+		if old.equal(w.v) {
+			continue
+		}
+		if w.v == nil {
+			delete(c.vars, w.name)
+			out = append(out, Output{Type: messages.OutVar, Data: messages.OutVarData{Name: w.name, Unset: true}})
+		} else {
+			c.vars[w.name] = w.v
+			out = append(out, Output{Type: messages.OutVar, Data: messages.OutVarData{Name: w.name, Value: w.v.raw}})
+		}
+	}
+	for _, op := range c.tx.timers {
+		if op.op == messages.TimerSet {
+			c.timers[op.name] = op.at
+		} else {
+			delete(c.timers, op.name)
+		}
+		out = append(out, Output{Type: messages.OutTimer, Data: messages.OutTimerData{Op: op.op, Name: op.name, Deadline: op.at}})
+	}
+	c.tx.reset()
+	return out
+}
+
+// ---- other inputs ----
+
+func (c *core) setStateInput(name string) Result {
+	if name == "" {
+		return c.reject(400, "state: name is empty; give the name of the state to go to")
+	}
+	if c.stateIdx[name] == nil {
+		return c.reject(404, "state %q does not exist; create it first, or pick one of: %s", name, c.stateNames())
+	}
+	return c.enter(name, nil, "", nil)
+}
+
+func (c *core) stateNames() string {
+	names := make([]string, len(c.states))
+	for i, s := range c.states {
+		names[i] = s.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+func (c *core) varInput(in *messages.InVarData) Result {
+	switch {
+	case in.Name == "":
+		return c.reject(400, "var: name is empty; give the variable's name")
+	case in.Unset && in.Value != nil:
+		return c.reject(400, "var %q: give a value or unset:true, not both", in.Name)
+	case !in.Unset && in.Value == nil:
+		return c.reject(400, "var %q: give a value (any JSON), or unset:true to remove it", in.Name)
+	}
+	if in.Unset {
+		delete(c.vars, in.Name)
+		return Result{Outputs: []Output{{Type: messages.OutVar, Data: messages.OutVarData{Name: in.Name, Unset: true}}}, State: c.cur}
+	}
+	v, err := c.parseValue(in.Value)
+	if err != nil {
+		return c.reject(400, "var %q: the value %s; send valid JSON", in.Name, err)
+	}
+	c.vars[in.Name] = v
+	return Result{Outputs: []Output{{Type: messages.OutVar, Data: messages.OutVarData{Name: in.Name, Value: v.raw}}}, State: c.cur}
+}
+
+// ignoredTimer is the reason given for a timer input that does not match
+// a pending timer.
+const ignoredTimer = "timer was cancelled or replaced"
+
+func (c *core) timerInput(in *messages.InTimerData) Result {
+	if in.Name == "" {
+		return c.reject(400, "timer: name is empty; give the timer's name")
+	}
+	at, ok := c.timers[in.Name]
+	if !ok || !at.Equal(in.Deadline) {
+		return c.ignored(in.Name, ignoredTimer, nil)
+	}
+	delete(c.timers, in.Name)
+	out := []Output{{Type: messages.OutTimer, Data: messages.OutTimerData{Op: messages.TimerFire, Name: in.Name, Deadline: at, Late: in.Late}}}
+	return c.fire(in.Name, out)
+}
+
+func (c *core) scheduleInput(in *messages.InScheduleData) Result {
+	if in.Name == "" {
+		return c.reject(400, "schedule: name is empty; give the schedule's name")
+	}
+	s := c.schedIdx[in.Name]
+	if s == nil {
+		return c.ignored("", fmt.Sprintf("schedule %s does not exist (it was deleted)", in.Name), nil)
+	}
+	if s.next == nil || !s.next.Equal(in.At) {
+		return c.ignored(s.Fires, fmt.Sprintf("schedule %s has no tick pending at %s (it was changed or already fired)", in.Name, in.At.UTC().Format(time.RFC3339Nano)), nil)
+	}
+	base := s.next.UTC()
+	if c.now.After(base) {
+		base = c.now
+	}
+	s.next = s.after(base)
+	out := []Output{{Type: messages.OutSchedule, Data: messages.OutScheduleData{
+		Op: scheduleFire, Schedule: s.Schedule, Next: copyTime(s.next), Late: in.Late,
+	}}}
+	return c.fire(s.Fires, out)
+}
+
+func copyTime(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := *t
+	return &u
+}
+
+// ---- reading the model ----
+
+// Model returns the light's whole current model for a get reply; OK,
+// Light and Seq are left for the caller.
+func (m *Machine) Model() messages.GetReply {
+	c := m.c
+	return messages.GetReply{
+		State:     c.cur,
+		Initial:   c.initial,
+		States:    c.stateList(),
+		Rules:     c.ruleList(),
+		Vars:      c.varMap(),
+		Timers:    m.PendingTimers(),
+		Schedules: m.NextSchedules(),
+	}
+}
+
+// Export returns the whole configuration with the current variables, in a
+// form that Apply(ev, "config", {"op":"apply",…}) accepts.
+func (m *Machine) Export() messages.ApplyRequest {
+	c := m.c
+	req := messages.ApplyRequest{
+		States:  c.stateList(),
+		Rules:   c.ruleList(),
+		Initial: c.initial,
+	}
+	if len(c.vars) > 0 {
+		req.Vars = c.varMap()
+	}
+	for _, s := range c.scheds {
+		req.Schedules = append(req.Schedules, s.Schedule)
+	}
+	return req
+}
+
+func (c *core) stateList() []messages.State {
+	out := make([]messages.State, len(c.states))
+	for i, s := range c.states {
+		out[i] = s.State
+		if s.Speed != nil {
+			v := *s.Speed
+			out[i].Speed = &v
+		}
+	}
+	return out
+}
+
+func (c *core) ruleList() []messages.Rule {
+	out := make([]messages.Rule, len(c.rules))
+	for i, r := range c.rules {
+		out[i] = r.Rule
+	}
+	return out
+}
+
+func (c *core) varMap() map[string]json.RawMessage {
+	out := make(map[string]json.RawMessage, len(c.vars))
+	for k, v := range c.vars {
+		out[k] = slices.Clone(v.raw)
+	}
+	return out
+}
+
+// PendingTimers returns the pending timers by deadline, then name, for
+// the actor to arm.
+func (m *Machine) PendingTimers() []messages.Timer {
+	out := make([]messages.Timer, 0, len(m.c.timers))
+	for name, at := range m.c.timers {
+		out = append(out, messages.Timer{Name: name, Deadline: at})
+	}
+	slices.SortFunc(out, func(a, b messages.Timer) int {
+		if c := a.Deadline.Compare(b.Deadline); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+	return out
+}
+
+// NextSchedules returns the schedules in insertion order, each with its
+// next tick (nil if it never fires again), for the actor to arm.
+func (m *Machine) NextSchedules() []messages.Schedule {
+	out := make([]messages.Schedule, len(m.c.scheds))
+	for i, s := range m.c.scheds {
+		out[i] = s.Schedule
+		out[i].Next = copyTime(s.next)
+	}
+	return out
+}
