@@ -453,3 +453,33 @@ func (a *Actor) fireDue(ctx actor.Context, d *due) {
 		}
 	}()
 }
+
+// WaitApplied waits until the light has applied every input journaled so
+// far, so that a daemon announces itself ready only once its lights are.
+func WaitApplied(ctx context.Context, root *actor.RootContext, pid *actor.PID, j *journal.Journal, name string) error {
+	// A first round trip makes sure the actor has started (and journaled
+	// its seed configuration, if any) before looking at the journal.
+	if _, err := root.RequestFuture(pid, &Get{}, 5*time.Minute).Result(); err != nil {
+		return fmt.Errorf("light %s: not answering: %w", name, err)
+	}
+	last, err := j.LastMsg(ctx, subject.AllIn(name))
+	switch {
+	case errors.Is(err, journal.ErrNotFound):
+		return nil
+	case err != nil:
+		return err
+	}
+	for {
+		res, err := root.RequestFuture(pid, &Get{}, 5*time.Second).Result()
+		if err == nil {
+			if g, ok := res.(*messages.GetReply); ok && g.Seq >= last.Seq {
+				return nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("light %s: still catching up with its journal: %w", name, ctx.Err())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}

@@ -254,6 +254,9 @@ func (m *Main) Run(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		if err := light.WaitApplied(ctx, m.sys.Root, pid, j, name); err != nil {
+			return err
+		}
 		svc, err := light.Serve(nc, m.sys.Root, pid, name, 30*time.Second)
 		if err != nil {
 			return err
