@@ -1,0 +1,102 @@
+package main_test
+
+import (
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+)
+
+// natsCLI runs the real nats CLI (natscli v0.3.0, built by the Taskfile
+// from tools/natscli into $NATS_BIN).
+func natsCLI(t *testing.T, url string, args ...string) string {
+	t.Helper()
+	bin := os.Getenv("NATS_BIN")
+	if bin == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("NATS_BIN is not set; run the tests with the Taskfile")
+		}
+		t.Skip("NATS_BIN not set (the Taskfile builds the real nats CLI)")
+	}
+	cmd := exec.Command(bin, append([]string{"--server", url}, args...)...)
+	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("nats %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+func TestWithRealNatsCLI(t *testing.T) {
+	t.Parallel()
+	d := startDaemon(t, t.TempDir(), "--light", "kitchen", "--light", "hall")
+	nc := connect(t, d.URL)
+
+	out := natsCLI(t, d.URL, "req", "lumen.kitchen.cmd.fire", `{"transition":"button_click"}`)
+	if !strings.Contains(out, `"ok":true`) || !strings.Contains(out, `"state":"red"`) {
+		t.Fatalf("nats req fire: %s", out)
+	}
+	// An input published straight into JetStream is applied like a command.
+	natsCLI(t, d.URL, "pub", "lumen.kitchen.evt.in.fired", `{"transition":"button_click"}`)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		g := mustOK(t, request(t, nc, "lumen.kitchen.cmd.get", `{}`))
+		if g.Body["state"] == "green" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("nats pub input not applied: %s", g.Raw)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	// Errors carry the micro headers.
+	out = natsCLI(t, d.URL, "req", "lumen.kitchen.cmd.set_state", `{"name":"nope"}`)
+	if !strings.Contains(out, "Nats-Service-Error-Code: 404") {
+		t.Fatalf("error headers: %s", out)
+	}
+	// Every light is a micro service instance.
+	out = natsCLI(t, d.URL, "micro", "ls")
+	if strings.Count(out, "Lumen light") != 2 {
+		t.Fatalf("nats micro ls: %s", out)
+	}
+	// The history is in the LUMEN stream.
+	out = natsCLI(t, d.URL, "stream", "get", "LUMEN", "--last-for", "lumen.kitchen.evt.out.state")
+	if !strings.Contains(out, `"to":"green"`) {
+		t.Fatalf("nats stream get: %s", out)
+	}
+}
+
+func TestFleetFire(t *testing.T) {
+	t.Parallel()
+	d := startDaemon(t, t.TempDir(), "--light", "a", "--light", "b", "--light", "c")
+	nc := connect(t, d.URL)
+	inbox := nc.NewRespInbox()
+	sub, err := nc.SubscribeSync(inbox)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := nc.PublishRequest("lumen.fleet.cmd.fire", inbox, []byte(`{"transition":"button_click"}`)); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for len(seen) < 3 {
+		m, err := sub.NextMsg(10 * time.Second)
+		if err != nil {
+			t.Fatalf("fleet replies so far %v: %v", seen, err)
+		}
+		var r reply
+		r.Raw = m.Data
+		for _, l := range []string{"a", "b", "c"} {
+			if strings.Contains(string(m.Data), `"light":"`+l+`"`) {
+				if seen[l] {
+					t.Fatalf("light %s replied twice", l)
+				}
+				seen[l] = true
+			}
+		}
+	}
+	if m, err := sub.NextMsg(300 * time.Millisecond); err == nil {
+		t.Fatalf("a fourth reply: %s", m.Data)
+	}
+}
