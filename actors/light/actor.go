@@ -36,6 +36,9 @@ type Config struct {
 	Seed *messages.ApplyRequest
 	// SnapshotEvery is the number of applied inputs between snapshots.
 	SnapshotEvery int
+	// CompactAbove is the journal size in bytes past which, after each
+	// snapshot, the events the snapshot covers are purged (0: never).
+	CompactAbove uint64
 	// EvalTimeout bounds each expression evaluation.
 	EvalTimeout time.Duration
 	// ReplyTimeout bounds how long a command waits for its input to apply.
@@ -338,6 +341,7 @@ func (a *Actor) snapshot(ctx context.Context) {
 		return
 	}
 	a.since = 0
+	a.compact(ctx)
 }
 
 // publish journals outputs, all in flight at once, each with its derived id

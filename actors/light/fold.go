@@ -151,7 +151,7 @@ func (f *Fold) Add(r Record) error {
 		return err
 	}
 	if len(f.Pending) == 0 || f.Pending[0].Seq != cause {
-		return fmt.Errorf("light: output at sequence %d is caused by input %d, but the next unapplied input is %s; the journal is out of order",
+		return fmt.Errorf("light: output at sequence %d is caused by input %d, but the next unapplied input is %s: the events before it were compacted (replay with --from-snapshot) or the journal is out of order",
 			r.Seq, cause, pendingName(f.Pending))
 	}
 	in := f.Pending[0]

@@ -102,6 +102,7 @@ Settings come from <data>/lumen.yaml (or --config), flags win:
 	f.StringVar(&cfg.Password, "password", "", "password outside clients must give")
 	f.StringVar(&cfg.Clock, "clock", "auto", "auto: trust the clock unless this is a Pi without time sync; trust; wait: timers wait for time sync")
 	f.IntVar(&cfg.SnapshotEvery, "snapshot-every", 1000, "inputs between snapshots of a light")
+	f.Int64Var(&cfg.MaxBytes, "max-bytes", broker.DefaultMaxBytes, "journal size budget: past 3/4 of it, events covered by snapshots are purged")
 	return cmd
 }
 
@@ -144,7 +145,7 @@ func loadUpConfig(cmd *cobra.Command, flags UpConfig, file string) (UpConfig, er
 		if !set("snapshot-every") && fromFile.SnapshotEvery > 0 {
 			cfg.SnapshotEvery = fromFile.SnapshotEvery
 		}
-		if fromFile.MaxBytes > 0 {
+		if !set("max-bytes") && fromFile.MaxBytes > 0 {
 			cfg.MaxBytes = fromFile.MaxBytes
 		}
 	case errors.Is(err, os.ErrNotExist) && !explicit:
@@ -246,7 +247,7 @@ func (m *Main) Run(ctx context.Context) error {
 	demo := machine.Demo()
 	for _, name := range cfg.Lights {
 		props, err := light.Props(light.Config{Name: name, Journal: j, Clock: clock, Seed: &demo,
-			SnapshotEvery: cfg.SnapshotEvery, Logf: m.logf})
+			SnapshotEvery: cfg.SnapshotEvery, CompactAbove: compactThreshold(cfg.MaxBytes), Logf: m.logf})
 		if err != nil {
 			return err
 		}
@@ -305,4 +306,14 @@ func (m *Main) Close() error {
 		m.broker = nil
 	}
 	return nil
+}
+
+// compactThreshold is the journal size past which lights purge what their
+// snapshots cover: 3/4 of the budget, leaving room for the events that
+// arrive before the next snapshot.
+func compactThreshold(budget int64) uint64 {
+	if budget <= 0 {
+		budget = broker.DefaultMaxBytes
+	}
+	return uint64(budget) / 4 * 3
 }
