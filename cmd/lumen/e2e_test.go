@@ -164,3 +164,39 @@ func TestCLI(t *testing.T) {
 		}
 	}
 }
+
+func TestSchedulesAndTimers(t *testing.T) {
+	t.Parallel()
+	d := startDaemon(t, t.TempDir(), "--light", "sched")
+	nc := connect(t, d.URL)
+	mustOK(t, request(t, nc, "lumen.sched.cmd.apply", durConfig))
+	r := mustOK(t, request(t, nc, "lumen.sched.cmd.create_schedule", `{"name":"every","cron":"@every 1s","fires":"tick"}`))
+	if !strings.Contains(string(r.Raw), `"next"`) {
+		t.Fatalf("create_schedule reply has no next tick: %s", r.Raw)
+	}
+	bad := request(t, nc, "lumen.sched.cmd.create_schedule", `{"name":"x","cron":"not a cron","fires":"tick"}`)
+	if bad.Code != "400" {
+		t.Fatalf("bad cron: %s", bad.Raw)
+	}
+	mustOK(t, request(t, nc, "lumen.sched.cmd.fire", `{"transition":"arm"}`))
+	g := mustOK(t, request(t, nc, "lumen.sched.cmd.get", `{}`))
+	if timers := g.Body["timers"].([]any); len(timers) != 1 {
+		t.Fatalf("pending timer not listed: %s", g.Raw)
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		g = mustOK(t, request(t, nc, "lumen.sched.cmd.get", `{}`))
+		vars := g.Body["vars"].(map[string]any)
+		if n, _ := vars["n"].(float64); n >= 2 && vars["dinged"] == true {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("schedule or timer did not fire: %s", g.Raw)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	mustOK(t, request(t, nc, "lumen.sched.cmd.delete_schedule", `{"name":"every"}`))
+	if r := request(t, nc, "lumen.sched.cmd.delete_schedule", `{"name":"every"}`); r.Code != "404" {
+		t.Fatalf("deleting a missing schedule: %s", r.Raw)
+	}
+}
