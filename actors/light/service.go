@@ -23,7 +23,9 @@ const ServiceVersion = "0.1.0"
 // "lumen": its commands on lumen.<light>.cmd.<verb>, and the fleet fan-out
 // on lumen.fleet.cmd.<verb> without a queue group, so every light answers.
 // Handlers only translate requests into actor messages.
-func Serve(nc *nats.Conn, root *actor.RootContext, pid *actor.PID, light string, timeout time.Duration) (micro.Service, error) {
+//
+// A light in groups also answers lumen.group.<g>.cmd.<verb> for each.
+func Serve(nc *nats.Conn, root *actor.RootContext, pid *actor.PID, light string, groups []string, timeout time.Duration) (micro.Service, error) {
 	svc, err := micro.AddService(nc, micro.Config{
 		Name:        subject.Service,
 		Version:     ServiceVersion,
@@ -41,11 +43,21 @@ func Serve(nc *nats.Conn, root *actor.RootContext, pid *actor.PID, light string,
 			return nil, fmt.Errorf("light %s: endpoint %s: %w", light, verb, err)
 		}
 	}
-	fleet := svc.AddGroup(subject.FleetCmdPrefix(), micro.WithGroupQueueGroupDisabled())
-	for _, verb := range fleetVerbs {
-		if err := fleet.AddEndpoint("fleet_"+verb, micro.HandlerFunc(h.handle(verb)), micro.WithEndpointSubject(verb)); err != nil {
+	fanouts := map[string]string{"fleet": subject.FleetCmdPrefix()}
+	for _, g := range groups {
+		if err := subject.ValidGroup(g); err != nil {
 			_ = svc.Stop()
-			return nil, fmt.Errorf("light %s: fleet endpoint %s: %w", light, verb, err)
+			return nil, fmt.Errorf("light %s: group: %w", light, err)
+		}
+		fanouts["group_"+g] = subject.GroupCmdPrefix(g)
+	}
+	for name, prefix := range fanouts {
+		grp := svc.AddGroup(prefix, micro.WithGroupQueueGroupDisabled())
+		for _, verb := range fleetVerbs {
+			if err := grp.AddEndpoint(name+"_"+verb, micro.HandlerFunc(h.handle(verb)), micro.WithEndpointSubject(verb)); err != nil {
+				_ = svc.Stop()
+				return nil, fmt.Errorf("light %s: %s endpoint %s: %w", light, name, verb, err)
+			}
 		}
 	}
 	return svc, nil

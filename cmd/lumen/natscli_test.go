@@ -1,6 +1,7 @@
 package main_test
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"strings"
@@ -69,7 +70,7 @@ func TestWithRealNatsCLI(t *testing.T) {
 
 func TestFleetFire(t *testing.T) {
 	t.Parallel()
-	d := startDaemon(t, t.TempDir(), "--light", "a", "--light", "b", "--light", "c")
+	d := startDaemon(t, t.TempDir(), "--light", "a", "--light", "b", "--light", "c", "--group", "down=a,b")
 	nc := connect(t, d.URL)
 	inbox := nc.NewRespInbox()
 	sub, err := nc.SubscribeSync(inbox)
@@ -98,5 +99,24 @@ func TestFleetFire(t *testing.T) {
 	}
 	if m, err := sub.NextMsg(300 * time.Millisecond); err == nil {
 		t.Fatalf("a fourth reply: %s", m.Data)
+	}
+	// A group reaches its members only.
+	if err := nc.PublishRequest("lumen.group.down.cmd.get", inbox, []byte(`{}`)); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for {
+		m, err := sub.NextMsg(500 * time.Millisecond)
+		if err != nil {
+			break
+		}
+		var g struct{ Light string }
+		if err := json.Unmarshal(m.Data, &g); err != nil || got[g.Light] {
+			t.Fatalf("group reply %s", m.Data)
+		}
+		got[g.Light] = true
+	}
+	if len(got) != 2 || !got["a"] || !got["b"] {
+		t.Fatalf("group down answered by %v, want a and b", got)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -40,6 +41,8 @@ type UpConfig struct {
 	MaxBytes      int64    `yaml:"max_bytes"`
 	SnapshotEvery int      `yaml:"snapshot_every"`
 	Clock         string   `yaml:"clock"`
+	// Groups maps a group name to its lights, for lumen.group.<g>.cmd.<verb>.
+	Groups map[string][]string `yaml:"groups"`
 }
 
 func defaultDataDir() string {
@@ -55,6 +58,7 @@ func defaultDataDir() string {
 func newUp(a *app) *cobra.Command {
 	var cfg UpConfig
 	var configFile string
+	var groupFlags []string
 	cmd := &cobra.Command{
 		Use:   "up",
 		Short: "Run the Lumen daemon: embedded NATS + JetStream, and the lights",
@@ -72,12 +76,18 @@ Settings come from <data>/lumen.yaml (or --config), flags win:
   user: …               # credentials, required to listen beyond loopback
   password: …
   max_bytes: 1073741824 # journal size budget
-  clock: auto           # auto | trust | wait`,
+  clock: auto           # auto | trust | wait
+  groups: {downstairs: [kitchen, hall]}`,
 		Example: `  lumen up
   lumen up --light kitchen --light hall --listen 127.0.0.1:0
   lumen up --data /var/lib/lumen --sync batch`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			groups, err := parseGroups(groupFlags)
+			if err != nil {
+				return err
+			}
+			cfg.Groups = groups
 			final, err := loadUpConfig(cmd, cfg, configFile)
 			if err != nil {
 				return err
@@ -100,6 +110,7 @@ Settings come from <data>/lumen.yaml (or --config), flags win:
 	f.StringVar(&configFile, "config", "", "configuration file (default <data>/lumen.yaml)")
 	f.StringVar(&cfg.User, "user", "", "user name outside clients must give")
 	f.StringVar(&cfg.Password, "password", "", "password outside clients must give")
+	f.StringArrayVar(&groupFlags, "group", nil, "GROUP=LIGHT,LIGHT…: lights that also answer lumen.group.GROUP.cmd.<verb> (repeatable)")
 	f.StringVar(&cfg.Clock, "clock", "auto", "auto: trust the clock unless this is a Pi without time sync; trust; wait: timers wait for time sync")
 	f.IntVar(&cfg.SnapshotEvery, "snapshot-every", 1000, "inputs between snapshots of a light")
 	f.Int64Var(&cfg.MaxBytes, "max-bytes", broker.DefaultMaxBytes, "journal size budget: past 3/4 of it, events covered by snapshots are purged")
@@ -145,6 +156,9 @@ func loadUpConfig(cmd *cobra.Command, flags UpConfig, file string) (UpConfig, er
 		if !set("snapshot-every") && fromFile.SnapshotEvery > 0 {
 			cfg.SnapshotEvery = fromFile.SnapshotEvery
 		}
+		if !set("group") && len(fromFile.Groups) > 0 {
+			cfg.Groups = fromFile.Groups
+		}
 		if !set("max-bytes") && fromFile.MaxBytes > 0 {
 			cfg.MaxBytes = fromFile.MaxBytes
 		}
@@ -164,6 +178,16 @@ func loadUpConfig(cmd *cobra.Command, flags UpConfig, file string) (UpConfig, er
 	}
 	if cfg.Sync != "always" && cfg.Sync != "batch" {
 		return cfg, usageError{fmt.Errorf("--sync must be always or batch, not %q", cfg.Sync)}
+	}
+	for g, members := range cfg.Groups {
+		if err := subject.ValidGroup(g); err != nil {
+			return cfg, usageError{fmt.Errorf("group %q: %w", g, err)}
+		}
+		for _, l := range members {
+			if !seen[l] {
+				return cfg, usageError{fmt.Errorf("group %q names light %q, which is not one of --light %s", g, l, strings.Join(cfg.Lights, ", "))}
+			}
+		}
 	}
 	switch cfg.Clock {
 	case "auto", "trust", "wait":
@@ -258,7 +282,7 @@ func (m *Main) Run(ctx context.Context) error {
 		if err := light.WaitApplied(ctx, m.sys.Root, pid, j, name); err != nil {
 			return err
 		}
-		svc, err := light.Serve(nc, m.sys.Root, pid, name, 30*time.Second)
+		svc, err := light.Serve(nc, m.sys.Root, pid, name, groupsOf(cfg.Groups, name), 30*time.Second)
 		if err != nil {
 			return err
 		}
@@ -316,4 +340,33 @@ func compactThreshold(budget int64) uint64 {
 		budget = broker.DefaultMaxBytes
 	}
 	return uint64(budget) / 4 * 3
+}
+
+// parseGroups reads --group GROUP=LIGHT,LIGHT flags.
+func parseGroups(flags []string) (map[string][]string, error) {
+	if len(flags) == 0 {
+		return nil, nil
+	}
+	out := map[string][]string{}
+	for _, f := range flags {
+		g, members, ok := strings.Cut(f, "=")
+		if !ok || g == "" || members == "" {
+			return nil, usageError{fmt.Errorf("--group %q: write GROUP=LIGHT,LIGHT", f)}
+		}
+		out[g] = append(out[g], strings.Split(members, ",")...)
+	}
+	return out, nil
+}
+
+func groupsOf(groups map[string][]string, light string) []string {
+	var out []string
+	for g, members := range groups {
+		for _, l := range members {
+			if l == light {
+				out = append(out, g)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
 }
