@@ -19,7 +19,7 @@ const benchLight = `{"op":"apply",
  {"from":"red","on":"button_click","to":"red","condition":"getData('counter') > 0","action":"setData('counter', getData('counter') - 1)"},
  {"from":"red","on":"button_click","to":"off","condition":"getData('counter') === 0","action":"setData('counter', undefined)"},
  {"from":"off","on":"button_click","to":"blue","condition":"getData('mode') === 'night'","priority":10},
- {"from":"*","on":"button_hold","to":"off","priority":100}
+ {"from":"*","on":"button_hold","to":"off","priority":100,"action":"setData('counter', undefined)"}
 ]}`
 
 func mustApply(tb testing.TB, m *machine.Machine, ev machine.Event, typ, payload string) machine.Result {
@@ -31,11 +31,28 @@ func mustApply(tb testing.TB, m *machine.Machine, ev machine.Event, typ, payload
 	return r
 }
 
+// benchLightJS is benchLight with expressions the fast path does not
+// take, so that every condition and action runs in goja.
+const benchLightJS = `{"op":"apply",
+"states":[{"name":"red","r":255,"g":0,"b":0},{"name":"blue","r":0,"g":0,"b":255}],
+"rules":[
+ {"from":"*","on":"button_click","to":"red","condition":"getData('counter') === void 0","action":"setData('counter', 1 + 1)"},
+ {"from":"red","on":"button_click","to":"red","condition":"getData('counter') > 0 && true","action":"setData('counter', getData('counter') - 1 | 0)"},
+ {"from":"red","on":"button_click","to":"off","condition":"getData('counter') === 0 && true","action":"setData('counter', void 0)"},
+ {"from":"off","on":"button_click","to":"blue","condition":"getData('mode') === 'night' && true","priority":10},
+ {"from":"*","on":"button_hold","to":"off","priority":100,"action":"setData('counter', void 0)"}
+]}`
+
 func BenchmarkMachineFire(b *testing.B) {
+	b.Run("fast", func(b *testing.B) { benchFire(b, benchLight) })
+	b.Run("goja", func(b *testing.B) { benchFire(b, benchLightJS) })
+}
+
+func benchFire(b *testing.B, light string) {
 	m := machine.New()
 	defer m.Close()
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	mustApply(b, m, machine.Event{Seq: 1, Time: t0}, messages.InConfig, benchLight)
+	mustApply(b, m, machine.Event{Seq: 1, Time: t0}, messages.InConfig, light)
 	b.ReportAllocs()
 	b.ResetTimer()
 	start := time.Now()
@@ -112,5 +129,12 @@ func BenchmarkMatch10k(b *testing.B) {
 		if r := m.Fire(ev, "tick"); r.Rule == nil {
 			b.Fatal("no rule fired")
 		}
+	}
+}
+
+func BenchmarkNew(b *testing.B) {
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		machine.New().Close()
 	}
 }

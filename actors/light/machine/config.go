@@ -1,7 +1,6 @@
 package machine
 
 import (
-	"cmp"
 	"fmt"
 	"maps"
 	"math"
@@ -75,25 +74,6 @@ func rejectf(code int, format string, args ...any) *rejection {
 	return &rejection{code: code, msg: fmt.Sprintf(format, args...)}
 }
 
-// Matches reports whether a rule's from (a state name, "*" or
-// "prefix/*") matches state.
-func Matches(from, state string) bool {
-	if from == "*" {
-		return true
-	}
-	if prefix, ok := strings.CutSuffix(from, "*"); ok && strings.HasSuffix(prefix, "/") {
-		return len(state) > len(prefix) && strings.HasPrefix(state, prefix)
-	}
-	return from == state
-}
-
-func (r *rule) matches(state string) bool {
-	if !r.wild {
-		return r.From == state
-	}
-	return r.prefix == "" || (len(state) > len(r.prefix) && strings.HasPrefix(state, r.prefix))
-}
-
 // failed is the error output of a rule that was skipped. A timeout's
 // sentence depends only on the rule, so that replay, which does not run
 // the rule, writes the same bytes.
@@ -113,40 +93,6 @@ func (r *rule) failed(f *failure, kind exprKind) Output {
 	return Output{Type: messages.OutError, Data: e}
 }
 
-// ---- the rule index ----
-
-// transIndex holds the enabled rules of one transition, by exact from
-// state and as one list of wildcard rules, and caches per state the merged
-// candidates in trial order. Any configuration change rebuilds it.
-type transIndex struct {
-	js    goja.Value // the transition name as a JS string
-	exact map[string][]*rule
-	wild  []*rule
-	cache map[string][]*rule
-}
-
-func (ti *transIndex) candidates(state string) []*rule {
-	if l, ok := ti.cache[state]; ok {
-		return l
-	}
-	ex := ti.exact[state]
-	l := make([]*rule, 0, len(ex)+len(ti.wild))
-	l = append(l, ex...)
-	for _, r := range ti.wild {
-		if r.matches(state) {
-			l = append(l, r)
-		}
-	}
-	slices.SortFunc(l, func(a, b *rule) int {
-		if a.Priority != b.Priority {
-			return cmp.Compare(b.Priority, a.Priority)
-		}
-		return cmp.Compare(a.ord, b.ord)
-	})
-	ti.cache[state] = l
-	return l
-}
-
 // ---- committing a configuration ----
 
 type config struct {
@@ -157,7 +103,7 @@ type config struct {
 	nextRule uint64
 }
 
-func configOf(c *core, states []*stateDef, rules []*rule, initial string, scheds []*schedule, nextRule uint64) config {
+func configOf(states []*stateDef, rules []*rule, initial string, scheds []*schedule, nextRule uint64) config {
 	if initial == "" {
 		initial = offState
 	}
@@ -541,7 +487,7 @@ func (c *core) opApply(in *messages.InConfigData) ([]Output, *rejection) {
 	}
 
 	old := c.scheds
-	if err := c.commit(configOf(c, states, rules, in.Initial, scheds, next)); err != nil {
+	if err := c.commit(configOf(states, rules, in.Initial, scheds, next)); err != nil {
 		return nil, rejectf(500, "%v", err)
 	}
 	c.vars = vars

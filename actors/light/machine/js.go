@@ -173,7 +173,7 @@ func (c *core) initJS() {
 	c.jsTypeof = fn(`(function(v) { return typeof v; })`)
 	_, err := vm.RunString(hardenJS)
 	must(err)
-	c.jsTrue, c.jsFalse, c.jsNull = vm.ToValue(true), vm.ToValue(false), goja.Null()
+	c.jsTrue, c.jsFalse, c.jsNull, c.jsZero = vm.ToValue(true), vm.ToValue(false), goja.Null(), vm.ToValue(0)
 	c.exprs = make(map[exprKey]*expr)
 }
 
@@ -222,7 +222,7 @@ func (c *core) compile(kind exprKind, src string) (*expr, *syntaxError) {
 		return nil, &syntaxError{msg: "it does not compile to a function"}
 	}
 	e.fn = f
-	e.fast = fastPath(kind, prog, src)
+	e.fast = fastPath(c, kind, prog)
 	c.exprs[key] = e
 	return e, nil
 }
@@ -311,9 +311,10 @@ type failure struct {
 
 // call runs fn within the time limit. An exception is described inside
 // the limit too, since a thrown object's toString is user code.
-func (c *core) call(e *expr, args ...goja.Value) (goja.Value, *failure) {
+func (c *core) call(e *expr, state, transition goja.Value) (goja.Value, *failure) {
+	c.args[0], c.args[1] = state, transition
 	c.wd.begin()
-	v, err := e.fn(goja.Undefined(), args...)
+	v, err := e.fn(goja.Undefined(), c.args[:]...)
 	var f *failure
 	if err != nil {
 		f = c.failure(err)
@@ -444,8 +445,12 @@ func (c *core) fromJS(a goja.Value, name string) *value {
 	switch {
 	case goja.IsNumber(a):
 		f := a.ToFloat()
-		if math.IsNaN(f) || math.IsInf(f, 0) {
+		switch {
+		case math.IsNaN(f) || math.IsInf(f, 0):
 			return &value{raw: json.RawMessage("null"), prim: c.jsNull}
+		case f == 0:
+			// -0 is stored as 0, and read back as 0 after a restore too.
+			return &value{raw: json.RawMessage("0"), prim: c.jsZero}
 		}
 		return &value{raw: appendNumber(nil, f), prim: a}
 	case a == c.jsTrue:
@@ -464,10 +469,12 @@ func (c *core) fromJS(a goja.Value, name string) *value {
 		panic(c.vm.NewTypeError(fmt.Sprintf("setData(%q, …): a %s cannot be stored; store JSON data (numbers, strings, booleans, null, arrays, objects) or undefined to unset", name, t)))
 	}
 	v := &value{raw: json.RawMessage(s.String())}
-	if goja.IsString(a) {
+	if goja.IsString(a) && !bytes.Contains(v.raw, []byte(`\u`)) {
 		v.prim = a
 	} else if b := v.raw; len(b) > 0 && b[0] != '{' && b[0] != '[' {
-		// toJSON returned a primitive: keep the primitive JSON.parse gives.
+		// A primitive from toJSON, or a string with escapes (a lone
+		// surrogate does not survive JSON): keep what JSON.parse gives, as
+		// a restored machine would.
 		p, err := c.jsParse(goja.Undefined(), s)
 		if err != nil {
 			panic(err)

@@ -71,7 +71,7 @@ func WithEvalTimeout(d time.Duration) Option {
 // byte. It is not safe for concurrent use; its one goroutine only
 // interrupts expressions that run out of time.
 type Machine struct {
-	c *core
+	c *core // the watchdog goroutine reaches core, never Machine, so an unreachable Machine can be cleaned up
 }
 
 type core struct {
@@ -80,7 +80,7 @@ type core struct {
 	vm                                         *goja.Runtime
 	wd                                         *watchdog
 	jsParse, jsStringify, jsDescribe, jsTypeof goja.Callable
-	jsTrue, jsFalse, jsNull                    goja.Value
+	jsTrue, jsFalse, jsNull, jsZero            goja.Value
 	exprs                                      map[exprKey]*expr
 
 	// configuration
@@ -107,6 +107,7 @@ type core struct {
 	rng      splitmix
 	timedOut []string
 	inAction bool
+	args     [2]goja.Value // (state, transition) of the evaluation, reused
 	tx       tx
 	closed   bool
 
@@ -116,7 +117,7 @@ type core struct {
 // New returns a machine with only the built-in state off, in state off.
 func New(opts ...Option) *Machine {
 	c := newCore(opts)
-	if err := c.commit(configOf(c, []*stateDef{c.defaultOff()}, nil, "", nil, 1)); err != nil {
+	if err := c.commit(configOf([]*stateDef{c.defaultOff()}, nil, "", nil, 1)); err != nil {
 		panic(err)
 	}
 	c.setState(offState)
@@ -263,7 +264,7 @@ func (c *core) fireInput(transition string) Result {
 	if transition == "" {
 		return c.reject(400, "fired: transition is empty; name the transition to fire, e.g. button_click")
 	}
-	return c.fire(transition, nil)
+	return c.fire(transition, make([]Output, 0, 4))
 }
 
 // fire tries the rules matching transition in the current state, by
@@ -317,10 +318,12 @@ func (c *core) forcedTimeout(id string) bool {
 }
 
 func (c *core) condition(e *expr, tr goja.Value) (bool, *failure) {
-	if e.fast != nil {
-		return e.fast.test(c)
-	}
 	c.inAction = false
+	if e.fast != nil {
+		if ok, handled := e.fast.test(c); handled {
+			return ok, nil
+		}
+	}
 	v, f := c.call(e, c.curJS, tr)
 	if f != nil {
 		return false, f
@@ -330,14 +333,14 @@ func (c *core) condition(e *expr, tr goja.Value) (bool, *failure) {
 
 func (c *core) action(e *expr, tr goja.Value) *failure {
 	c.tx.reset()
-	if e.fast != nil {
-		if f := e.fast.run(c); f != nil {
-			c.tx.reset()
-			return f
-		}
-		return nil
-	}
 	c.inAction = true
+	if e.fast != nil {
+		if e.fast.run(c) {
+			c.inAction = false
+			return nil
+		}
+		c.tx.reset()
+	}
 	_, f := c.call(e, c.curJS, tr)
 	c.inAction = false
 	if f != nil {

@@ -89,7 +89,7 @@ func Restore(b []byte, opts ...Option) (*Machine, error) {
 	if s.Initial != "" && stateIdx[s.Initial] == nil {
 		return fail(fmt.Errorf("initial state %q is not among the states", s.Initial))
 	}
-	if err := c.commit(configOf(c, states, rules, s.Initial, scheds, next)); err != nil {
+	if err := c.commit(configOf(states, rules, s.Initial, scheds, next)); err != nil {
 		return fail(err)
 	}
 	c.setState(s.State)

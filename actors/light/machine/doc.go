@@ -1,0 +1,46 @@
+// Package machine is a light's state machine, pure: no I/O, no clock, no
+// global randomness. The light actor feeds it journaled inputs in stream
+// order and publishes what it returns; `lumen replay` feeds it the same
+// inputs and gets the same outputs, byte for byte.
+//
+// # Model
+//
+// States are colors; the built-in state off (0,0,0) always exists. Rules
+// {id, from, on, to, condition, action, priority, enabled} react to
+// transitions: the enabled rules whose from matches the current state
+// (exactly, "*", or "prefix/*") and whose on is the transition are tried
+// by priority (highest first), then insertion order; the first whose
+// condition holds (or that has none) fires: its action runs, then the
+// light enters its to state. Self-transitions fire too.
+//
+// # Expressions
+//
+// Conditions (one expression, read-only) and actions (statements) are
+// JavaScript run by goja, compiled once when the configuration is
+// applied, as strict functions of (state, transition). Besides the
+// standard built-ins they see getData, setData, random, now, startTimer
+// and cancelTimer. random() (and Math.random) is a SplitMix64 stream
+// seeded from the input's stream sequence and shared by every expression
+// of the input in evaluation order; now() (and Date) is the input's time.
+// Every built-in is frozen and eval is removed, so no evaluation can leave
+// state for a later one. An action's effects apply only if it completes.
+//
+// Each evaluation is bounded in time (WithEvalTimeout): a rule that runs
+// out of time, or throws, is skipped with an error output and the next
+// candidate is tried. A timeout is the one thing replay cannot reproduce,
+// so replay passes the recorded ones in Event.TimedOut: those rules are
+// not run, and give the same error. After a timed-out rule, random()
+// continues from a point fixed by the input and the rule, not by how many
+// numbers the rule drew before it was stopped.
+//
+// # Outputs
+//
+// Every input yields at least one output. A fire gives, in order: the
+// errors of skipped rules, then one var output per variable whose value
+// changed (in order of first change, with its final value), then timer
+// outputs in call order (replacing a timer gives cancel then set), then
+// the state output; or, when no rule fires, the errors and one ignored
+// output. A rejected input changes nothing and gives one error output
+// (kind rejected, code 400, 404 or 409, and a sentence that says what to
+// fix).
+package machine
