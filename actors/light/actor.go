@@ -128,6 +128,13 @@ func (a *Actor) Receive(ctx actor.Context) {
 		}
 	case *actor.Stopping, *actor.Restarting:
 		a.stop()
+		if _, ok := msg.(*actor.Stopping); ok && a.m != nil && a.since > 0 {
+			// A graceful stop leaves a fresh snapshot: the next start
+			// replays nothing.
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			a.snapshot(ctx)
+			cancel()
+		}
 		if a.m != nil {
 			a.m.Close()
 			a.m = nil

@@ -1,0 +1,157 @@
+package light_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lumen-home/lumen/actors/light"
+	"github.com/lumen-home/lumen/actors/light/machine"
+	"github.com/lumen-home/lumen/messages"
+)
+
+var t0 = time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC)
+
+// journalOf runs inputs through a machine the way the actor does and
+// returns the records the stream would hold.
+func journalOf(t *testing.T, inputs []string) []light.Record {
+	t.Helper()
+	m := machine.New()
+	defer m.Close()
+	var recs []light.Record
+	seq := uint64(0)
+	for i, body := range inputs {
+		seq++
+		typ := "fired"
+		if strings.Contains(body, `"op"`) {
+			typ = "config"
+		}
+		in := light.Record{Seq: seq, Subject: "lumen.k.evt.in." + typ, Data: []byte(body), Time: t0.Add(time.Duration(i) * time.Second)}
+		recs = append(recs, in)
+		_, outs := light.Compute(m, "k", light.DecodeInput("k", in), nil)
+		for _, o := range outs {
+			seq++
+			var env messages.Envelope
+			if err := messages.DecodeEnvelope(o, &env); err != nil {
+				t.Fatal(err)
+			}
+			recs = append(recs, light.Record{Seq: seq, Subject: "lumen.k.evt.out." + env.Type, Data: o, Time: in.Time})
+		}
+	}
+	return recs
+}
+
+var inputs = []string{
+	`{"op":"apply","states":[{"name":"red","r":255,"g":0,"b":0}],"rules":[{"from":"*","on":"click","to":"red","action":"setData('n', (getData('n') || 0) + 1); setData('r', random())"}]}`,
+	`{"transition":"click"}`,
+	`{"transition":"click"}`,
+	`{"transition":"nothing"}`,
+}
+
+func fold(t *testing.T, recs []light.Record) (*light.Fold, *light.Applied, error) {
+	t.Helper()
+	f := &light.Fold{Light: "k", M: machine.New()}
+	t.Cleanup(f.M.Close)
+	for _, r := range recs {
+		if err := f.Add(r); err != nil {
+			return f, nil, err
+		}
+	}
+	last, err := f.Finish()
+	return f, last, err
+}
+
+func TestFoldReproducesTheJournal(t *testing.T) {
+	recs := journalOf(t, inputs)
+	var mismatches []string
+	f := &light.Fold{Light: "k", M: machine.New(), OnApplied: func(a *light.Applied) error {
+		if _, why := a.Mismatch(); why != "" {
+			mismatches = append(mismatches, why)
+		}
+		return nil
+	}}
+	defer f.M.Close()
+	for _, r := range recs {
+		if err := f.Add(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	last, err := f.Finish()
+	if err != nil || last == nil || last.Partial() || len(mismatches) > 0 || len(f.Pending) > 0 {
+		t.Fatalf("fold: err %v, last %+v, mismatches %v, pending %v", err, last, mismatches, f.Pending)
+	}
+	if f.M.State() != "red" || f.Applied != recs[len(recs)-2].Seq {
+		t.Fatalf("state %s applied %d", f.M.State(), f.Applied)
+	}
+}
+
+func TestFoldFindsPartialOutputsAndPendingInputs(t *testing.T) {
+	recs := journalOf(t, inputs[:3])
+	// The process died after the first output of the last input.
+	cut := recs[:len(recs)-1]
+	lastIn := recs[len(recs)-1]
+	for i := len(recs) - 1; i >= 0; i-- {
+		if strings.Contains(recs[i].Subject, ".in.") {
+			lastIn = recs[i]
+			break
+		}
+	}
+	// … and one more input arrived that was never applied.
+	cut = append(cut, light.Record{Seq: 100, Subject: "lumen.k.evt.in.fired", Data: []byte(`{"transition":"click"}`), Time: t0})
+	f, last, err := fold(t, cut)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last == nil || !last.Partial() || last.Input.Seq != lastIn.Seq {
+		t.Fatalf("want input %d partial, got %+v", lastIn.Seq, last)
+	}
+	if len(f.Pending) != 1 || f.Pending[0].Seq != 100 {
+		t.Fatalf("pending %+v", f.Pending)
+	}
+}
+
+func TestFoldNamesAnAlteredOutput(t *testing.T) {
+	recs := journalOf(t, inputs)
+	var altered uint64
+	for i, r := range recs {
+		if strings.HasSuffix(r.Subject, ".out.var") {
+			recs[i].Data = bytes.Replace(r.Data, []byte(`"value":`), []byte(`"value":9`), 1)
+			altered = r.Seq
+			break
+		}
+	}
+	var got uint64
+	f := &light.Fold{Light: "k", M: machine.New(), OnApplied: func(a *light.Applied) error {
+		if seq, why := a.Mismatch(); why != "" && got == 0 {
+			got = seq
+		}
+		return nil
+	}}
+	defer f.M.Close()
+	for _, r := range recs {
+		if err := f.Add(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := f.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	if got != altered || altered == 0 {
+		t.Fatalf("mismatch named %d, altered %d", got, altered)
+	}
+}
+
+func TestDecodeInput(t *testing.T) {
+	stream := t0.Add(time.Hour)
+	bare := light.DecodeInput("k", light.Record{Seq: 7, Subject: "lumen.k.evt.in.fired", Data: []byte(`{"transition":"x"}`), Time: stream})
+	if bare.Type != "fired" || !bare.Time.Equal(stream) || bare.Reject != "" || string(bare.Data) != `{"transition":"x"}` {
+		t.Fatalf("bare payload: %+v", bare)
+	}
+	env := messages.Envelope{V: 1, ID: "a", Type: "fired", Light: "other", Time: t0, Data: json.RawMessage(`{"transition":"x"}`)}
+	wrong := light.DecodeInput("k", light.Record{Seq: 8, Subject: "lumen.k.evt.in.fired", Data: messages.AppendEnvelope(nil, &env), Time: stream})
+	if wrong.Reject == "" || !wrong.Time.Equal(t0) {
+		t.Fatalf("envelope for another light must be rejected: %+v", wrong)
+	}
+}
