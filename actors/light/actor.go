@@ -43,6 +43,8 @@ type Config struct {
 	EvalTimeout time.Duration
 	// ReplyTimeout bounds how long a command waits for its input to apply.
 	ReplyTimeout time.Duration
+	// ClockPoll is how often an unsynchronized clock is checked again.
+	ClockPoll time.Duration
 	Logf         func(format string, args ...any)
 }
 
@@ -61,6 +63,9 @@ func (c *Config) validate() error {
 	}
 	if c.ReplyTimeout <= 0 {
 		c.ReplyTimeout = 30 * time.Second
+	}
+	if c.ClockPoll <= 0 {
+		c.ClockPoll = 5 * time.Second
 	}
 	if c.Logf == nil {
 		c.Logf = func(string, ...any) {}
@@ -418,7 +423,7 @@ func (a *Actor) arm(ctx actor.Context) {
 			a.cfg.Logf("light %s: the system clock is not synchronized yet; %d timers and %d schedules wait for it", a.cfg.Name, len(timers), len(scheds))
 		}
 		a.waiting = true
-		a.armed["clock"] = time.AfterFunc(5*time.Second, func() { sys.Root.Send(self, &clockTick{}) })
+		a.armed["clock"] = time.AfterFunc(a.cfg.ClockPoll, func() { sys.Root.Send(self, &clockTick{}) })
 		return
 	}
 	if a.waiting {

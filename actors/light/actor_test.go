@@ -1,0 +1,104 @@
+package light_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/lumen-home/lumen/actors/light"
+	"github.com/lumen-home/lumen/messages"
+	"github.com/lumen-home/lumen/nats/broker"
+	"github.com/lumen-home/lumen/nats/journal"
+)
+
+type fakeClock struct{ synced atomic.Bool }
+
+func (*fakeClock) Now() time.Time { return time.Now().UTC() }
+func (c *fakeClock) Synced() bool { return c.synced.Load() }
+
+type logs struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (l *logs) logf(format string, args ...any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.lines = append(l.lines, strings.TrimSpace(fmt.Sprintf(format, args...)))
+}
+
+func (l *logs) contains(s string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, line := range l.lines {
+		if strings.Contains(line, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// Until the clock is synchronized a due timer waits, and the light says
+// so; once it is, the timer fires (late).
+func TestTimersWaitForClockSync(t *testing.T) {
+	ctx := context.Background()
+	b, err := broker.Start(ctx, broker.Config{DataDir: t.TempDir(), Listen: "127.0.0.1:0", Sync: "batch"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Shutdown()
+	j := journal.New(b.JetStream())
+	clock := &fakeClock{}
+	var l logs
+	props, err := light.Props(light.Config{Name: "k", Journal: j, Clock: clock, ClockPoll: 50 * time.Millisecond, Logf: l.logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sys := actor.NewActorSystem()
+	pid := sys.Root.Spawn(props)
+	defer sys.Root.Stop(pid)
+
+	cmd := func(typ string, data string) any {
+		res, err := sys.Root.RequestFuture(pid, &light.Command{Type: typ, Data: json.RawMessage(data)}, 10*time.Second).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e, ok := res.(*messages.ErrorReply); ok {
+			t.Fatalf("%s %s: %s", typ, data, e.Error)
+		}
+		return res
+	}
+	get := func() *messages.GetReply {
+		res, err := sys.Root.RequestFuture(pid, &light.Get{}, 10*time.Second).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.(*messages.GetReply)
+	}
+	cmd(messages.InConfig, `{"op":"apply","states":[{"name":"red","r":255,"g":0,"b":0}],"rules":[
+		{"from":"*","on":"arm","to":"off","action":"startTimer('ding', 20)"},
+		{"from":"*","on":"ding","to":"red"}]}`)
+	cmd(messages.InFired, `{"transition":"arm"}`)
+	time.Sleep(300 * time.Millisecond)
+	if g := get(); g.State != "off" || len(g.Timers) != 1 {
+		t.Fatalf("the timer fired before the clock was synchronized: %+v", g)
+	}
+	if !l.contains("not synchronized") {
+		t.Fatalf("the light does not say why the timer waits: %v", l.lines)
+	}
+	clock.synced.Store(true)
+	deadline := time.Now().Add(10 * time.Second)
+	for get().State != "red" {
+		if time.Now().After(deadline) {
+			t.Fatalf("the timer did not fire once the clock was synchronized: %+v", get())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
