@@ -2,6 +2,7 @@ package main_test
 
 import (
 	"fmt"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -198,5 +199,35 @@ func TestSchedulesAndTimers(t *testing.T) {
 	mustOK(t, request(t, nc, "lumen.sched.cmd.delete_schedule", `{"name":"every"}`))
 	if r := request(t, nc, "lumen.sched.cmd.delete_schedule", `{"name":"every"}`); r.Code != "404" {
 		t.Fatalf("deleting a missing schedule: %s", r.Raw)
+	}
+}
+
+func TestTail(t *testing.T) {
+	t.Parallel()
+	d := startDaemon(t, t.TempDir())
+	cmd := exec.Command(lumenBin(t), "tail", "--server", d.URL)
+	out := &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	nc := connect(t, d.URL)
+	deadline := time.Now().Add(15 * time.Second)
+	for !strings.Contains(out.String(), "following") {
+		if time.Now().After(deadline) {
+			t.Fatalf("tail did not start: %s", out)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	mustOK(t, request(t, nc, "lumen.demo.cmd.fire", `{"transition":"button_click"}`))
+	for !strings.Contains(out.String(), "state  off → red  [button_click by rule r1]") {
+		if time.Now().After(deadline) {
+			t.Fatalf("tail shows no state line: %s", out)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if !strings.Contains(out.String(), "demo in  fired") {
+		t.Fatalf("tail shows no input line: %s", out)
 	}
 }
