@@ -317,11 +317,13 @@ func (a *Actor) apply(ctx actor.Context, d *delivered) {
 		panic(fmt.Sprintf("light %s: journal outputs of input %d: %v", a.cfg.Name, in.Seq, err))
 	}
 	a.applied = in.Seq
-	_ = d.acker.Ack(actx)
+	// The outputs are durable: answer first, then ack (a lost ack only
+	// causes a redelivery, which is skipped by its sequence).
 	if pid, ok := a.waiters[in.ID]; ok && in.ID != "" {
 		delete(a.waiters, in.ID)
 		ctx.Send(pid, reply(in.Seq, res, outs))
 	}
+	_ = d.acker.Ack(actx)
 	if hasTimerOutput(res) {
 		a.arm(ctx)
 	}
