@@ -511,8 +511,8 @@ func BenchmarkIdleRSS(b *testing.B) {
 	}
 	time.Sleep(time.Until(idleSince.Add(idleWait)))
 	select {
-	case <-idle.done:
-		b.Fatalf("lumen up exited while idle:\n%s", idle.logs)
+	case <-idle.Exited():
+		b.Fatalf("lumen up exited while idle:\n%s", idle.Logs())
 	default:
 	}
 	rss := make([]int64, 0, b.N)

@@ -9,19 +9,15 @@
 package bench
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/lumen-home/lumen/internal/lumentest"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -49,8 +45,7 @@ var (
 
 // Timeouts that keep a broken daemon from hanging a benchmark.
 const (
-	readyTimeout   = 60 * time.Second
-	stopTimeout    = 20 * time.Second
+	readyTimeout   = lumentest.ReadyTimeout
 	requestTimeout = 30 * time.Second
 	eventTimeout   = 30 * time.Second
 	drainTimeout   = 5 * time.Minute
@@ -82,150 +77,19 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// The binary: $LUMEN_BIN, or built once into a temporary directory.
-var (
-	binOnce sync.Once
-	binPath string
-	binErr  error
-)
+// The binary and the daemons come from lumentest, shared with the
+// end-to-end tests.
+type daemon = lumentest.Daemon
 
-func lumenBin(tb testing.TB) string {
-	tb.Helper()
-	binOnce.Do(func() {
-		if p := os.Getenv("LUMEN_BIN"); p != "" {
-			binPath = p
-			return
-		}
-		dir, err := os.MkdirTemp("", "lumen-bench-bin-")
-		if err != nil {
-			binErr = err
-			return
-		}
-		atExit(func() { _ = os.RemoveAll(dir) })
-		binPath = filepath.Join(dir, "lumen")
-		out, err := exec.Command("go", "build", "-o", binPath, "github.com/lumen-home/lumen/cmd/lumen").CombinedOutput()
-		if err != nil {
-			binErr = fmt.Errorf("go build ./cmd/lumen: %v\n%s", err, out)
-		}
-	})
-	if binErr != nil {
-		tb.Fatal(binErr)
-	}
-	return binPath
-}
+func lumenBin(tb testing.TB) string { return lumentest.Bin(tb) }
 
-// daemon is a running `lumen up`.
-type daemon struct {
-	cmd  *exec.Cmd
-	URL  string
-	Data string
-	logs *logBuffer
-	done chan struct{} // closed when the process has exited
-}
-
-// logBuffer keeps the daemon's output for failure messages.
-type logBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
-// launch runs `lumen up --data dir --listen 127.0.0.1:0 args…` and waits
-// for its ready line. The caller stops it.
 func launch(bin, dir string, args ...string) (*daemon, error) {
-	full := append([]string{"up", "--data", dir, "--listen", "127.0.0.1:0"}, args...)
-	cmd := exec.Command(bin, full...)
-	cmd.Env = append(os.Environ(), "NATS_URL=")
-	cmd.SysProcAttr = childAttr()
-	// Wait returns soon after the process exits even if something it
-	// started still holds its output open.
-	cmd.WaitDelay = 5 * time.Second
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	d := &daemon{cmd: cmd, Data: dir, logs: &logBuffer{}, done: make(chan struct{})}
-	cmd.Stderr = d.logs
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	ready := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			line := sc.Text()
-			fmt.Fprintln(d.logs, line)
-			if u, ok := strings.CutPrefix(line, "lumen: ready "); ok {
-				select {
-				case ready <- u:
-				default:
-				}
-			}
-		}
-	}()
-	go func() { _ = cmd.Wait(); close(d.done) }()
-	select {
-	case d.URL = <-ready:
-		return d, nil
-	case <-d.done:
-		return nil, fmt.Errorf("lumen up exited before ready:\n%s", d.logs)
-	case <-time.After(readyTimeout):
-		d.Kill()
-		return nil, fmt.Errorf("lumen up not ready after %v:\n%s", readyTimeout, d.logs)
-	}
+	return lumentest.Launch(bin, dir, args...)
 }
 
-// startDaemon launches a daemon that is stopped when tb ends.
 func startDaemon(tb testing.TB, dir string, args ...string) *daemon {
 	tb.Helper()
-	d, err := launch(lumenBin(tb), dir, args...)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() {
-		if err := d.Stop(); err != nil {
-			tb.Error(err)
-		}
-	})
-	return d
-}
-
-// Pid is the daemon's process id.
-func (d *daemon) Pid() int { return d.cmd.Process.Pid }
-
-// Stop ends the daemon with SIGTERM, and SIGKILL if it does not exit in
-// time (reported as an error).
-func (d *daemon) Stop() error {
-	select {
-	case <-d.done:
-		return nil
-	default:
-	}
-	_ = d.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-d.done:
-		return nil
-	case <-time.After(stopTimeout):
-		d.Kill()
-		return fmt.Errorf("lumen up did not stop within %v of SIGTERM:\n%s", stopTimeout, d.logs)
-	}
-}
-
-// Kill ends the daemon with SIGKILL and waits for it.
-func (d *daemon) Kill() {
-	_ = d.cmd.Process.Signal(syscall.SIGKILL)
-	<-d.done
+	return lumentest.Start(tb, dir, args...)
 }
 
 func connect(tb testing.TB, url string, opts ...nats.Option) *nats.Conn {

@@ -107,7 +107,7 @@ func TestDurabilityUnderSIGKILL(t *testing.T) {
 			break
 		}
 		if ctx.Err() != nil {
-			t.Fatalf("the timer set before the kill never fired: %s\n%s", g.Raw, d.logs)
+			t.Fatalf("the timer set before the kill never fired: %s\n%s", g.Raw, d.Logs())
 		}
 		time.Sleep(100 * time.Millisecond)
 	}

@@ -1,0 +1,176 @@
+// Package lumentest runs the built lumen binary for end-to-end tests and
+// benchmarks: one binary per test process, daemons started on a data dir
+// and stopped (or killed) at the test's end.
+package lumentest
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Timeouts that keep a broken daemon from hanging a test.
+const (
+	ReadyTimeout = 60 * time.Second
+	StopTimeout  = 20 * time.Second
+)
+
+var (
+	binOnce sync.Once
+	binPath string
+	binErr  error
+)
+
+// Bin returns the lumen binary: $LUMEN_BIN (the Taskfile builds it once
+// for every suite), or one built for this test process.
+func Bin(tb testing.TB) string {
+	tb.Helper()
+	binOnce.Do(func() {
+		if p := os.Getenv("LUMEN_BIN"); p != "" {
+			binPath = p
+			return
+		}
+		dir, err := os.MkdirTemp("", "lumen-bin-")
+		if err != nil {
+			binErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "lumen")
+		out, err := exec.Command("go", "build", "-o", binPath, "github.com/lumen-home/lumen/cmd/lumen").CombinedOutput()
+		if err != nil {
+			binErr = fmt.Errorf("go build ./cmd/lumen: %v\n%s", err, out)
+		}
+	})
+	if binErr != nil {
+		tb.Fatal(binErr)
+	}
+	return binPath
+}
+
+// Buffer is an io.Writer safe for concurrent use, kept for failure
+// messages.
+type Buffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *Buffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *Buffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// Daemon is a running `lumen up`.
+type Daemon struct {
+	URL  string // from its ready line
+	Data string
+	cmd  *exec.Cmd
+	logs *Buffer
+	done chan struct{} // closed when the process has exited
+}
+
+// Logs is everything the daemon printed so far.
+func (d *Daemon) Logs() string { return d.logs.String() }
+
+// Exited is closed once the daemon's process has ended.
+func (d *Daemon) Exited() <-chan struct{} { return d.done }
+
+// Pid is the daemon's process id.
+func (d *Daemon) Pid() int { return d.cmd.Process.Pid }
+
+// Launch runs `lumen up --data dir --listen 127.0.0.1:0 args…` and waits
+// for its ready line. The caller stops it.
+func Launch(bin, dir string, args ...string) (*Daemon, error) {
+	full := append([]string{"up", "--data", dir, "--listen", "127.0.0.1:0"}, args...)
+	cmd := exec.Command(bin, full...)
+	cmd.Env = append(os.Environ(), "NATS_URL=")
+	cmd.SysProcAttr = childAttr()
+	// Wait returns soon after the process exits even if something it
+	// started still holds its output open.
+	cmd.WaitDelay = 5 * time.Second
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	d := &Daemon{cmd: cmd, Data: dir, logs: &Buffer{}, done: make(chan struct{})}
+	cmd.Stderr = d.logs
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	ready := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			line := sc.Text()
+			fmt.Fprintln(d.logs, line)
+			if u, ok := strings.CutPrefix(line, "lumen: ready "); ok {
+				select {
+				case ready <- u:
+				default:
+				}
+			}
+		}
+	}()
+	go func() { _ = cmd.Wait(); close(d.done) }()
+	select {
+	case d.URL = <-ready:
+		return d, nil
+	case <-d.done:
+		return nil, fmt.Errorf("lumen up exited before ready:\n%s", d.logs)
+	case <-time.After(ReadyTimeout):
+		d.Kill()
+		return nil, fmt.Errorf("lumen up not ready after %v:\n%s", ReadyTimeout, d.logs)
+	}
+}
+
+// Start launches a daemon that is stopped when tb ends.
+func Start(tb testing.TB, dir string, args ...string) *Daemon {
+	tb.Helper()
+	d, err := Launch(Bin(tb), dir, args...)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		if err := d.Stop(); err != nil {
+			tb.Error(err)
+		}
+	})
+	return d
+}
+
+// Stop ends the daemon with SIGTERM, and SIGKILL if it does not exit in
+// time (reported as an error).
+func (d *Daemon) Stop() error {
+	select {
+	case <-d.done:
+		return nil
+	default:
+	}
+	_ = d.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-d.done:
+		return nil
+	case <-time.After(StopTimeout):
+		d.Kill()
+		return fmt.Errorf("lumen up did not stop within %v of SIGTERM:\n%s", StopTimeout, d.logs)
+	}
+}
+
+// Kill ends the daemon with SIGKILL, as a power cut would, and waits.
+func (d *Daemon) Kill() {
+	_ = d.cmd.Process.Signal(syscall.SIGKILL)
+	<-d.done
+}
