@@ -45,7 +45,7 @@ type Config struct {
 	ReplyTimeout time.Duration
 	// ClockPoll is how often an unsynchronized clock is checked again.
 	ClockPoll time.Duration
-	Logf         func(format string, args ...any)
+	Logf      func(format string, args ...any)
 }
 
 func (c *Config) validate() error {

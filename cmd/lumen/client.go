@@ -103,6 +103,28 @@ func (a *app) printJSON(b []byte) error {
 	return err
 }
 
+// mutate sends a mutation and prints its reply.
+func (a *app) mutate(verb string, body any) error {
+	b, err := a.request(verb, body)
+	if err != nil {
+		return err
+	}
+	return a.printReply(b)
+}
+
+// get fetches a light's model.
+func (a *app) get() (messages.GetReply, error) {
+	var g messages.GetReply
+	b, err := a.request(messages.VerbGet, struct{}{})
+	if err != nil {
+		return g, err
+	}
+	if err := json.Unmarshal(b, &g); err != nil {
+		return g, fmt.Errorf("unexpected reply: %s", b)
+	}
+	return g, nil
+}
+
 // printReply prints a mutation's reply for a person.
 func (a *app) printReply(b []byte) error {
 	if a.jsonOut {
@@ -129,11 +151,7 @@ every event it caused (state change, variables, timers, rule errors).`,
   lumen fire button_hold --json`,
 		Args: args(cobra.ExactArgs(1)),
 		RunE: func(_ *cobra.Command, args []string) error {
-			b, err := a.request(messages.VerbFire, messages.FireRequest{Transition: args[0]})
-			if err != nil {
-				return err
-			}
-			return a.printReply(b)
+			return a.mutate(messages.VerbFire, messages.FireRequest{Transition: args[0]})
 		},
 	}
 	lightFlag(cmd, a)
@@ -150,22 +168,14 @@ func newState(a *app) *cobra.Command {
 		Args: args(cobra.MaximumNArgs(1)),
 		RunE: func(_ *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				b, err := a.request(messages.VerbGet, struct{}{})
+				g, err := a.get()
 				if err != nil {
-					return err
-				}
-				var g messages.GetReply
-				if err := json.Unmarshal(b, &g); err != nil {
 					return err
 				}
 				fmt.Fprintln(a.stdout, g.State)
 				return nil
 			}
-			b, err := a.request(messages.VerbSetState, messages.SetStateRequest{Name: args[0]})
-			if err != nil {
-				return err
-			}
-			return a.printReply(b)
+			return a.mutate(messages.VerbSetState, messages.SetStateRequest{Name: args[0]})
 		},
 	}
 	lightFlag(cmd, a)
@@ -220,11 +230,7 @@ standard input.`,
 			if err != nil {
 				return fmt.Errorf("%s: %w", file, err)
 			}
-			b, err := a.request(messages.VerbApply, body)
-			if err != nil {
-				return err
-			}
-			return a.printReply(b)
+			return a.mutate(messages.VerbApply, body)
 		},
 	}
 	cmd.Flags().StringVarP(&file, "file", "f", "", "configuration file (.yaml, .yml or .json; - for stdin)")
@@ -262,12 +268,8 @@ func newExport(a *app) *cobra.Command {
 			if format != "yaml" && format != "json" {
 				return usageError{fmt.Errorf("--format must be yaml or json")}
 			}
-			b, err := a.request(messages.VerbGet, struct{}{})
+			g, err := a.get()
 			if err != nil {
-				return err
-			}
-			var g messages.GetReply
-			if err := json.Unmarshal(b, &g); err != nil {
 				return err
 			}
 			for i := range g.Schedules {

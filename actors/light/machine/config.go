@@ -213,22 +213,27 @@ func (c *core) checkStates(list []messages.State) ([]*stateDef, *rejection) {
 	return out, nil
 }
 
-// mergeStates replaces states of base in place and appends new ones.
-func mergeStates(base, add []*stateDef) []*stateDef {
+// mergeByName replaces the items of base that add names again, in place,
+// and appends the new ones: states and schedules are merged alike.
+func mergeByName[T any](base, add []T, name func(T) string) []T {
 	out := slices.Clone(base)
 	pos := make(map[string]int, len(out))
 	for i, s := range out {
-		pos[s.Name] = i
+		pos[name(s)] = i
 	}
 	for _, s := range add {
-		if i, ok := pos[s.Name]; ok {
+		if i, ok := pos[name(s)]; ok {
 			out[i] = s
 			continue
 		}
-		pos[s.Name] = len(out)
+		pos[name(s)] = len(out)
 		out = append(out, s)
 	}
 	return out
+}
+
+func mergeStates(base, add []*stateDef) []*stateDef {
+	return mergeByName(base, add, func(s *stateDef) string { return s.Name })
 }
 
 // ruleNumber returns N for an id r<N>.
@@ -359,20 +364,7 @@ func (c *core) checkSchedules(list []messages.Schedule) ([]*schedule, *rejection
 }
 
 func mergeSchedules(base, add []*schedule) []*schedule {
-	out := slices.Clone(base)
-	pos := make(map[string]int, len(out))
-	for i, s := range out {
-		pos[s.Name] = i
-	}
-	for _, s := range add {
-		if i, ok := pos[s.Name]; ok {
-			out[i] = s
-			continue
-		}
-		pos[s.Name] = len(out)
-		out = append(out, s)
-	}
-	return out
+	return mergeByName(base, add, func(s *schedule) string { return s.Name })
 }
 
 // ---- the config input ----
