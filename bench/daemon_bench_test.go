@@ -178,6 +178,13 @@ func BenchmarkInputThroughput(b *testing.B) {
 	if n := counter(b, nc); n != int64(b.N) {
 		b.Fatalf("n = %d after %d inputs", n, b.N)
 	}
+	// What a burst costs in memory: the peak, and what is still held a
+	// few seconds after it.
+	time.Sleep(3 * time.Second)
+	if kb, err := procStatusKB(d.Pid(), "VmRSS", "VmHWM"); err == nil {
+		b.ReportMetric(float64(kb["VmHWM"])/1024, "peak-MB")
+		b.ReportMetric(float64(kb["VmRSS"])/1024, "after-MB")
+	}
 }
 
 // BenchmarkRawAsyncPublish is the baseline of BenchmarkInputThroughput:

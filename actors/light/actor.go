@@ -36,6 +36,11 @@ type Config struct {
 	Seed *messages.ApplyRequest
 	// SnapshotEvery is the number of applied inputs between snapshots.
 	SnapshotEvery int
+	// Batch is the most inputs applied together: their outputs are
+	// journaled at once and one acknowledgement settles them all. Inputs
+	// are still applied strictly in order, one at a time; a batch only
+	// shares the wait for the disk (default 256).
+	Batch int
 	// CompactAbove is the journal size in bytes past which, after each
 	// snapshot, the events the snapshot covers are purged (0: never).
 	CompactAbove uint64
@@ -57,6 +62,9 @@ func (c *Config) validate() error {
 	}
 	if c.SnapshotEvery <= 0 {
 		c.SnapshotEvery = 1000
+	}
+	if c.Batch <= 0 {
+		c.Batch = 256
 	}
 	if c.EvalTimeout <= 0 {
 		c.EvalTimeout = 50 * time.Millisecond
@@ -86,8 +94,7 @@ type Get struct{}
 // internal messages: only these change the actor's fields.
 type (
 	delivered struct {
-		msg   journal.Msg
-		acker journal.Acker
+		batch []journal.Delivery
 	}
 	appendFailed struct {
 		id  string
@@ -191,7 +198,11 @@ func (a *Actor) start(ctx actor.Context) error {
 			return fmt.Errorf("seed configuration: %w", err)
 		}
 	}
-	cons, err := a.cfg.Journal.Consumer(rctx, "light-"+a.cfg.Name, subject.AllIn(a.cfg.Name))
+	// The journal, not the consumer, knows what was applied: deliver
+	// from the input after that. Twice the batch in flight lets the
+	// next batch arrive while one is applied.
+	cons, err := a.cfg.Journal.Consumer(rctx, "light-"+a.cfg.Name, subject.AllIn(a.cfg.Name),
+		journal.StartAt(a.applied+1), journal.AckAll(), journal.MaxAckPending(2*a.cfg.Batch))
 	if err != nil {
 		return err
 	}
@@ -233,18 +244,21 @@ func (a *Actor) recover(ctx context.Context) (empty bool, err error) {
 	if err != nil {
 		return false, fmt.Errorf("light %s: replay: %w", a.cfg.Name, err)
 	}
-	last, err := f.Finish()
+	open, err := f.Finish()
 	if err != nil {
 		return false, err
 	}
-	if last != nil && last.Partial() {
-		// The process died while journaling this input's outputs.
-		for i := len(last.Recorded); i < len(last.Computed); i++ {
-			if err := a.publish(ctx, last.Computed[i:i+1], last.Result.Outputs[i:i+1], last.Input.Seq, i); err != nil {
-				return false, err
-			}
+	for _, ap := range open {
+		// The process died, or the journal failed, while journaling this
+		// input's outputs.
+		var outs []output
+		for _, i := range ap.Missing() {
+			outs = append(outs, output{typ: ap.Result.Outputs[i].Type, data: ap.Computed[i], cause: ap.Input.Seq, n: i})
 		}
-		a.cfg.Logf("light %s: completed the outputs of input %d after a crash", a.cfg.Name, last.Input.Seq)
+		if err := a.publish(ctx, outs); err != nil {
+			return false, err
+		}
+		a.cfg.Logf("light %s: journaled %d missing outputs of input %d after a crash", a.cfg.Name, len(outs), ap.Input.Seq)
 	}
 	a.m, a.applied = f.M, f.Applied
 	return !seen, nil
@@ -274,12 +288,12 @@ func Load(ctx context.Context, j *journal.Journal, light string, evalTimeout tim
 	return f, nil
 }
 
-// consume pulls inputs one at a time and hands each to the actor, waiting
-// until it is applied before pulling the next.
+// consume hands the actor every input delivered so far, up to a batch,
+// and waits until they are applied before taking more.
 func (a *Actor) consume(ctx context.Context, sys *actor.ActorSystem, self *actor.PID, cons *journal.Consumer) {
 	defer cons.Stop()
 	for {
-		msg, acker, err := cons.Next(ctx)
+		batch, err := cons.Batch(ctx, a.cfg.Batch, nil)
 		if err != nil {
 			if ctx.Err() != nil {
 				return
@@ -292,42 +306,68 @@ func (a *Actor) consume(ctx context.Context, sys *actor.ActorSystem, self *actor
 			}
 			continue
 		}
-		f := sys.Root.RequestFuture(self, &delivered{msg: msg, acker: acker}, a.cfg.ReplyTimeout)
+		f := sys.Root.RequestFuture(self, &delivered{batch: batch}, a.cfg.ReplyTimeout)
 		if _, err := f.Result(); err != nil && ctx.Err() == nil {
-			a.cfg.Logf("light %s: input %d: %v", a.cfg.Name, msg.Seq, err)
+			a.cfg.Logf("light %s: inputs %d-%d: %v", a.cfg.Name, batch[0].Seq, batch[len(batch)-1].Seq, err)
 		}
 	}
 }
 
-// apply handles one delivered input: skip it if already applied, else
-// apply, journal the outputs, ack, answer the command waiting for it.
+// appliedInput is an input the machine has applied, whose outputs are
+// being journaled.
+type appliedInput struct {
+	in   Input
+	res  machine.Result
+	outs [][]byte
+}
+
+// apply handles delivered inputs in order: skip those already applied,
+// apply the others, journal all their outputs at once, then answer the
+// commands waiting for them and ack the last input, which settles all.
 func (a *Actor) apply(ctx actor.Context, d *delivered) {
 	defer ctx.Respond(struct{}{})
 	actx, cancel := context.WithTimeout(context.Background(), a.cfg.ReplyTimeout)
 	defer cancel()
-	if d.msg.Seq <= a.applied {
-		_ = d.acker.Ack(actx)
-		return
+	var (
+		done []appliedInput
+		outs []output
+		last = a.applied
+	)
+	for _, dv := range d.batch {
+		if dv.Seq <= last {
+			continue // a redelivery
+		}
+		in := DecodeInput(a.cfg.Name, Record{Seq: dv.Seq, Subject: dv.Subject, Data: dv.Data, Time: dv.Time})
+		res, b := Compute(a.m, a.cfg.Name, in, nil)
+		for i := range b {
+			outs = append(outs, output{typ: res.Outputs[i].Type, data: b[i], cause: in.Seq, n: i})
+		}
+		done = append(done, appliedInput{in: in, res: res, outs: b})
+		last = in.Seq
 	}
-	in := DecodeInput(a.cfg.Name, Record{Seq: d.msg.Seq, Subject: d.msg.Subject, Data: d.msg.Data, Time: d.msg.Time})
-	res, outs := Compute(a.m, a.cfg.Name, in, nil)
-	if err := a.publish(actx, outs, res.Outputs, in.Seq, 0); err != nil {
-		// The machine has applied the input but its outputs are not all
+	if err := a.publish(actx, outs); err != nil {
+		// The machine has applied inputs whose outputs are not all
 		// journaled: restart, and recovery completes them.
-		panic(fmt.Sprintf("light %s: journal outputs of input %d: %v", a.cfg.Name, in.Seq, err))
+		panic(fmt.Sprintf("light %s: journal outputs of inputs %d-%d: %v", a.cfg.Name, a.applied+1, last, err))
 	}
-	a.applied = in.Seq
+	a.applied = last
 	// The outputs are durable: answer first, then ack (a lost ack only
 	// causes a redelivery, which is skipped by its sequence).
-	if pid, ok := a.waiters[in.ID]; ok && in.ID != "" {
-		delete(a.waiters, in.ID)
-		ctx.Send(pid, reply(in.Seq, res, outs))
+	rearm := false
+	for _, ap := range done {
+		if pid, ok := a.waiters[ap.in.ID]; ok && ap.in.ID != "" {
+			delete(a.waiters, ap.in.ID)
+			ctx.Send(pid, reply(ap.in.Seq, ap.res, ap.outs))
+		}
+		rearm = rearm || hasTimerOutput(ap.res)
 	}
-	_ = d.acker.Ack(actx)
-	if hasTimerOutput(res) {
+	if err := d.batch[len(d.batch)-1].AckNoWait(); err != nil {
+		a.cfg.Logf("light %s: %v", a.cfg.Name, err)
+	}
+	if rearm {
 		a.arm(ctx)
 	}
-	a.since++
+	a.since += len(done)
 	if a.since >= a.cfg.SnapshotEvery {
 		a.snapshot(actx)
 	}
@@ -358,13 +398,21 @@ func (a *Actor) snapshot(ctx context.Context) {
 	a.compact(ctx)
 }
 
-// publish journals outputs, all in flight at once, each with its derived id
-// so a retry after a crash never stores one twice.
-func (a *Actor) publish(ctx context.Context, outs [][]byte, typed []machine.Output, cause uint64, first int) error {
+// output is one output event to journal.
+type output struct {
+	typ   string
+	data  []byte
+	cause uint64
+	n     int // its position among its input's outputs
+}
+
+// publish journals outputs, all in flight at once, each with the id
+// derived from its cause so a retry after a crash never stores one twice.
+func (a *Actor) publish(ctx context.Context, outs []output) error {
 	pending := make([]*journal.Pending, len(outs))
-	for i, b := range outs {
-		p, err := a.cfg.Journal.AppendAsync(subject.Out(a.cfg.Name, typed[i].Type), b,
-			journal.MsgID(messages.OutputID(a.cfg.Name, cause, first+i)))
+	for i, o := range outs {
+		p, err := a.cfg.Journal.AppendAsync(subject.Out(a.cfg.Name, o.typ), o.data,
+			journal.MsgID(messages.OutputID(a.cfg.Name, o.cause, o.n)))
 		if err != nil {
 			return err
 		}

@@ -2,8 +2,11 @@ package light
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -86,41 +89,92 @@ type Applied struct {
 	Input    Input
 	Result   machine.Result
 	Computed [][]byte // outputs as recomputed now
-	Recorded []Record // outputs as found in the journal
+	Recorded []Record // outputs as found in the journal, in stream order
+}
+
+// outputIndex is the position of a recorded output among its input's
+// outputs, from its id (<light>:<cause>:<n>), or -1 when the id has none.
+func outputIndex(r Record) int {
+	var env messages.Envelope
+	if messages.DecodeEnvelope(r.Data, &env) != nil {
+		return -1
+	}
+	i := strings.LastIndexByte(env.ID, ':')
+	n, err := strconv.Atoi(env.ID[i+1:])
+	if i < 0 || err != nil || n < 0 {
+		return -1
+	}
+	return n
 }
 
 // Mismatch reports the first recorded output that differs from its
 // recomputation, or "" when they agree.
 func (a *Applied) Mismatch() (seq uint64, why string) {
 	for i, r := range a.Recorded {
-		if i >= len(a.Computed) {
-			return r.Seq, fmt.Sprintf("output %d of input %d was recorded but is not produced on replay", i, a.Input.Seq)
+		n := outputIndex(r)
+		if n < 0 {
+			n = i
 		}
-		if !bytes.Equal(r.Data, a.Computed[i]) {
-			return r.Seq, fmt.Sprintf("recorded  %s\nrecomputed %s", r.Data, a.Computed[i])
+		if n >= len(a.Computed) {
+			return r.Seq, fmt.Sprintf("output %d of input %d was recorded but is not produced on replay", n, a.Input.Seq)
+		}
+		if !bytes.Equal(r.Data, a.Computed[n]) {
+			return r.Seq, fmt.Sprintf("recorded  %s\nrecomputed %s", r.Data, a.Computed[n])
 		}
 	}
 	return 0, ""
 }
 
 // Partial reports whether fewer outputs were recorded than computed: the
-// process died while publishing them.
+// process died, or the journal failed, while publishing them.
 func (a *Applied) Partial() bool { return len(a.Recorded) < len(a.Computed) }
+
+// Missing lists the outputs computed but not recorded, by position.
+func (a *Applied) Missing() []int {
+	have := make([]bool, len(a.Computed))
+	for i, r := range a.Recorded {
+		n := outputIndex(r)
+		if n < 0 {
+			n = i
+		}
+		if n < len(have) {
+			have[n] = true
+		}
+	}
+	var miss []int
+	for n, ok := range have {
+		if !ok {
+			miss = append(miss, n)
+		}
+	}
+	return miss
+}
 
 // Fold rebuilds a light from its journal: it feeds the inputs that have
 // journaled outputs through the machine, in stream order, comparing what
 // it computes with what was recorded. Inputs with no outputs yet were never
 // applied and are left in Pending for the live consumer.
+//
+// The light journals the outputs of a group of inputs at once. A crash
+// leaves a prefix of them: the last input folded may be partial. A journal
+// that refused one output and stored a later one leaves earlier inputs
+// partial too; the fold applies them all the same (the inputs are the
+// truth) and Finish returns every input still missing outputs, so that
+// recovery can publish them, after later ones.
 type Fold struct {
 	Light   string
 	M       *machine.Machine
 	Applied uint64 // the last input applied (from a snapshot, then folded)
 	// OnApplied, when set, sees every folded input; an error stops the fold.
 	OnApplied func(*Applied) error
+	// OnLate, when set, sees an input again when one of its outputs is
+	// found after those of later inputs; an error stops the fold.
+	OnLate func(*Applied) error
 
 	head    *Input
 	outs    []Record
-	Pending []Input // inputs after the last applied one, not applied yet
+	open    map[uint64]*Applied // partial inputs, by sequence
+	Pending []Input             // inputs after the last applied one, not applied yet
 }
 
 // Add feeds the next record of the light's journal, in stream order.
@@ -140,69 +194,83 @@ func (f *Fold) Add(r Record) error {
 	if err != nil {
 		return fmt.Errorf("light: output at sequence %d: %w", r.Seq, err)
 	}
-	if cause == 0 || cause <= f.Applied {
-		return nil // restart events and outputs a snapshot already covers
+	if cause == 0 {
+		return nil // restart events
 	}
 	if f.head != nil && f.head.Seq == cause {
 		f.outs = append(f.outs, r)
 		return nil
 	}
+	if cause <= f.Applied {
+		a := f.open[cause]
+		if a == nil {
+			return nil // outputs a snapshot already covers
+		}
+		a.Recorded = append(a.Recorded, r)
+		if !a.Partial() {
+			delete(f.open, cause)
+		}
+		if f.OnLate != nil {
+			return f.OnLate(a)
+		}
+		return nil
+	}
 	if err := f.flush(); err != nil {
 		return err
 	}
-	if len(f.Pending) == 0 || f.Pending[0].Seq != cause {
-		return fmt.Errorf("light: output at sequence %d is caused by input %d, but the next unapplied input is %s: the events before it were compacted (replay with --from-snapshot) or the journal is out of order",
-			r.Seq, cause, pendingName(f.Pending))
+	i := slices.IndexFunc(f.Pending, func(in Input) bool { return in.Seq == cause })
+	if i < 0 {
+		return fmt.Errorf("light: output at sequence %d is caused by input %d, which is not in the journal after input %d: the events before it were compacted (replay with --from-snapshot) or the journal is out of order",
+			r.Seq, cause, f.Applied)
 	}
-	in := f.Pending[0]
-	f.Pending = f.Pending[1:]
+	// Inputs before it with no outputs at all were applied, but the
+	// journal refused their outputs.
+	for _, in := range f.Pending[:i] {
+		f.head, f.outs = &in, nil
+		if err := f.flush(); err != nil {
+			return err
+		}
+	}
+	in := f.Pending[i]
+	f.Pending = f.Pending[i+1:]
 	f.head, f.outs = &in, []Record{r}
 	return nil
 }
 
-// Finish folds the last input whose outputs were seen. It returns it (or
-// nil) so that a caller recovering from a crash can publish the outputs
-// that are missing when Partial() is true.
-func (f *Fold) Finish() (*Applied, error) {
-	if f.head == nil {
-		return nil, nil
+// Finish folds the last input whose outputs were seen and returns, in
+// input order, every applied input whose outputs are not all journaled,
+// so that a caller recovering from a crash can publish what is missing.
+func (f *Fold) Finish() ([]*Applied, error) {
+	if err := f.flush(); err != nil {
+		return nil, err
 	}
-	return f.apply()
+	open := make([]*Applied, 0, len(f.open))
+	for _, a := range f.open {
+		open = append(open, a)
+	}
+	slices.SortFunc(open, func(a, b *Applied) int { return cmp.Compare(a.Input.Seq, b.Input.Seq) })
+	return open, nil
 }
 
 func (f *Fold) flush() error {
 	if f.head == nil {
 		return nil
 	}
-	a, err := f.apply()
-	if err != nil {
-		return err
-	}
-	if a.Partial() {
-		return fmt.Errorf("light: input %d has %d of its %d outputs in the journal, yet later inputs were applied", a.Input.Seq, len(a.Recorded), len(a.Computed))
-	}
-	return nil
-}
-
-func (f *Fold) apply() (*Applied, error) {
 	in := *f.head
 	res, computed := Compute(f.M, f.Light, in, timedOutRules(f.outs))
 	a := &Applied{Input: in, Result: res, Computed: computed, Recorded: f.outs}
 	f.head, f.outs = nil, nil
 	f.Applied = in.Seq
-	if f.OnApplied != nil {
-		if err := f.OnApplied(a); err != nil {
-			return a, err
+	if a.Partial() {
+		if f.open == nil {
+			f.open = map[uint64]*Applied{}
 		}
+		f.open[in.Seq] = a
 	}
-	return a, nil
-}
-
-func pendingName(p []Input) string {
-	if len(p) == 0 {
-		return "none"
+	if f.OnApplied != nil {
+		return f.OnApplied(a)
 	}
-	return fmt.Sprint(p[0].Seq)
+	return nil
 }
 
 func causeOf(b []byte) (uint64, error) {

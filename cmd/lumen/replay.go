@@ -115,6 +115,15 @@ func replay(ctx context.Context, a *app, j *journal.Journal, toSeq uint64, verif
 		}
 		return nil
 	}
+	f.OnLate = func(ap *light.Applied) error {
+		if !verify {
+			return nil
+		}
+		if seq, why := ap.Mismatch(); why != "" {
+			return fmt.Errorf("output at sequence %d differs from its recomputation (input %d, journaled late):\n%s", seq, ap.Input.Seq, why)
+		}
+		return nil
+	}
 	err := j.Replay(ctx, subject.Events(a.light), f.Applied+1, 0, func(m journal.Msg) error {
 		if toSeq > 0 && m.Seq > toSeq {
 			// Outputs of inputs up to toSeq may come after it.
@@ -125,11 +134,12 @@ func replay(ctx context.Context, a *app, j *journal.Journal, toSeq uint64, verif
 		return f.Add(light.Record{Seq: m.Seq, Subject: m.Subject, Data: m.Data, Time: m.Time})
 	})
 	if err == nil {
-		var last *light.Applied
-		last, err = f.Finish()
-		if err == nil && last != nil && last.Partial() && verify {
+		var open []*light.Applied
+		open, err = f.Finish()
+		if err == nil && len(open) > 0 && verify {
+			ap := open[0]
 			err = fmt.Errorf("input %d has only %d of its %d outputs journaled (the daemon was killed while writing them; it completes them on its next start)",
-				last.Input.Seq, len(last.Recorded), len(last.Computed))
+				ap.Input.Seq, len(ap.Recorded), len(ap.Computed))
 		}
 	}
 	if err != nil {

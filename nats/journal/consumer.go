@@ -11,8 +11,8 @@ import (
 
 // Defaults of a durable consumer.
 const (
-	// DefaultMaxAckPending keeps one event in flight: a light applies its
-	// inputs strictly in order, one at a time.
+	// DefaultMaxAckPending keeps one event in flight: the owner applies
+	// events strictly in order, one at a time.
 	DefaultMaxAckPending = 1
 	// DefaultAckWait is how long an unacknowledged event waits before the
 	// server delivers it again.
@@ -20,18 +20,37 @@ const (
 )
 
 // ConsumerOption tunes a durable consumer.
-type ConsumerOption func(*jetstream.ConsumerConfig)
+type ConsumerOption func(*consumerConfig)
+
+type consumerConfig struct {
+	js      jetstream.ConsumerConfig
+	startAt uint64
+}
 
 // MaxAckPending sets how many events may be delivered but not yet
-// acknowledged (default DefaultMaxAckPending).
+// acknowledged (default DefaultMaxAckPending). Delivery stays in stream
+// order; more than one lets the owner take events in batches.
 func MaxAckPending(n int) ConsumerOption {
-	return func(c *jetstream.ConsumerConfig) { c.MaxAckPending = n }
+	return func(c *consumerConfig) { c.js.MaxAckPending = n }
 }
 
 // AckWait sets how long the server waits for an acknowledgement before
 // delivering the event again (default DefaultAckWait).
 func AckWait(d time.Duration) ConsumerOption {
-	return func(c *jetstream.ConsumerConfig) { c.AckWait = d }
+	return func(c *consumerConfig) { c.js.AckWait = d }
+}
+
+// AckAll makes acknowledging an event acknowledge every event delivered
+// before it too, so a batch is settled with one ack of its last event.
+func AckAll() ConsumerOption {
+	return func(c *consumerConfig) { c.js.AckPolicy = jetstream.AckAllPolicy }
+}
+
+// StartAt (re)creates the durable consumer so that it delivers from stream
+// sequence seq, for an owner that knows from the journal itself how far it
+// got. The consumer's previous position is discarded.
+func StartAt(seq uint64) ConsumerOption {
+	return func(c *consumerConfig) { c.startAt = max(seq, 1) }
 }
 
 // Acker settles one delivered event.
@@ -39,17 +58,29 @@ type Acker interface {
 	// Ack confirms the event was applied and waits until the server
 	// has recorded it, so it is never delivered again.
 	Ack(ctx context.Context) error
+	// AckNoWait confirms the event without waiting for the server: a
+	// lost acknowledgement means a redelivery, which the owner must
+	// recognize (by sequence) and skip.
+	AckNoWait() error
 	// Nak asks for the event to be delivered again after delay.
 	Nak(delay time.Duration) error
 	// InProgress restarts the event's AckWait while work continues.
 	InProgress() error
 }
 
+// Delivery is one delivered event and what settles it.
+type Delivery struct {
+	Msg
+	Acker
+}
+
 // Consumer delivers the events of a durable consumer in stream order.
-// It has one owner: Next must not be called concurrently.
+// It has one owner: Next and Batch must not be called concurrently.
 type Consumer struct {
 	name string
-	iter jetstream.MessagesContext
+	cc   jetstream.ConsumeContext
+	msgs chan jetstream.Msg
+	stop chan struct{}
 }
 
 // Consumer creates or updates the durable pull consumer named durable on
@@ -62,54 +93,122 @@ type Consumer struct {
 // restarts Msg.NumDelivered at 1: recognize an event applied before the
 // crash by what the journal holds (its outputs' cause), not by the count.
 func (j *Journal) Consumer(ctx context.Context, durable, filter string, opts ...ConsumerOption) (*Consumer, error) {
-	cfg := jetstream.ConsumerConfig{
+	cfg := consumerConfig{js: jetstream.ConsumerConfig{
 		Durable:       durable,
 		AckPolicy:     jetstream.AckExplicitPolicy,
 		DeliverPolicy: jetstream.DeliverAllPolicy,
 		MaxAckPending: DefaultMaxAckPending,
 		AckWait:       DefaultAckWait,
 		FilterSubject: filter,
-	}
+	}}
 	for _, o := range opts {
 		o(&cfg)
 	}
-	cons, err := j.js.CreateOrUpdateConsumer(ctx, j.stream, cfg)
+	var (
+		cons jetstream.Consumer
+		err  error
+	)
+	if cfg.startAt > 0 {
+		// A start sequence cannot be changed on an existing consumer:
+		// replace it.
+		if err := j.js.DeleteConsumer(ctx, j.stream, durable); err != nil && !errors.Is(err, jetstream.ErrConsumerNotFound) {
+			return nil, fmt.Errorf("journal: consumer %s: replace: %w", durable, err)
+		}
+		cfg.js.DeliverPolicy, cfg.js.OptStartSeq = jetstream.DeliverByStartSequencePolicy, cfg.startAt
+		cons, err = j.js.CreateConsumer(ctx, j.stream, cfg.js)
+	} else {
+		cons, err = j.js.CreateOrUpdateConsumer(ctx, j.stream, cfg.js)
+		if err == nil {
+			// Redeliver now whatever a previous owner received but never acked.
+			if _, err = j.js.ResetConsumer(ctx, j.stream, durable); err != nil {
+				err = fmt.Errorf("rewind to the first unacknowledged event: %w", err)
+			}
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("journal: consumer %s on %q: %w", durable, filter, err)
 	}
-	// Redeliver now whatever a previous owner received but never acked.
-	if _, err := j.js.ResetConsumer(ctx, j.stream, durable); err != nil {
-		return nil, fmt.Errorf("journal: consumer %s: rewind to the first unacknowledged event: %w", durable, err)
-	}
-	iter, err := cons.Messages()
+	c := &Consumer{name: durable, msgs: make(chan jetstream.Msg, min(max(cfg.js.MaxAckPending, 1), 4096)), stop: make(chan struct{})}
+	// Consume hands over messages one at a time, in order, from a single
+	// goroutine; the channel lets Batch take whatever has arrived.
+	c.cc, err = cons.Consume(func(m jetstream.Msg) {
+		select {
+		case c.msgs <- m:
+		case <-c.stop:
+		}
+	}, jetstream.ConsumeErrHandler(func(jetstream.ConsumeContext, error) {
+		// Missed heartbeats and reconnects are retried by the client;
+		// the owner learns of a closed consumer from Next.
+	}))
 	if err != nil {
 		return nil, fmt.Errorf("journal: consumer %s: %w", durable, err)
 	}
-	return &Consumer{name: durable, iter: iter}, nil
+	return c, nil
 }
 
 // Next blocks until the next event is delivered or ctx ends. After Stop it
 // returns ErrClosed.
 func (c *Consumer) Next(ctx context.Context) (Msg, Acker, error) {
-	m, err := c.iter.Next(jetstream.NextContext(ctx))
-	if err != nil {
-		if errors.Is(err, jetstream.ErrMsgIteratorClosed) {
-			return Msg{}, nil, fmt.Errorf("%w: consumer %s: %w", ErrClosed, c.name, err)
-		}
-		return Msg{}, nil, fmt.Errorf("journal: consumer %s: next: %w", c.name, err)
+	select {
+	case <-c.stop:
+		return Msg{}, nil, fmt.Errorf("%w: consumer %s stopped", ErrClosed, c.name)
+	default:
 	}
+	select {
+	case m := <-c.msgs:
+		d, err := c.delivery(m)
+		return d.Msg, d.Acker, err
+	case <-c.stop:
+		return Msg{}, nil, fmt.Errorf("%w: consumer %s stopped", ErrClosed, c.name)
+	case <-c.cc.Closed():
+		return Msg{}, nil, fmt.Errorf("%w: consumer %s: the connection closed", ErrClosed, c.name)
+	case <-ctx.Done():
+		return Msg{}, nil, fmt.Errorf("journal: consumer %s: next: %w", c.name, ctx.Err())
+	}
+}
+
+// Batch blocks until at least one event is delivered, then returns it with
+// every event already delivered behind it, up to max, in stream order. It
+// appends to buf, which may be nil.
+func (c *Consumer) Batch(ctx context.Context, max int, buf []Delivery) ([]Delivery, error) {
+	m, a, err := c.Next(ctx)
+	if err != nil {
+		return buf, err
+	}
+	buf = append(buf, Delivery{m, a})
+	for len(buf) < max {
+		select {
+		case jm := <-c.msgs:
+			d, err := c.delivery(jm)
+			if err != nil {
+				return buf, err
+			}
+			buf = append(buf, d)
+		default:
+			return buf, nil
+		}
+	}
+	return buf, nil
+}
+
+func (c *Consumer) delivery(m jetstream.Msg) (Delivery, error) {
 	md, err := m.Metadata()
 	if err != nil {
-		return Msg{}, nil, fmt.Errorf("journal: consumer %s: %w", c.name, err)
+		return Delivery{}, fmt.Errorf("journal: consumer %s: %w", c.name, err)
 	}
-	return fromJS(m, md), acker{m: m, consumer: c.name}, nil
+	return Delivery{fromJS(m, md), acker{m: m, consumer: c.name}}, nil
 }
 
 // Stop ends fetching; a blocked Next returns ErrClosed. Events delivered
 // but not acknowledged are delivered again to the next owner. The durable
 // consumer and its position stay on the server.
 func (c *Consumer) Stop() {
-	c.iter.Stop()
+	select {
+	case <-c.stop:
+	default:
+		close(c.stop)
+		c.cc.Stop()
+	}
 }
 
 // acker implements Acker for one delivered message.
@@ -122,6 +221,13 @@ func (a acker) Ack(ctx context.Context) error {
 	// DoubleAck waits for the server's confirmation: an ack lost on the
 	// way would otherwise mean a redelivery after AckWait.
 	if err := a.m.DoubleAck(ctx); err != nil {
+		return fmt.Errorf("journal: consumer %s: ack: %w", a.consumer, err)
+	}
+	return nil
+}
+
+func (a acker) AckNoWait() error {
+	if err := a.m.Ack(); err != nil {
 		return fmt.Errorf("journal: consumer %s: ack: %w", a.consumer, err)
 	}
 	return nil

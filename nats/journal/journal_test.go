@@ -691,3 +691,62 @@ func TestMissingStream(t *testing.T) {
 		t.Fatalf("LoadSnapshot = %v, want ErrNotFound", err)
 	}
 }
+
+func TestConsumerBatchAckAllStartAt(t *testing.T) {
+	j := newJournal(t)
+	ctx := testCtx(t)
+	var seqs []uint64
+	for i := 1; i <= 8; i++ {
+		seqs = append(seqs, mustAppend(t, j, subject.In("porch", "button"), fmt.Sprint(i)))
+		mustAppend(t, j, subject.Out("porch", "state"), "out") // filtered away
+	}
+	const durable = "light-porch"
+	filter := subject.AllIn("porch")
+	c, err := j.Consumer(ctx, durable, filter, journal.MaxAckPending(5), journal.AckAll())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Wait until the five the server may deliver have arrived.
+	var got []journal.Delivery
+	deadline := time.Now().Add(10 * time.Second)
+	for len(got) < 5 && time.Now().Before(deadline) {
+		if got, err = c.Batch(ctx, 10, got); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(got) != 5 {
+		t.Fatalf("batch of %d events, want the 5 MaxAckPending allows", len(got))
+	}
+	for i, d := range got {
+		if d.Seq != seqs[i] || string(d.Data) != fmt.Sprint(i+1) {
+			t.Fatalf("event %d = seq %d %q, want seq %d %q", i, d.Seq, d.Data, seqs[i], fmt.Sprint(i+1))
+		}
+	}
+	// One ack of the last settles all five, so the other three arrive.
+	if err := got[4].Ack(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got, err = c.Batch(ctx, 2, got[:0])
+	if err != nil || len(got) == 0 || got[0].Seq != seqs[5] {
+		t.Fatalf("after AckAll: %d events, first %+v, %v", len(got), got, err)
+	}
+	if len(got) > 2 {
+		t.Fatalf("Batch returned %d events, more than max 2", len(got))
+	}
+	c.Stop()
+	if _, err := c.Batch(ctx, 2, nil); !errors.Is(err, journal.ErrClosed) {
+		t.Fatalf("Batch after Stop = %v, want ErrClosed", err)
+	}
+
+	// An owner that knows its position from the journal starts there,
+	// whatever the consumer had acknowledged.
+	c, err = j.Consumer(ctx, durable, filter, journal.MaxAckPending(5), journal.AckAll(), journal.StartAt(seqs[2]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Stop()
+	m, _, err := c.Next(ctx)
+	if err != nil || m.Seq != seqs[2] || m.NumDelivered != 1 {
+		t.Fatalf("StartAt(%d): next = seq %d delivered %d, %v", seqs[2], m.Seq, m.NumDelivered, err)
+	}
+}
