@@ -106,7 +106,8 @@ type (
 		at   time.Time
 		late bool // the deadline had passed when it was armed (e.g. while the daemon was down)
 	}
-	clockTick struct{}
+	clockTick    struct{}
+	consumerLost struct{ err error }
 )
 
 // Actor is one light.
@@ -166,6 +167,10 @@ func (a *Actor) Receive(ctx actor.Context) {
 		a.fireDue(ctx, msg)
 	case *clockTick:
 		a.arm(ctx)
+	case *consumerLost:
+		// E.g. someone deleted the durable consumer: restart, which
+		// creates it again where the journal says the light is.
+		panic(fmt.Sprintf("light %s: %v", a.cfg.Name, msg.err))
 	}
 }
 
@@ -296,6 +301,10 @@ func (a *Actor) consume(ctx context.Context, sys *actor.ActorSystem, self *actor
 		batch, err := cons.Batch(ctx, a.cfg.Batch, nil)
 		if err != nil {
 			if ctx.Err() != nil {
+				return
+			}
+			if errors.Is(err, journal.ErrClosed) {
+				sys.Root.Send(self, &consumerLost{err: err})
 				return
 			}
 			a.cfg.Logf("light %s: consumer: %v", a.cfg.Name, err)

@@ -120,3 +120,50 @@ func TestFleetFire(t *testing.T) {
 		t.Fatalf("group down answered by %v, want a and b", got)
 	}
 }
+
+// A light whose durable consumer is deleted under it crashes, is restarted
+// by its supervisor, journals the restart, and carries on where it was.
+func TestLightRestartIsJournaled(t *testing.T) {
+	t.Parallel()
+	d := startDaemon(t, t.TempDir(), "--light", "porch")
+	nc := connect(t, d.URL)
+	events := subscribeEvents(t, nc, "porch")
+	if r := mustOK(t, request(t, nc, "lumen.porch.cmd.fire", `{"transition":"button_click"}`)); r.Body["state"] != "red" {
+		t.Fatalf("first click: %s", r.Raw)
+	}
+
+	natsCLI(t, d.URL, "consumer", "rm", "LUMEN", "light-porch", "--force")
+	m := waitEvent(t, events, "lumen.porch.evt.out.restart", `"restarts":1`)
+	if !strings.Contains(string(m.Data), "light-porch") || !strings.Contains(string(m.Data), "deleted") {
+		t.Fatalf("restart event does not say which actor and why: %s", m.Data)
+	}
+	if !strings.Contains(d.Logs(), "light porch crashed") {
+		t.Fatalf("the daemon does not log the crash:\n%s", d.Logs())
+	}
+	// Restarted, it resumes from the journal: the next click goes on
+	// from red, and its consumer exists again.
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		r := request(t, nc, "lumen.porch.cmd.fire", `{"transition":"button_click"}`)
+		if r.Body["ok"] == true {
+			if r.Body["state"] != "green" {
+				t.Fatalf("after the restart the click went to %v, want green: %s", r.Body["state"], r.Raw)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the light did not come back: %s", r.Raw)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if out := natsCLI(t, d.URL, "consumer", "ls", "LUMEN", "--names"); !strings.Contains(out, "light-porch") {
+		t.Fatalf("the consumer was not created again: %s", out)
+	}
+	// The restart is in the journal, and replay still agrees with it.
+	if out := natsCLI(t, d.URL, "stream", "get", "LUMEN", "--last-for", "lumen.porch.evt.out.restart"); !strings.Contains(out, `"restarts":1`) {
+		t.Fatalf("restart not journaled: %s", out)
+	}
+	if out, code := runCLI(t, d.URL, "replay", "--light", "porch", "--verify"); code != 0 {
+		t.Fatalf("replay --verify after a restart: %s", out)
+	}
+}

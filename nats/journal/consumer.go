@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -81,6 +82,9 @@ type Consumer struct {
 	cc   jetstream.ConsumeContext
 	msgs chan jetstream.Msg
 	stop chan struct{}
+	// why is the error that ended consuming (e.g. the consumer was
+	// deleted), reported by Next once the buffered events are taken.
+	why atomic.Pointer[error]
 }
 
 // Consumer creates or updates the durable pull consumer named durable on
@@ -136,9 +140,11 @@ func (j *Journal) Consumer(ctx context.Context, durable, filter string, opts ...
 		case c.msgs <- m:
 		case <-c.stop:
 		}
-	}, jetstream.ConsumeErrHandler(func(jetstream.ConsumeContext, error) {
+	}, jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) {
 		// Missed heartbeats and reconnects are retried by the client;
-		// the owner learns of a closed consumer from Next.
+		// a terminal error (the consumer was deleted) stops consuming and
+		// Next reports it.
+		c.why.Store(&err)
 	}))
 	if err != nil {
 		return nil, fmt.Errorf("journal: consumer %s: %w", durable, err)
@@ -161,7 +167,11 @@ func (c *Consumer) Next(ctx context.Context) (Msg, Acker, error) {
 	case <-c.stop:
 		return Msg{}, nil, fmt.Errorf("%w: consumer %s stopped", ErrClosed, c.name)
 	case <-c.cc.Closed():
-		return Msg{}, nil, fmt.Errorf("%w: consumer %s: the connection closed", ErrClosed, c.name)
+		why := errors.New("the connection closed")
+		if p := c.why.Load(); p != nil {
+			why = *p
+		}
+		return Msg{}, nil, fmt.Errorf("%w: consumer %s stopped: %w", ErrClosed, c.name, why)
 	case <-ctx.Done():
 		return Msg{}, nil, fmt.Errorf("journal: consumer %s: next: %w", c.name, ctx.Err())
 	}
