@@ -1,6 +1,7 @@
 package actors_test
 
 import (
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -14,15 +15,25 @@ func TestPurePackagesImportNoIO(t *testing.T) {
 		"github.com/nats-io/", "github.com/asynkron/protoactor-go",
 		"github.com/stianeikeland/go-rpio", "github.com/bytecodealliance/wasmtime-go",
 	}
-	for _, pkg := range []string{"github.com/lumen-home/lumen/messages", "github.com/lumen-home/lumen/actors/light/machine"} {
-		out, err := exec.Command("go", "list", "-deps", pkg).CombinedOutput()
-		if err != nil {
-			t.Fatalf("go list %s: %v\n%s", pkg, err, out)
-		}
-		for _, dep := range strings.Fields(string(out)) {
-			for _, f := range forbidden {
-				if dep == f || (strings.HasSuffix(f, "/") && strings.HasPrefix(dep, f)) || strings.HasPrefix(dep, f+"/") && !strings.HasPrefix(f, "net") {
-					t.Errorf("%s imports %s", pkg, dep)
+	pure := []string{"messages", "actors/light/machine",
+		"hardware", "hardware/gesture", "hardware/render", "hardware/ws2812", "hardware/sim", "hardware/hwtest"}
+	// Also as built for the Pi, where the GPIO driver's files compile.
+	for _, goarch := range []string{"", "arm64"} {
+		for _, pkg := range pure {
+			pkg = "github.com/lumen-home/lumen/" + pkg
+			cmd := exec.Command("go", "list", "-deps", pkg)
+			if goarch != "" {
+				cmd.Env = append(os.Environ(), "GOOS=linux", "GOARCH="+goarch, "CGO_ENABLED=0")
+			}
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Fatalf("go list %s: %v\n%s", pkg, err, out)
+			}
+			for _, dep := range strings.Fields(string(out)) {
+				for _, f := range forbidden {
+					if dep == f || (strings.HasSuffix(f, "/") && strings.HasPrefix(dep, f)) || strings.HasPrefix(dep, f+"/") && !strings.HasPrefix(f, "net") {
+						t.Errorf("%s (GOARCH %q) imports %s", pkg, goarch, dep)
+					}
 				}
 			}
 		}

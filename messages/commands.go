@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 )
 
 // Command verbs of lumen.<light>.cmd.<verb>.
@@ -22,7 +23,58 @@ const (
 	VerbSetVar         = "set_var"         // InVarData
 	VerbCreateSchedule = "create_schedule" // a Schedule
 	VerbDeleteSchedule = "delete_schedule" // NameRequest
+
+	// Verbs of the hardware actor, answered by the light's device.
+	VerbButton = "button" // ButtonRequest: inject a raw edge (simulated button only)
+	VerbLED    = "led"    // {} → LEDReply
 )
+
+// Raw button edges of ButtonRequest.
+const (
+	EdgeDown = "down"
+	EdgeUp   = "up"
+)
+
+// ButtonRequest is the body of button: {"edge":"down"} or {"edge":"up"}.
+// The edge goes through debounce and gesture detection like a real one.
+type ButtonRequest struct {
+	Edge string `json:"edge"`
+}
+
+// ButtonReply answers button once the edge is taken; the gestures it
+// makes are decided later (a click waits for the double-click window) and
+// journaled as fired inputs with source "button".
+type ButtonReply struct {
+	OK   bool   `json:"ok"`
+	Edge string `json:"edge"`
+}
+
+// LEDEvent is published on lumen.<light>.led (core NATS, not journaled)
+// each time the LED starts showing a state: what it shows, from which
+// state, and the input that caused it.
+type LEDEvent struct {
+	State  string    `json:"state"`
+	Cause  uint64    `json:"cause"`
+	Time   time.Time `json:"time"`
+	Pixels []Pixel   `json:"pixels"`
+	Raw    []Pixel   `json:"raw"`
+}
+
+// Pixel is one LED pixel, 0–255 per channel.
+type Pixel struct {
+	R uint8 `json:"r"`
+	G uint8 `json:"g"`
+	B uint8 `json:"b"`
+}
+
+// LEDReply answers led: the pixels the LED shows now (after gamma and the
+// brightness cap) and the colors they come from (before).
+type LEDReply struct {
+	OK     bool    `json:"ok"`
+	State  string  `json:"state"`
+	Pixels []Pixel `json:"pixels"`
+	Raw    []Pixel `json:"raw"`
+}
 
 // FireRequest is the body of fire: {"transition":"button_click"}.
 type FireRequest struct {

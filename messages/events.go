@@ -167,6 +167,10 @@ const (
 	ErrorRejected  = "rejected"  // the input was refused; nothing was applied
 	ErrorTimeout   = "timeout"   // a rule's expression ran out of time; the rule was skipped
 	ErrorException = "exception" // a rule's expression threw; the rule was skipped
+	// ErrorRender: a state's color expression fails on the LED. The
+	// hardware actor journals it once per state, with cause 0 (it is
+	// not an output of an input, and replay does not recompute it).
+	ErrorRender = "render"
 )
 
 // OutErrorData reports a refused input or a failed rule.

@@ -96,38 +96,45 @@ func (h *handler) handle(verb string) func(micro.Request) {
 		if err != nil {
 			var br *badRequest
 			if errors.As(err, &br) {
-				respondError(req, br.code, fmt.Sprintf("%s: %s", verb, br.msg))
+				RespondError(req, br.code, fmt.Sprintf("%s: %s", verb, br.msg))
 			} else {
-				respondError(req, 400, fmt.Sprintf("%s: %v", verb, err))
+				RespondError(req, 400, fmt.Sprintf("%s: %v", verb, err))
 			}
 			return
 		}
-		// Wait off the subscription's goroutine so that one slow command
-		// never holds up the others.
-		fut := h.root.RequestFuture(h.pid, msg, h.timeout)
-		go func() {
-			res, err := fut.Result()
-			if err != nil {
-				respondError(req, 500, fmt.Sprintf("%s: the light did not answer in %s (%v); check `lumen tail` and try again", verb, h.timeout, err))
-				return
-			}
-			switch r := res.(type) {
-			case *messages.ErrorReply:
-				r.OK = false
-				respondError(req, r.Code, r.Error)
-			default:
-				b, err := json.Marshal(r)
-				if err != nil {
-					respondError(req, 500, "encode reply: "+err.Error())
-					return
-				}
-				_ = req.Respond(b)
-			}
-		}()
+		Answer(req, h.root, h.pid, msg, h.timeout, verb, "the light")
 	}
 }
 
-func respondError(req micro.Request, code int, msg string) {
+// Answer sends msg to the actor pid and responds to req with its answer:
+// a *messages.ErrorReply becomes the documented micro error, anything else
+// is sent as JSON. It waits off the subscription's goroutine so that one
+// slow command never holds up the others. who names the actor in errors.
+func Answer(req micro.Request, root *actor.RootContext, pid *actor.PID, msg any, timeout time.Duration, verb, who string) {
+	fut := root.RequestFuture(pid, msg, timeout)
+	go func() {
+		res, err := fut.Result()
+		if err != nil {
+			RespondError(req, 500, fmt.Sprintf("%s: %s did not answer in %s (%v); check `lumen tail` and try again", verb, who, timeout, err))
+			return
+		}
+		switch r := res.(type) {
+		case *messages.ErrorReply:
+			r.OK = false
+			RespondError(req, r.Code, r.Error)
+		default:
+			b, err := json.Marshal(r)
+			if err != nil {
+				RespondError(req, 500, "encode reply: "+err.Error())
+				return
+			}
+			_ = req.Respond(b)
+		}
+	}()
+}
+
+// RespondError responds with the documented error headers and body.
+func RespondError(req micro.Request, code int, msg string) {
 	b, _ := json.Marshal(messages.ErrorReply{OK: false, Code: code, Error: msg})
 	_ = req.Error(strconv.Itoa(code), msg, b)
 }

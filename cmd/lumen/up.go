@@ -22,8 +22,10 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/lumen-home/lumen/actors"
+	"github.com/lumen-home/lumen/actors/device"
 	"github.com/lumen-home/lumen/actors/light"
 	"github.com/lumen-home/lumen/actors/light/machine"
+	"github.com/lumen-home/lumen/hardware"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/broker"
 	"github.com/lumen-home/lumen/nats/journal"
@@ -43,6 +45,8 @@ type UpConfig struct {
 	Clock         string   `yaml:"clock"`
 	// Groups maps a group name to its lights, for lumen.group.<g>.cmd.<verb>.
 	Groups map[string][]string `yaml:"groups"`
+	// Hardware configures the LED and button (or their simulators).
+	Hardware HardwareConfig `yaml:"hardware"`
 }
 
 func defaultDataDir() string {
@@ -77,7 +81,22 @@ Settings come from <data>/lumen.yaml (or --config), flags win:
   password: …
   max_bytes: 1073741824 # journal size budget
   clock: auto           # auto | trust | wait
-  groups: {downstairs: [kitchen, hall]}`,
+  groups: {downstairs: [kitchen, hall]}
+  hardware:
+    driver: auto        # auto (GPIO on a Pi, else simulated) | sim | rpi
+    light: demo         # the light the Pi's LED and button belong to
+    pixels: 1           # simulated strip length
+    gamma: 2.2
+    brightness: 1       # global cap, 0–1
+    fade_ms: 0          # cross-fade between states
+    gestures: {debounce_ms: 20, double_ms: 300, hold_ms: 800}
+    rpi:                # BCM pin numbers; see the README for wiring
+      led: {type: rgb, pins: [17, 27, 22], pwm: auto, pwm_hz: 500, active_low: false}
+      button: {pin: 4, poll_ms: 1, active_high: false}
+
+With no GPIO the light's LED and button are simulated: 'lumen press' clicks,
+'nats req lumen.<light>.cmd.led {}' tells the color shown, and on a terminal
+the status line shows it live.`,
 		Example: `  lumen up
   lumen up --light kitchen --light hall --listen 127.0.0.1:0
   lumen up --data /var/lib/lumen --sync batch`,
@@ -114,6 +133,7 @@ Settings come from <data>/lumen.yaml (or --config), flags win:
 	f.StringVar(&cfg.Clock, "clock", "auto", "auto: trust the clock unless this is a Pi without time sync; trust; wait: timers wait for time sync")
 	f.IntVar(&cfg.SnapshotEvery, "snapshot-every", 1000, "inputs between snapshots of a light")
 	f.Int64Var(&cfg.MaxBytes, "max-bytes", broker.DefaultMaxBytes, "journal size budget: past 3/4 of it, events covered by snapshots are purged")
+	f.StringVar(&cfg.Hardware.Driver, "hardware", "auto", "auto: the Pi's GPIO when present, else a simulated LED and button; sim; rpi")
 	return cmd
 }
 
@@ -162,6 +182,11 @@ func loadUpConfig(cmd *cobra.Command, flags UpConfig, file string) (UpConfig, er
 		if !set("max-bytes") && fromFile.MaxBytes > 0 {
 			cfg.MaxBytes = fromFile.MaxBytes
 		}
+		driver := cfg.Hardware.Driver
+		cfg.Hardware = fromFile.Hardware
+		if set("hardware") || cfg.Hardware.Driver == "" {
+			cfg.Hardware.Driver = driver
+		}
 	case errors.Is(err, os.ErrNotExist) && !explicit:
 	default:
 		return cfg, fmt.Errorf("config: %w", err)
@@ -194,6 +219,9 @@ func loadUpConfig(cmd *cobra.Command, flags UpConfig, file string) (UpConfig, er
 	default:
 		return cfg, usageError{fmt.Errorf("--clock must be auto, trust or wait, not %q", cfg.Clock)}
 	}
+	if err := cfg.Hardware.validate(cfg.Lights); err != nil {
+		return cfg, usageError{err}
+	}
 	return cfg, nil
 }
 
@@ -208,6 +236,7 @@ type Main struct {
 	sys      *actor.ActorSystem
 	root     *actor.PID
 	services []micro.Service
+	devices  *devices
 	url      string
 }
 
@@ -248,7 +277,11 @@ func (m *Main) Run(ctx context.Context) error {
 	strategy := actors.DefaultStrategy()
 	strategy.OnRestart = func(r actors.Restart) {
 		name := lightOf(r.Child)
-		m.logf("light %s crashed (%v); restart %d in %s", name, r.Reason, r.Restarts, r.Delay)
+		what := "light " + name
+		if strings.Contains(r.Child.Id, "device-") {
+			what = "the LED and button of light " + name
+		}
+		m.logf("%s crashed (%v); restart %d in %s", what, r.Reason, r.Restarts, r.Delay)
 		if name == "" {
 			return
 		}
@@ -268,6 +301,10 @@ func (m *Main) Run(ctx context.Context) error {
 		return err
 	}
 	m.root = root
+	if m.devices, err = openDevices(cfg.Hardware, cfg.Lights, m.logf); err != nil {
+		return err
+	}
+	status := newStatusLine(m.Stdout, cfg.Lights)
 	demo := machine.Demo()
 	for _, name := range cfg.Lights {
 		props, err := light.Props(light.Config{Name: name, Journal: j, Clock: clock, Seed: &demo,
@@ -287,6 +324,20 @@ func (m *Main) Run(ctx context.Context) error {
 			return err
 		}
 		m.services = append(m.services, svc)
+		dev := m.devices.byLight[name]
+		dprops, err := device.Props(device.Config{Light: name, Device: dev, Journal: j, Conn: nc,
+			Render: cfg.Hardware.renderOptions(dev.Pixels()), Gestures: cfg.Hardware.gestures(), Logf: m.logf,
+			OnShow: func(state string, raw, _ []hardware.RGB) { status.show(name, state, raw) }})
+		if err != nil {
+			return err
+		}
+		dpid, err := actors.SpawnChild(m.sys, root, "device-"+name, dprops)
+		if err != nil {
+			return err
+		}
+		if err := device.Serve(svc, m.sys.Root, dpid, name, 10*time.Second); err != nil {
+			return err
+		}
 	}
 	m.url = b.ClientURL()
 	fmt.Fprintf(m.Stdout, "lumen: ready %s\n", m.url)
@@ -298,11 +349,13 @@ func lightOf(pid *actor.PID) string {
 	if pid == nil {
 		return ""
 	}
-	_, name, ok := strings.Cut(pid.Id, "light-")
-	if !ok {
-		return ""
+	// Children are named light-<name> and device-<name>.
+	for _, prefix := range []string{"light-", "device-"} {
+		if _, name, ok := strings.Cut(pid.Id, prefix); ok {
+			return name
+		}
 	}
-	return name
+	return ""
 }
 
 // Close stops the services, the actors and the broker, in that order.
@@ -320,6 +373,12 @@ func (m *Main) Close() error {
 	if m.sys != nil {
 		m.sys.Shutdown()
 		m.sys = nil
+	}
+	if m.devices != nil {
+		if err := m.devices.halt(); err != nil {
+			m.logf("hardware: %v", err)
+		}
+		m.devices = nil
 	}
 	if m.nc != nil {
 		m.nc.Close()

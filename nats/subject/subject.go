@@ -117,6 +117,12 @@ func AllOut(light string) string {
 	return Out(light, ">")
 }
 
+// LED is where the hardware actor announces, on core NATS and outside the
+// journal, each time the LED starts showing a state: lumen.<light>.led.
+func LED(light string) string {
+	return tokRoot + "." + light + ".led"
+}
+
 // Events matches every event of a light, inputs and outputs:
 // lumen.<light>.evt.>.
 func Events(light string) string {

@@ -1,0 +1,439 @@
+// Package device is the hardware actor: the only thing that touches a
+// light's LED and button. It follows the light's state events and renders
+// the current state on the LED, and turns raw button edges into gestures
+// that it journals as the light's inputs.
+package device
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nuid"
+
+	"github.com/lumen-home/lumen/hardware"
+	"github.com/lumen-home/lumen/hardware/gesture"
+	"github.com/lumen-home/lumen/hardware/render"
+	"github.com/lumen-home/lumen/messages"
+	"github.com/lumen-home/lumen/nats/journal"
+	"github.com/lumen-home/lumen/nats/subject"
+)
+
+// Injector is a device whose button can be pressed from software (the
+// simulator).
+type Injector interface {
+	Inject(down bool) error
+}
+
+// Config configures the hardware actor of one light.
+type Config struct {
+	Light   string
+	Device  hardware.Device
+	Journal *journal.Journal
+	// Conn follows the light's outputs and asks it for its model; the
+	// actor talks to the light only over NATS.
+	Conn     *nats.Conn
+	Render   render.Options
+	Gestures gesture.Config
+	Now      func() time.Time
+	Logf     func(format string, args ...any)
+	// OnShow, when set, sees the first frame of every state shown (for
+	// the terminal's status line). It must not block.
+	OnShow func(state string, raw, out []hardware.RGB)
+}
+
+func (c *Config) validate() error {
+	if err := subject.ValidLight(c.Light); err != nil {
+		return fmt.Errorf("device: %w", err)
+	}
+	if c.Device == nil || c.Journal == nil || c.Conn == nil {
+		return errors.New("device: a device, a journal and a connection are required")
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.Logf == nil {
+		c.Logf = func(string, ...any) {}
+	}
+	if c.Render.Pixels == 0 {
+		c.Render.Pixels = c.Device.Pixels()
+	}
+	if c.Render.Pixels != c.Device.Pixels() {
+		return fmt.Errorf("device: the renderer draws %d pixels but the LED has %d", c.Render.Pixels, c.Device.Pixels())
+	}
+	if _, err := render.New(c.Render); err != nil {
+		return fmt.Errorf("device: %w", err)
+	}
+	if _, err := gesture.New(c.Gestures); err != nil {
+		return fmt.Errorf("device: %w", err)
+	}
+	return nil
+}
+
+// Press injects a raw edge into a simulated button; the answer is
+// *messages.ButtonReply or *messages.ErrorReply.
+type Press struct{ Down bool }
+
+// Show asks what the LED shows; the answer is *messages.LEDReply.
+type Show struct{}
+
+// internal messages: only these change the actor's fields.
+type (
+	output   struct{ msg *nats.Msg }
+	model    struct{ reply *messages.GetReply }
+	edge     struct{ e hardware.Edge }
+	gestureT struct{ gen int }
+	frameT   struct{ gen int }
+	reload   struct{}
+)
+
+// Actor is the hardware actor of one light.
+type Actor struct {
+	cfg    Config
+	cancel context.CancelFunc
+	sub    *nats.Subscription
+
+	r      *render.Renderer
+	det    *gesture.Detector
+	states map[string]messages.State
+	vars   map[string]json.RawMessage
+	seen   uint64 // the input sequence the model reflects
+	state  string // the state shown
+	cause  uint64 // the input that made it current
+	raw    []hardware.RGB
+	out    []hardware.RGB
+	failed string // the state whose render error was journaled
+
+	frameGen, gestureGen int
+	frameTimer           *time.Timer
+	gestureTimer         *time.Timer
+	loading              bool
+}
+
+// Props returns the actor's props, validating the config.
+func Props(cfg Config, opts ...actor.PropsOption) (*actor.Props, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	return actor.PropsFromProducer(func() actor.Actor { return &Actor{cfg: cfg} }, opts...), nil
+}
+
+// Receive handles one message.
+func (a *Actor) Receive(ctx actor.Context) {
+	switch msg := ctx.Message().(type) {
+	case *actor.Started:
+		if err := a.start(ctx); err != nil {
+			panic(fmt.Sprintf("device %s: start: %v", a.cfg.Light, err))
+		}
+	case *actor.Stopping, *actor.Restarting:
+		a.stop()
+	case *output:
+		a.follow(ctx, msg.msg)
+	case *model:
+		a.loading = false
+		a.apply(ctx, msg.reply)
+	case *reload:
+		a.load(ctx)
+	case *edge:
+		a.emit(a.det.Edge(msg.e))
+		a.armGestures(ctx)
+	case *gestureT:
+		if msg.gen == a.gestureGen {
+			a.emit(a.det.Tick(a.cfg.Now()))
+			a.armGestures(ctx)
+		}
+	case *frameT:
+		if msg.gen == a.frameGen {
+			a.frame(ctx, false)
+		}
+	case *Press:
+		ctx.Respond(a.press(msg.Down))
+	case *Show:
+		ctx.Respond(&messages.LEDReply{OK: true, State: a.state, Pixels: pixels(a.out), Raw: pixels(a.raw)})
+	}
+}
+
+func (a *Actor) start(ctx actor.Context) error {
+	a.stop()
+	r, err := render.New(a.cfg.Render)
+	if err != nil {
+		return err
+	}
+	det, err := gesture.New(a.cfg.Gestures)
+	if err != nil {
+		r.Close()
+		return err
+	}
+	a.r, a.det = r, det
+	a.states, a.vars, a.seen, a.state = map[string]messages.State{}, map[string]json.RawMessage{}, 0, ""
+	bg, cancel := context.WithCancel(context.Background())
+	a.cancel = cancel
+	self, root := ctx.Self(), ctx.ActorSystem().Root
+	// Follow the outputs before asking for the model, so nothing falls
+	// between the two; outputs the model already reflects are skipped.
+	a.sub, err = a.cfg.Conn.Subscribe(subject.AllOut(a.cfg.Light), func(m *nats.Msg) {
+		root.Send(self, &output{msg: m})
+	})
+	if err != nil {
+		return fmt.Errorf("follow %s: %w", a.cfg.Light, err)
+	}
+	if err := a.cfg.Conn.Flush(); err != nil {
+		return fmt.Errorf("follow %s: %w", a.cfg.Light, err)
+	}
+	edges := a.cfg.Device.Edges()
+	go func() {
+		for {
+			select {
+			case <-bg.Done():
+				return
+			case e, ok := <-edges:
+				if !ok {
+					return
+				}
+				root.Send(self, &edge{e: e})
+			}
+		}
+	}()
+	a.load(ctx)
+	return nil
+}
+
+func (a *Actor) stop() {
+	if a.cancel != nil {
+		a.cancel()
+		a.cancel = nil
+	}
+	if a.sub != nil {
+		_ = a.sub.Unsubscribe()
+		a.sub = nil
+	}
+	for _, t := range []*time.Timer{a.frameTimer, a.gestureTimer} {
+		if t != nil {
+			t.Stop()
+		}
+	}
+	if a.r != nil {
+		a.r.Close()
+		a.r = nil
+	}
+}
+
+// load asks the light for its model, off the actor's goroutine.
+func (a *Actor) load(ctx actor.Context) {
+	if a.loading {
+		return
+	}
+	a.loading = true
+	self, root := ctx.Self(), ctx.ActorSystem().Root
+	nc, subj, logf, light := a.cfg.Conn, subject.Cmd(a.cfg.Light, messages.VerbGet), a.cfg.Logf, a.cfg.Light
+	go func() {
+		for attempt := 0; ; attempt++ {
+			m, err := nc.Request(subj, []byte(`{}`), 5*time.Second)
+			if err == nil {
+				var g messages.GetReply
+				if err = json.Unmarshal(m.Data, &g); err == nil && !g.OK {
+					err = fmt.Errorf("%s", m.Data)
+				}
+				if err == nil {
+					root.Send(self, &model{reply: &g})
+					return
+				}
+			}
+			if attempt == 3 {
+				logf("device %s: cannot read the light's states yet (%v); retrying", light, err)
+			}
+			if errors.Is(err, nats.ErrConnectionClosed) {
+				return
+			}
+			time.Sleep(time.Duration(min(attempt+1, 10)) * 100 * time.Millisecond)
+		}
+	}()
+}
+
+// apply takes the light's model: its states, variables and current state.
+func (a *Actor) apply(ctx actor.Context, g *messages.GetReply) {
+	a.states = make(map[string]messages.State, len(g.States))
+	for _, s := range g.States {
+		a.states[s.Name] = s
+	}
+	a.vars = maps.Clone(g.Vars)
+	if a.vars == nil {
+		a.vars = map[string]json.RawMessage{}
+	}
+	if g.Seq >= a.seen {
+		a.seen = g.Seq
+		a.enter(ctx, g.State, g.Seq)
+		return
+	}
+	// A state event newer than this model arrived meanwhile: keep its
+	// state, with the new definitions.
+	a.enter(ctx, a.state, a.cause)
+}
+
+// follow handles one output of the light.
+func (a *Actor) follow(ctx actor.Context, m *nats.Msg) {
+	var env messages.Envelope
+	if err := messages.DecodeEnvelope(m.Data, &env); err != nil || env.Cause == 0 {
+		return // restart and render events
+	}
+	if env.Cause <= a.seen && env.Type != messages.OutState {
+		return
+	}
+	switch env.Type {
+	case messages.OutState:
+		var d messages.OutStateData
+		if json.Unmarshal(env.Data, &d) != nil || env.Cause < a.cause {
+			return
+		}
+		a.seen = max(a.seen, env.Cause)
+		if _, ok := a.states[d.To]; !ok {
+			a.load(ctx) // a state created since the model was read
+		}
+		// Every state event re-renders, self-transitions included, so a
+		// random color changes on each click.
+		a.enter(ctx, d.To, env.Cause)
+	case messages.OutVar:
+		var d messages.OutVarData
+		if json.Unmarshal(env.Data, &d) != nil {
+			return
+		}
+		if d.Unset {
+			delete(a.vars, d.Name)
+		} else {
+			a.vars[d.Name] = d.Value
+		}
+		a.r.SetVars(a.vars)
+	case messages.OutConfig:
+		a.load(ctx)
+	}
+}
+
+// enter starts rendering state name, caused by input cause.
+func (a *Actor) enter(ctx actor.Context, name string, cause uint64) {
+	if name == "" {
+		return
+	}
+	a.state, a.cause = name, cause
+	st, ok := a.states[name]
+	if !ok {
+		// Not known yet (the model is being read): dark until it is.
+		st = messages.State{Name: name}
+	}
+	if err := a.r.SetState(st, a.cfg.Now(), cause, a.vars); err != nil {
+		a.renderError(name, err)
+	}
+	a.frame(ctx, true)
+}
+
+// frame renders and shows the frame due now, and arms the next one.
+func (a *Actor) frame(ctx actor.Context, first bool) {
+	now := a.cfg.Now()
+	f := a.r.Frame(now)
+	if f.Err != nil {
+		a.renderError(a.state, f.Err)
+	}
+	if err := a.cfg.Device.Show(f.Out); err != nil {
+		a.cfg.Logf("device %s: show: %v", a.cfg.Light, err)
+	}
+	a.raw, a.out = f.Raw, f.Out
+	if first {
+		ev := messages.LEDEvent{State: a.state, Cause: a.cause, Time: now, Pixels: pixels(f.Out), Raw: pixels(f.Raw)}
+		if b, err := json.Marshal(ev); err == nil {
+			_ = a.cfg.Conn.Publish(subject.LED(a.cfg.Light), b)
+		}
+		if a.cfg.OnShow != nil {
+			a.cfg.OnShow(a.state, f.Raw, f.Out)
+		}
+	}
+	a.frameGen++
+	if a.frameTimer != nil {
+		a.frameTimer.Stop()
+	}
+	if next, ok := a.r.Next(now); ok {
+		msg, self, root := &frameT{gen: a.frameGen}, ctx.Self(), ctx.ActorSystem().Root
+		a.frameTimer = time.AfterFunc(next.Sub(now), func() { root.Send(self, msg) })
+	}
+}
+
+// renderError journals a state's render error once per state.
+func (a *Actor) renderError(state string, err error) {
+	if a.failed == state {
+		return
+	}
+	a.failed = state
+	a.cfg.Logf("device %s: state %s: %v", a.cfg.Light, state, err)
+	data, _ := json.Marshal(messages.OutErrorData{Code: 400, Kind: messages.ErrorRender,
+		Error: fmt.Sprintf("state %q cannot be shown: %v; fix its colors with create_state", state, err)})
+	env := messages.Envelope{V: messages.Version, ID: a.cfg.Light + ":render:" + nuid.Next(), Type: messages.OutError,
+		Light: a.cfg.Light, Time: a.cfg.Now(), Data: data}
+	a.append(subject.Out(a.cfg.Light, messages.OutError), &env)
+}
+
+// emit journals gestures as the light's inputs, in order.
+func (a *Actor) emit(gs []gesture.Gesture) {
+	for _, g := range gs {
+		data, _ := json.Marshal(messages.InFiredData{Transition: g.Kind, Source: "button"})
+		env := messages.Envelope{V: messages.Version, ID: nuid.Next(), Type: messages.InFired, Light: a.cfg.Light, Time: g.At.UTC(), Data: data}
+		a.append(subject.In(a.cfg.Light, messages.InFired), &env)
+	}
+}
+
+// append journals an event without blocking the actor; appends from one
+// connection are stored in the order they are made.
+func (a *Actor) append(subj string, env *messages.Envelope) {
+	p, err := a.cfg.Journal.AppendAsync(subj, messages.AppendEnvelope(nil, env), journal.MsgID(env.ID))
+	if err != nil {
+		a.cfg.Logf("device %s: journal %s: %v", a.cfg.Light, subj, err)
+		return
+	}
+	logf, light := a.cfg.Logf, a.cfg.Light
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if _, err := p.Wait(ctx); err != nil {
+			logf("device %s: journal %s: %v", light, subj, err)
+		}
+	}()
+}
+
+// armGestures sets one timer for the detector's next deadline.
+func (a *Actor) armGestures(ctx actor.Context) {
+	a.gestureGen++
+	if a.gestureTimer != nil {
+		a.gestureTimer.Stop()
+	}
+	at, ok := a.det.Deadline()
+	if !ok {
+		return
+	}
+	msg, self, root := &gestureT{gen: a.gestureGen}, ctx.Self(), ctx.ActorSystem().Root
+	a.gestureTimer = time.AfterFunc(at.Sub(a.cfg.Now()), func() { root.Send(self, msg) })
+}
+
+func (a *Actor) press(down bool) any {
+	in, ok := a.cfg.Device.(Injector)
+	if !ok {
+		return &messages.ErrorReply{Code: 409, Error: "this light has a real button; press it (only the simulated button takes edges over NATS)"}
+	}
+	if err := in.Inject(down); err != nil {
+		return &messages.ErrorReply{Code: 409, Error: err.Error()}
+	}
+	e := messages.EdgeUp
+	if down {
+		e = messages.EdgeDown
+	}
+	return &messages.ButtonReply{OK: true, Edge: e}
+}
+
+func pixels(f []hardware.RGB) []messages.Pixel {
+	p := make([]messages.Pixel, len(f))
+	for i, c := range f {
+		p[i] = messages.Pixel(c)
+	}
+	return p
+}

@@ -1,0 +1,133 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/spf13/cobra"
+
+	"github.com/lumen-home/lumen/messages"
+	"github.com/lumen-home/lumen/nats/subject"
+)
+
+// Edge timings of `lumen press`: well clear of the default debounce, and
+// a double's gap well inside the double-click window.
+const (
+	pressClickFor = 60 * time.Millisecond
+	pressGap      = 100 * time.Millisecond
+	// pressQuiet is how long press keeps printing after the last event.
+	pressQuiet = 400 * time.Millisecond
+)
+
+func newPress(a *app) *cobra.Command {
+	var holdFor durationFlag = durationFlag(time.Second)
+	cmd := &cobra.Command{
+		Use:   "press [click|double|hold]",
+		Short: "Press a light's simulated button",
+		Long: `Press the simulated button of a light that runs without GPIO. The edges go
+through debounce and gesture detection exactly like a real button's, so the
+light sees button_click, button_double_click, or button_hold then
+button_release, and its rules react. press prints what the light did.
+
+The raw edges are requests on lumen.<light>.cmd.button {"edge":"down"|"up"};
+a light with a real button refuses them.`,
+		Example: `  lumen press               # a click
+  lumen press double --light kitchen
+  lumen press hold --for 2s`,
+		Args:      args(cobra.MaximumNArgs(1)),
+		ValidArgs: []string{"click", "double", "hold"},
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			kind := "click"
+			if len(argv) == 1 {
+				kind = argv[0]
+			}
+			var plan []time.Duration // hold time of each press
+			want := 1                 // gestures expected
+			switch kind {
+			case "click":
+				plan = []time.Duration{pressClickFor}
+			case "double":
+				plan = []time.Duration{pressClickFor, pressClickFor}
+			case "hold":
+				plan, want = []time.Duration{time.Duration(holdFor)}, 2
+			default:
+				return usageError{fmt.Errorf("press %q: say click, double or hold", kind)}
+			}
+			if err := subject.ValidLight(a.light); err != nil {
+				return usageError{fmt.Errorf("--light: %w", err)}
+			}
+			nc, err := a.connect()
+			if err != nil {
+				return err
+			}
+			defer nc.Close()
+			ch := make(chan *nats.Msg, 256)
+			sub, err := nc.ChanSubscribe(subject.Events(a.light), ch)
+			if err != nil {
+				return err
+			}
+			defer sub.Unsubscribe()
+			if err := nc.Flush(); err != nil {
+				return err
+			}
+			for i, d := range plan {
+				if i > 0 {
+					time.Sleep(pressGap)
+				}
+				if _, err := a.request(messages.VerbButton, messages.ButtonRequest{Edge: messages.EdgeDown}); err != nil {
+					return err
+				}
+				time.Sleep(d)
+				if _, err := a.request(messages.VerbButton, messages.ButtonRequest{Edge: messages.EdgeUp}); err != nil {
+					return err
+				}
+			}
+			return a.printGestures(cmd, ch, want)
+		},
+	}
+	cmd.Flags().Var(&holdFor, "for", "how long hold keeps the button down")
+	lightFlag(cmd, a)
+	jsonFlag(cmd, a)
+	return cmd
+}
+
+// printGestures prints the light's events until want gestures from the
+// button were journaled and the light has been quiet for a moment.
+func (a *app) printGestures(cmd *cobra.Command, ch chan *nats.Msg, want int) error {
+	// A click is decided only when the double-click window closes.
+	deadline := time.After(3 * time.Second)
+	quiet := time.NewTimer(time.Hour)
+	defer quiet.Stop()
+	seen := 0
+	for {
+		select {
+		case <-cmd.Context().Done():
+			return nil
+		case <-deadline:
+			if seen < want {
+				return fmt.Errorf("the light journaled %d of the %d gestures expected; is its button simulated (lumen up without GPIO)?", seen, want)
+			}
+			return nil
+		case <-quiet.C:
+			return nil
+		case m := <-ch:
+			if _, dir, typ, _ := subject.Parse(m.Subject); dir == "in" && typ == messages.InFired {
+				var env messages.Envelope
+				var d messages.InFiredData
+				if messages.DecodeEnvelope(m.Data, &env) == nil && json.Unmarshal(env.Data, &d) == nil && d.Source == "button" {
+					seen++
+				}
+			}
+			if a.jsonOut {
+				fmt.Fprintf(a.stdout, "%s\n", m.Data)
+			} else {
+				fmt.Fprintln(a.stdout, tailLine(m.Subject, m.Data))
+			}
+			if seen >= want {
+				quiet.Reset(pressQuiet)
+			}
+		}
+	}
+}

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/lumen-home/lumen/hardware/render"
+	"github.com/lumen-home/lumen/messages"
+)
+
+func newPreview(a *app) *cobra.Command {
+	var (
+		frames, pixels, cell int
+		seed                 uint64
+		pngFile              string
+	)
+	cmd := &cobra.Command{
+		Use:   "preview STATE",
+		Short: "Render a state's animation without applying it",
+		Long: `Render a state frame by frame without applying it to the light, so you (or
+the agent) can see an effect before it runs. STATE is the name of one of the
+light's states, or a state written as JSON.
+
+Each frame prints as a row of colored blocks, one per pixel, in a terminal
+with 24-bit color; --png writes a strip image instead (one row per frame,
+one column per pixel). Frames are --speed ms apart for an animated state
+and 100 ms apart for a static one. The colors are the state's own, before
+gamma correction and the brightness cap.`,
+		Example: `  lumen preview red
+  lumen preview rainbow --frames 30 --pixels 60 --png rainbow.png
+  lumen preview '{"name":"pulse","r":"sin(t*3)*127+128","g":0,"b":0,"speed":50}'`,
+		Args: args(cobra.ExactArgs(1)),
+		RunE: func(_ *cobra.Command, argv []string) error {
+			st, err := a.previewState(argv[0])
+			if err != nil {
+				return err
+			}
+			out, err := render.Preview(st, render.Options{Pixels: pixels}, frames, seed)
+			if err != nil && len(out) == 0 {
+				return usageError{err}
+			}
+			if err != nil {
+				fmt.Fprintf(a.stderr, "lumen: state %s: %v (the light shows its error color)\n", st.Name, err)
+			}
+			if pngFile != "" {
+				var buf bytes.Buffer
+				if err := render.PNG(&buf, out, cell); err != nil {
+					return err
+				}
+				if err := os.WriteFile(pngFile, buf.Bytes(), 0o644); err != nil {
+					return err
+				}
+				fmt.Fprintf(a.stdout, "%s: %d frames × %d pixels written to %s\n", st.Name, len(out), pixels, pngFile)
+				return nil
+			}
+			for i, f := range out {
+				line := fmt.Sprintf("%4d %s", i, render.ANSI(f))
+				if len(f) == 1 {
+					line += fmt.Sprintf("  %3d %3d %3d", f[0].R, f[0].G, f[0].B)
+				}
+				fmt.Fprintln(a.stdout, line)
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.IntVar(&frames, "frames", 10, "how many frames to render")
+	f.IntVar(&pixels, "pixels", 1, "pixels per frame (a strip's length)")
+	f.Uint64Var(&seed, "seed", 1, "seed of random(), as the input's sequence seeds it on the light")
+	f.StringVar(&pngFile, "png", "", "write a PNG strip to this file instead of printing")
+	f.IntVar(&cell, "cell", 16, "size in image pixels of one LED pixel in the PNG")
+	lightFlag(cmd, a)
+	return cmd
+}
+
+// previewState reads STATE: a JSON state, or the name of one of the
+// light's states.
+func (a *app) previewState(arg string) (messages.State, error) {
+	if strings.HasPrefix(strings.TrimSpace(arg), "{") {
+		var st messages.State
+		if err := messages.Decode([]byte(arg), &st); err != nil {
+			return st, usageError{fmt.Errorf("state: %w", err)}
+		}
+		if st.Name == "" {
+			st.Name = "preview"
+		}
+		return st, nil
+	}
+	g, err := a.get()
+	if err != nil {
+		return messages.State{}, err
+	}
+	var names []string
+	for _, s := range g.States {
+		if s.Name == arg {
+			return s, nil
+		}
+		names = append(names, s.Name)
+	}
+	return messages.State{}, fmt.Errorf("light %s has no state %q; it has %s", a.light, arg, strings.Join(names, ", "))
+}

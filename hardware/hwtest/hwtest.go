@@ -1,0 +1,144 @@
+// Package hwtest has fakes of the hardware roles for tests: a manual
+// clock, an LED that records every frame, and a button whose edges a test
+// pushes at the clock's time.
+package hwtest
+
+import (
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/lumen-home/lumen/hardware"
+)
+
+var (
+	_ hardware.LED    = (*LED)(nil)
+	_ hardware.Button = (*Button)(nil)
+	_ hardware.Device = (*Device)(nil)
+)
+
+// Clock is a clock that moves only when told.
+type Clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+// NewClock returns a clock at t.
+func NewClock(t time.Time) *Clock { return &Clock{t: t} }
+
+// Now returns the clock's time.
+func (c *Clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+// Advance moves the clock forward by d and returns the new time.
+func (c *Clock) Advance(d time.Duration) time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+	return c.t
+}
+
+// LED records the frames it is shown.
+type LED struct {
+	N   int   // pixels
+	Err error // returned by Show when set
+
+	mu     sync.Mutex
+	Frames [][]hardware.RGB
+}
+
+// Pixels implements hardware.LED.
+func (l *LED) Pixels() int { return max(l.N, 1) }
+
+// Show implements hardware.LED.
+func (l *LED) Show(frame []hardware.RGB) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.Err != nil {
+		return l.Err
+	}
+	if len(frame) != l.Pixels() {
+		return fmt.Errorf("hwtest: frame of %d pixels for an LED of %d", len(frame), l.Pixels())
+	}
+	l.Frames = append(l.Frames, append([]hardware.RGB(nil), frame...))
+	return nil
+}
+
+// Last returns the last frame shown, or nil.
+func (l *LED) Last() []hardware.RGB {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.Frames) == 0 {
+		return nil
+	}
+	return l.Frames[len(l.Frames)-1]
+}
+
+// Count returns how many frames were shown.
+func (l *LED) Count() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.Frames)
+}
+
+// Button is a button whose edges the test pushes on C.
+type Button struct {
+	C     chan hardware.Edge
+	Clock *Clock // stamps Press and Release; time.Now when nil
+}
+
+// NewButton returns a button with a buffered edge channel.
+func NewButton(clock *Clock) *Button {
+	return &Button{C: make(chan hardware.Edge, 64), Clock: clock}
+}
+
+// Edges implements hardware.Button.
+func (b *Button) Edges() <-chan hardware.Edge { return b.C }
+
+func (b *Button) now() time.Time {
+	if b.Clock == nil {
+		return time.Now()
+	}
+	return b.Clock.Now()
+}
+
+// Press pushes a down edge at the clock's time.
+func (b *Button) Press() { b.C <- hardware.Edge{Down: true, At: b.now()} }
+
+// Release pushes an up edge at the clock's time.
+func (b *Button) Release() { b.C <- hardware.Edge{Down: false, At: b.now()} }
+
+// Device is an LED, a button and a count of Halt calls.
+type Device struct {
+	*LED
+	*Button
+
+	mu     sync.Mutex
+	halted int
+}
+
+// NewDevice returns a device with an LED of pixels pixels.
+func NewDevice(pixels int, clock *Clock) *Device {
+	return &Device{LED: &LED{N: pixels}, Button: NewButton(clock)}
+}
+
+// Halt implements hardware.Halter; the first call closes the edges.
+func (d *Device) Halt() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.halted == 0 {
+		close(d.C)
+	}
+	d.halted++
+	return nil
+}
+
+// Halted reports how many times Halt was called.
+func (d *Device) Halted() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.halted
+}
