@@ -44,7 +44,7 @@ a light with a real button refuses them.`,
 				kind = argv[0]
 			}
 			var plan []time.Duration // hold time of each press
-			want := 1                 // gestures expected
+			want := 1                // gestures expected
 			switch kind {
 			case "click":
 				plan = []time.Duration{pressClickFor}

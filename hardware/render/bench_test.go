@@ -10,13 +10,22 @@ import (
 
 // BenchmarkAnimation60x60 renders a 60-pixel strip animated at 60 fps:
 // one op is one frame, and %-of-core-at-60fps is what 60 such frames a
-// second cost one core.
-func BenchmarkAnimation60x60(b *testing.B) {
+// second cost one core. Its expressions run on the fast path.
+func BenchmarkAnimation60x60(b *testing.B) { benchAnimation(b, false) }
+
+// BenchmarkAnimation60x60JS is the same animation in JavaScript (goja),
+// as every expression ran before the fast path.
+func BenchmarkAnimation60x60JS(b *testing.B) { benchAnimation(b, true) }
+
+func benchAnimation(b *testing.B, jsOnly bool) {
 	r, err := render.New(render.Options{Pixels: 60, Gamma: 2.2, Brightness: 0.8})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer r.Close()
+	if jsOnly {
+		render.UseJavaScriptOnly(r)
+	}
 	speed := 16
 	st := messages.State{
 		Name:  "wave",

@@ -389,8 +389,7 @@ func (e *engine) frame(p *program, frame int, t float64, at time.Time, seed uint
 	}
 	if code := v.ToInteger(); code < 0 {
 		code = -code - 1
-		c, k := code/8, code%8
-		return &evalError{msg: fmt.Sprintf("render: channel %s at pixel %d of frame %d gave %s, not a number; make the expression give a number from 0 to 255 (or hsv(…))", channelNames[c], e.pixel, frame, kinds[k])}
+		return notNumber(int(code/8), e.pixel, frame, int(code%8))
 	}
 	for i := range dst {
 		px, o := base, e.out[3*i:3*i+3]
@@ -406,6 +405,11 @@ func (e *engine) frame(p *program, frame int, t float64, at time.Time, seed uint
 		dst[i] = px
 	}
 	return nil
+}
+
+// notNumber is the error of channel c giving kinds[kind] at a pixel.
+func notNumber(c, pixel, frame, kind int) error {
+	return &evalError{msg: fmt.Sprintf("render: channel %s at pixel %d of frame %d gave %s, not a number; make the expression give a number from 0 to 255 (or hsv(…))", channelNames[c], pixel, frame, kinds[kind])}
 }
 
 // arm starts the frame's time bound: one timer per frame, which
@@ -480,8 +484,10 @@ func (e *engine) failure(err error, frame, pixel int) error {
 	return &evalError{msg: fmt.Sprintf("render: %s at pixel %d of frame %d failed: %s", where, pixel, frame, msg)}
 }
 
-func (e *engine) timedOut(frame int) error {
-	return &evalError{timeout: true, msg: fmt.Sprintf("render: the expressions timed out (over %v) computing frame %d; make them simpler, they run for every pixel of every frame", e.timeout, frame)}
+func (e *engine) timedOut(frame int) error { return timeoutError(e.timeout, frame) }
+
+func timeoutError(timeout time.Duration, frame int) error {
+	return &evalError{timeout: true, msg: fmt.Sprintf("render: the expressions timed out (over %v) computing frame %d; make them simpler, they run for every pixel of every frame", timeout, frame)}
 }
 
 func truncate(s string, n int) string {

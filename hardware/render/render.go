@@ -18,6 +18,11 @@
 // only on the state, the seed, the frame, the pixel and the variables:
 // a replay shows the same colors.
 //
+// A state whose expressions are plain arithmetic on frame, t, i and n
+// with the helpers above but getData (see fast.go) runs without
+// JavaScript, as Go closures that allocate nothing, with the same results
+// (and the same random numbers) as JavaScript gives.
+//
 // Each frame has Raw colors (what a person means by "the color") and Out
 // colors (after the cross-fade, gamma and the brightness cap), which the
 // driver shows.
@@ -96,14 +101,17 @@ func (o Options) validate() error {
 type Renderer struct {
 	opts Options
 	lut  *lut
-	js   *engine // made for the first expression state
+	js   *engine // made for the first expression state that needs JavaScript
+
+	jsOnly bool // tests: run every expression in JavaScript, never on the fast path
 
 	// the state being shown
 	set      bool
 	at       time.Time
 	seed     uint64
 	period   time.Duration // > 0: animated
-	prog     *program      // nil: no expression
+	prog     *program      // nil: no expression in JavaScript
+	fast     *fastProgram  // nil: no expression on the fast path
 	base     hardware.RGB  // the numeric channels
 	mask     [3]bool       // the expression channels
 	vars     map[string]json.RawMessage
@@ -148,12 +156,12 @@ func (r *Renderer) SetState(st messages.State, at time.Time, seed uint64, vars m
 		r.from = nil
 	}
 	r.set, r.at, r.seed, r.vars = true, at, seed, maps.Clone(vars)
-	r.period, r.prog, r.base, r.mask = 0, nil, hardware.RGB{}, [3]bool{}
+	r.period, r.prog, r.fast, r.base, r.mask = 0, nil, nil, hardware.RGB{}, [3]bool{}
 	r.pending, r.reported, r.framed = nil, false, false
 	r.curN, r.curErr = -1, nil
 	if err := r.setState(st); err != nil {
 		// Shown as ErrorColor; the error was given here, once.
-		r.reported, r.period, r.prog = true, 0, nil
+		r.reported, r.period, r.prog, r.fast = true, 0, nil, nil
 		r.static = r.fill(r.static, r.opts.ErrorColor)
 		return err
 	}
@@ -182,25 +190,39 @@ func (r *Renderer) setState(st messages.State) error {
 		r.static = r.fill(r.static, r.base)
 		return nil
 	}
-	if r.js == nil {
-		r.js = newEngine(r.opts.Pixels, r.opts.EvalTimeout)
+	if !r.jsOnly {
+		r.fast = compileFast(exprs)
 	}
-	r.js.setVars(r.vars)
-	p, err := r.js.compile(exprs)
-	if err != nil {
-		return err
+	if r.fast == nil {
+		if r.js == nil {
+			r.js = newEngine(r.opts.Pixels, r.opts.EvalTimeout)
+		}
+		r.js.setVars(r.vars)
+		p, err := r.js.compile(exprs)
+		if err != nil {
+			return err
+		}
+		r.prog = p
 	}
-	r.prog = p
 	if st.Speed != nil {
 		r.period = time.Duration(min(*st.Speed, maxSpeedMs)) * time.Millisecond
 		return nil
 	}
 	r.static = r.fill(r.static, hardware.RGB{})
-	if err := r.js.frame(p, 0, 0, r.at, r.seed, r.base, r.mask, r.static); err != nil {
+	if err := r.eval(0, 0, r.static); err != nil {
 		r.pending = err
 		r.fill(r.static, r.opts.ErrorColor)
 	}
 	return nil
+}
+
+// eval computes the expression channels of frame (at t seconds into the
+// state) into dst, whose other channels it sets from base.
+func (r *Renderer) eval(frame int, t time.Duration, dst []hardware.RGB) error {
+	if r.fast != nil {
+		return r.fast.frame(frame, t.Seconds(), r.seed, r.base, dst, r.opts.EvalTimeout)
+	}
+	return r.js.frame(r.prog, frame, t.Seconds(), r.at.Add(t), r.seed, r.base, r.mask, dst)
 }
 
 // fill sets buf to Pixels copies of c, reusing its memory.
@@ -248,7 +270,7 @@ func (r *Renderer) Frame(now time.Time) Frame {
 			r.cur = r.fill(r.cur, hardware.RGB{})
 			t := time.Duration(f.N) * r.period
 			r.curN = f.N
-			r.curErr = r.js.frame(r.prog, f.N, t.Seconds(), r.at.Add(t), r.seed, r.base, r.mask, r.cur)
+			r.curErr = r.eval(f.N, t, r.cur)
 			if r.curErr != nil {
 				r.fill(r.cur, r.opts.ErrorColor)
 			}
@@ -337,5 +359,5 @@ func (r *Renderer) Next(now time.Time) (time.Time, bool) {
 // between frames, so Close only frees memory; it is idempotent.
 func (r *Renderer) Close() {
 	r.js = nil
-	r.set, r.prog, r.period = false, nil, 0
+	r.set, r.prog, r.fast, r.period = false, nil, nil, 0
 }

@@ -1,0 +1,149 @@
+package bench
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/lumen-home/lumen/messages"
+	"github.com/lumen-home/lumen/nats/subject"
+)
+
+// gestureBenchConfig gives the bench light a simulated 60-pixel strip and
+// short gesture windows, so that a click is decided 10 ms after its
+// release and a benchmark iteration takes tens of milliseconds, not the
+// default 300 ms double-click window.
+const gestureBenchConfig = `hardware:
+  driver: sim
+  pixels: 60
+  gestures: {debounce_ms: 5, double_ms: 10, hold_ms: 800}
+`
+
+// clickConfig makes every click a self-transition, which re-renders.
+const clickConfig = `{"states":[{"name":"on","r":255,"g":128,"b":0}],
+	"rules":[{"from":"*","on":"button_click","to":"on","action":"setData('n', (getData('n')||0)+1)"}]}`
+
+func startHardwareDaemon(b *testing.B, mode string) (*daemon, *nats.Conn) {
+	b.Helper()
+	dir := b.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "lumen.yaml"), []byte(gestureBenchConfig), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	d := startDaemon(b, dir, "--light", benchLight, "--sync", mode)
+	return d, connect(b, d.URL)
+}
+
+// BenchmarkGestureToLED measures, inside the daemon, from the moment a
+// click is decided (the time of its input, which its state event carries)
+// to the moment the LED shows the state it led to (the time of the LED
+// announcement): journal, delivery, the light, and the hardware actor.
+// The edges come over NATS from the simulated button. Baseline:
+// BenchmarkRawPublishLatency.
+func BenchmarkGestureToLED(b *testing.B) {
+	for _, mode := range syncModes {
+		b.Run(mode, func(b *testing.B) {
+			_, nc := startHardwareDaemon(b, mode)
+			mustCommand(b, nc, "apply", []byte(clickConfig))
+			states := make(chan *nats.Msg, 64)
+			leds := make(chan *nats.Msg, 64)
+			for subj, ch := range map[string]chan *nats.Msg{subject.Out(benchLight, messages.OutState): states, subject.LED(benchLight): leds} {
+				sub, err := nc.ChanSubscribe(subj, ch)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.Cleanup(func() { _ = sub.Unsubscribe() })
+			}
+			if err := nc.Flush(); err != nil {
+				b.Fatal(err)
+			}
+			click := func() time.Duration {
+				for _, e := range []string{messages.EdgeDown, messages.EdgeUp} {
+					body, _ := json.Marshal(messages.ButtonRequest{Edge: e})
+					if _, err := nc.Request(subject.Cmd(benchLight, messages.VerbButton), body, requestTimeout); err != nil {
+						b.Fatal(err)
+					}
+					time.Sleep(8 * time.Millisecond) // past the debounce
+				}
+				var decided time.Time
+				var cause uint64
+				timeout := time.After(eventTimeout)
+				for {
+					select {
+					case m := <-states:
+						var env messages.Envelope
+						if messages.DecodeEnvelope(m.Data, &env) == nil {
+							decided, cause = env.Time, env.Cause
+						}
+					case m := <-leds:
+						var ev messages.LEDEvent
+						if json.Unmarshal(m.Data, &ev) == nil && cause != 0 && ev.Cause == cause {
+							return ev.Time.Sub(decided)
+						}
+					case <-timeout:
+						b.Fatal("no LED change after a click")
+					}
+				}
+			}
+			for range 5 {
+				click()
+			}
+			lat := make(latencies, 0, b.N)
+			b.ResetTimer()
+			for range b.N {
+				lat = append(lat, click())
+			}
+			b.StopTimer()
+			lat.report(b, "")
+		})
+	}
+}
+
+// BenchmarkAnimationCPU measures the CPU the whole daemon uses while a
+// 60-pixel strip plays a 60 fps expression animation, as a percentage of
+// one core, next to the same daemon idle (a static state). Each iteration
+// samples three seconds (the kernel counts CPU time in 10 ms ticks).
+func BenchmarkAnimationCPU(b *testing.B) {
+	d, nc := startHardwareDaemon(b, "batch")
+	mustCommand(b, nc, "apply", []byte(`{"states":[
+		{"name":"still","r":10,"g":20,"b":30},
+		{"name":"wave","r":"sin(t*2+i*0.3)*127+128","g":"hsv(t*60+i*6,1,1)","b":"random()*50","speed":16}]}`))
+	sample := func() float64 {
+		t0, c0 := time.Now(), procCPU(b, d.Pid())
+		time.Sleep(3 * time.Second)
+		return float64(procCPU(b, d.Pid())-c0) / time.Since(t0).Seconds() * 100
+	}
+	mustCommand(b, nc, "set_state", []byte(`{"name":"still"}`))
+	time.Sleep(200 * time.Millisecond)
+	idle := sample()
+	mustCommand(b, nc, "set_state", []byte(`{"name":"wave"}`))
+	time.Sleep(200 * time.Millisecond)
+	var busy float64
+	b.ResetTimer()
+	for range b.N {
+		busy += sample()
+	}
+	b.StopTimer()
+	b.ReportMetric(busy/float64(b.N), "%-core-animating")
+	b.ReportMetric(idle, "%-core-idle")
+}
+
+// procCPU is a process's user+system CPU time in seconds.
+func procCPU(b *testing.B, pid int) float64 {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		b.Fatal(err)
+	}
+	// Fields after the command name, which is in parentheses.
+	f := strings.Fields(string(raw[strings.LastIndexByte(string(raw), ')')+2:]))
+	utime, _ := strconv.ParseFloat(f[11], 64)
+	stime, _ := strconv.ParseFloat(f[12], 64)
+	const ticks = 100 // USER_HZ on Linux
+	return (utime + stime) / ticks
+}
