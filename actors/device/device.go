@@ -107,7 +107,7 @@ type Actor struct {
 	cause  uint64 // the input that made it current
 	raw    []hardware.RGB
 	out    []hardware.RGB
-	failed string // the state whose render error was journaled
+	failed string // the state whose render error was journaled since it was entered
 
 	frameGen, gestureGen int
 	frameTimer           *time.Timer
@@ -318,7 +318,8 @@ func (a *Actor) enter(ctx actor.Context, name string, cause uint64) {
 	if name == "" {
 		return
 	}
-	a.state, a.cause = name, cause
+	// One render error per entry into a state, not one per frame.
+	a.state, a.cause, a.failed = name, cause, ""
 	st, ok := a.states[name]
 	if !ok {
 		// Not known yet (the model is being read): dark until it is.

@@ -1,0 +1,216 @@
+package device_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/nats-io/nats.go"
+
+	"github.com/lumen-home/lumen/actors/device"
+	"github.com/lumen-home/lumen/actors/light"
+	"github.com/lumen-home/lumen/hardware"
+	"github.com/lumen-home/lumen/hardware/hwtest"
+	"github.com/lumen-home/lumen/hardware/render"
+	"github.com/lumen-home/lumen/messages"
+	"github.com/lumen-home/lumen/nats/broker"
+	"github.com/lumen-home/lumen/nats/journal"
+	"github.com/lumen-home/lumen/nats/subject"
+)
+
+type syncedClock struct{}
+
+func (syncedClock) Now() time.Time { return time.Now().UTC() }
+func (syncedClock) Synced() bool   { return true }
+
+// rig is a light "k" with its service and a hardware actor on a fake
+// device whose button edges carry the fake clock's time.
+type rig struct {
+	sys   *actor.ActorSystem
+	light *actor.PID
+	dev   *actor.PID
+	hw    *hwtest.Device
+	clock *hwtest.Clock
+	nc    *nats.Conn
+}
+
+const config = `{"op":"apply","states":[
+	{"name":"red","r":255,"g":0,"b":0},
+	{"name":"broken","r":"nope.x","g":0,"b":0,"speed":10}],
+	"rules":[{"from":"*","on":"button_click","to":"red"},{"from":"*","on":"button_hold","to":"off"}]}`
+
+func newRig(t *testing.T) *rig {
+	t.Helper()
+	br, err := broker.Start(context.Background(), broker.Config{DataDir: t.TempDir(), Listen: "127.0.0.1:0", Sync: "batch"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(br.Shutdown)
+	j := journal.New(br.JetStream())
+	nc, err := br.Connect()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
+		return slog.New(slog.NewTextHandler(io.Discard, nil))
+	}))
+	lp, err := light.Props(light.Config{Name: "k", Journal: j, Clock: syncedClock{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &rig{sys: sys, light: sys.Root.Spawn(lp), nc: nc, clock: hwtest.NewClock(time.Now())}
+	svc, err := light.Serve(nc, sys.Root, r.light, "k", nil, 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = svc.Stop() })
+	r.command(t, messages.InConfig, config)
+	r.hw = hwtest.NewDevice(1, r.clock)
+	dp, err := device.Props(device.Config{Light: "k", Device: r.hw, Journal: j, Conn: nc, Now: r.clock.Now,
+		Render: render.Options{Pixels: 1, Gamma: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.dev = sys.Root.Spawn(dp)
+	t.Cleanup(func() { _ = sys.Root.StopFuture(r.dev).Wait(); _ = sys.Root.StopFuture(r.light).Wait() })
+	return r
+}
+
+func (r *rig) command(t *testing.T, typ, data string) {
+	t.Helper()
+	res, err := r.sys.Root.RequestFuture(r.light, &light.Command{Type: typ, Data: json.RawMessage(data)}, 10*time.Second).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e, ok := res.(*messages.ErrorReply); ok {
+		t.Fatalf("%s %s: %s", typ, data, e.Error)
+	}
+}
+
+// waitFrame waits until the fake LED's last frame is want.
+func (r *rig) waitFrame(t *testing.T, want hardware.RGB) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if f := r.hw.Last(); len(f) == 1 && f[0] == want {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the LED shows %v, want %v", r.hw.Last(), want)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func (r *rig) show(t *testing.T) *messages.LEDReply {
+	t.Helper()
+	res, err := r.sys.Root.RequestFuture(r.dev, &device.Show{}, 5*time.Second).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.(*messages.LEDReply)
+}
+
+func TestGesturesDriveTheLightAndTheLEDFollows(t *testing.T) {
+	r := newRig(t)
+	fired := make(chan *nats.Msg, 16)
+	sub, err := r.nc.ChanSubscribe(subject.In("k", messages.InFired), fired)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Unsubscribe()
+	r.waitFrame(t, hardware.RGB{}) // the light starts off
+
+	// A click: decided once the double-click window has passed on the
+	// device's clock.
+	r.hw.Press()
+	r.clock.Advance(50 * time.Millisecond)
+	r.hw.Release()
+	r.clock.Advance(400 * time.Millisecond)
+	select {
+	case m := <-fired:
+		var env messages.Envelope
+		if err := messages.DecodeEnvelope(m.Data, &env); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(env.Data), `"transition":"button_click"`) || !strings.Contains(string(env.Data), `"source":"button"`) {
+			t.Fatalf("gesture input %s", env.Data)
+		}
+		if want := r.clock.Now().Add(-400 * time.Millisecond).Add(300 * time.Millisecond); !env.Time.Equal(want.UTC()) {
+			t.Fatalf("gesture time %v, want the end of the double-click window %v", env.Time, want)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no click journaled")
+	}
+	r.waitFrame(t, hardware.RGB{R: 255})
+	if got := r.show(t); got.State != "red" || got.Raw[0] != (messages.Pixel{R: 255}) {
+		t.Fatalf("led = %+v", got)
+	}
+
+	// A hold turns it off.
+	r.hw.Press()
+	r.clock.Advance(900 * time.Millisecond)
+	r.waitFrame(t, hardware.RGB{})
+	r.hw.Release()
+
+	// The fake device cannot be pressed over NATS.
+	res, err := r.sys.Root.RequestFuture(r.dev, &device.Press{Down: true}, 5*time.Second).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e, ok := res.(*messages.ErrorReply); !ok || e.Code != 409 {
+		t.Fatalf("press on a real button: %+v", res)
+	}
+}
+
+func TestRenderErrorOncePerState(t *testing.T) {
+	r := newRig(t)
+	errs := make(chan *nats.Msg, 16)
+	sub, err := r.nc.ChanSubscribe(subject.Out("k", messages.OutError), errs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Unsubscribe()
+	r.command(t, messages.InState, `{"name":"broken"}`)
+	select {
+	case m := <-errs:
+		var env messages.Envelope
+		_ = messages.DecodeEnvelope(m.Data, &env)
+		if env.Cause != 0 || !strings.Contains(string(env.Data), `"kind":"render"`) || !strings.Contains(string(env.Data), "broken") {
+			t.Fatalf("render error %s", m.Data)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no render error journaled")
+	}
+	// Frames keep coming (speed 10 ms) in the error color, with no
+	// further error events.
+	n := r.hw.Count()
+	time.Sleep(200 * time.Millisecond)
+	if r.hw.Count() <= n {
+		t.Fatal("the animation stopped")
+	}
+	if f := r.hw.Last(); f[0] != (hardware.RGB{R: 255, G: 0, B: 128}) {
+		t.Fatalf("error color %v", f)
+	}
+	select {
+	case m := <-errs:
+		t.Fatalf("a second render error: %s", m.Data)
+	default:
+	}
+	// Entering the state again reports it again: once per entry, not
+	// per frame.
+	r.command(t, messages.InState, `{"name":"red"}`)
+	r.waitFrame(t, hardware.RGB{R: 255})
+	r.command(t, messages.InState, `{"name":"broken"}`)
+	select {
+	case <-errs:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no render error when the failing state is entered again")
+	}
+}
