@@ -71,20 +71,27 @@ func BenchmarkGestureToLED(b *testing.B) {
 					}
 					time.Sleep(8 * time.Millisecond) // past the debounce
 				}
-				var decided time.Time
-				var cause uint64
+				// The two subscriptions race: match them by cause.
+				decided := map[uint64]time.Time{}
+				shown := map[uint64]time.Time{}
 				timeout := time.After(eventTimeout)
 				for {
 					select {
 					case m := <-states:
 						var env messages.Envelope
 						if messages.DecodeEnvelope(m.Data, &env) == nil {
-							decided, cause = env.Time, env.Cause
+							decided[env.Cause] = env.Time
+							if at, ok := shown[env.Cause]; ok {
+								return at.Sub(env.Time)
+							}
 						}
 					case m := <-leds:
 						var ev messages.LEDEvent
-						if json.Unmarshal(m.Data, &ev) == nil && cause != 0 && ev.Cause == cause {
-							return ev.Time.Sub(decided)
+						if json.Unmarshal(m.Data, &ev) == nil {
+							shown[ev.Cause] = ev.Time
+							if at, ok := decided[ev.Cause]; ok {
+								return ev.Time.Sub(at)
+							}
 						}
 					case <-timeout:
 						b.Fatal("no LED change after a click")

@@ -339,6 +339,11 @@ func (m *Main) Run(ctx context.Context) error {
 			return err
 		}
 	}
+	// The services' subscriptions must have reached the server before
+	// anyone is told to use them.
+	if err := nc.FlushTimeout(30 * time.Second); err != nil {
+		return fmt.Errorf("register the services: %w", err)
+	}
 	m.url = b.ClientURL()
 	fmt.Fprintf(m.Stdout, "lumen: ready %s\n", m.url)
 	fmt.Fprintf(m.Stdout, "lumen: watch it with: nats --server %s sub 'lumen.%s.evt.>'\n", m.url, cfg.Lights[0])

@@ -6,10 +6,10 @@ import (
 	"time"
 
 	"github.com/dop251/goja/ast"
-	"github.com/dop251/goja/parser"
 	"github.com/dop251/goja/token"
 
 	"github.com/lumen-home/lumen/hardware"
+	"github.com/lumen-home/lumen/internal/jsbox"
 )
 
 // The fast path. Most animations are arithmetic on frame, t, i and n with
@@ -101,7 +101,7 @@ func compileFast(exprs [3]string) *fastProgram {
 // the expression it returns, or nil if it is not a single expression (a
 // syntax error, or a function body).
 func parseExpression(name, src string) ast.Expression {
-	prog, err := parser.ParseFile(nil, name, chanHead+src+chanTail, 0, parser.WithDisableSourceMaps)
+	prog, err := jsbox.Parse(name, chanHead+src+chanTail)
 	if err != nil || !wellFormed(prog, true) {
 		return nil
 	}
@@ -683,7 +683,7 @@ var math2 = map[string]func(a, b float64) float64{
 	"imul":  func(a, b float64) float64 { return float64(int32(toUint32(a) * toUint32(b))) },
 }
 
-// globals are the helpers hardenJS makes global: Math's.
+// globals are the helpers mathJS makes global: Math's.
 var globals = map[string]bool{"sin": true, "cos": true, "abs": true, "min": true, "max": true, "floor": true}
 
 func (c *fastCompiler) call(x *ast.CallExpression) (numFn, bool) {

@@ -4,16 +4,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/dop251/goja"
 	"github.com/dop251/goja/ast"
-	"github.com/dop251/goja/parser"
 
 	"github.com/lumen-home/lumen/hardware"
+	"github.com/lumen-home/lumen/internal/jsbox"
 )
 
 // Each channel is compiled once, as a strict function of (frame, t, i, n)
@@ -91,33 +89,15 @@ return function(frame, t, n) {
 // kinds names what kind() in pixelJS returns.
 var kinds = [...]string{"NaN", "undefined", "a string", "a boolean", "null", "an object", "a function"}
 
-// hardenJS adds the helpers, removes eval (the one way to declare global
-// bindings from an expression) and deep-freezes everything reachable from
-// the global object: no evaluation can leave state behind for a later
-// one, so a frame depends only on its state, seed, frame number, pixel
-// and variables.
-const hardenJS = `(function() {
+// mathJS makes Math's helpers global, for short expressions; the sandbox
+// is then hardened (jsbox.Box.Harden): eval removed and everything
+// reachable from the global object deep-frozen, so that no evaluation can
+// leave state behind for a later one and a frame depends only on its
+// state, seed, frame number, pixel and variables.
+const mathJS = `(function() {
 "use strict";
-delete globalThis.eval;
 for (const n of ["sin", "cos", "abs", "min", "max", "floor"]) {
 	Object.defineProperty(globalThis, n, {value: Math[n]});
-}
-for (const n of ["random", "hsv", "getData"]) {
-	Object.defineProperty(globalThis[n], "name", {value: n});
-}
-const seen = new Set();
-const todo = [globalThis];
-while (todo.length > 0) {
-	const o = todo.pop();
-	if ((typeof o !== "object" && typeof o !== "function") || o === null || seen.has(o)) continue;
-	seen.add(o);
-	Object.freeze(o);
-	todo.push(Object.getPrototypeOf(o));
-	for (const k of Reflect.ownKeys(o)) {
-		const d = Reflect.getOwnPropertyDescriptor(o, k);
-		if (d === undefined) continue;
-		if ("value" in d) todo.push(d.value); else todo.push(d.get, d.set);
-	}
 }
 })()`
 
@@ -131,13 +111,6 @@ if (typeof o === "object" && o !== null && !Object.isFrozen(o)) {
 	for (const k of Object.keys(o)) freeze(o[k]);
 }
 return o;
-})`
-
-// describeJS turns a thrown value into text; it runs within the frame's
-// time bound since a thrown object's toString is user code.
-const describeJS = `(function(e) {
-"use strict";
-try { return String(e); } catch (x) { return "a value that cannot be printed"; }
 })`
 
 // maxCallDepth bounds recursion in expressions.
@@ -189,39 +162,22 @@ type engine struct {
 
 func newEngine(pixels int, timeout time.Duration) *engine {
 	e := &engine{timeout: timeout, progs: map[[3]string]*program{}}
-	vm := goja.New()
+	box := jsbox.New("render", e.rng.float, jsbox.Clock(&e.now), maxCallDepth)
+	vm := box.VM
 	e.vm = vm
-	vm.SetRandSource(e.rng.float)
-	vm.SetTimeSource(func() time.Time { return e.now })
-	vm.SetMaxCallStackSize(maxCallDepth)
-	vm.SetParserOptions(parser.WithDisableSourceMaps)
-	must := func(err error) {
-		if err != nil {
-			panic(fmt.Sprintf("render: setting up JavaScript: %v", err))
-		}
-	}
-	must(vm.Set("random", e.jsRandom))
-	must(vm.Set("hsv", e.jsHSV))
-	must(vm.Set("getData", e.jsGetData))
-	fn := func(src string) goja.Callable {
-		v, err := vm.RunString(src)
-		must(err)
-		f, ok := goja.AssertFunction(v)
-		if !ok {
-			panic("render: not a function: " + src)
-		}
-		return f
-	}
-	e.mkFrame = fn(frameJS)
-	e.describe = fn(describeJS)
-	e.parse = fn(`JSON.parse`)
-	e.freeze = fn(freezeJS)
+	box.Host("random", e.jsRandom)
+	box.Host("hsv", e.jsHSV)
+	box.Host("getData", e.jsGetData)
+	e.mkFrame = box.Func(frameJS)
+	e.describe = box.Func(jsbox.DescribeJS)
+	e.parse = box.Func(`JSON.parse`)
+	e.freeze = box.Func(freezeJS)
 	e.out = make([]byte, 3*pixels)
-	u8, err := fn(`(function(b) { return new Uint8Array(b); })`)(goja.Undefined(), vm.ToValue(vm.NewArrayBuffer(e.out)))
-	must(err)
+	u8, err := box.Func(`(function(b) { return new Uint8Array(b); })`)(goja.Undefined(), vm.ToValue(vm.NewArrayBuffer(e.out)))
+	box.Must(err)
 	e.outJS = u8
-	_, err = vm.RunString(hardenJS)
-	must(err)
+	box.Run(mathJS)
+	box.Harden()
 	e.seedJS = vm.ToValue(func(call goja.FunctionCall) goja.Value {
 		e.pixel = int(call.Argument(0).ToInteger())
 		e.rng.seed(e.seed, e.index, e.pixel)
@@ -269,12 +225,12 @@ func (e *engine) compile(exprs [3]string) (*program, error) {
 var channelNames = [3]string{"r", "g", "b"}
 
 func (e *engine) compileChannel(name, src string) (goja.Value, error) {
-	prog, err := parser.ParseFile(nil, name, chanHead+src+chanTail, 0, parser.WithDisableSourceMaps)
+	prog, err := jsbox.Parse(name, chanHead+src+chanTail)
 	if err == nil && !wellFormed(prog, true) {
 		err = errNotExpression
 	}
 	if err != nil {
-		body, berr := parser.ParseFile(nil, name, bodyHead+src+bodyTail, 0, parser.WithDisableSourceMaps)
+		body, berr := jsbox.Parse(name, bodyHead+src+bodyTail)
 		if berr != nil || !wellFormed(body, false) {
 			if err == errNotExpression {
 				return nil, fmt.Errorf("render: channel %s is not a single expression (it closes a bracket it did not open); fix the JavaScript expression", name)
@@ -300,67 +256,21 @@ var errNotExpression = errors.New("render: not an expression")
 // function literal, and for an expression a body of the directive and
 // one return.
 func wellFormed(prog *ast.Program, expr bool) bool {
-	if len(prog.Body) != 1 {
-		return false
-	}
-	st, ok := prog.Body[0].(*ast.ExpressionStatement)
-	if !ok {
-		return false
-	}
-	fl, ok := st.Expression.(*ast.FunctionLiteral)
-	if !ok || fl.Body == nil {
-		return false
-	}
-	if !expr {
-		return true
-	}
-	if len(fl.Body.List) != 2 {
-		return false
-	}
-	_, ok = fl.Body.List[1].(*ast.ReturnStatement)
-	return ok
+	fl := jsbox.Wrapped(prog)
+	return fl != nil && (!expr || jsbox.Returns(fl, 2))
 }
 
 // syntaxError maps a parser or compiler error to the user's source.
 func syntaxError(name, src string, err error) error {
-	var (
-		line, col int
-		msg       = err.Error()
-		list      parser.ErrorList
-		one       *parser.Error
-		cse       *goja.CompilerSyntaxError
-		cre       *goja.CompilerReferenceError
-	)
-	switch {
-	case errors.As(err, &list) && len(list) > 0:
-		line, col, msg = list[0].Position.Line, list[0].Position.Column, list[0].Message
-	case errors.As(err, &one):
-		line, col, msg = one.Position.Line, one.Position.Column, one.Message
-	case errors.As(err, &cse):
-		msg = cse.Message
-		if cse.File != nil {
-			p := cse.File.Position(cse.Offset)
-			line, col = p.Line, p.Column
-		}
-	case errors.As(err, &cre):
-		msg = cre.Message
-		if cre.File != nil {
-			p := cre.File.Position(cre.Offset)
-			line, col = p.Line, p.Column
-		}
-	}
+	s := jsbox.ParseError(src, err)
 	where := ""
-	line-- // the wrapper's first line
-	switch lines := strings.Count(src, "\n") + 1; {
-	case line+1 == 0:
-	case line < 1:
-		where = " at line 1, column 1"
-	case line > lines:
+	switch {
+	case s.AtEnd:
 		where = " at the end"
-	default:
-		where = fmt.Sprintf(" at line %d, column %d", line, col)
+	case s.Line > 0:
+		where = fmt.Sprintf(" at line %d, column %d", s.Line, s.Col)
 	}
-	return fmt.Errorf("render: channel %s has a syntax error%s (%s); fix the JavaScript expression", name, where, msg)
+	return fmt.Errorf("render: channel %s has a syntax error%s (%s); fix the JavaScript expression", name, where, s.Msg)
 }
 
 // evalError is an expression that failed while computing a frame.
@@ -443,42 +353,15 @@ func (e *engine) disarm(t *time.Timer) {
 // failure describes an evaluation that did not complete; it runs before
 // the time bound is disarmed.
 func (e *engine) failure(err error, frame, pixel int) error {
-	var intr *goja.InterruptedError
-	if errors.As(err, &intr) {
+	f := jsbox.Explain(err, e.describe, maxMessage, "r", "g", "b")
+	if f.Timeout {
 		return e.timedOut(frame)
 	}
-	msg := "an error"
-	var stack []goja.StackFrame
-	var so *goja.StackOverflowError
-	var ex *goja.Exception
-	switch {
-	case errors.As(err, &so):
-		msg = "RangeError: maximum call stack size exceeded"
-		stack = so.Stack()
-	case errors.As(err, &ex):
-		stack = ex.Stack()
-		if ex.Value() != nil {
-			s, err := e.describe(goja.Undefined(), ex.Value())
-			if errors.As(err, &intr) {
-				return e.timedOut(frame)
-			}
-			if err == nil {
-				msg = s.String()
-			}
-		}
-	default:
-		msg = err.Error()
-	}
-	msg = truncate(msg, maxMessage)
-	where := "an expression"
-	for i := range stack {
-		n := stack[i].SrcName()
-		if n == "r" || n == "g" || n == "b" {
-			where = "channel " + n
-			if p := stack[i].Position(); p.Line > 1 {
-				msg += fmt.Sprintf(" (line %d, column %d)", p.Line-1, p.Column)
-			}
-			break
+	msg, where := f.Msg, "an expression"
+	if f.Src != "" {
+		where = "channel " + f.Src
+		if f.Line > 0 {
+			msg += fmt.Sprintf(" (line %d, column %d)", f.Line, f.Col)
 		}
 	}
 	return &evalError{msg: fmt.Sprintf("render: %s at pixel %d of frame %d failed: %s", where, pixel, frame, msg)}
@@ -488,16 +371,6 @@ func (e *engine) timedOut(frame int) error { return timeoutError(e.timeout, fram
 
 func timeoutError(timeout time.Duration, frame int) error {
 	return &evalError{timeout: true, msg: fmt.Sprintf("render: the expressions timed out (over %v) computing frame %d; make them simpler, they run for every pixel of every frame", timeout, frame)}
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
 }
 
 // setVars replaces the variables getData sees.

@@ -3,17 +3,15 @@ package machine
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"strconv"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/dop251/goja"
 	"github.com/dop251/goja/ast"
-	"github.com/dop251/goja/parser"
+
+	"github.com/lumen-home/lumen/internal/jsbox"
 )
 
 // exprKind says how an expression is wrapped and what it may do.
@@ -104,75 +102,26 @@ func (v *value) equal(w *value) bool {
 	return bytes.Equal(v.raw, w.raw)
 }
 
-// hardenJS removes eval (the only way to declare global bindings from an
-// expression), names the host functions and deep-freezes every object
-// reachable from the global object, so that no evaluation can leave state
-// behind for a later one: an expression's result depends only on the
-// machine's state and the input, which is what makes replay exact.
-const hardenJS = `(function() {
-"use strict";
-delete globalThis.eval;
-for (const n of ["getData", "setData", "random", "now", "startTimer", "cancelTimer"]) {
-	Object.defineProperty(globalThis[n], "name", {value: n});
-}
-const seen = new Set();
-const todo = [globalThis];
-while (todo.length > 0) {
-	const o = todo.pop();
-	if ((typeof o !== "object" && typeof o !== "function") || o === null || seen.has(o)) continue;
-	seen.add(o);
-	Object.freeze(o);
-	todo.push(Object.getPrototypeOf(o));
-	for (const k of Reflect.ownKeys(o)) {
-		const d = Reflect.getOwnPropertyDescriptor(o, k);
-		if (d === undefined) continue;
-		if ("value" in d) todo.push(d.value); else todo.push(d.get, d.set);
-	}
-}
-})()`
-
-// describeJS turns a thrown value into text inside the time limit (a
-// thrown object's toString is user code).
-const describeJS = `(function(e) {
-"use strict";
-try { return String(e); } catch (x) { return "a value that cannot be printed"; }
-})`
-
 // initJS sets up the runtime of c: host functions, deterministic time and
 // randomness, no source-map loading, no eval, frozen built-ins.
 func (c *core) initJS() {
-	vm := goja.New()
+	box := jsbox.New("machine", c.rng.float, jsbox.Clock(&c.now), maxCallDepth)
+	vm := box.VM
 	c.vm = vm
-	vm.SetRandSource(c.rng.float)
-	vm.SetTimeSource(func() time.Time { return c.now })
-	vm.SetMaxCallStackSize(maxCallDepth)
-	vm.SetParserOptions(parser.WithDisableSourceMaps)
-	must := func(err error) {
-		if err != nil {
-			panic(fmt.Sprintf("machine: setting up JavaScript: %v", err))
-		}
-	}
-	must(vm.Set("getData", c.jsGetData))
-	must(vm.Set("setData", c.jsSetData))
-	must(vm.Set("random", c.jsRandom))
-	must(vm.Set("now", c.jsNow))
-	must(vm.Set("startTimer", c.jsStartTimer))
-	must(vm.Set("cancelTimer", c.jsCancelTimer))
-	fn := func(src string) goja.Callable {
-		v, err := vm.RunString(src)
-		must(err)
-		f, ok := goja.AssertFunction(v)
-		if !ok {
-			panic("machine: not a function: " + src)
-		}
-		return f
-	}
-	c.jsParse = fn(`JSON.parse`)
-	c.jsStringify = fn(`JSON.stringify`)
-	c.jsDescribe = fn(describeJS)
-	c.jsTypeof = fn(`(function(v) { return typeof v; })`)
-	_, err := vm.RunString(hardenJS)
-	must(err)
+	box.Host("getData", c.jsGetData)
+	box.Host("setData", c.jsSetData)
+	box.Host("random", c.jsRandom)
+	box.Host("now", c.jsNow)
+	box.Host("startTimer", c.jsStartTimer)
+	box.Host("cancelTimer", c.jsCancelTimer)
+	c.jsParse = box.Func(`JSON.parse`)
+	c.jsStringify = box.Func(`JSON.stringify`)
+	c.jsDescribe = box.Func(jsbox.DescribeJS)
+	c.jsTypeof = box.Func(`(function(v) { return typeof v; })`)
+	// No evaluation can leave state behind for a later one: an
+	// expression's result depends only on the machine's state and the
+	// input, which is what makes replay exact.
+	box.Harden()
 	c.jsTrue, c.jsFalse, c.jsNull, c.jsZero = vm.ToValue(true), vm.ToValue(false), goja.Null(), vm.ToValue(0)
 	c.exprs = make(map[exprKey]*expr)
 }
@@ -194,7 +143,7 @@ func (c *core) compile(kind exprKind, src string) (*expr, *syntaxError) {
 		head, tail = chanHead, chanTail
 	}
 	name := kind.String()
-	prog, err := parser.ParseFile(nil, name, head+src+tail, 0, parser.WithDisableSourceMaps)
+	prog, err := jsbox.Parse(name, head+src+tail)
 	if err != nil {
 		return nil, parseError(src, err)
 	}
@@ -231,74 +180,22 @@ func (c *core) compile(kind exprKind, src string) (*expr, *syntaxError) {
 // function literal at the top, and for a condition a body of exactly the
 // directive and the return.
 func wellFormed(kind exprKind, prog *ast.Program) bool {
-	if len(prog.Body) != 1 {
+	fl := jsbox.Wrapped(prog)
+	switch {
+	case fl == nil:
 		return false
-	}
-	st, ok := prog.Body[0].(*ast.ExpressionStatement)
-	if !ok {
-		return false
-	}
-	fl, ok := st.Expression.(*ast.FunctionLiteral)
-	if !ok || fl.Body == nil {
-		return false
-	}
-	if kind == kindAction {
+	case kind == kindAction:
 		return true
+	case kind == kindCondition:
+		return jsbox.Returns(fl, 2) // after the "use strict" directive
 	}
-	n := len(fl.Body.List)
-	if kind == kindCondition {
-		n-- // the "use strict" directive
-	}
-	if n != 1 {
-		return false
-	}
-	_, ok = fl.Body.List[len(fl.Body.List)-1].(*ast.ReturnStatement)
-	return ok
+	return jsbox.Returns(fl, 1)
 }
 
 // parseError maps a parser or compiler error to the user's source.
 func parseError(src string, err error) *syntaxError {
-	var (
-		line, col int
-		msg       = err.Error()
-	)
-	var list parser.ErrorList
-	var one *parser.Error
-	var cse *goja.CompilerSyntaxError
-	var cre *goja.CompilerReferenceError
-	switch {
-	case errors.As(err, &list) && len(list) > 0:
-		line, col, msg = list[0].Position.Line, list[0].Position.Column, list[0].Message
-	case errors.As(err, &one):
-		line, col, msg = one.Position.Line, one.Position.Column, one.Message
-	case errors.As(err, &cse):
-		msg = cse.Message
-		if cse.File != nil {
-			p := cse.File.Position(cse.Offset)
-			line, col = p.Line, p.Column
-		}
-	case errors.As(err, &cre):
-		msg = cre.Message
-		if cre.File != nil {
-			p := cre.File.Position(cre.Offset)
-			line, col = p.Line, p.Column
-		}
-	}
-	e := &syntaxError{msg: msg}
-	if line == 0 {
-		return e
-	}
-	line-- // the wrapper's first line
-	lines := strings.Count(src, "\n") + 1
-	switch {
-	case line < 1:
-		e.line, e.col = 1, 1
-	case line > lines:
-		e.atEnd = true
-	default:
-		e.line, e.col = line, col
-	}
-	return e
+	s := jsbox.ParseError(src, err)
+	return &syntaxError{line: s.Line, col: s.Col, atEnd: s.AtEnd, msg: s.Msg}
 }
 
 // failure is a rule's evaluation that did not complete.
@@ -324,53 +221,15 @@ func (c *core) call(e *expr, state, transition goja.Value) (goja.Value, *failure
 }
 
 func (c *core) failure(err error) *failure {
-	var intr *goja.InterruptedError
-	if errors.As(err, &intr) {
+	x := jsbox.Explain(err, c.jsDescribe, maxMessage, "condition", "action")
+	if x.Timeout {
 		return &failure{timeout: true}
 	}
-	f := &failure{msg: "an error"}
-	var stack []goja.StackFrame
-	var so *goja.StackOverflowError
-	var ex *goja.Exception
-	switch {
-	case errors.As(err, &so):
-		f.msg = "RangeError: maximum call stack size exceeded"
-		stack = so.Stack()
-	case errors.As(err, &ex):
-		stack = ex.Stack()
-		if ex.Value() != nil {
-			s, err := c.jsDescribe(goja.Undefined(), ex.Value())
-			if err != nil {
-				if errors.As(err, &intr) {
-					return &failure{timeout: true}
-				}
-			} else {
-				f.msg = s.String()
-			}
-		}
-	}
-	f.msg = truncate(f.msg, maxMessage)
-	for i := range stack {
-		n := stack[i].SrcName()
-		if n == "condition" || n == "action" {
-			p := stack[i].Position()
-			if p.Line > 1 {
-				f.line, f.col = p.Line-1, p.Column
-			}
-			break
-		}
+	f := &failure{msg: x.Msg, line: x.Line, col: x.Col}
+	if !x.Thrown {
+		f.msg = "an error"
 	}
 	return f
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
 }
 
 // ---- host functions ----

@@ -1,0 +1,31 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/lumen-home/lumen/hardware"
+)
+
+func TestStatusLine(t *testing.T) {
+	if s := newStatusLine(&bytes.Buffer{}, []string{"a"}); s != nil {
+		t.Fatal("a status line on something that is not a terminal")
+	}
+	var nilLine *statusLine
+	nilLine.show("a", "red", []hardware.RGB{{R: 255}}) // no terminal: a no-op
+
+	var buf bytes.Buffer
+	s := &statusLine{w: &buf, order: []string{"kitchen", "hall"}, shown: map[string]string{}}
+	s.show("hall", "blue", []hardware.RGB{{B: 255}})
+	s.show("kitchen", "red", []hardware.RGB{{R: 255}})
+	lines := strings.Split(buf.String(), "\r\x1b[K")
+	last := lines[len(lines)-1]
+	k, h := strings.Index(last, "kitchen: red"), strings.Index(last, "hall: blue")
+	if k < 0 || h < 0 || k > h {
+		t.Fatalf("status line %q: want kitchen then hall", last)
+	}
+	if !strings.Contains(last, "\x1b[48;2;255;0;0m") || !strings.Contains(last, "\x1b[48;2;0;0;255m") {
+		t.Fatalf("status line %q has no colored blocks", last)
+	}
+}
