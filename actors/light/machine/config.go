@@ -76,12 +76,13 @@ func rejectf(code int, format string, args ...any) *rejection {
 
 // failed is the error output of a rule that was skipped. A timeout's
 // sentence depends only on the rule, so that replay, which does not run
-// the rule, writes the same bytes.
+// the rule, writes the same bytes; it covers the memory bound too, which
+// the watchdog enforces the same way and replay takes as given as well.
 func (r *rule) failed(f *failure, kind exprKind) Output {
 	e := messages.OutErrorData{Code: 400, Rule: r.ID}
 	if f.timeout {
 		e.Kind = messages.ErrorTimeout
-		e.Error = fmt.Sprintf("rule %s ran longer than an expression may and was skipped; make its condition and action finish quickly (no unbounded loops)", r.ID)
+		e.Error = fmt.Sprintf("rule %s ran longer, or used more memory, than an expression may and was skipped; make its condition and action finish quickly (no unbounded loops)", r.ID)
 	} else {
 		e.Kind = messages.ErrorException
 		where := ""

@@ -53,7 +53,7 @@ func TestTimeout(t *testing.T) {
 				t.Errorf("took %v with a time limit of %v", d, testTimeout)
 			}
 			equalLines(t, outputs(t, r), []string{
-				`error {"code":400,"error":"rule r1 ran longer than an expression may and was skipped; make its condition and action finish quickly (no unbounded loops)","kind":"timeout","rule":"r1"}`,
+				`error {"code":400,"error":"rule r1 ran longer, or used more memory, than an expression may and was skipped; make its condition and action finish quickly (no unbounded loops)","kind":"timeout","rule":"r1"}`,
 				`var {"name":"y","value":2}`,
 				`state {"from":"off","to":"blue","rule":"r2","transition":"go","changed":true}`,
 			})
@@ -68,6 +68,38 @@ func TestTimeout(t *testing.T) {
 			if timers := l.m.PendingTimers(); len(timers) != 0 {
 				t.Errorf("timers %v, want none", timers)
 			}
+		})
+	}
+}
+
+// An expression that allocates without bound is stopped by the memory
+// bound long before its (here generous) time bound, and the light goes on.
+func TestMemoryBound(t *testing.T) {
+	tests := []struct{ name, action string }{
+		{"a string doubled", "let s = 'x'; while (true) s += s"},
+		{"an array of arrays", "const a = []; while (true) a.push(new Array(1e5).fill(1))"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l := newLight(t, machine.WithEvalTimeout(20*time.Second))
+			l.config(`{"op":"apply","states":[{"name":"red","r":255,"g":0,"b":0}],"rules":[
+				{"from":"*","on":"go","to":"red","action":"` + tt.action + `"}]}`)
+			var before runtime.MemStats
+			runtime.ReadMemStats(&before)
+			start := time.Now()
+			r := l.fire("go")
+			if d := time.Since(start); d > 10*time.Second {
+				t.Fatalf("stopped after %v: the time bound, not the memory bound", d)
+			}
+			if e := errorOf(t, r.Outputs[0]); e.Kind != messages.ErrorTimeout || !strings.Contains(e.Error, "memory") {
+				t.Fatalf("outputs %v", outputs(t, r))
+			}
+			if r.State != "off" {
+				t.Fatalf("state %s after the rule was skipped", r.State)
+			}
+			var after runtime.MemStats
+			runtime.ReadMemStats(&after)
+			t.Logf("stopped after %v; heap peak about %d MiB", time.Since(start), (after.HeapSys-before.HeapSys)>>20)
 		})
 	}
 }
@@ -149,7 +181,7 @@ func TestTimedOutForced(t *testing.T) {
 	ev = l.next()
 	ev.TimedOut = []string{"r1", "r9"}
 	equalLines(t, outputs(t, l.m.Apply(ev, messages.InFired, []byte(`{"transition":"go"}`))), []string{
-		`error {"code":400,"error":"rule r1 ran longer than an expression may and was skipped; make its condition and action finish quickly (no unbounded loops)","kind":"timeout","rule":"r1"}`,
+		`error {"code":400,"error":"rule r1 ran longer, or used more memory, than an expression may and was skipped; make its condition and action finish quickly (no unbounded loops)","kind":"timeout","rule":"r1"}`,
 		`state {"from":"off","to":"blue","rule":"r2","transition":"go","changed":true}`,
 	})
 }

@@ -2,14 +2,36 @@ package machine
 
 import (
 	"errors"
+	"runtime/metrics"
 	"sync"
 	"time"
 
 	"github.com/dop251/goja"
 )
 
-// errTimeout is the value the watchdog interrupts goja with.
-var errTimeout = errors.New("machine: expression ran out of time")
+// errTimeout and errMemory are the values the watchdog interrupts goja
+// with.
+var (
+	errTimeout = errors.New("machine: expression ran out of time")
+	errMemory  = errors.New("machine: expression used too much memory")
+)
+
+// maxEvalHeapGrowth bounds how much the heap may grow while one
+// evaluation runs (a string doubled in a loop reaches gigabytes well
+// within the time bound, and a Pi has 1 GB). goja has no memory limit, so
+// the watchdog measures the heap on its ticks; an evaluation shorter than
+// a tick is never measured, and costs nothing.
+const maxEvalHeapGrowth = 64 << 20
+
+// heapBytes is the memory held by heap objects, live or not yet swept.
+func heapBytes() uint64 {
+	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return s[0].Value.Uint64()
+}
 
 // watchdog bounds every expression evaluation of one machine in time
 // without a timer per evaluation: evaluations only bump a generation
@@ -83,9 +105,10 @@ func (w *watchdog) close() {
 
 func (w *watchdog) loop() {
 	var (
-		seenGen uint64
-		seenAt  time.Time
-		idle    int
+		seenGen  uint64
+		seenAt   time.Time
+		seenHeap uint64 // 0: not measured yet for seenGen
+		idle     int
 	)
 	t := time.NewTimer(w.tick)
 	t.Stop()
@@ -97,7 +120,7 @@ func (w *watchdog) loop() {
 			return
 		}
 		w.mu.Lock()
-		seenGen, seenAt, idle = w.gen, time.Now(), 0
+		seenGen, seenAt, seenHeap, idle = w.gen, time.Now(), 0, 0
 		w.mu.Unlock()
 		t.Reset(w.tick)
 	active:
@@ -112,11 +135,16 @@ func (w *watchdog) loop() {
 			w.mu.Lock()
 			switch {
 			case w.gen != seenGen:
-				seenGen, seenAt, idle = w.gen, now, 0
+				seenGen, seenAt, seenHeap, idle = w.gen, now, 0, 0
 			case w.running:
 				idle = 0
-				if now.Sub(seenAt) >= w.timeout {
+				switch heap := heapBytes(); {
+				case now.Sub(seenAt) >= w.timeout:
 					w.vm.Interrupt(errTimeout)
+				case seenHeap == 0:
+					seenHeap = heap
+				case heap > seenHeap+maxEvalHeapGrowth:
+					w.vm.Interrupt(errMemory)
 				}
 			default:
 				idle++
