@@ -95,6 +95,7 @@ type (
 // Actor is the hardware actor of one light.
 type Actor struct {
 	cfg    Config
+	ctx    context.Context // ends when the actor stops or restarts
 	cancel context.CancelFunc
 	sub    *nats.Subscription
 
@@ -172,7 +173,7 @@ func (a *Actor) start(ctx actor.Context) error {
 	a.r, a.det = r, det
 	a.states, a.vars, a.seen, a.state = map[string]messages.State{}, map[string]json.RawMessage{}, 0, ""
 	bg, cancel := context.WithCancel(context.Background())
-	a.cancel = cancel
+	a.ctx, a.cancel = bg, cancel
 	self, root := ctx.Self(), ctx.ActorSystem().Root
 	// Follow the outputs before asking for the model, so nothing falls
 	// between the two; outputs the model already reflects are skipped.
@@ -230,10 +231,12 @@ func (a *Actor) load(ctx actor.Context) {
 	}
 	a.loading = true
 	self, root := ctx.Self(), ctx.ActorSystem().Root
-	nc, subj, logf, light := a.cfg.Conn, subject.Cmd(a.cfg.Light, messages.VerbGet), a.cfg.Logf, a.cfg.Light
+	nc, subj, logf, light, bg := a.cfg.Conn, subject.Cmd(a.cfg.Light, messages.VerbGet), a.cfg.Logf, a.cfg.Light, a.ctx
 	go func() {
-		for attempt := 0; ; attempt++ {
-			m, err := nc.Request(subj, []byte(`{}`), 5*time.Second)
+		for attempt := 0; bg.Err() == nil; attempt++ {
+			rctx, cancel := context.WithTimeout(bg, 5*time.Second)
+			m, err := nc.RequestWithContext(rctx, subj, []byte(`{}`))
+			cancel()
 			if err == nil {
 				var g messages.GetReply
 				if err = json.Unmarshal(m.Data, &g); err == nil && !g.OK {
@@ -250,7 +253,10 @@ func (a *Actor) load(ctx actor.Context) {
 			if errors.Is(err, nats.ErrConnectionClosed) {
 				return
 			}
-			time.Sleep(time.Duration(min(attempt+1, 10)) * 100 * time.Millisecond)
+			select {
+			case <-bg.Done():
+			case <-time.After(time.Duration(min(attempt+1, 10)) * 100 * time.Millisecond):
+			}
 		}
 	}()
 }
