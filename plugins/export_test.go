@@ -1,0 +1,9 @@
+package plugins
+
+// Instantiate makes a store and an instance as a call does, without
+// running the guest: the baseline a call is measured against.
+func (e *Engine) Instantiate() error {
+	store, _, err := e.instantiate(&state{now: e.cfg.Now, log: logBuf{max: e.cfg.MaxLog}}, e.cfg.Timeout)
+	store.Close()
+	return err
+}
