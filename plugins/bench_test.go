@@ -30,7 +30,7 @@ func BenchmarkCallWarm(b *testing.B) {
 func BenchmarkCallCold(b *testing.B) {
 	jsEngine(b) // the cache is filled
 	for b.Loop() {
-		e, err := plugins.New(plugins.Config{Wasm: guestWasm, CacheDir: cacheDir})
+		e, err := plugins.New(plugins.Config{Wasm: guestWasm, Name: "guest", CacheDir: cacheDir})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -57,7 +57,7 @@ func BenchmarkInstantiate(b *testing.B) {
 
 // A trivial call of the plain Go example guest, for comparison.
 func BenchmarkCallExample(b *testing.B) {
-	e, err := plugins.New(plugins.Config{Wasm: exampleWasm, CacheDir: cacheDir})
+	e, err := plugins.New(plugins.Config{Wasm: exampleWasm, Name: "example", CacheDir: cacheDir})
 	if err != nil {
 		b.Fatal(err)
 	}

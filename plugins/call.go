@@ -54,11 +54,16 @@ type state struct {
 	stderr    []byte
 }
 
-// Run is Call with the log and the duration. The call ends at its
-// deadline (Config.Timeout, or the ctx's if sooner); cancelling the ctx
-// ends a fetch in progress, and the code's computing at the deadline.
+// Run is Call with the log and the duration. It first waits for the
+// guest to be loaded (see Start), as long as the ctx allows, and fails
+// with Err if it could not be. The call ends at its deadline
+// (Config.Timeout, or the ctx's if sooner); cancelling the ctx ends a
+// fetch in progress, and the code's computing at the deadline.
 func (e *Engine) Run(ctx context.Context, req Request) (Result, error) {
 	if err := ctx.Err(); err != nil {
+		return Result{}, err
+	}
+	if err := e.wait(ctx); err != nil {
 		return Result{}, err
 	}
 	e.mu.RLock()

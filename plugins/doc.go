@@ -11,6 +11,8 @@
 // Engine.
 //
 // An Engine compiles its guest once, caching the compiled module on disk
-// (keyed by the Wasmtime version, the engine's settings and the guest's
-// hash), so that only the first start pays the compile.
+// (keyed by the Wasmtime version, the engine's settings, the target and
+// the guest's hash), so that only the first start pays the compile;
+// Start does it in the background, reporting its progress, and
+// Precompile lets a release carry the compiled guest.
 package plugins

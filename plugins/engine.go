@@ -1,14 +1,12 @@
 package plugins
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
-	"runtime/debug"
+	"strings"
 	"sync"
 	"time"
 
@@ -23,10 +21,34 @@ type Config struct {
 	Wasm     []byte
 	WasmPath string
 
+	// Name names the guest's files in CacheDir ("guest" gives
+	// guest.<key>.cwasm); the default is WasmPath's base name without
+	// its extension. When an Engine writes a new compiled module for a
+	// named guest it removes that name's older entries (other keys: a
+	// previous guest, Wasmtime or target). An unnamed guest (Wasm given,
+	// no Name) is cached as <key>.cwasm and never cleaned up. Only
+	// letters, digits, '-' and '_' are kept.
+	Name string
+
 	// CacheDir holds compiled modules between runs; "" compiles at
-	// every New. Only lumen writes there: a compiled module is native
+	// every start. Only lumen writes there: a compiled module is native
 	// code, trusted when loaded.
 	CacheDir string
+
+	// Precompiled names a file written by Precompile (a release can
+	// carry the guest compiled for its target). It is used, and copied
+	// into CacheDir, when nothing is cached yet and it was made from the
+	// same guest, for this machine's target, by this Wasmtime with these
+	// settings; otherwise the Engine says why in Load and Progress, and
+	// compiles.
+	Precompiled string
+
+	// Progress, when set, hears how the start goes: from the goroutine
+	// that loads the guest, one report at a time (see Stage).
+	Progress func(Progress)
+	// ProgressEvery is how often Progress hears StageCompiling while
+	// the guest compiles (default 500 ms).
+	ProgressEvery time.Duration
 
 	MemoryLimit  int64         // bytes of linear memory per call (default 64 MiB)
 	Timeout      time.Duration // per call, also bounded by the ctx's deadline (default 5 s)
@@ -41,12 +63,13 @@ type Config struct {
 
 // The defaults of Config.
 const (
-	DefaultMemoryLimit  = 64 << 20
-	DefaultTimeout      = 5 * time.Second
-	DefaultMaxWasmStack = 512 << 10
-	DefaultMaxResult    = 1 << 20
-	DefaultMaxLog       = 64 << 10
-	DefaultTick         = 10 * time.Millisecond
+	DefaultMemoryLimit   = 64 << 20
+	DefaultTimeout       = 5 * time.Second
+	DefaultMaxWasmStack  = 512 << 10
+	DefaultMaxResult     = 1 << 20
+	DefaultMaxLog        = 64 << 10
+	DefaultTick          = 10 * time.Millisecond
+	DefaultProgressEvery = 500 * time.Millisecond
 )
 
 func (c *Config) setDefaults() {
@@ -68,16 +91,62 @@ func (c *Config) setDefaults() {
 	if c.Tick <= 0 {
 		c.Tick = DefaultTick
 	}
+	if c.ProgressEvery <= 0 {
+		c.ProgressEvery = DefaultProgressEvery
+	}
 	if c.Now == nil {
 		c.Now = time.Now
 	}
+	if c.Name == "" && c.WasmPath != "" {
+		base := filepath.Base(c.WasmPath)
+		c.Name = strings.TrimSuffix(base, filepath.Ext(base))
+	}
+	c.Name = cleanName(c.Name)
+}
+
+// Stage is a step of an Engine's start, as Progress reports it.
+type Stage string
+
+const (
+	// The compiled module was read from CacheDir: the usual start.
+	StageCacheHit Stage = "cache hit"
+	// The module was read from Config.Precompiled (and copied into
+	// CacheDir).
+	StagePrecompiled Stage = "precompiled"
+	// Config.Precompiled cannot serve this Engine; Err says why. The
+	// Engine compiles instead.
+	StagePrecompiledRefused Stage = "precompiled refused"
+	// The guest is compiling: reported when it starts and every
+	// Config.ProgressEvery until it ends, Elapsed counting from Start.
+	StageCompiling Stage = "compiling"
+	// Compiled and written to CacheDir.
+	StageCached Stage = "cached"
+	// Compiled, without a CacheDir to keep it in.
+	StageCompiled Stage = "compiled"
+	// The guest could not be loaded; Err says why, and every call fails
+	// with it.
+	StageFailed Stage = "failed"
+)
+
+// Progress is one report of an Engine's start. Every start ends with
+// exactly one of StageCacheHit, StagePrecompiled, StageCached,
+// StageCompiled or StageFailed.
+type Progress struct {
+	Stage   Stage
+	Elapsed time.Duration // since Start
+	Path    string        // the file read or written, if any
+	Err     error         // with StageFailed and StagePrecompiledRefused
 }
 
 // Load says how an Engine got its compiled module.
 type Load struct {
-	Cached   bool          // read from CacheDir
-	Duration time.Duration // to compile, or to read from the cache
-	Path     string        // the cache file, "" without CacheDir
+	Cached      bool          // read from CacheDir
+	Precompiled bool          // read from Config.Precompiled
+	Duration    time.Duration // to compile, or to read from the cache or the precompiled file
+	Path        string        // the cache file, "" without CacheDir
+	// Refused says why Config.Precompiled was not used, when it was set
+	// and the module was compiled instead.
+	Refused error
 }
 
 // Engine runs calls in fresh instances of one compiled guest. It is safe
@@ -85,61 +154,163 @@ type Load struct {
 type Engine struct {
 	cfg    Config
 	engine *wasmtime.Engine
+
+	// Closed once the guest is loaded or failed to; module, linker, load
+	// and err are set before.
+	ready  chan struct{}
 	module *wasmtime.Module
 	linker *wasmtime.Linker
 	load   Load
+	err    error
 
 	stop chan struct{}
 	done chan struct{}
 
 	mu     sync.RWMutex // held shared by each call, exclusively by Close
 	closed bool
+	loaded bool // the loader is done with engine (under mu)
 }
 
-// New compiles the guest of cfg (or reads it from the cache) and starts
-// the epoch ticker. Compiling the JavaScript guest takes seconds: call New
-// off the path that must answer fast.
-func New(cfg Config) (*Engine, error) {
+// Start returns an Engine at once and loads its guest in the background:
+// from CacheDir, from Config.Precompiled, or by compiling it, which takes
+// seconds for the JavaScript guest (far more on a small board). Calls
+// wait for the guest (as long as their ctx allows) and fail with Err if
+// it could not be loaded. Config.Progress hears how it goes.
+func Start(cfg Config) *Engine {
 	cfg.setDefaults()
-	wasm := cfg.Wasm
-	if len(wasm) == 0 {
-		if cfg.WasmPath == "" {
-			return nil, errors.New("plugins: no guest: set Config.Wasm or Config.WasmPath")
-		}
-		var err error
-		if wasm, err = os.ReadFile(cfg.WasmPath); err != nil {
-			return nil, fmt.Errorf("plugins: reading the guest: %w", err)
-		}
-	}
-	wcfg := wasmtime.NewConfig()
-	wcfg.SetEpochInterruption(true)
-	wcfg.SetMaxWasmStack(cfg.MaxWasmStack)
 	e := &Engine{
 		cfg:    cfg,
-		engine: wasmtime.NewEngineWithConfig(wcfg),
+		engine: wasmtime.NewEngineWithConfig(newWasmtimeConfig(cfg.MaxWasmStack)),
+		ready:  make(chan struct{}),
 		stop:   make(chan struct{}),
 		done:   make(chan struct{}),
 	}
-	var err error
-	if e.module, e.load, err = loadModule(e.engine, wasm, cfg.CacheDir, fingerprint(cfg)); err != nil {
-		return nil, err
-	}
-	if e.linker, err = newLinker(e.engine); err != nil {
-		return nil, err
-	}
 	go e.tick()
+	go e.start()
+	return e
+}
+
+// New is Start that waits for the guest: it returns once the Engine can
+// run calls, or the error that keeps it from ever doing so.
+func New(cfg Config) (*Engine, error) {
+	e := Start(cfg)
+	<-e.ready
+	if e.err != nil {
+		_ = e.Close()
+		return nil, e.err
+	}
 	return e, nil
 }
 
+// Ready is closed once the guest is loaded, or failed to load (Err).
+func (e *Engine) Ready() <-chan struct{} { return e.ready }
+
+// Err is why the guest could not be loaded: nil while it loads and once
+// it has.
+func (e *Engine) Err() error {
+	select {
+	case <-e.ready:
+		return e.err
+	default:
+		return nil
+	}
+}
+
 // Load says whether the module came from the disk cache and how long it
-// took.
-func (e *Engine) Load() Load { return e.load }
+// took; the zero Load until Ready.
+func (e *Engine) Load() Load {
+	select {
+	case <-e.ready:
+		return e.load
+	default:
+		return Load{}
+	}
+}
+
+// wait waits for the guest to load, as long as ctx allows.
+func (e *Engine) wait(ctx context.Context) error {
+	select {
+	case <-e.ready:
+	default:
+		select {
+		case <-e.ready:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return e.err
+}
+
+// start loads the guest: the Engine's background goroutine.
+func (e *Engine) start() {
+	t0 := time.Now()
+	report := func(p Progress) {
+		if e.cfg.Progress != nil {
+			p.Elapsed = time.Since(t0)
+			e.cfg.Progress(p)
+		}
+	}
+	m, l, load, err := e.prepare(t0, report)
+	if err != nil {
+		report(Progress{Stage: StageFailed, Err: err})
+	}
+	e.mu.Lock()
+	e.loaded = true
+	if e.closed {
+		// Close came first and left the engine to us.
+		if l != nil {
+			l.Close()
+		}
+		if m != nil {
+			m.Close()
+		}
+		e.engine.Close()
+		m, l = nil, nil
+		if err == nil {
+			err = ErrClosed
+		}
+	}
+	e.module, e.linker, e.load, e.err = m, l, load, err
+	e.mu.Unlock()
+	close(e.ready)
+}
+
+func (e *Engine) prepare(t0 time.Time, report func(Progress)) (*wasmtime.Module, *wasmtime.Linker, Load, error) {
+	wasm := e.cfg.Wasm
+	if len(wasm) == 0 {
+		if e.cfg.WasmPath == "" {
+			return nil, nil, Load{}, errors.New("plugins: no guest: set Config.Wasm or Config.WasmPath")
+		}
+		var err error
+		if wasm, err = os.ReadFile(e.cfg.WasmPath); err != nil {
+			return nil, nil, Load{}, fmt.Errorf("plugins: reading the guest: %w", err)
+		}
+	}
+	m, load, err := loadModule(e.engine, wasm, loadOpts{
+		dir:         e.cfg.CacheDir,
+		name:        e.cfg.Name,
+		precompiled: e.cfg.Precompiled,
+		every:       e.cfg.ProgressEvery,
+		start:       t0,
+		report:      report,
+	})
+	if err != nil {
+		return nil, nil, Load{}, err
+	}
+	l, err := newLinker(e.engine)
+	if err != nil {
+		m.Close()
+		return nil, nil, Load{}, err
+	}
+	return m, l, load, nil
+}
 
 // ErrClosed is returned by a call on a closed Engine.
 var ErrClosed = errors.New("plugins: the engine is closed")
 
 // Close waits for the calls in progress (each ends by its deadline),
-// stops the epoch ticker and frees the compiled module.
+// stops the epoch ticker and frees the compiled module. It does not wait
+// for a guest still compiling: that is freed when it is done.
 func (e *Engine) Close() error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -149,9 +320,15 @@ func (e *Engine) Close() error {
 	e.closed = true
 	close(e.stop)
 	<-e.done
-	e.linker.Close()
-	e.module.Close()
-	e.engine.Close()
+	if e.loaded {
+		if e.linker != nil {
+			e.linker.Close()
+		}
+		if e.module != nil {
+			e.module.Close()
+		}
+		e.engine.Close()
+	}
 	return nil
 }
 
@@ -169,82 +346,11 @@ func (e *Engine) tick() {
 	}
 }
 
-// wasmtimeVersion is the Wasmtime binding this file was written against,
-// used when the build carries no module information.
-const wasmtimeVersion = "github.com/bytecodealliance/wasmtime-go/v39@v39.0.1"
-
-// fingerprint is everything that makes a compiled module fit an engine:
-// the Wasmtime version, the engine's settings and the target.
-func fingerprint(cfg Config) string {
-	v := wasmtimeVersion
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, d := range bi.Deps {
-			if d.Path == "github.com/bytecodealliance/wasmtime-go/v39" {
-				v = d.Path + "@" + d.Version
-				if d.Replace != nil {
-					v += "=>" + d.Replace.Path + "@" + d.Replace.Version
-				}
-			}
-		}
-	}
-	return fmt.Sprintf("%s epoch=1 max-wasm-stack=%d target=%s/%s", v, cfg.MaxWasmStack, runtime.GOOS, runtime.GOARCH)
-}
-
-// loadModule reads the compiled module for wasm from dir, or compiles it
-// and writes it there.
-func loadModule(engine *wasmtime.Engine, wasm []byte, dir, fp string) (*wasmtime.Module, Load, error) {
-	start := time.Now()
-	if dir == "" {
-		m, err := wasmtime.NewModule(engine, wasm)
-		if err != nil {
-			return nil, Load{}, fmt.Errorf("plugins: compiling the guest: %w", err)
-		}
-		return m, Load{Duration: time.Since(start)}, nil
-	}
-	sum := sha256.Sum256(wasm)
-	key := sha256.Sum256([]byte(fp + "\n" + hex.EncodeToString(sum[:])))
-	path := filepath.Join(dir, hex.EncodeToString(key[:16])+".cwasm")
-	if _, err := os.Stat(path); err == nil {
-		if m, err := wasmtime.NewModuleDeserializeFile(engine, path); err == nil {
-			return m, Load{Cached: true, Duration: time.Since(start), Path: path}, nil
-		}
-		// Unreadable: compile again and replace it.
-	}
-	m, err := wasmtime.NewModule(engine, wasm)
-	if err != nil {
-		return nil, Load{}, fmt.Errorf("plugins: compiling the guest: %w", err)
-	}
-	compiled := time.Since(start)
-	if err := writeCache(m, dir, path); err != nil {
-		return nil, Load{}, err
-	}
-	return m, Load{Duration: compiled, Path: path}, nil
-}
-
-// writeCache writes m to path through a temporary file, so that another
-// process never reads half a module.
-func writeCache(m *wasmtime.Module, dir, path string) error {
-	b, err := m.Serialize()
-	if err != nil {
-		return fmt.Errorf("plugins: serializing the guest: %w", err)
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("plugins: module cache: %w", err)
-	}
-	f, err := os.CreateTemp(dir, ".tmp-*.cwasm")
-	if err != nil {
-		return fmt.Errorf("plugins: module cache: %w", err)
-	}
-	_, err = f.Write(b)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		_ = os.Remove(f.Name())
-		return fmt.Errorf("plugins: module cache: %w", err)
-	}
-	return nil
+// newWasmtimeConfig is the Wasmtime configuration of every Engine, and
+// of Precompile.
+func newWasmtimeConfig(maxWasmStack int) *wasmtime.Config {
+	c := wasmtime.NewConfig()
+	c.SetEpochInterruption(true)
+	c.SetMaxWasmStack(maxWasmStack)
+	return c
 }

@@ -69,6 +69,20 @@ func testMain(m *testing.M) int {
 			return 1
 		}
 	}
+	// The JavaScript guest loads in the background, as the daemon's
+	// does, while the tests that do not need it run.
+	said := false // Progress hears one report at a time
+	engine = plugins.Start(plugins.Config{Wasm: guestWasm, Name: "guest", CacheDir: cacheDir, Progress: func(p plugins.Progress) {
+		switch p.Stage {
+		case plugins.StageCompiling:
+			if !said {
+				said = true
+				fmt.Fprintf(os.Stderr, "plugins: compiling the JavaScript guest (first run only)…\n")
+			}
+		case plugins.StageCached, plugins.StageFailed:
+			fmt.Fprintf(os.Stderr, "plugins: %s after %.1f s\n", p.Stage, p.Elapsed.Seconds())
+		}
+	}})
 	code := m.Run()
 	if engine != nil {
 		_ = engine.Close()
@@ -86,12 +100,12 @@ func buildGuest(pkg, out string) error {
 }
 
 // jsEngine is the JavaScript guest's engine shared by the tests, with the
-// default limits.
+// default limits, once it is ready.
 func jsEngine(tb testing.TB) *plugins.Engine {
 	tb.Helper()
 	engineOnce.Do(func() {
-		engine, engineErr = plugins.New(plugins.Config{Wasm: guestWasm, CacheDir: cacheDir})
-		if engineErr == nil {
+		<-engine.Ready()
+		if engineErr = engine.Err(); engineErr == nil {
 			l := engine.Load()
 			fmt.Fprintf(os.Stderr, "plugins: JavaScript guest (%d bytes) loaded in %v (from the disk cache: %v)\n", len(guestWasm), l.Duration, l.Cached)
 		}

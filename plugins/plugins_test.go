@@ -164,7 +164,7 @@ func TestNothingLeaks(t *testing.T) {
 		t.Errorf("got %s, want %s", got, want)
 	}
 
-	p, err := plugins.New(plugins.Config{Wasm: probeWasm, CacheDir: cacheDir})
+	p, err := plugins.New(plugins.Config{Wasm: probeWasm, Name: "probe", CacheDir: cacheDir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,7 +232,7 @@ func TestLog(t *testing.T) {
 // The clock is the host's.
 func TestNow(t *testing.T) {
 	at := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
-	e, err := plugins.New(plugins.Config{Wasm: guestWasm, CacheDir: cacheDir, Now: func() time.Time { return at }})
+	e, err := plugins.New(plugins.Config{Wasm: guestWasm, Name: "guest", CacheDir: cacheDir, Now: func() time.Time { return at }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -248,7 +248,7 @@ func TestNow(t *testing.T) {
 
 // A plugin in plain Go runs through the same ABI and the same host.
 func TestExampleGuest(t *testing.T) {
-	e, err := plugins.New(plugins.Config{Wasm: exampleWasm, CacheDir: cacheDir, Now: func() time.Time { return time.UnixMilli(1234) }})
+	e, err := plugins.New(plugins.Config{Wasm: exampleWasm, Name: "example", CacheDir: cacheDir, Now: func() time.Time { return time.UnixMilli(1234) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -290,7 +290,7 @@ func TestConcurrent(t *testing.T) {
 
 // A memory cap below what the guest needs to start is out of memory too.
 func TestTinyMemoryLimit(t *testing.T) {
-	e, err := plugins.New(plugins.Config{Wasm: guestWasm, CacheDir: cacheDir, MemoryLimit: 1 << 20})
+	e, err := plugins.New(plugins.Config{Wasm: guestWasm, Name: "guest", CacheDir: cacheDir, MemoryLimit: 1 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,517 @@
+package source
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/lumen-home/lumen/messages"
+)
+
+// Source types, the "type" of a Def.
+const (
+	TypePoll     = "poll"     // run fetch.tool every interval_ms
+	TypeInternal = "internal" // compute tracks from the light's history every interval_ms
+	TypeNATS     = "nats"     // a message on subject
+	TypeWebhook  = "webhook"  // an HTTP request on the daemon's HTTP port
+	TypeMQTT     = "mqtt"     // an MQTT message on topic, through the embedded server
+	TypeGPIO     = "gpio"     // an edge on an input pin, read by the hardware actor
+)
+
+var types = []string{TypePoll, TypeInternal, TypeNATS, TypeWebhook, TypeMQTT, TypeGPIO}
+
+// typeAliases are the seed's spellings.
+var typeAliases = map[string]string{"http_listener": TypeWebhook, "mqtt_subscribe": TypeMQTT}
+
+// What an internal source tracks, the "tracks" of a Def.
+const (
+	TrackStateDuration    = "state_duration"     // whole seconds in the current state
+	TrackTimeInStateMs    = "time_in_state_ms"   // milliseconds in the current state
+	TrackTransitionsToday = "transitions_today"  // transitions since local midnight
+	TrackLast5Transitions = "last_5_transitions" // the last 5 transition names, oldest first
+)
+
+var tracks = []string{TrackLast5Transitions, TrackStateDuration, TrackTimeInStateMs, TrackTransitionsToday}
+
+// Limits on definitions.
+const (
+	MinPollInterval         = 10 * time.Second
+	MinInternalInterval     = time.Second
+	DefaultInternalInterval = time.Minute
+	MaxInterval             = 7 * 24 * time.Hour
+	MaxNameLen              = 64 // source, variable, tool and transition names
+	MaxStore                = 32 // variables one source stores
+	MaxGPIOPin              = 27 // the highest BCM line on the 40-pin header
+)
+
+// Fetch is the tool a poll source runs and its arguments (a JSON object).
+type Fetch struct {
+	Tool string          `json:"tool"`
+	Args json.RawMessage `json:"args,omitempty"`
+}
+
+// Def is a data source definition; see the package documentation for the
+// fields. Decode reads and validates one; UnmarshalJSON only reads it
+// (strictly, with the seed's aliases and the defaults), so that replaying
+// a journaled definition does not depend on today's tools or limits.
+type Def struct {
+	Name       string            `json:"name"`
+	Type       string            `json:"type"`
+	IntervalMs int               `json:"interval_ms,omitempty"`
+	Fetch      Fetch             `json:"fetch,omitzero"`
+	Store      map[string]string `json:"store,omitempty"`
+	Fires      string            `json:"fires,omitempty"`
+	Subject    string            `json:"subject,omitempty"`
+	Topic      string            `json:"topic,omitempty"`
+	Pin        *int              `json:"pin,omitempty"`
+	Pull       string            `json:"pull,omitempty"`
+	Edge       string            `json:"edge,omitempty"`
+	Tracks     string            `json:"tracks,omitempty"`
+}
+
+type fetchWire struct {
+	Tool string          `json:"tool"`
+	Args json.RawMessage `json:"args"`
+}
+
+type defWire struct {
+	Name       string                     `json:"name"`
+	Type       string                     `json:"type"`
+	Internal   *bool                      `json:"internal"`
+	IntervalMs *json.Number               `json:"interval_ms"`
+	Fetch      *fetchWire                 `json:"fetch"`
+	Store      map[string]json.RawMessage `json:"store"`
+	Fires      string                     `json:"fires"`
+	Subject    string                     `json:"subject"`
+	Topic      string                     `json:"topic"`
+	Pin        *json.Number               `json:"pin"`
+	Pull       string                     `json:"pull"`
+	Edge       string                     `json:"edge"`
+	Tracks     string                     `json:"tracks"`
+	Port       json.RawMessage            `json:"port"`
+}
+
+// UnmarshalJSON reads a definition strictly: unknown fields are an error,
+// the seed's aliases are accepted, numbers must be integers, and the
+// defaults are filled in (type poll; internal: interval 60 s, tracks from
+// the name, store {tracks: "result"}; gpio: pull none, edge rising).
+func (d *Def) UnmarshalJSON(b []byte) error {
+	if len(bytes.TrimSpace(b)) == 0 {
+		return errorf(CodeInvalid, "the definition is empty; send a JSON object like {\"name\":\"weather\",\"interval_ms\":3600000,\"fetch\":{\"tool\":\"get_weather\"},\"store\":{\"temperature\":\"result.temp\"},\"fires\":\"weather_updated\"}")
+	}
+	var w defWire
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	dec.UseNumber()
+	if err := dec.Decode(&w); err != nil {
+		return errorf(CodeInvalid, "%s", messages.Explain(err))
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errorf(CodeInvalid, "unexpected data after the JSON value; send exactly one JSON object")
+	}
+	label := "source"
+	if w.Name != "" {
+		label = fmt.Sprintf("source %q", w.Name)
+	}
+	out := Def{Name: w.Name, Type: w.Type, Fires: w.Fires, Subject: w.Subject,
+		Topic: w.Topic, Pull: w.Pull, Edge: w.Edge, Tracks: w.Tracks}
+	if w.Store != nil {
+		out.Store = make(map[string]string, len(w.Store))
+		for _, v := range slices.Sorted(maps.Keys(w.Store)) {
+			var p string
+			if raw := w.Store[v]; len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &p) != nil {
+				return errorf(CodeInvalid, "%s: store %q: the path must be a string like \"result.temp\", not %s", label, v, raw)
+			}
+			out.Store[v] = p
+		}
+	}
+	if t, ok := typeAliases[out.Type]; ok {
+		out.Type = t
+	}
+	if w.Internal != nil && *w.Internal {
+		if out.Type != "" && out.Type != TypeInternal {
+			return errorf(CodeInvalid, "%s: \"internal\": true contradicts type %q; give only one", label, out.Type)
+		}
+		out.Type = TypeInternal
+	}
+	if out.Type == "" {
+		out.Type = TypePoll
+	}
+	if w.Port != nil {
+		return errorf(CodeInvalid, "%s: port cannot be set per source; webhooks arrive on the daemon's HTTP port (lumen up --http 127.0.0.1:8080), so remove port", label)
+	}
+	if w.IntervalMs != nil {
+		n, err := strconv.ParseInt(string(*w.IntervalMs), 10, 64)
+		if err != nil || n < 0 || n > int64(MaxInterval/time.Millisecond) {
+			return errorf(CodeInvalid, "%s: interval_ms must be a whole number of milliseconds from 0 to %d (7 days), got %s", label, MaxInterval/time.Millisecond, *w.IntervalMs)
+		}
+		out.IntervalMs = int(n)
+	}
+	if w.Pin != nil {
+		n, err := strconv.Atoi(string(*w.Pin))
+		if err != nil || n < 0 || n > MaxGPIOPin {
+			return errorf(CodeInvalid, "%s: pin %s is not a GPIO input; use a BCM number from 0 to %d, e.g. 17", label, *w.Pin, MaxGPIOPin)
+		}
+		out.Pin = &n
+	}
+	if w.Fetch != nil {
+		out.Fetch.Tool = w.Fetch.Tool
+		if args := bytes.TrimSpace(w.Fetch.Args); len(args) > 0 && string(args) != "null" {
+			var buf bytes.Buffer
+			if err := json.Compact(&buf, args); err != nil {
+				return errorf(CodeInvalid, "%s: fetch.args is not valid JSON: %v", label, err)
+			}
+			out.Fetch.Args = buf.Bytes()
+		} else {
+			out.Fetch.Args = json.RawMessage("{}")
+		}
+	}
+	switch out.Type {
+	case TypeInternal:
+		if out.IntervalMs == 0 && w.IntervalMs == nil {
+			out.IntervalMs = int(DefaultInternalInterval / time.Millisecond)
+		}
+		if out.Tracks == "" && slices.Contains(tracks, out.Name) {
+			out.Tracks = out.Name
+		}
+		if len(out.Store) == 0 && w.Store == nil && out.Tracks != "" {
+			out.Store = map[string]string{out.Tracks: "result"}
+		}
+	case TypeGPIO:
+		if out.Pull == "" {
+			out.Pull = "none"
+		}
+		if out.Edge == "" {
+			out.Edge = "rising"
+		}
+	}
+	*d = out
+	return nil
+}
+
+// Option changes how Decode and Validate check a definition.
+type Option func(*options)
+
+type options struct {
+	minPoll, minInternal time.Duration
+	tools                map[string]bool // nil: tool names are not checked
+}
+
+// WithMinInterval lowers (or raises) the minimum interval of poll and
+// internal sources, for tests that cannot wait 10 s.
+func WithMinInterval(d time.Duration) Option {
+	return func(o *options) { o.minPoll, o.minInternal = d, d }
+}
+
+// WithTools gives the names of the tools that exist; fetch.tool must be
+// one of them. Without it, only the tool name's spelling is checked.
+func WithTools(names ...string) Option {
+	return func(o *options) {
+		o.tools = make(map[string]bool, len(names))
+		for _, n := range names {
+			o.tools[n] = true
+		}
+	}
+}
+
+// Decode reads a definition strictly and validates it.
+func Decode(b []byte, opts ...Option) (Def, error) {
+	var d Def
+	if err := d.UnmarshalJSON(b); err != nil {
+		return Def{}, err
+	}
+	if err := d.Validate(opts...); err != nil {
+		return Def{}, err
+	}
+	return d, nil
+}
+
+// Kind returns the source's type, poll when Type is empty.
+func (d Def) Kind() string {
+	if d.Type == "" {
+		return TypePoll
+	}
+	return d.Type
+}
+
+// Polled reports whether the source runs on an interval (poll and
+// internal); the others are pushed.
+func (d Def) Polled() bool {
+	k := d.Kind()
+	return k == TypePoll || k == TypeInternal
+}
+
+// Interval returns how often a polled source runs; 0 for a pushed one.
+func (d Def) Interval() time.Duration {
+	if !d.Polled() {
+		return 0
+	}
+	if d.IntervalMs == 0 && d.Kind() == TypeInternal {
+		return DefaultInternalInterval
+	}
+	return time.Duration(d.IntervalMs) * time.Millisecond
+}
+
+// storeOf is the store, with an internal source's default.
+func (d Def) storeOf() map[string]string {
+	if len(d.Store) == 0 && d.Kind() == TypeInternal && d.Tracks != "" {
+		return map[string]string{d.Tracks: "result"}
+	}
+	return d.Store
+}
+
+// Validate checks a definition: every error is a sentence that says what
+// to fix.
+func (d Def) Validate(opts ...Option) error {
+	o := options{minPoll: MinPollInterval, minInternal: MinInternalInterval}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if d.Name == "" {
+		return errorf(CodeInvalid, "name is empty; name the source with lowercase letters a-z, digits 0-9, '_' or '-', e.g. \"weather\"")
+	}
+	if !validName(d.Name) {
+		return errorf(CodeInvalid, "name %q is not valid; use 1 to %d lowercase letters a-z, digits 0-9, '_' or '-', e.g. \"weather\"", d.Name, MaxNameLen)
+	}
+	label := fmt.Sprintf("source %q", d.Name)
+	kind := d.Kind()
+	if !slices.Contains(types, kind) {
+		return errorf(CodeInvalid, "%s: unknown type %q; use one of %s", label, d.Type, strings.Join(types, ", "))
+	}
+	// Fields that belong to other types.
+	for _, f := range []struct {
+		name string
+		set  bool
+		kind []string
+	}{
+		{"interval_ms", d.IntervalMs != 0, []string{TypePoll, TypeInternal}},
+		{"fetch", d.Fetch.Tool != "" || d.Fetch.Args != nil, []string{TypePoll}},
+		{"subject", d.Subject != "", []string{TypeNATS}},
+		{"topic", d.Topic != "", []string{TypeMQTT}},
+		{"pin", d.Pin != nil, []string{TypeGPIO}},
+		{"pull", d.Pull != "", []string{TypeGPIO}},
+		{"edge", d.Edge != "", []string{TypeGPIO}},
+		{"tracks", d.Tracks != "", []string{TypeInternal}},
+	} {
+		if f.set && !slices.Contains(f.kind, kind) {
+			return errorf(CodeInvalid, "%s: %s is only for %s sources, and this one is %s; remove it or change type", label, f.name, strings.Join(f.kind, " and "), kind)
+		}
+	}
+	if d.Polled() {
+		minIv := o.minPoll
+		if kind == TypeInternal {
+			minIv = o.minInternal
+		}
+		iv := d.Interval()
+		switch {
+		case iv == 0:
+			return errorf(CodeInvalid, "%s: interval_ms is missing; say how often to run it, in milliseconds (at least %d)", label, minIv.Milliseconds())
+		case iv < minIv:
+			return errorf(CodeInvalid, "%s: interval_ms %d is below the minimum of %d (%v); run it less often", label, d.IntervalMs, minIv.Milliseconds(), minIv)
+		case iv > MaxInterval:
+			return errorf(CodeInvalid, "%s: interval_ms %d is above the maximum of %d (7 days)", label, d.IntervalMs, MaxInterval.Milliseconds())
+		}
+	}
+	switch kind {
+	case TypePoll:
+		if err := d.checkFetch(label, o.tools); err != nil {
+			return err
+		}
+		if len(d.Store) == 0 {
+			return errorf(CodeInvalid, "%s: store is empty; map at least one variable to a path in the tool's result, e.g. {\"temperature\":\"result.main.temp\"}", label)
+		}
+	case TypeInternal:
+		if !slices.Contains(tracks, d.Tracks) {
+			if d.Tracks == "" {
+				return errorf(CodeInvalid, "%s: tracks is missing; use one of %s", label, strings.Join(tracks, ", "))
+			}
+			return errorf(CodeInvalid, "%s: unknown tracks %q; use one of %s", label, d.Tracks, strings.Join(tracks, ", "))
+		}
+	case TypeNATS:
+		if err := checkSubject(label, d.Subject); err != nil {
+			return err
+		}
+	case TypeMQTT:
+		if _, err := mqttSubject(label, d.Topic); err != nil {
+			return err
+		}
+	case TypeGPIO:
+		switch {
+		case d.Pin == nil:
+			return errorf(CodeInvalid, "%s: pin is missing; give the BCM number of the input pin, e.g. 17", label)
+		case *d.Pin < 0 || *d.Pin > MaxGPIOPin:
+			return errorf(CodeInvalid, "%s: pin %d is not a GPIO input; use a BCM number from 0 to %d, e.g. 17", label, *d.Pin, MaxGPIOPin)
+		case !slices.Contains([]string{"", "none", "up", "down"}, d.Pull):
+			return errorf(CodeInvalid, "%s: pull %q is not a bias; use none, up or down", label, d.Pull)
+		case !slices.Contains([]string{"", "rising", "falling", "both"}, d.Edge):
+			return errorf(CodeInvalid, "%s: edge %q is not an edge; use rising, falling or both", label, d.Edge)
+		}
+	}
+	if len(d.Store) > MaxStore {
+		return errorf(CodeInvalid, "%s: store has %d variables, more than %d; split the source", label, len(d.Store), MaxStore)
+	}
+	for _, v := range slices.Sorted(maps.Keys(d.Store)) {
+		switch {
+		case strings.HasSuffix(v, PrevSuffix):
+			return errorf(CodeInvalid, "%s: store variable %q ends in %s, which is kept automatically; store %q instead", label, v, PrevSuffix, strings.TrimSuffix(v, PrevSuffix))
+		case !validVar(v):
+			return errorf(CodeInvalid, "%s: store variable %q is not a valid name; start with a letter or '_', then letters, digits or '_' (at most %d)", label, v, MaxNameLen)
+		}
+		if _, err := ParsePath(d.Store[v]); err != nil {
+			return errorf(CodeInvalid, "%s: store %q: %v", label, v, err)
+		}
+	}
+	if d.Fires != "" && !validTransition(d.Fires) {
+		return errorf(CodeInvalid, "%s: fires %q is not a valid transition name; start with a letter, then letters, digits, '_', '-', '.', ':' or '/' (at most %d), e.g. %s_updated", label, d.Fires, MaxNameLen, d.Name)
+	}
+	if !d.Polled() && len(d.Store) == 0 && d.Fires == "" {
+		return errorf(CodeInvalid, "%s: a %s source needs fires (the transition to fire on each message), store (variables to set from it), or both", label, kind)
+	}
+	return nil
+}
+
+func (d Def) checkFetch(label string, tools map[string]bool) error {
+	f := d.Fetch
+	switch {
+	case f.Tool == "" && f.Args == nil:
+		return errorf(CodeInvalid, "%s: fetch is missing; give {\"tool\": NAME, \"args\": {…}}, the tool to run and its arguments", label)
+	case f.Tool == "":
+		return errorf(CodeInvalid, "%s: fetch.tool is empty; name the tool to run, e.g. fetch_json", label)
+	case !validTool(f.Tool):
+		return errorf(CodeInvalid, "%s: fetch.tool %q is not a valid tool name; tools are named with a letter, then letters, digits or '_' (at most %d)", label, f.Tool, MaxNameLen)
+	case tools != nil && !tools[f.Tool]:
+		known := slices.Sorted(maps.Keys(tools))
+		if len(known) == 0 {
+			return errorf(CodeUnknownTool, "%s: unknown tool %q, and no tool exists yet; define it with define_tool first", label, f.Tool)
+		}
+		more := ""
+		if len(known) > 20 {
+			known, more = known[:20], ", …"
+		}
+		return errorf(CodeUnknownTool, "%s: unknown tool %q; define it with define_tool first, or use one of %s%s", label, f.Tool, strings.Join(known, ", "), more)
+	}
+	if len(f.Args) > 0 {
+		if b := bytes.TrimSpace(f.Args); len(b) == 0 || b[0] != '{' || !json.Valid(b) {
+			return errorf(CodeInvalid, "%s: fetch.args must be a JSON object, e.g. {\"location\":\"Paris\"}", label)
+		}
+	}
+	return nil
+}
+
+// validName: a source name, [a-z0-9_-]{1,64}, usable as a subject token.
+func validName(s string) bool {
+	if len(s) == 0 || len(s) > MaxNameLen {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+func isDigit(c byte) bool  { return c >= '0' && c <= '9' }
+
+// validVar: a variable name, a JavaScript identifier without '$':
+// [A-Za-z_][A-Za-z0-9_]{0,63}.
+func validVar(s string) bool {
+	if len(s) == 0 || len(s) > MaxNameLen || !(isLetter(s[0]) || s[0] == '_') {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if !(isLetter(s[i]) || isDigit(s[i]) || s[i] == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// validTool: [A-Za-z][A-Za-z0-9_]{0,63}.
+func validTool(s string) bool {
+	return len(s) > 0 && isLetter(s[0]) && validVar(s)
+}
+
+// validTransition: [A-Za-z][A-Za-z0-9_.:/-]{0,63}: no spaces, no
+// wildcard, so that it reads the same in a rule's "on" and on a subject.
+func validTransition(s string) bool {
+	if len(s) == 0 || len(s) > MaxNameLen || !isLetter(s[0]) {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		c := s[i]
+		if !(isLetter(c) || isDigit(c) || strings.IndexByte("_.:/-", c) >= 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// reserved reports whether a subject's first token belongs to the daemon
+// or the server: lumen.…, $SYS.…, $JS.…, _INBOX.….
+func reserved(first string) bool {
+	return first == "lumen" || strings.HasPrefix(first, "$") || first == "_INBOX"
+}
+
+func checkSubject(label, s string) error {
+	if s == "" {
+		return errorf(CodeInvalid, "%s: subject is missing; give the NATS subject to listen on, e.g. home.doorbell", label)
+	}
+	toks := strings.Split(s, ".")
+	for i, t := range toks {
+		if t == "" || strings.ContainsAny(t, " \t\r\n") || (t != "*" && t != ">" && strings.ContainsAny(t, "*>")) || (t == ">" && i != len(toks)-1) {
+			return errorf(CodeInvalid, "%s: subject %q is not a valid NATS subject; use dot-separated tokens without spaces, e.g. home.doorbell (a token * matches one token, a final > the rest)", label, s)
+		}
+	}
+	if reserved(toks[0]) {
+		return errorf(CodeInvalid, "%s: subject %q is reserved for Lumen and the NATS server; use your own prefix, e.g. home.doorbell", label, s)
+	}
+	return nil
+}
+
+// ListenSubject returns the NATS subject a nats or mqtt source listens on:
+// the subject itself, or the topic as the embedded server's MQTT listener
+// publishes it (home/doorbell → home.doorbell, + → *, # → >). It is empty
+// for the other types.
+func (d Def) ListenSubject() string {
+	switch d.Kind() {
+	case TypeNATS:
+		return d.Subject
+	case TypeMQTT:
+		s, _ := mqttSubject("", d.Topic)
+		return s
+	}
+	return ""
+}
+
+func mqttSubject(label, topic string) (string, error) {
+	if topic == "" {
+		return "", errorf(CodeInvalid, "%s: topic is missing; give the MQTT topic to listen on, e.g. home/doorbell", label)
+	}
+	levels := strings.Split(topic, "/")
+	toks := make([]string, len(levels))
+	for i, l := range levels {
+		switch {
+		case l == "+":
+			toks[i] = "*"
+		case l == "#" && i == len(levels)-1:
+			toks[i] = ">"
+		case l == "" || strings.ContainsAny(l, " \t\r\n.*>+#"):
+			return "", errorf(CodeInvalid, "%s: topic %q is not supported; use '/'-separated levels of letters, digits, '_' or '-', e.g. home/doorbell (a level + matches one level, a final # the rest)", label, topic)
+		default:
+			toks[i] = l
+		}
+	}
+	if reserved(toks[0]) {
+		return "", errorf(CodeInvalid, "%s: topic %q is reserved for Lumen and the NATS server; use your own prefix, e.g. home/doorbell", label, topic)
+	}
+	return strings.Join(toks, "."), nil
+}

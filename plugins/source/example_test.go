@@ -1,0 +1,52 @@
+package source_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/lumen-home/lumen/plugins/source"
+)
+
+// The seed's Bitcoin source: each result sets btc_price and keeps the
+// previous one in btc_price_prev, for the rules
+// getData('btc_price') > getData('btc_price_prev') → green.
+func Example() {
+	def, err := source.Decode([]byte(`{
+		"name": "bitcoin",
+		"interval_ms": 60000,
+		"fetch": {"tool": "get_bitcoin_price", "args": {}},
+		"store": {"btc_price": "result.price"},
+		"fires": "bitcoin_updated"
+	}`), source.WithTools("fetch_json", "get_bitcoin_price"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	vars := map[string]json.RawMessage{}
+	for _, result := range []string{`{"price":66950}`, `{"price":67012.5}`, `{"error":"rate limited"}`} {
+		sets, err := source.Updates(def, json.RawMessage(result), vars)
+		if err != nil {
+			fmt.Println(err)
+			continue
+		}
+		for _, s := range sets {
+			vars[s.Name] = s.Value
+			fmt.Printf("%s=%s ", s.Name, s.Value)
+		}
+		fmt.Println("then fire", def.Fires)
+	}
+
+	last := time.Date(2026, 3, 28, 12, 0, 0, 0, time.UTC)
+	next := source.Next(def, last, source.Seed("kitchen", def.Name))
+	fmt.Println("next run", next.Sub(last).Round(time.Millisecond))
+	fmt.Println("due 30 s after a run:", source.Due(def, last, last.Add(30*time.Second)))
+	fmt.Println("retries after 1, 2, 3 failures:", source.Backoff(1, def.Interval()), source.Backoff(2, def.Interval()), source.Backoff(3, def.Interval()))
+	// Output:
+	// btc_price=66950 then fire bitcoin_updated
+	// btc_price_prev=66950 btc_price=67012.5 then fire bitcoin_updated
+	// source: source "bitcoin" could not store btc_price: result has no key "price" (it has error); the last values are kept. Fix the store paths or the tool's result
+	// next run 1m0.273s
+	// due 30 s after a run: false
+	// retries after 1, 2, 3 failures: 5s 10s 20s
+}

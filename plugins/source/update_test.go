@@ -1,0 +1,150 @@
+package source_test
+
+import (
+	"encoding/json"
+	"errors"
+	"reflect"
+	"testing"
+
+	"github.com/lumen-home/lumen/plugins/source"
+)
+
+func mustDecode(t *testing.T, s string) source.Def {
+	t.Helper()
+	d, err := source.Decode([]byte(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+type vars = map[string]json.RawMessage
+
+func TestUpdates(t *testing.T) {
+	weather := mustDecode(t, seedWeather)
+	bitcoin := mustDecode(t, seedBitcoin)
+	multi := mustDecode(t, `{"name":"w","interval_ms":60000,"fetch":{"tool":"fetch_json"},
+		"store":{"temperature":"result.main.temp","condition":"result.weather[0].main","humidity":"result.main.humidity"}}`)
+	tests := []struct {
+		name    string
+		def     source.Def
+		result  string
+		current vars
+		want    []source.VarUpdate
+	}{
+		{
+			name: "weather, first result: no _prev", def: weather,
+			result: `{"temp":41,"condition":"Rain"}`, current: vars{},
+			want: []source.VarUpdate{{Name: "temperature", Value: json.RawMessage(`41`)}},
+		},
+		{
+			name: "weather, next result keeps temperature_prev", def: weather,
+			result: `{"temp": 85.5, "condition": "Clear"}`, current: vars{"temperature": json.RawMessage(`41`), "other": json.RawMessage(`1`)},
+			want: []source.VarUpdate{
+				{Name: "temperature_prev", Value: json.RawMessage(`41`)},
+				{Name: "temperature", Value: json.RawMessage(`85.5`)},
+			},
+		},
+		{
+			name: "bitcoin up", def: bitcoin,
+			result: `{"price":67012.5}`, current: vars{"btc_price": json.RawMessage(`66950`), "btc_price_prev": json.RawMessage(`66000`)},
+			want: []source.VarUpdate{
+				{Name: "btc_price_prev", Value: json.RawMessage(`66950`)},
+				{Name: "btc_price", Value: json.RawMessage(`67012.5`)},
+			},
+		},
+		{
+			name: "bitcoin unchanged: both equal", def: bitcoin,
+			result: `{"price":66950}`, current: vars{"btc_price": json.RawMessage(`66950`)},
+			want: []source.VarUpdate{
+				{Name: "btc_price_prev", Value: json.RawMessage(`66950`)},
+				{Name: "btc_price", Value: json.RawMessage(`66950`)},
+			},
+		},
+		{
+			name: "several variables, by name, values compacted", def: multi,
+			result:  `{"main": {"temp": 64.4, "humidity": 52}, "weather": [ {"main": "Clear"} ]}`,
+			current: vars{"humidity": json.RawMessage(`50`), "temperature": json.RawMessage(`60`)},
+			want: []source.VarUpdate{
+				{Name: "condition", Value: json.RawMessage(`"Clear"`)},
+				{Name: "humidity_prev", Value: json.RawMessage(`50`)},
+				{Name: "humidity", Value: json.RawMessage(`52`)},
+				{Name: "temperature_prev", Value: json.RawMessage(`60`)},
+				{Name: "temperature", Value: json.RawMessage(`64.4`)},
+			},
+		},
+		{
+			name: "an object value", def: mustDecode(t, `{"name":"w","interval_ms":60000,"fetch":{"tool":"fetch_json"},"store":{"main":"result.main"}}`),
+			result: `{"main": {"temp": 64.4}}`, current: nil,
+			want: []source.VarUpdate{{Name: "main", Value: json.RawMessage(`{"temp":64.4}`)}},
+		},
+		{
+			name: "internal source with its default store", def: mustDecode(t, `{"name":"activity","internal":true,"tracks":"transitions_today"}`),
+			result: `7`, current: vars{"transitions_today": json.RawMessage(`6`)},
+			want: []source.VarUpdate{
+				{Name: "transitions_today_prev", Value: json.RawMessage(`6`)},
+				{Name: "transitions_today", Value: json.RawMessage(`7`)},
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := source.Updates(tt.def, json.RawMessage(tt.result), tt.current)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Fatalf("got  %s\nwant %s", show(got), show(tt.want))
+			}
+		})
+	}
+}
+
+func show(u []source.VarUpdate) string {
+	b, _ := json.Marshal(u)
+	return string(b)
+}
+
+// A result that lacks any stored path changes nothing: the last known
+// values stay, and the error names every variable that failed.
+func TestUpdatesErrors(t *testing.T) {
+	multi := mustDecode(t, `{"name":"w","interval_ms":60000,"fetch":{"tool":"fetch_json"},
+		"store":{"temperature":"result.main.temp","condition":"result.weather[0].main"}}`)
+	tests := []struct {
+		name   string
+		def    source.Def
+		result string
+		want   string
+	}{
+		{"one path missing", multi, `{"main":{"temp":50},"weather":[]}`,
+			`source "w" could not store condition: result.weather has no items, so [0] is out of range; the last values are kept. Fix the store paths or the tool's result`},
+		{"both missing", multi, `{"error":"rate limited"}`,
+			`source "w" could not store condition: result has no key "weather" (it has error); temperature: result has no key "main" (it has error); the last values are kept. Fix the store paths or the tool's result`},
+		{"garbage", mustDecode(t, seedBitcoin), `Internal Server Error`,
+			`source "bitcoin" could not store btc_price: the result is not valid JSON (invalid character 'I' looking for beginning of value), so result.price cannot be read; the last values are kept. Fix the store paths or the tool's result`},
+		{"null value", mustDecode(t, seedBitcoin), `{"price":null}`,
+			`source "bitcoin" could not store btc_price: result.price is null; the last values are kept. Fix the store paths or the tool's result`},
+		{"bad path in a definition built in Go", source.Def{Name: "g", Store: map[string]string{"x": "price"}}, `{"price":1}`,
+			`source "g" could not store x: path "price" does not start with result; write it like result.main.temp; the last values are kept. Fix the store paths or the tool's result`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := source.Updates(tt.def, json.RawMessage(tt.result), vars{"temperature": json.RawMessage(`41`)})
+			if got != nil {
+				t.Fatalf("updates despite the error: %s", show(got))
+			}
+			var e *source.Error
+			if !errors.As(err, &e) || e.Code != source.CodeBadResult || e.Msg != tt.want {
+				t.Fatalf("got  %v\nwant %s", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestVarUpdateInput(t *testing.T) {
+	in := source.VarUpdate{Name: "btc_price", Value: json.RawMessage(`1`)}.Input()
+	b, _ := json.Marshal(in)
+	if string(b) != `{"name":"btc_price","value":1}` {
+		t.Fatalf("got %s", b)
+	}
+}
