@@ -99,6 +99,7 @@ type ApplyRequest struct {
 	Vars      map[string]json.RawMessage `json:"vars,omitempty"`
 	Initial   string                     `json:"initial,omitempty"`
 	Schedules []Schedule                 `json:"schedules,omitempty"`
+	Tools     []Tool                     `json:"tools,omitempty"`
 }
 
 // StatesRequest is the list form of create_state.
@@ -147,6 +148,7 @@ type GetReply struct {
 	Vars      map[string]json.RawMessage `json:"vars"`
 	Timers    []Timer                    `json:"timers"`
 	Schedules []Schedule                 `json:"schedules"`
+	Tools     []Tool                     `json:"tools"`
 	Seq       uint64                     `json:"seq"`
 }
 

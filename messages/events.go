@@ -50,7 +50,7 @@ type InVarData struct {
 
 // Config operations, the "op" of InConfigData.
 const (
-	OpApply          = "apply"           // replace everything: states, rules, vars, initial, schedules
+	OpApply          = "apply"           // replace everything: states, rules, vars, initial, schedules, tools
 	OpCreateState    = "create_state"    // add or replace states
 	OpDeleteState    = "delete_state"    // delete state Name
 	OpAppendRules    = "append_rules"    // append Rules
@@ -67,9 +67,10 @@ const (
 //   - initial    apply: the state to enter (default: the current one if it
 //     still exists, else "off").
 //   - schedules  apply, create_schedule.
-//   - name       delete_state, delete_schedule.
+//   - name       delete_state, delete_schedule, delete_tool.
 //   - ids        delete_rules by id.
 //   - match      delete_rules by from/on/to.
+//   - tools      apply, define_tool.
 type InConfigData struct {
 	Op        string                     `json:"op"`
 	States    []State                    `json:"states,omitempty"`
@@ -80,6 +81,7 @@ type InConfigData struct {
 	Name      string                     `json:"name,omitempty"`
 	IDs       []string                   `json:"ids,omitempty"`
 	Match     *RuleMatch                 `json:"match,omitempty"`
+	Tools     []Tool                     `json:"tools,omitempty"`
 }
 
 // InTimerData says timer Name, due at Deadline, is due. late is true when
@@ -149,11 +151,13 @@ type OutScheduleData struct {
 //   - states  the states created or replaced (names).
 //   - rules   the ids of the rules added (assigned ids included) or deleted.
 //   - schedules the schedules created or deleted (names).
+//   - tools   the custom tools defined, replaced or deleted (names).
 type OutConfigData struct {
 	Op        string   `json:"op"`
 	States    []string `json:"states,omitempty"`
 	Rules     []string `json:"rules,omitempty"`
 	Schedules []string `json:"schedules,omitempty"`
+	Tools     []string `json:"tools,omitempty"`
 }
 
 // OutIgnoredData reports an input that changed nothing, and why.

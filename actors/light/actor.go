@@ -91,6 +91,10 @@ type Command struct {
 // Get asks for the light's model; the answer is *messages.GetReply.
 type Get struct{}
 
+// ListTools asks for the light's custom tools, in definition order; the
+// answer is *messages.ToolsReply.
+type ListTools struct{}
+
 // internal messages: only these change the actor's fields.
 type (
 	delivered struct {
@@ -156,6 +160,8 @@ func (a *Actor) Receive(ctx actor.Context) {
 		a.command(ctx, msg)
 	case *Get:
 		ctx.Respond(a.model())
+	case *ListTools:
+		ctx.Respond(&messages.ToolsReply{OK: true, Tools: a.m.ToolList()})
 	case *delivered:
 		a.apply(ctx, msg)
 	case *appendFailed:

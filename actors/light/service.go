@@ -67,6 +67,7 @@ var verbs = []string{
 	messages.VerbFire, messages.VerbSetState, messages.VerbGet, messages.VerbApply,
 	messages.VerbCreateState, messages.VerbDeleteState, messages.VerbAppendRules, messages.VerbDeleteRules,
 	messages.VerbSetVar, messages.VerbCreateSchedule, messages.VerbDeleteSchedule,
+	messages.VerbDefineTool, messages.VerbDeleteTool, messages.VerbListTools,
 }
 
 var fleetVerbs = []string{messages.VerbFire, messages.VerbSetState, messages.VerbGet, messages.VerbSetVar}
@@ -157,6 +158,12 @@ func translate(verb string, body []byte) (any, error) {
 			return nil, bad("%v; get takes {}", err)
 		}
 		return &Get{}, nil
+	case messages.VerbListTools:
+		var r struct{}
+		if err := messages.Decode(body, &r); err != nil {
+			return nil, bad("%v; list_tools takes {}", err)
+		}
+		return &ListTools{}, nil
 	case messages.VerbFire:
 		var r messages.FireRequest
 		if err := messages.Decode(body, &r); err != nil {
@@ -181,7 +188,7 @@ func translate(verb string, body []byte) (any, error) {
 			return nil, bad("%v", err)
 		}
 		return cmd(messages.InConfig, messages.InConfigData{Op: messages.OpApply, States: r.States, Rules: r.Rules,
-			Vars: r.Vars, Initial: r.Initial, Schedules: r.Schedules})
+			Vars: r.Vars, Initial: r.Initial, Schedules: r.Schedules, Tools: r.Tools})
 	case messages.VerbCreateState:
 		var states []messages.State
 		if bytes.Contains(body, []byte(`"states"`)) {
@@ -201,7 +208,28 @@ func translate(verb string, body []byte) (any, error) {
 			return nil, bad("no state given")
 		}
 		return cmd(messages.InConfig, messages.InConfigData{Op: messages.OpCreateState, States: states})
-	case messages.VerbDeleteState, messages.VerbDeleteSchedule:
+	case messages.VerbDefineTool:
+		var tools []messages.Tool
+		if hasTopField(body, "tools") {
+			var r struct {
+				Tools []messages.Tool `json:"tools"`
+			}
+			if err := messages.Decode(body, &r); err != nil {
+				return nil, bad("%v", err)
+			}
+			tools = r.Tools
+		} else {
+			var t messages.Tool
+			if err := messages.Decode(body, &t); err != nil {
+				return nil, bad(`%v; send a tool like {"name":"get_weather","code":"return {ok: true}","hosts":["api.example.com"]}, or {"tools":[…]}`, err)
+			}
+			tools = []messages.Tool{t}
+		}
+		if len(tools) == 0 {
+			return nil, bad(`no tool given; send {"name":"…","code":"…"} or {"tools":[…]}`)
+		}
+		return cmd(messages.InConfig, messages.InConfigData{Op: messages.OpDefineTool, Tools: tools})
+	case messages.VerbDeleteState, messages.VerbDeleteSchedule, messages.VerbDeleteTool:
 		var r messages.NameRequest
 		if err := messages.Decode(body, &r); err != nil {
 			return nil, bad(`%v; send {"name":"…"}`, err)
@@ -210,8 +238,11 @@ func translate(verb string, body []byte) (any, error) {
 			return nil, bad(`"name" is required`)
 		}
 		op := messages.OpDeleteState
-		if verb == messages.VerbDeleteSchedule {
+		switch verb {
+		case messages.VerbDeleteSchedule:
 			op = messages.OpDeleteSchedule
+		case messages.VerbDeleteTool:
+			op = messages.OpDeleteTool
 		}
 		return cmd(messages.InConfig, messages.InConfigData{Op: op, Name: r.Name})
 	case messages.VerbAppendRules:
@@ -259,4 +290,15 @@ func translate(verb string, body []byte) (any, error) {
 		return cmd(messages.InConfig, messages.InConfigData{Op: messages.OpCreateSchedule, Schedules: []messages.Schedule{s}})
 	}
 	return nil, &badRequest{code: 404, msg: "unknown command"}
+}
+
+// hasTopField reports whether body is a JSON object with the member name
+// at its top level (a tool's code may well contain the word "tools").
+func hasTopField(body []byte, name string) bool {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(body, &obj) != nil {
+		return false
+	}
+	_, ok := obj[name]
+	return ok
 }

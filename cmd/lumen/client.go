@@ -275,7 +275,7 @@ func newExport(a *app) *cobra.Command {
 			for i := range g.Schedules {
 				g.Schedules[i].Next = nil
 			}
-			exp := messages.ApplyRequest{States: g.States, Rules: g.Rules, Vars: g.Vars, Initial: g.State, Schedules: g.Schedules}
+			exp := messages.ApplyRequest{States: g.States, Rules: g.Rules, Vars: g.Vars, Initial: g.State, Schedules: g.Schedules, Tools: g.Tools}
 			out, err := json.MarshalIndent(exp, "", "  ")
 			if err != nil {
 				return err

@@ -25,11 +25,14 @@ import (
 	"github.com/lumen-home/lumen/actors/device"
 	"github.com/lumen-home/lumen/actors/light"
 	"github.com/lumen-home/lumen/actors/light/machine"
+	"github.com/lumen-home/lumen/actors/tool"
 	"github.com/lumen-home/lumen/hardware"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/broker"
 	"github.com/lumen-home/lumen/nats/journal"
 	"github.com/lumen-home/lumen/nats/subject"
+	"github.com/lumen-home/lumen/plugins/netpolicy"
+	"github.com/lumen-home/lumen/plugins/secrets"
 )
 
 // UpConfig is the daemon's configuration: <data>/lumen.yaml, then flags.
@@ -47,6 +50,9 @@ type UpConfig struct {
 	Groups map[string][]string `yaml:"groups"`
 	// Hardware configures the LED and button (or their simulators).
 	Hardware HardwareConfig `yaml:"hardware"`
+	// AllowNet lets tools reach these hosts, IPs or CIDRs (with an
+	// optional port) even when private, and over plain HTTP.
+	AllowNet []string `yaml:"allow_net"`
 }
 
 func defaultDataDir() string {
@@ -133,6 +139,7 @@ the status line shows it live.`,
 	f.StringVar(&cfg.Clock, "clock", "auto", "auto: trust the clock unless this is a Pi without time sync; trust; wait: timers wait for time sync")
 	f.IntVar(&cfg.SnapshotEvery, "snapshot-every", 1000, "inputs between snapshots of a light")
 	f.Int64Var(&cfg.MaxBytes, "max-bytes", broker.DefaultMaxBytes, "journal size budget: past 3/4 of it, events covered by snapshots are purged")
+	f.StringArrayVar(&cfg.AllowNet, "allow-net", nil, "HOST[:PORT], IP or CIDR custom tools may reach even on the LAN, and over plain HTTP (repeatable); tools can never grant this themselves")
 	f.StringVar(&cfg.Hardware.Driver, "hardware", "auto", "auto: the Pi's GPIO when present, else a simulated LED and button; sim; rpi")
 	return cmd
 }
@@ -182,6 +189,9 @@ func loadUpConfig(cmd *cobra.Command, flags UpConfig, file string) (UpConfig, er
 		if !set("max-bytes") && fromFile.MaxBytes > 0 {
 			cfg.MaxBytes = fromFile.MaxBytes
 		}
+		if !set("allow-net") && len(fromFile.AllowNet) > 0 {
+			cfg.AllowNet = fromFile.AllowNet
+		}
 		driver := cfg.Hardware.Driver
 		cfg.Hardware = fromFile.Hardware
 		if set("hardware") || cfg.Hardware.Driver == "" {
@@ -222,6 +232,9 @@ func loadUpConfig(cmd *cobra.Command, flags UpConfig, file string) (UpConfig, er
 	if err := cfg.Hardware.validate(cfg.Lights); err != nil {
 		return cfg, usageError{err}
 	}
+	if _, err := netpolicy.ParseAllow(cfg.AllowNet); err != nil {
+		return cfg, usageError{fmt.Errorf("--allow-net: %w", err)}
+	}
 	return cfg, nil
 }
 
@@ -237,6 +250,7 @@ type Main struct {
 	root     *actor.PID
 	services []micro.Service
 	devices  *devices
+	engine   *lazyEngine
 	url      string
 }
 
@@ -305,6 +319,13 @@ func (m *Main) Run(ctx context.Context) error {
 		return err
 	}
 	status := newStatusLine(m.Stdout, cfg.Lights)
+	allow, _ := netpolicy.ParseAllow(cfg.AllowNet) // validated with the flags
+	m.engine = m.startToolEngine()
+	sec, err := secrets.Open(filepath.Join(cfg.Data, "secrets"))
+	if err != nil {
+		m.logf("secrets: %v; tools run without secrets", err)
+		sec = nil
+	}
 	demo := machine.Demo()
 	for _, name := range cfg.Lights {
 		props, err := light.Props(light.Config{Name: name, Journal: j, Clock: clock, Seed: &demo,
@@ -338,6 +359,21 @@ func (m *Main) Run(ctx context.Context) error {
 		if err := device.Serve(svc, m.sys.Root, dpid, name, 10*time.Second); err != nil {
 			return err
 		}
+		var engine tool.Engine
+		if m.engine != nil {
+			engine = m.engine
+		}
+		tprops, err := tool.Props(tool.Config{Light: name, Engine: engine, Allow: allow, Secrets: sec, Conn: nc, Logf: m.logf})
+		if err != nil {
+			return err
+		}
+		tpid, err := actors.SpawnChild(m.sys, root, "tools-"+name, tprops)
+		if err != nil {
+			return err
+		}
+		if err := tool.Serve(svc, m.sys.Root, tpid, name, time.Minute); err != nil {
+			return err
+		}
 	}
 	// The services' subscriptions must have reached the server before
 	// anyone is told to use them.
@@ -355,7 +391,7 @@ func lightOf(pid *actor.PID) string {
 		return ""
 	}
 	// Children are named light-<name> and device-<name>.
-	for _, prefix := range []string{"light-", "device-"} {
+	for _, prefix := range []string{"light-", "device-", "tools-"} {
 		if _, name, ok := strings.Cut(pid.Id, prefix); ok {
 			return name
 		}
@@ -378,6 +414,10 @@ func (m *Main) Close() error {
 	if m.sys != nil {
 		m.sys.Shutdown()
 		m.sys = nil
+	}
+	if m.engine != nil {
+		m.engine.Close()
+		m.engine = nil
 	}
 	if m.devices != nil {
 		if err := m.devices.halt(); err != nil {

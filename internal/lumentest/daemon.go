@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -97,6 +98,10 @@ func Launch(bin, dir string, args ...string) (*Daemon, error) {
 	full := append([]string{"up", "--data", dir, "--listen", "127.0.0.1:0"}, args...)
 	cmd := exec.Command(bin, full...)
 	cmd.Env = append(os.Environ(), "NATS_URL=")
+	if os.Getenv("LUMEN_PLUGIN_CACHE") == "" {
+		// Every daemon of a test run shares one compiled tool engine.
+		cmd.Env = append(cmd.Env, "LUMEN_PLUGIN_CACHE="+sharedPluginCache())
+	}
 	cmd.SysProcAttr = childAttr()
 	// Wait returns soon after the process exits even if something it
 	// started still holds its output open.
@@ -173,4 +178,11 @@ func (d *Daemon) Stop() error {
 func (d *Daemon) Kill() {
 	_ = d.cmd.Process.Signal(syscall.SIGKILL)
 	<-d.done
+}
+
+// sharedPluginCache is the repository's .cache/plugins/compiled, which the
+// plugins package's tests use too.
+func sharedPluginCache() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..", ".cache", "plugins", "compiled")
 }

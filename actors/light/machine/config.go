@@ -101,14 +101,15 @@ type config struct {
 	rules    []*rule
 	initial  string
 	scheds   []*schedule
+	tools    []*tool
 	nextRule uint64
 }
 
-func configOf(states []*stateDef, rules []*rule, initial string, scheds []*schedule, nextRule uint64) config {
+func configOf(states []*stateDef, rules []*rule, initial string, scheds []*schedule, tools []*tool, nextRule uint64) config {
 	if initial == "" {
 		initial = offState
 	}
-	return config{states: states, rules: rules, initial: initial, scheds: scheds, nextRule: nextRule}
+	return config{states: states, rules: rules, initial: initial, scheds: scheds, tools: tools, nextRule: nextRule}
 }
 
 // commit installs a validated configuration. It does not change the
@@ -153,6 +154,11 @@ func (c *core) commit(cfg config) error {
 	for _, s := range cfg.scheds {
 		c.schedIdx[s.Name] = s
 	}
+	c.tools = cfg.tools
+	c.toolIdx = make(map[string]*tool, len(cfg.tools))
+	for _, t := range cfg.tools {
+		c.toolIdx[t.Name] = t
+	}
 	c.nextRule = cfg.nextRule
 	if c.stateIdx[offState] == nil {
 		return fmt.Errorf("machine: configuration without the %s state", offState)
@@ -161,7 +167,7 @@ func (c *core) commit(cfg config) error {
 }
 
 func (c *core) current() config {
-	return config{states: c.states, rules: c.rules, initial: c.initial, scheds: c.scheds, nextRule: c.nextRule}
+	return config{states: c.states, rules: c.rules, initial: c.initial, scheds: c.scheds, tools: c.tools, nextRule: c.nextRule}
 }
 
 func (c *core) defaultOff() *stateDef {
@@ -393,6 +399,10 @@ func (c *core) configInput(in *messages.InConfigData) Result {
 		out, r = c.opCreateSchedule(in)
 	case messages.OpDeleteSchedule:
 		out, r = c.opDeleteSchedule(in)
+	case messages.OpDefineTool:
+		out, r = c.opDefineTool(in)
+	case messages.OpDeleteTool:
+		out, r = c.opDeleteTool(in)
 	}
 	if r != nil {
 		return c.rejected(r)
@@ -405,13 +415,15 @@ func (c *core) configInput(in *messages.InConfigData) Result {
 }
 
 var opFields = map[string][]string{
-	messages.OpApply:          {"states", "rules", "vars", "initial", "schedules"},
+	messages.OpApply:          {"states", "rules", "vars", "initial", "schedules", "tools"},
 	messages.OpCreateState:    {"states"},
 	messages.OpDeleteState:    {"name"},
 	messages.OpAppendRules:    {"rules"},
 	messages.OpDeleteRules:    {"ids", "match"},
 	messages.OpCreateSchedule: {"schedules"},
 	messages.OpDeleteSchedule: {"name"},
+	messages.OpDefineTool:     {"tools"},
+	messages.OpDeleteTool:     {"name"},
 }
 
 // checkFields rejects an unknown op and fields the op does not take.
@@ -430,7 +442,7 @@ func checkFields(in *messages.InConfigData) *rejection {
 	}{
 		{"states", in.States != nil}, {"rules", in.Rules != nil}, {"vars", in.Vars != nil},
 		{"initial", in.Initial != ""}, {"schedules", in.Schedules != nil}, {"name", in.Name != ""},
-		{"ids", in.IDs != nil}, {"match", in.Match != nil},
+		{"ids", in.IDs != nil}, {"match", in.Match != nil}, {"tools", in.Tools != nil},
 	}
 	for _, g := range given {
 		if g.set && !slices.Contains(allowed, g.name) {
@@ -478,9 +490,13 @@ func (c *core) opApply(in *messages.InConfigData) ([]Output, *rejection) {
 	if r != nil {
 		return nil, r
 	}
+	tools, r := checkTools(in.Tools)
+	if r != nil {
+		return nil, r
+	}
 
 	old := c.scheds
-	if err := c.commit(configOf(states, rules, in.Initial, scheds, next)); err != nil {
+	if err := c.commit(configOf(states, rules, in.Initial, scheds, tools, next)); err != nil {
 		return nil, rejectf(500, "%v", err)
 	}
 	c.vars = vars
@@ -493,6 +509,9 @@ func (c *core) opApply(in *messages.InConfigData) ([]Output, *rejection) {
 	}
 	for _, s := range scheds {
 		data.Schedules = append(data.Schedules, s.Name)
+	}
+	for _, t := range tools {
+		data.Tools = append(data.Tools, t.Name)
 	}
 	out := []Output{{Type: messages.OutConfig, Data: data}}
 	for _, s := range old {

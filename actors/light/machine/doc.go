@@ -13,6 +13,12 @@
 // condition holds (or that has none) fires: its action runs, then the
 // light enters its to state. Self-transitions fire too.
 //
+// Custom tool definitions (name, description, params, code, returns,
+// hosts) are part of the model too: define_tool and delete_tool config
+// inputs change them and apply replaces them. The machine only checks a
+// tool's code (it must parse as the body of an async function of params);
+// it never runs it.
+//
 // # Expressions
 //
 // Conditions (one expression, read-only) and actions (statements) are

@@ -91,6 +91,8 @@ type core struct {
 	initial  string
 	scheds   []*schedule // in insertion order
 	schedIdx map[string]*schedule
+	tools    []*tool // custom tools, in definition order
+	toolIdx  map[string]*tool
 	nextRule uint64 // the N of the next assigned id r<N>
 	index    map[string]*transIndex
 
@@ -117,7 +119,7 @@ type core struct {
 // New returns a machine with only the built-in state off, in state off.
 func New(opts ...Option) *Machine {
 	c := newCore(opts)
-	if err := c.commit(configOf([]*stateDef{c.defaultOff()}, nil, "", nil, 1)); err != nil {
+	if err := c.commit(configOf([]*stateDef{c.defaultOff()}, nil, "", nil, nil, 1)); err != nil {
 		panic(err)
 	}
 	c.setState(offState)
@@ -556,11 +558,13 @@ func (m *Machine) Model() messages.GetReply {
 		Vars:      c.varMap(),
 		Timers:    m.PendingTimers(),
 		Schedules: m.NextSchedules(),
+		Tools:     c.toolList(),
 	}
 }
 
-// Export returns the whole configuration with the current variables, in a
-// form that Apply(ev, "config", {"op":"apply",…}) accepts.
+// Export returns the whole configuration, custom tools included, with the
+// current variables, in a form that Apply(ev, "config", {"op":"apply",…})
+// accepts.
 func (m *Machine) Export() messages.ApplyRequest {
 	c := m.c
 	req := messages.ApplyRequest{
@@ -573,6 +577,9 @@ func (m *Machine) Export() messages.ApplyRequest {
 	}
 	for _, s := range c.scheds {
 		req.Schedules = append(req.Schedules, s.Schedule)
+	}
+	if len(c.tools) > 0 {
+		req.Tools = c.toolList()
 	}
 	return req
 }

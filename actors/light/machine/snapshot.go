@@ -23,11 +23,12 @@ type snapshot struct {
 	Vars      map[string]json.RawMessage `json:"vars"`
 	Timers    []messages.Timer           `json:"timers"`
 	Schedules []messages.Schedule        `json:"schedules"`
+	Tools     []messages.Tool            `json:"tools,omitempty"` // omitted when none, as before tools existed
 }
 
 // Snapshot returns the machine's whole state (configuration, current
-// state, variables, pending timers, schedules with their next tick and
-// the rule id counter) as deterministic bytes: two machines in the same
+// state, variables, pending timers, schedules with their next tick, custom
+// tools and the rule id counter) as deterministic bytes: two machines in the same
 // state give the same bytes.
 func (m *Machine) Snapshot() ([]byte, error) {
 	c := m.c
@@ -41,6 +42,9 @@ func (m *Machine) Snapshot() ([]byte, error) {
 		Vars:      c.varMap(),
 		Timers:    m.PendingTimers(),
 		Schedules: m.NextSchedules(),
+	}
+	if len(c.tools) > 0 {
+		s.Tools = c.toolList()
 	}
 	b, err := json.Marshal(s)
 	if err != nil {
@@ -82,6 +86,10 @@ func Restore(b []byte, opts ...Option) (*Machine, error) {
 	if r != nil {
 		return fail(r)
 	}
+	tools, r := checkTools(s.Tools)
+	if r != nil {
+		return fail(r)
+	}
 	c.restoring = false
 	if stateIdx[s.State] == nil {
 		return fail(fmt.Errorf("current state %q is not among the states", s.State))
@@ -89,7 +97,7 @@ func Restore(b []byte, opts ...Option) (*Machine, error) {
 	if s.Initial != "" && stateIdx[s.Initial] == nil {
 		return fail(fmt.Errorf("initial state %q is not among the states", s.Initial))
 	}
-	if err := c.commit(configOf(states, rules, s.Initial, scheds, next)); err != nil {
+	if err := c.commit(configOf(states, rules, s.Initial, scheds, tools, next)); err != nil {
 		return fail(err)
 	}
 	c.setState(s.State)

@@ -1,0 +1,99 @@
+package light
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/lumen-home/lumen/messages"
+)
+
+func TestTranslateTools(t *testing.T) {
+	config := func(t *testing.T, msg any) messages.InConfigData {
+		t.Helper()
+		c, ok := msg.(*Command)
+		if !ok || c.Type != messages.InConfig {
+			t.Fatalf("got %#v, want a config command", msg)
+		}
+		var in messages.InConfigData
+		if err := messages.Decode(c.Data, &in); err != nil {
+			t.Fatal(err)
+		}
+		return in
+	}
+	tool := messages.Tool{Name: "hello", Code: "return {tools: 1};", Hosts: []string{"api.example.com"}, Params: json.RawMessage(`{"type":"object"}`)}
+	one, _ := json.Marshal(tool)
+	list, _ := json.Marshal(map[string]any{"tools": []messages.Tool{tool, {Name: "b", Code: "return 2"}}})
+
+	tests := []struct {
+		name  string
+		verb  string
+		body  string
+		check func(t *testing.T, msg any)
+	}{
+		{"one tool", messages.VerbDefineTool, string(one), func(t *testing.T, msg any) {
+			if in := config(t, msg); in.Op != messages.OpDefineTool || !reflect.DeepEqual(in.Tools, []messages.Tool{tool}) {
+				t.Errorf("got %+v", in)
+			}
+		}},
+		{"a list", messages.VerbDefineTool, string(list), func(t *testing.T, msg any) {
+			if in := config(t, msg); in.Op != messages.OpDefineTool || len(in.Tools) != 2 || in.Tools[1].Name != "b" {
+				t.Errorf("got %+v", in)
+			}
+		}},
+		{"delete", messages.VerbDeleteTool, `{"name":"hello"}`, func(t *testing.T, msg any) {
+			if in := config(t, msg); in.Op != messages.OpDeleteTool || in.Name != "hello" {
+				t.Errorf("got %+v", in)
+			}
+		}},
+		{"list", messages.VerbListTools, `{}`, func(t *testing.T, msg any) {
+			if _, ok := msg.(*ListTools); !ok {
+				t.Errorf("got %#v", msg)
+			}
+		}},
+		{"apply carries tools", messages.VerbApply, `{"states":[],"rules":[],"tools":[{"name":"a","code":"return 1"}]}`, func(t *testing.T, msg any) {
+			if in := config(t, msg); len(in.Tools) != 1 || in.Tools[0].Name != "a" {
+				t.Errorf("got %+v", in)
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			msg, err := translate(tt.verb, []byte(tt.body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			tt.check(t, msg)
+		})
+	}
+
+	bads := []struct{ verb, body, says string }{
+		{messages.VerbDefineTool, `{"tools":[]}`, "no tool given"},
+		{messages.VerbDefineTool, `{"name":"x","code":"return 1","cod":""}`, `unknown field "cod"`},
+		{messages.VerbDeleteTool, `{}`, `"name" is required`},
+		{messages.VerbListTools, `{"x":1}`, "list_tools takes {}"},
+	}
+	for _, b := range bads {
+		_, err := translate(b.verb, []byte(b.body))
+		if err == nil || !strings.Contains(err.Error(), b.says) {
+			t.Errorf("%s %s: error %v, want one that says %q", b.verb, b.body, err, b.says)
+		}
+	}
+	if !containsAll(verbs, messages.VerbDefineTool, messages.VerbDeleteTool, messages.VerbListTools) {
+		t.Errorf("verbs %v lack the tool verbs", verbs)
+	}
+}
+
+func containsAll(list []string, want ...string) bool {
+	for _, w := range want {
+		found := false
+		for _, s := range list {
+			found = found || s == w
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,138 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/lumen-home/lumen/messages"
+)
+
+func newTool(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "tool",
+		Short: "Define, run, list and delete a light's custom tools",
+		Long: `Custom tools are JavaScript run in a sandbox (Wasmtime): the code is the
+body of an async function of params that returns JSON, and may only reach
+the hosts it declares with fetch (HTTPS; LAN addresses only when
+'lumen up --allow-net' lists them). Definitions are journaled with the
+light's configuration.`,
+		Example: `  lumen tool define -f weather.yaml
+  lumen tool run weather --args '{"city":"Paris"}'
+  lumen tool ls
+  lumen tool rm weather`,
+		Args: args(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+	}
+	define := &cobra.Command{
+		Use:   "define -f FILE",
+		Short: "Define (or replace) tools from a YAML or JSON file",
+		Long: `Define a tool, or several ({"tools":[…]}), from a file with the fields
+name, description, params (JSON schema), code, returns, hosts. The code is
+syntax-checked; an error names its line and column.`,
+		Example: `  # weather.yaml
+  #   name: weather
+  #   hosts: [api.open-meteo.com]
+  #   code: |
+  #     const r = await fetch("https://api.open-meteo.com/v1/forecast?latitude=48.85&longitude=2.35&current=temperature_2m")
+  #     return {temp: (await r.json()).current.temperature_2m}
+  lumen tool define -f weather.yaml`,
+		Args: args(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			file, _ := cmd.Flags().GetString("file")
+			if file == "" {
+				return usageError{fmt.Errorf("-f FILE is required")}
+			}
+			raw, err := os.ReadFile(file)
+			if err != nil {
+				return err
+			}
+			body, err := toJSON(raw, strings.ToLower(filepath.Ext(file)))
+			if err != nil {
+				return usageError{fmt.Errorf("%s: %w", file, err)}
+			}
+			return a.mutate(messages.VerbDefineTool, body)
+		},
+	}
+	define.Flags().StringP("file", "f", "", "the tool definition (YAML or JSON)")
+	var argsJSON string
+	run := &cobra.Command{
+		Use:   "run NAME",
+		Short: "Run a tool once and print its result",
+		Example: `  lumen tool run weather
+  lumen tool run price --args '{"coin":"bitcoin"}'`,
+		Args: args(cobra.ExactArgs(1)),
+		RunE: func(_ *cobra.Command, argv []string) error {
+			req := messages.RunToolRequest{Name: argv[0]}
+			if argsJSON != "" {
+				if !json.Valid([]byte(argsJSON)) {
+					return usageError{fmt.Errorf("--args is not JSON: %s", argsJSON)}
+				}
+				req.Args = json.RawMessage(argsJSON)
+			}
+			b, err := a.request(messages.VerbRunTool, req)
+			if err != nil {
+				return err
+			}
+			if a.jsonOut {
+				return a.printJSON(b)
+			}
+			var r messages.RunToolReply
+			if err := json.Unmarshal(b, &r); err != nil {
+				return err
+			}
+			for _, l := range r.Log {
+				fmt.Fprintf(a.stderr, "log: %s\n", l)
+			}
+			fmt.Fprintf(a.stdout, "%s\n", r.Result)
+			fmt.Fprintf(a.stderr, "(%.1f ms)\n", r.Ms)
+			return nil
+		},
+	}
+	run.Flags().StringVar(&argsJSON, "args", "", "the tool's params, as JSON")
+	ls := &cobra.Command{
+		Use:     "ls",
+		Short:   "List the light's tools",
+		Example: `  lumen tool ls --light kitchen`,
+		Args:    args(cobra.NoArgs),
+		RunE: func(_ *cobra.Command, _ []string) error {
+			b, err := a.request(messages.VerbListTools, struct{}{})
+			if err != nil {
+				return err
+			}
+			if a.jsonOut {
+				return a.printJSON(b)
+			}
+			var r messages.ToolsReply
+			if err := json.Unmarshal(b, &r); err != nil {
+				return err
+			}
+			if len(r.Tools) == 0 {
+				fmt.Fprintf(a.stdout, "light %s has no tools\n", a.light)
+			}
+			for _, t := range r.Tools {
+				fmt.Fprintf(a.stdout, "%-20s %s  (hosts: %s)\n", t.Name, t.Description, strings.Join(t.Hosts, ", "))
+			}
+			return nil
+		},
+	}
+	rm := &cobra.Command{
+		Use:     "rm NAME",
+		Short:   "Delete a tool",
+		Example: `  lumen tool rm weather`,
+		Args:    args(cobra.ExactArgs(1)),
+		RunE: func(_ *cobra.Command, argv []string) error {
+			return a.mutate(messages.VerbDeleteTool, messages.NameRequest{Name: argv[0]})
+		},
+	}
+	for _, c := range []*cobra.Command{define, run, ls, rm} {
+		lightFlag(c, a)
+		jsonFlag(c, a)
+		cmd.AddCommand(c)
+	}
+	return cmd
+}
