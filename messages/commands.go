@@ -100,6 +100,7 @@ type ApplyRequest struct {
 	Initial   string                     `json:"initial,omitempty"`
 	Schedules []Schedule                 `json:"schedules,omitempty"`
 	Tools     []Tool                     `json:"tools,omitempty"`
+	Sources   []json.RawMessage          `json:"sources,omitempty"`
 }
 
 // StatesRequest is the list form of create_state.
@@ -149,6 +150,7 @@ type GetReply struct {
 	Timers    []Timer                    `json:"timers"`
 	Schedules []Schedule                 `json:"schedules"`
 	Tools     []Tool                     `json:"tools"`
+	Sources   []json.RawMessage          `json:"sources"`
 	Seq       uint64                     `json:"seq"`
 }
 

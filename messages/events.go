@@ -67,10 +67,11 @@ const (
 //   - initial    apply: the state to enter (default: the current one if it
 //     still exists, else "off").
 //   - schedules  apply, create_schedule.
-//   - name       delete_state, delete_schedule, delete_tool.
+//   - name       delete_state, delete_schedule, delete_tool, delete_source.
 //   - ids        delete_rules by id.
 //   - match      delete_rules by from/on/to.
 //   - tools      apply, define_tool.
+//   - sources    apply, create_source: source definitions (plugins/source.Def).
 type InConfigData struct {
 	Op        string                     `json:"op"`
 	States    []State                    `json:"states,omitempty"`
@@ -82,6 +83,7 @@ type InConfigData struct {
 	IDs       []string                   `json:"ids,omitempty"`
 	Match     *RuleMatch                 `json:"match,omitempty"`
 	Tools     []Tool                     `json:"tools,omitempty"`
+	Sources   []json.RawMessage          `json:"sources,omitempty"`
 }
 
 // InTimerData says timer Name, due at Deadline, is due. late is true when
@@ -152,12 +154,14 @@ type OutScheduleData struct {
 //   - rules   the ids of the rules added (assigned ids included) or deleted.
 //   - schedules the schedules created or deleted (names).
 //   - tools   the custom tools defined, replaced or deleted (names).
+//   - sources the data sources created, replaced or deleted (names).
 type OutConfigData struct {
 	Op        string   `json:"op"`
 	States    []string `json:"states,omitempty"`
 	Rules     []string `json:"rules,omitempty"`
 	Schedules []string `json:"schedules,omitempty"`
 	Tools     []string `json:"tools,omitempty"`
+	Sources   []string `json:"sources,omitempty"`
 }
 
 // OutIgnoredData reports an input that changed nothing, and why.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/subject"
+	"github.com/lumen-home/lumen/plugins/source"
 )
 
 // ServiceVersion is the version advertised by the micro service.
@@ -25,7 +26,7 @@ const ServiceVersion = "0.1.0"
 // Handlers only translate requests into actor messages.
 //
 // A light in groups also answers lumen.group.<g>.cmd.<verb> for each.
-func Serve(nc *nats.Conn, root *actor.RootContext, pid *actor.PID, light string, groups []string, timeout time.Duration) (micro.Service, error) {
+func Serve(nc *nats.Conn, root *actor.RootContext, pid *actor.PID, light string, groups []string, timeout time.Duration, opts ...ServeOption) (micro.Service, error) {
 	svc, err := micro.AddService(nc, micro.Config{
 		Name:        subject.Service,
 		Version:     ServiceVersion,
@@ -35,7 +36,10 @@ func Serve(nc *nats.Conn, root *actor.RootContext, pid *actor.PID, light string,
 	if err != nil {
 		return nil, fmt.Errorf("light %s: service: %w", light, err)
 	}
-	h := &handler{root: root, pid: pid, light: light, timeout: timeout}
+	h := &handler{root: root, pid: pid, light: light, timeout: timeout, minInterval: source.MinPollInterval}
+	for _, o := range opts {
+		o(h)
+	}
 	own := svc.AddGroup(subject.CmdPrefix(light))
 	for _, verb := range verbs {
 		if err := own.AddEndpoint(verb, micro.HandlerFunc(h.handle(verb)), micro.WithEndpointMetadata(map[string]string{"light": light})); err != nil {
@@ -68,15 +72,31 @@ var verbs = []string{
 	messages.VerbCreateState, messages.VerbDeleteState, messages.VerbAppendRules, messages.VerbDeleteRules,
 	messages.VerbSetVar, messages.VerbCreateSchedule, messages.VerbDeleteSchedule,
 	messages.VerbDefineTool, messages.VerbDeleteTool, messages.VerbListTools,
+	messages.VerbCreateSource, messages.VerbDeleteSource, messages.VerbListSources,
+}
+
+// ServeOption changes how Serve checks requests.
+type ServeOption func(*handler)
+
+// WithSourceMinInterval sets the shortest interval_ms a data source may
+// have (default source.MinPollInterval, 10 s). It is the operator's policy,
+// checked before anything is journaled; lumen up lowers it only for tests.
+func WithSourceMinInterval(d time.Duration) ServeOption {
+	return func(h *handler) {
+		if d > 0 {
+			h.minInterval = d
+		}
+	}
 }
 
 var fleetVerbs = []string{messages.VerbFire, messages.VerbSetState, messages.VerbGet, messages.VerbSetVar}
 
 type handler struct {
-	root    *actor.RootContext
-	pid     *actor.PID
-	light   string
-	timeout time.Duration
+	root        *actor.RootContext
+	pid         *actor.PID
+	light       string
+	timeout     time.Duration
+	minInterval time.Duration // of data sources
 }
 
 // badRequest is an input error found before anything is journaled.
@@ -93,7 +113,7 @@ func bad(format string, args ...any) error {
 
 func (h *handler) handle(verb string) func(micro.Request) {
 	return func(req micro.Request) {
-		msg, err := translate(verb, req.Data())
+		msg, err := translateWith(verb, req.Data(), h.minInterval)
 		if err != nil {
 			var br *badRequest
 			if errors.As(err, &br) {
@@ -103,8 +123,52 @@ func (h *handler) handle(verb string) func(micro.Request) {
 			}
 			return
 		}
+		if verb == messages.VerbListSources {
+			h.listSources(req)
+			return
+		}
 		Answer(req, h.root, h.pid, msg, h.timeout, verb, "the light")
 	}
+}
+
+// listSources answers list_sources from the light's model.
+func (h *handler) listSources(req micro.Request) {
+	fut := h.root.RequestFuture(h.pid, &Get{}, h.timeout)
+	go func() {
+		res, err := fut.Result()
+		r, ok := res.(*messages.GetReply)
+		if err != nil || !ok {
+			RespondError(req, 500, fmt.Sprintf("list_sources: the light did not answer in %s (%v); check `lumen tail` and try again", h.timeout, err))
+			return
+		}
+		out := messages.SourcesReply{OK: true, Sources: r.Sources}
+		if out.Sources == nil {
+			out.Sources = []json.RawMessage{}
+		}
+		b, _ := json.Marshal(out)
+		_ = req.Respond(b)
+	}()
+}
+
+// checkSource reads and validates a source definition as far as it can
+// be without the light's state (its tool is checked by the light), with
+// the operator's minimum interval, and returns its canonical JSON.
+func checkSource(raw []byte, minInterval time.Duration) (json.RawMessage, error) {
+	d, err := source.Decode(raw, source.WithMinInterval(minInterval))
+	if err != nil {
+		if se := (*source.Error)(nil); errors.As(err, &se) {
+			return nil, &badRequest{code: se.Code, msg: se.Msg}
+		}
+		return nil, bad("%v", err)
+	}
+	if d.Kind() != source.TypePoll {
+		return nil, bad("source %q: type %s is not supported yet; only poll sources (interval_ms + fetch) run for now", d.Name, d.Kind())
+	}
+	b, err := json.Marshal(d)
+	if err != nil {
+		return nil, bad("%v", err)
+	}
+	return b, nil
 }
 
 // Answer sends msg to the actor pid and responds to req with its answer:
@@ -144,6 +208,11 @@ func RespondError(req micro.Request, code int, msg string) {
 // Everything that can be checked without the light's state is checked
 // here, so malformed input is never journaled.
 func translate(verb string, body []byte) (any, error) {
+	return translateWith(verb, body, source.MinPollInterval)
+}
+
+// translateWith is translate with the minimum interval of data sources.
+func translateWith(verb string, body []byte, minInterval time.Duration) (any, error) {
 	cmd := func(typ string, v any) (any, error) {
 		b, err := json.Marshal(v)
 		if err != nil {
@@ -164,6 +233,18 @@ func translate(verb string, body []byte) (any, error) {
 			return nil, bad("%v; list_tools takes {}", err)
 		}
 		return &ListTools{}, nil
+	case messages.VerbListSources:
+		var r struct{}
+		if err := messages.Decode(body, &r); err != nil {
+			return nil, bad("%v; list_sources takes {}", err)
+		}
+		return &Get{}, nil
+	case messages.VerbCreateSource:
+		raw, err := checkSource(body, minInterval)
+		if err != nil {
+			return nil, err
+		}
+		return cmd(messages.InConfig, messages.InConfigData{Op: messages.OpCreateSource, Sources: []json.RawMessage{raw}})
 	case messages.VerbFire:
 		var r messages.FireRequest
 		if err := messages.Decode(body, &r); err != nil {
@@ -187,8 +268,16 @@ func translate(verb string, body []byte) (any, error) {
 		if err := messages.Decode(body, &r); err != nil {
 			return nil, bad("%v", err)
 		}
+		var sources []json.RawMessage
+		for _, raw := range r.Sources {
+			b, err := checkSource(raw, minInterval)
+			if err != nil {
+				return nil, err
+			}
+			sources = append(sources, b)
+		}
 		return cmd(messages.InConfig, messages.InConfigData{Op: messages.OpApply, States: r.States, Rules: r.Rules,
-			Vars: r.Vars, Initial: r.Initial, Schedules: r.Schedules, Tools: r.Tools})
+			Vars: r.Vars, Initial: r.Initial, Schedules: r.Schedules, Tools: r.Tools, Sources: sources})
 	case messages.VerbCreateState:
 		var states []messages.State
 		if bytes.Contains(body, []byte(`"states"`)) {
@@ -229,7 +318,7 @@ func translate(verb string, body []byte) (any, error) {
 			return nil, bad(`no tool given; send {"name":"…","code":"…"} or {"tools":[…]}`)
 		}
 		return cmd(messages.InConfig, messages.InConfigData{Op: messages.OpDefineTool, Tools: tools})
-	case messages.VerbDeleteState, messages.VerbDeleteSchedule, messages.VerbDeleteTool:
+	case messages.VerbDeleteState, messages.VerbDeleteSchedule, messages.VerbDeleteTool, messages.VerbDeleteSource:
 		var r messages.NameRequest
 		if err := messages.Decode(body, &r); err != nil {
 			return nil, bad(`%v; send {"name":"…"}`, err)
@@ -243,6 +332,8 @@ func translate(verb string, body []byte) (any, error) {
 			op = messages.OpDeleteSchedule
 		case messages.VerbDeleteTool:
 			op = messages.OpDeleteTool
+		case messages.VerbDeleteSource:
+			op = messages.OpDeleteSource
 		}
 		return cmd(messages.InConfig, messages.InConfigData{Op: op, Name: r.Name})
 	case messages.VerbAppendRules:

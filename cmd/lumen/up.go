@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -25,6 +26,7 @@ import (
 	"github.com/lumen-home/lumen/actors/device"
 	"github.com/lumen-home/lumen/actors/light"
 	"github.com/lumen-home/lumen/actors/light/machine"
+	"github.com/lumen-home/lumen/actors/source"
 	"github.com/lumen-home/lumen/actors/tool"
 	"github.com/lumen-home/lumen/hardware"
 	"github.com/lumen-home/lumen/messages"
@@ -33,6 +35,7 @@ import (
 	"github.com/lumen-home/lumen/nats/subject"
 	"github.com/lumen-home/lumen/plugins/netpolicy"
 	"github.com/lumen-home/lumen/plugins/secrets"
+	psource "github.com/lumen-home/lumen/plugins/source"
 )
 
 // UpConfig is the daemon's configuration: <data>/lumen.yaml, then flags.
@@ -326,6 +329,7 @@ func (m *Main) Run(ctx context.Context) error {
 		m.logf("secrets: %v; tools run without secrets", err)
 		sec = nil
 	}
+	minSource, tick := sourceMinInterval(m.logf)
 	demo := machine.Demo()
 	for _, name := range cfg.Lights {
 		props, err := light.Props(light.Config{Name: name, Journal: j, Clock: clock, Seed: &demo,
@@ -340,7 +344,7 @@ func (m *Main) Run(ctx context.Context) error {
 		if err := light.WaitApplied(ctx, m.sys.Root, pid, j, name); err != nil {
 			return err
 		}
-		svc, err := light.Serve(nc, m.sys.Root, pid, name, groupsOf(cfg.Groups, name), 30*time.Second)
+		svc, err := light.Serve(nc, m.sys.Root, pid, name, groupsOf(cfg.Groups, name), 30*time.Second, light.WithSourceMinInterval(minSource))
 		if err != nil {
 			return err
 		}
@@ -374,6 +378,13 @@ func (m *Main) Run(ctx context.Context) error {
 		if err := tool.Serve(svc, m.sys.Root, tpid, name, time.Minute); err != nil {
 			return err
 		}
+		sprops, err := source.Props(source.Config{Light: name, Tools: tpid, Conn: nc, Tick: tick, Logf: m.logf})
+		if err != nil {
+			return err
+		}
+		if _, err := actors.SpawnChild(m.sys, root, "sources-"+name, sprops); err != nil {
+			return err
+		}
 	}
 	// The services' subscriptions must have reached the server before
 	// anyone is told to use them.
@@ -386,12 +397,30 @@ func (m *Main) Run(ctx context.Context) error {
 	return nil
 }
 
+// sourceMinInterval returns the shortest interval a data source may have
+// and how often the source managers check their schedules. The minimum is
+// source.MinPollInterval (10 s); LUMEN_SOURCE_MIN_INTERVAL_MS lowers it and
+// exists for tests only, which cannot wait 10 s per fetch.
+func sourceMinInterval(logf func(string, ...any)) (minIv, tick time.Duration) {
+	minIv, tick = psource.MinPollInterval, time.Second
+	if v := os.Getenv("LUMEN_SOURCE_MIN_INTERVAL_MS"); v != "" {
+		ms, err := strconv.Atoi(v)
+		if err != nil || ms <= 0 {
+			logf("LUMEN_SOURCE_MIN_INTERVAL_MS=%q is not a positive number of milliseconds; ignored", v)
+			return minIv, tick
+		}
+		minIv = time.Duration(ms) * time.Millisecond
+		tick = min(max(minIv/4, 10*time.Millisecond), time.Second)
+	}
+	return minIv, tick
+}
+
 func lightOf(pid *actor.PID) string {
 	if pid == nil {
 		return ""
 	}
 	// Children are named light-<name> and device-<name>.
-	for _, prefix := range []string{"light-", "device-", "tools-"} {
+	for _, prefix := range []string{"light-", "device-", "tools-", "sources-"} {
 		if _, name, ok := strings.Cut(pid.Id, prefix); ok {
 			return name
 		}

@@ -102,6 +102,7 @@ type config struct {
 	initial  string
 	scheds   []*schedule
 	tools    []*tool
+	sources  []*sourceDef
 	nextRule uint64
 }
 
@@ -159,6 +160,7 @@ func (c *core) commit(cfg config) error {
 	for _, t := range cfg.tools {
 		c.toolIdx[t.Name] = t
 	}
+	c.sources = cfg.sources
 	c.nextRule = cfg.nextRule
 	if c.stateIdx[offState] == nil {
 		return fmt.Errorf("machine: configuration without the %s state", offState)
@@ -167,7 +169,7 @@ func (c *core) commit(cfg config) error {
 }
 
 func (c *core) current() config {
-	return config{states: c.states, rules: c.rules, initial: c.initial, scheds: c.scheds, tools: c.tools, nextRule: c.nextRule}
+	return config{states: c.states, rules: c.rules, initial: c.initial, scheds: c.scheds, tools: c.tools, sources: c.sources, nextRule: c.nextRule}
 }
 
 func (c *core) defaultOff() *stateDef {
@@ -403,6 +405,10 @@ func (c *core) configInput(in *messages.InConfigData) Result {
 		out, r = c.opDefineTool(in)
 	case messages.OpDeleteTool:
 		out, r = c.opDeleteTool(in)
+	case messages.OpCreateSource:
+		out, r = c.opCreateSource(in)
+	case messages.OpDeleteSource:
+		out, r = c.opDeleteSource(in)
 	}
 	if r != nil {
 		return c.rejected(r)
@@ -415,7 +421,7 @@ func (c *core) configInput(in *messages.InConfigData) Result {
 }
 
 var opFields = map[string][]string{
-	messages.OpApply:          {"states", "rules", "vars", "initial", "schedules", "tools"},
+	messages.OpApply:          {"states", "rules", "vars", "initial", "schedules", "tools", "sources"},
 	messages.OpCreateState:    {"states"},
 	messages.OpDeleteState:    {"name"},
 	messages.OpAppendRules:    {"rules"},
@@ -424,6 +430,8 @@ var opFields = map[string][]string{
 	messages.OpDeleteSchedule: {"name"},
 	messages.OpDefineTool:     {"tools"},
 	messages.OpDeleteTool:     {"name"},
+	messages.OpCreateSource:   {"sources"},
+	messages.OpDeleteSource:   {"name"},
 }
 
 // checkFields rejects an unknown op and fields the op does not take.
@@ -443,6 +451,7 @@ func checkFields(in *messages.InConfigData) *rejection {
 		{"states", in.States != nil}, {"rules", in.Rules != nil}, {"vars", in.Vars != nil},
 		{"initial", in.Initial != ""}, {"schedules", in.Schedules != nil}, {"name", in.Name != ""},
 		{"ids", in.IDs != nil}, {"match", in.Match != nil}, {"tools", in.Tools != nil},
+		{"sources", in.Sources != nil},
 	}
 	for _, g := range given {
 		if g.set && !slices.Contains(allowed, g.name) {
@@ -494,9 +503,15 @@ func (c *core) opApply(in *messages.InConfigData) ([]Output, *rejection) {
 	if r != nil {
 		return nil, r
 	}
+	sources, r := checkSources(in.Sources, tools, false)
+	if r != nil {
+		return nil, r
+	}
 
 	old := c.scheds
-	if err := c.commit(configOf(states, rules, in.Initial, scheds, tools, next)); err != nil {
+	cfg := configOf(states, rules, in.Initial, scheds, tools, next)
+	cfg.sources = sources
+	if err := c.commit(cfg); err != nil {
 		return nil, rejectf(500, "%v", err)
 	}
 	c.vars = vars
@@ -512,6 +527,9 @@ func (c *core) opApply(in *messages.InConfigData) ([]Output, *rejection) {
 	}
 	for _, t := range tools {
 		data.Tools = append(data.Tools, t.Name)
+	}
+	for _, s := range sources {
+		data.Sources = append(data.Sources, s.def.Name)
 	}
 	out := []Output{{Type: messages.OutConfig, Data: data}}
 	for _, s := range old {

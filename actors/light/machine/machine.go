@@ -93,7 +93,8 @@ type core struct {
 	schedIdx map[string]*schedule
 	tools    []*tool // custom tools, in definition order
 	toolIdx  map[string]*tool
-	nextRule uint64 // the N of the next assigned id r<N>
+	sources  []*sourceDef // data sources, in definition order
+	nextRule uint64       // the N of the next assigned id r<N>
 	index    map[string]*transIndex
 
 	// state
@@ -559,6 +560,7 @@ func (m *Machine) Model() messages.GetReply {
 		Timers:    m.PendingTimers(),
 		Schedules: m.NextSchedules(),
 		Tools:     c.toolList(),
+		Sources:   c.sourceList(),
 	}
 }
 
@@ -580,6 +582,9 @@ func (m *Machine) Export() messages.ApplyRequest {
 	}
 	if len(c.tools) > 0 {
 		req.Tools = c.toolList()
+	}
+	if len(c.sources) > 0 {
+		req.Sources = c.sourceList()
 	}
 	return req
 }

@@ -23,7 +23,8 @@ type snapshot struct {
 	Vars      map[string]json.RawMessage `json:"vars"`
 	Timers    []messages.Timer           `json:"timers"`
 	Schedules []messages.Schedule        `json:"schedules"`
-	Tools     []messages.Tool            `json:"tools,omitempty"` // omitted when none, as before tools existed
+	Tools     []messages.Tool            `json:"tools,omitempty"`   // omitted when none, as before tools existed
+	Sources   []json.RawMessage          `json:"sources,omitempty"` // omitted when none, as before sources existed
 }
 
 // Snapshot returns the machine's whole state (configuration, current
@@ -45,6 +46,9 @@ func (m *Machine) Snapshot() ([]byte, error) {
 	}
 	if len(c.tools) > 0 {
 		s.Tools = c.toolList()
+	}
+	if len(c.sources) > 0 {
+		s.Sources = c.sourceList()
 	}
 	b, err := json.Marshal(s)
 	if err != nil {
@@ -90,6 +94,10 @@ func Restore(b []byte, opts ...Option) (*Machine, error) {
 	if r != nil {
 		return fail(r)
 	}
+	sources, r := checkSources(s.Sources, tools, true)
+	if r != nil {
+		return fail(r)
+	}
 	c.restoring = false
 	if stateIdx[s.State] == nil {
 		return fail(fmt.Errorf("current state %q is not among the states", s.State))
@@ -97,7 +105,9 @@ func Restore(b []byte, opts ...Option) (*Machine, error) {
 	if s.Initial != "" && stateIdx[s.Initial] == nil {
 		return fail(fmt.Errorf("initial state %q is not among the states", s.Initial))
 	}
-	if err := c.commit(configOf(states, rules, s.Initial, scheds, tools, next)); err != nil {
+	cfg := configOf(states, rules, s.Initial, scheds, tools, next)
+	cfg.sources = sources
+	if err := c.commit(cfg); err != nil {
 		return fail(err)
 	}
 	c.setState(s.State)

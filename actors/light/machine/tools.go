@@ -317,6 +317,9 @@ func (c *core) opDeleteTool(in *messages.InConfigData) ([]Output, *rejection) {
 		}
 		return nil, rejectf(404, "tool %q does not exist; nothing to delete (list_tools lists the tools)", in.Name)
 	}
+	if users := sourcesUsing(c.sources, in.Name); len(users) > 0 {
+		return nil, rejectf(409, "tool %q is used by data sources %s; delete those sources first (delete_source)", in.Name, strings.Join(users, ", "))
+	}
 	cfg := c.current()
 	cfg.tools = slices.DeleteFunc(slices.Clone(c.tools), func(x *tool) bool { return x == t })
 	if err := c.commit(cfg); err != nil {

@@ -1,0 +1,140 @@
+package machine
+
+import (
+	"encoding/json"
+	"errors"
+	"slices"
+	"time"
+
+	"github.com/lumen-home/lumen/messages"
+	"github.com/lumen-home/lumen/plugins/source"
+)
+
+// Data source definitions are part of the model like custom tools: checked
+// here, journaled as config inputs (create_source, delete_source, apply)
+// and replayed. The machine never runs a source; the source actors do, and
+// journal what they fetched as set_var and fire inputs.
+//
+// The machine checks a definition's structure and that its tool exists at
+// that point of the journal, which replay reproduces. The minimum interval
+// is the operator's policy, checked by the service before anything is
+// journaled, so that replay does not depend on it: here any interval of at
+// least machineMinInterval is accepted.
+const machineMinInterval = time.Millisecond
+
+// sourceDef is one accepted definition and its canonical JSON.
+type sourceDef struct {
+	def source.Def
+	raw json.RawMessage
+}
+
+func (c *core) sourceList() []json.RawMessage {
+	out := make([]json.RawMessage, len(c.sources))
+	for i, s := range c.sources {
+		out[i] = slices.Clone(s.raw)
+	}
+	return out
+}
+
+// SourceList returns the data sources' definitions (canonical JSON of
+// source.Def) in definition order, never nil.
+func (m *Machine) SourceList() []json.RawMessage { return m.c.sourceList() }
+
+func mergeSources(base, add []*sourceDef) []*sourceDef {
+	return mergeByName(base, add, func(s *sourceDef) string { return s.def.Name })
+}
+
+// toolNames returns the names a source may fetch with: the built-in tools
+// and the given custom tools.
+func toolNames(tools []*tool) []string {
+	names := slices.Clone(builtinToolNames)
+	for _, t := range tools {
+		names = append(names, t.Name)
+	}
+	return names
+}
+
+// checkSources validates sources given together against tools. When
+// restoring a snapshot they are only read, not validated again.
+func checkSources(list []json.RawMessage, tools []*tool, restoring bool) ([]*sourceDef, *rejection) {
+	seen := make(map[string]bool, len(list))
+	out := make([]*sourceDef, 0, len(list))
+	opts := []source.Option{source.WithTools(toolNames(tools)...), source.WithMinInterval(machineMinInterval)}
+	for _, raw := range list {
+		var (
+			d   source.Def
+			err error
+		)
+		if restoring {
+			err = d.UnmarshalJSON(raw)
+		} else {
+			d, err = source.Decode(raw, opts...)
+		}
+		if err != nil {
+			code, msg := 400, err.Error()
+			if se := (*source.Error)(nil); errors.As(err, &se) {
+				code, msg = se.Code, se.Msg
+			}
+			return nil, rejectf(code, "%s", msg)
+		}
+		if seen[d.Name] {
+			return nil, rejectf(409, "source %q is listed twice; list each source once", d.Name)
+		}
+		seen[d.Name] = true
+		b, err := json.Marshal(d)
+		if err != nil {
+			return nil, rejectf(500, "source %q: %v", d.Name, err)
+		}
+		out = append(out, &sourceDef{def: d, raw: b})
+	}
+	return out, nil
+}
+
+// sourcesUsing returns the names of the sources that fetch with tool name.
+func sourcesUsing(list []*sourceDef, name string) []string {
+	var out []string
+	for _, s := range list {
+		if s.def.Fetch.Tool == name {
+			out = append(out, s.def.Name)
+		}
+	}
+	return out
+}
+
+// ---- the source ops ----
+
+func (c *core) opCreateSource(in *messages.InConfigData) ([]Output, *rejection) {
+	if len(in.Sources) == 0 {
+		return nil, rejectf(400, "create_source needs a source definition")
+	}
+	add, r := checkSources(in.Sources, c.tools, false)
+	if r != nil {
+		return nil, r
+	}
+	cfg := c.current()
+	cfg.sources = mergeSources(c.sources, add)
+	if err := c.commit(cfg); err != nil {
+		return nil, rejectf(500, "%v", err)
+	}
+	data := messages.OutConfigData{Op: in.Op}
+	for _, s := range add {
+		data.Sources = append(data.Sources, s.def.Name)
+	}
+	return []Output{{Type: messages.OutConfig, Data: data}}, nil
+}
+
+func (c *core) opDeleteSource(in *messages.InConfigData) ([]Output, *rejection) {
+	if in.Name == "" {
+		return nil, rejectf(400, "delete_source: name is empty; give the name of the source to delete")
+	}
+	i := slices.IndexFunc(c.sources, func(s *sourceDef) bool { return s.def.Name == in.Name })
+	if i < 0 {
+		return nil, rejectf(404, "source %q does not exist; nothing to delete (list_sources lists the sources)", in.Name)
+	}
+	cfg := c.current()
+	cfg.sources = slices.Delete(slices.Clone(c.sources), i, i+1)
+	if err := c.commit(cfg); err != nil {
+		return nil, rejectf(500, "%v", err)
+	}
+	return []Output{{Type: messages.OutConfig, Data: messages.OutConfigData{Op: in.Op, Sources: []string{in.Name}}}}, nil
+}

@@ -1,0 +1,107 @@
+package main_test
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// The seed's Bitcoin flow: a tool fetches a price, a poll source stores it
+// (keeping btc_price_prev) and fires price_updated, and rules turn the
+// light up or down. When the API fails, the light keeps its last values
+// and keeps answering.
+func TestPollSourceBitcoin(t *testing.T) {
+	needGuest(t)
+	// Not parallel: the daemon inherits the test-only minimum interval.
+	t.Setenv("LUMEN_SOURCE_MIN_INTERVAL_MS", "100")
+	var price, fails atomic.Int64
+	var failing atomic.Bool
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/price" {
+			http.NotFound(w, r)
+			return
+		}
+		if failing.Load() {
+			fails.Add(1)
+			http.Error(w, "down for maintenance", http.StatusInternalServerError)
+			return
+		}
+		fmt.Fprintf(w, `{"price":%d}`, 100+price.Add(1))
+	}))
+	defer api.Close()
+	host := strings.TrimPrefix(api.URL, "http://")
+	d := startDaemon(t, t.TempDir(), "--allow-net", host)
+	nc := connect(t, d.URL)
+
+	defineTool(t, nc, map[string]any{"name": "btc_price", "hosts": []string{host},
+		"code": fmt.Sprintf("const r = await fetch('http://%s/price');\nif (r.status !== 200) throw new Error('status ' + r.status);\nreturn await r.json();", host)})
+	mustOK(t, request(t, nc, "lumen.demo.cmd.create_state", `{"states":[{"name":"up","r":0,"g":255,"b":0},{"name":"down","r":255,"g":0,"b":0}]}`))
+	mustOK(t, request(t, nc, "lumen.demo.cmd.append_rules", `{"rules":[
+		{"from":"*","on":"price_updated","to":"up","condition":"getData('btc_price_prev') !== undefined && getData('btc_price') > getData('btc_price_prev')"},
+		{"from":"*","on":"price_updated","to":"down","condition":"!(getData('btc_price_prev') !== undefined && getData('btc_price') > getData('btc_price_prev'))"}]}`))
+
+	// The operator's minimum applies before anything is journaled.
+	if r := request(t, nc, "lumen.demo.cmd.create_source", `{"name":"btc","interval_ms":50,"fetch":{"tool":"btc_price"},"store":{"btc_price":"result.price"},"fires":"price_updated"}`); r.Code != "400" {
+		t.Fatalf("interval below the minimum: %s", r.Raw)
+	}
+	// The tool must exist.
+	if r := request(t, nc, "lumen.demo.cmd.create_source", `{"name":"btc","interval_ms":200,"fetch":{"tool":"nope"},"store":{"btc_price":"result.price"}}`); r.Code != "404" {
+		t.Fatalf("unknown tool: %s", r.Raw)
+	}
+	mustOK(t, request(t, nc, "lumen.demo.cmd.create_source", `{"name":"btc","interval_ms":200,"fetch":{"tool":"btc_price"},"store":{"btc_price":"result.price"},"fires":"price_updated"}`))
+	if r := mustOK(t, request(t, nc, "lumen.demo.cmd.list_sources", `{}`)); !strings.Contains(string(r.Raw), `"btc"`) {
+		t.Fatalf("list_sources: %s", r.Raw)
+	}
+	// A tool a source uses cannot be deleted.
+	if r := request(t, nc, "lumen.demo.cmd.delete_tool", `{"name":"btc_price"}`); r.Code != "409" {
+		t.Fatalf("delete a tool in use: %s", r.Raw)
+	}
+
+	get := func() map[string]any { return mustOK(t, request(t, nc, "lumen.demo.cmd.get", `{}`)).Body }
+	var model map[string]any
+	waitFor(t, 20*time.Second, "the light to go up with btc_price_prev kept", func() bool {
+		model = get()
+		vars, _ := model["vars"].(map[string]any)
+		cur, ok1 := vars["btc_price"].(float64)
+		prev, ok2 := vars["btc_price_prev"].(float64)
+		return model["state"] == "up" && ok1 && ok2 && cur > prev
+	})
+	if src, _ := model["sources"].([]any); len(src) != 1 {
+		t.Fatalf("get: sources %v", model["sources"])
+	}
+
+	// The API fails: no more updates, the light keeps its values and answers.
+	failing.Store(true)
+	waitFor(t, 20*time.Second, "a failed fetch", func() bool { return fails.Load() >= 1 })
+	before := get()["vars"]
+	time.Sleep(1500 * time.Millisecond)
+	after := get()
+	if fmt.Sprint(after["vars"]) != fmt.Sprint(before) || after["state"] != "up" {
+		t.Fatalf("after failures: vars %v (before %v), state %v", after["vars"], before, after["state"])
+	}
+	if n := fails.Load(); n < 2 {
+		t.Errorf("the source retried %d times in 1.5 s; want it to keep trying with backoff", n)
+	}
+	mustOK(t, request(t, nc, "lumen.demo.cmd.fire", `{"transition":"nothing_here"}`))
+
+	// Deleting the source stops it.
+	mustOK(t, request(t, nc, "lumen.demo.cmd.delete_source", `{"name":"btc"}`))
+	if r := request(t, nc, "lumen.demo.cmd.delete_source", `{"name":"btc"}`); r.Code != "404" {
+		t.Fatalf("delete a deleted source: %s", r.Raw)
+	}
+}
+
+func waitFor(t *testing.T, d time.Duration, what string, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
