@@ -49,7 +49,10 @@ type Config struct {
 }
 
 type (
-	defsMsg struct{ list []json.RawMessage }
+	defsMsg struct {
+		list   []json.RawMessage
+		loaded bool // false: the light did not answer
+	}
 	reloadT struct{}
 	tickT   struct{}
 	doneMsg struct {
@@ -77,6 +80,7 @@ type Manager struct {
 	loading bool
 	stale   bool
 	srcs    map[string]*state
+	resumed bool // the sources found at start are scheduled
 }
 
 // Props returns the manager's props.
@@ -140,6 +144,16 @@ func (m *Manager) Receive(ctx actor.Context) {
 	case *defsMsg:
 		m.loading = false
 		m.apply(msg.list)
+		if !m.resumed && msg.loaded {
+			// The sources found at start ran before the restart, at an
+			// unknown moment: count the start as their last run, so a
+			// restart mid-interval never runs (and fires) a slot twice.
+			// A slot may be skipped instead.
+			m.resumed = true
+			for _, st := range m.srcs {
+				st.lastRun = m.cfg.Now()
+			}
+		}
 		if m.stale {
 			m.stale = false
 			m.load(ctx)
@@ -166,7 +180,7 @@ func (m *Manager) load(ctx actor.Context) {
 			if err == nil {
 				var r messages.SourcesReply
 				if err = json.Unmarshal(msg.Data, &r); err == nil && r.OK {
-					root.Send(self, &defsMsg{list: r.Sources})
+					root.Send(self, &defsMsg{list: r.Sources, loaded: true})
 					return
 				}
 			}

@@ -105,3 +105,41 @@ func waitFor(t *testing.T, d time.Duration, what string, ok func() bool) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// A restart in the middle of an interval does not run the source (and
+// fire its transition) again before its next slot.
+func TestPollSourceRestartNoDoubleFire(t *testing.T) {
+	needGuest(t)
+	t.Setenv("LUMEN_SOURCE_MIN_INTERVAL_MS", "100")
+	var calls atomic.Int64
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, `{"price":%d}`, 100+calls.Add(1))
+	}))
+	defer api.Close()
+	host := strings.TrimPrefix(api.URL, "http://")
+	dir := t.TempDir()
+	d := startDaemon(t, dir, "--allow-net", host)
+	nc := connect(t, d.URL)
+	defineTool(t, nc, map[string]any{"name": "price", "hosts": []string{host},
+		"code": fmt.Sprintf("return await (await fetch('http://%s/')).json();", host)})
+	mustOK(t, request(t, nc, "lumen.demo.cmd.create_source", `{"name":"p","interval_ms":4000,"fetch":{"tool":"price"},"store":{"price":"result.price"}}`))
+	deadline := time.Now().Add(15 * time.Second)
+	for calls.Load() == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the new source did not run at once")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	nc.Close()
+	if err := d.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	d = startDaemon(t, dir, "--allow-net", host)
+	time.Sleep(1500 * time.Millisecond) // well inside the 4 s interval
+	if n := calls.Load(); n != 1 {
+		t.Fatalf("the source ran %d times: a restart inside its interval ran it again", n)
+	}
+	if g := mustOK(t, request(t, connect(t, d.URL), "lumen.demo.cmd.get", `{}`)); !strings.Contains(string(g.Raw), `"price":101`) {
+		t.Fatalf("the value of the first run is not kept: %s", g.Raw)
+	}
+}
