@@ -179,6 +179,9 @@ const (
 	// hardware actor journals it once per state, with cause 0 (it is
 	// not an output of an input, and replay does not recompute it).
 	ErrorRender = "render"
+	// ErrorSource: a data source's run failed; the light keeps the last
+	// values. Journaled by the source actor with cause 0, like render.
+	ErrorSource = "source"
 )
 
 // OutErrorData reports a refused input or a failed rule.

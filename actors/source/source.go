@@ -24,9 +24,11 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nuid"
 
 	"github.com/lumen-home/lumen/actors/tool"
 	"github.com/lumen-home/lumen/messages"
+	"github.com/lumen-home/lumen/nats/journal"
 	"github.com/lumen-home/lumen/nats/subject"
 	psrc "github.com/lumen-home/lumen/plugins/source"
 )
@@ -43,6 +45,10 @@ type Config struct {
 	Tick time.Duration
 	// Timeout bounds one tool run and each command (default 30 s).
 	Timeout time.Duration
+	// Journal, when set, records each failed run as an error event of
+	// kind "source" (cause 0: not an output of an input, and replay does
+	// not recompute it), so `lumen tail` and the agent see it.
+	Journal *journal.Journal
 	// Now is the clock (default time.Now).
 	Now  func() time.Time
 	Logf func(format string, args ...any)
@@ -253,6 +259,20 @@ func (m *Manager) done(msg *doneMsg) {
 	wait := psrc.Backoff(s.failures, s.def.Interval())
 	s.retryAt = m.cfg.Now().Add(wait)
 	m.cfg.Logf("source %s/%s: %v; the last values are kept, retry in %v (failure %d)", m.cfg.Light, s.def.Name, msg.err, wait, s.failures)
+	m.journalError(s.def.Name, fmt.Sprintf("source %s failed (%v); the light keeps the last values and retries in %v", s.def.Name, msg.err, wait.Round(time.Millisecond)))
+}
+
+// journalError records a failed run without waiting for the journal.
+func (m *Manager) journalError(source, sentence string) {
+	if m.cfg.Journal == nil {
+		return
+	}
+	data, _ := json.Marshal(messages.OutErrorData{Code: 502, Kind: messages.ErrorSource, Error: sentence})
+	env := messages.Envelope{V: messages.Version, ID: m.cfg.Light + ":source:" + nuid.Next(), Type: messages.OutError,
+		Light: m.cfg.Light, Time: m.cfg.Now().UTC(), Data: data}
+	if _, err := m.cfg.Journal.AppendAsync(subject.Out(m.cfg.Light, messages.OutError), messages.AppendEnvelope(nil, &env), journal.MsgID(env.ID)); err != nil {
+		m.cfg.Logf("source %s/%s: journal the failure: %v", m.cfg.Light, source, err)
+	}
 }
 
 // start runs one source off the actor's goroutine.

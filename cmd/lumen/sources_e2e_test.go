@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/nats-io/nats.go"
 )
 
 // The seed's Bitcoin flow: a tool fetches a price, a poll source stores it
@@ -75,8 +77,23 @@ func TestPollSourceBitcoin(t *testing.T) {
 	}
 
 	// The API fails: no more updates, the light keeps its values and answers.
+	errs := make(chan *nats.Msg, 64)
+	sub, err := nc.ChanSubscribe("lumen.demo.evt.out.error", errs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Unsubscribe()
 	failing.Store(true)
 	waitFor(t, 20*time.Second, "a failed fetch", func() bool { return fails.Load() >= 1 })
+	// The failure is journaled as an error event of the source.
+	select {
+	case m := <-errs:
+		if !strings.Contains(string(m.Data), `"kind":"source"`) || !strings.Contains(string(m.Data), "keeps the last values") {
+			t.Fatalf("source error event: %s", m.Data)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no error event for the failed source run")
+	}
 	before := get()["vars"]
 	time.Sleep(1500 * time.Millisecond)
 	after := get()

@@ -378,7 +378,7 @@ func (m *Main) Run(ctx context.Context) error {
 		if err := tool.Serve(svc, m.sys.Root, tpid, name, time.Minute); err != nil {
 			return err
 		}
-		sprops, err := source.Props(source.Config{Light: name, Tools: tpid, Conn: nc, Tick: tick, Logf: m.logf})
+		sprops, err := source.Props(source.Config{Light: name, Tools: tpid, Conn: nc, Journal: j, Tick: tick, Logf: m.logf})
 		if err != nil {
 			return err
 		}
