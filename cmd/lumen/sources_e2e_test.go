@@ -65,7 +65,7 @@ func TestPollSourceBitcoin(t *testing.T) {
 
 	get := func() map[string]any { return mustOK(t, request(t, nc, "lumen.demo.cmd.get", `{}`)).Body }
 	var model map[string]any
-	waitFor(t, 20*time.Second, "the light to go up with btc_price_prev kept", func() bool {
+	waitFor(t, 60*time.Second, "the light to go up with btc_price_prev kept", func() bool {
 		model = get()
 		vars, _ := model["vars"].(map[string]any)
 		cur, ok1 := vars["btc_price"].(float64)
@@ -84,7 +84,7 @@ func TestPollSourceBitcoin(t *testing.T) {
 	}
 	defer sub.Unsubscribe()
 	failing.Store(true)
-	waitFor(t, 20*time.Second, "a failed fetch", func() bool { return fails.Load() >= 1 })
+	waitFor(t, 60*time.Second, "a failed fetch", func() bool { return fails.Load() >= 1 })
 	// The failure is journaled as an error event of the source.
 	select {
 	case m := <-errs:
@@ -140,13 +140,10 @@ func TestPollSourceRestartNoDoubleFire(t *testing.T) {
 	defineTool(t, nc, map[string]any{"name": "price", "hosts": []string{host},
 		"code": fmt.Sprintf("return await (await fetch('http://%s/')).json();", host)})
 	mustOK(t, request(t, nc, "lumen.demo.cmd.create_source", `{"name":"p","interval_ms":4000,"fetch":{"tool":"price"},"store":{"price":"result.price"}}`))
-	deadline := time.Now().Add(15 * time.Second)
-	for calls.Load() == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("the new source did not run at once")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	// Wait until the first run is journaled, not merely fetched.
+	waitFor(t, 60*time.Second, "the new source's first run", func() bool {
+		return strings.Contains(string(mustOK(t, request(t, nc, "lumen.demo.cmd.get", `{}`)).Raw), `"price":101`)
+	})
 	nc.Close()
 	if err := d.Stop(); err != nil {
 		t.Fatal(err)
