@@ -16,6 +16,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nuid"
 
+	"github.com/lumen-home/lumen/actors/light"
 	"github.com/lumen-home/lumen/hardware"
 	"github.com/lumen-home/lumen/hardware/gesture"
 	"github.com/lumen-home/lumen/hardware/render"
@@ -231,32 +232,11 @@ func (a *Actor) load(ctx actor.Context) {
 	}
 	a.loading = true
 	self, root := ctx.Self(), ctx.ActorSystem().Root
-	nc, subj, logf, light, bg := a.cfg.Conn, subject.Cmd(a.cfg.Light, messages.VerbGet), a.cfg.Logf, a.cfg.Light, a.ctx
+	bg, nc, name, logf := a.ctx, a.cfg.Conn, a.cfg.Light, a.cfg.Logf
 	go func() {
-		for attempt := 0; bg.Err() == nil; attempt++ {
-			rctx, cancel := context.WithTimeout(bg, 5*time.Second)
-			m, err := nc.RequestWithContext(rctx, subj, []byte(`{}`))
-			cancel()
-			if err == nil {
-				var g messages.GetReply
-				if err = json.Unmarshal(m.Data, &g); err == nil && !g.OK {
-					err = fmt.Errorf("%s", m.Data)
-				}
-				if err == nil {
-					root.Send(self, &model{reply: &g})
-					return
-				}
-			}
-			if attempt == 3 {
-				logf("device %s: cannot read the light's states yet (%v); retrying", light, err)
-			}
-			if errors.Is(err, nats.ErrConnectionClosed) {
-				return
-			}
-			select {
-			case <-bg.Done():
-			case <-time.After(time.Duration(min(attempt+1, 10)) * 100 * time.Millisecond):
-			}
+		var g messages.GetReply
+		if light.Ask(bg, nc, name, messages.VerbGet, &g, 0, "device "+name, logf) == nil {
+			root.Send(self, &model{reply: &g})
 		}
 	}()
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nuid"
 
+	"github.com/lumen-home/lumen/actors/light"
 	"github.com/lumen-home/lumen/actors/tool"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/journal"
@@ -179,26 +180,14 @@ func (m *Manager) load(ctx actor.Context) {
 	}
 	m.loading = true
 	self, root := ctx.Self(), ctx.ActorSystem().Root
-	nc, subj, logf, light := m.cfg.Conn, subject.Cmd(m.cfg.Light, messages.VerbListSources), m.cfg.Logf, m.cfg.Light
+	nc, name, logf := m.cfg.Conn, m.cfg.Light, m.cfg.Logf
 	go func() {
-		for attempt := 0; attempt < 50; attempt++ {
-			msg, err := nc.Request(subj, []byte(`{}`), 5*time.Second)
-			if err == nil {
-				var r messages.SourcesReply
-				if err = json.Unmarshal(msg.Data, &r); err == nil && r.OK {
-					root.Send(self, &defsMsg{list: r.Sources, loaded: true})
-					return
-				}
-			}
-			if errors.Is(err, nats.ErrConnectionClosed) {
-				return
-			}
-			if attempt == 5 {
-				logf("source %s: cannot read the light's sources yet (%v); retrying", light, err)
-			}
-			time.Sleep(200 * time.Millisecond)
+		var r messages.SourcesReply
+		if err := light.Ask(context.Background(), nc, name, messages.VerbListSources, &r, 50, "sources of "+name, logf); err != nil {
+			root.Send(self, &defsMsg{}) // give up this round; the next config change reloads
+			return
 		}
-		root.Send(self, &defsMsg{list: nil}) // give up this round; the next config change reloads
+		root.Send(self, &defsMsg{list: r.Sources, loaded: true})
 	}()
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/nats-io/nats.go"
 
+	"github.com/lumen-home/lumen/actors/light"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/subject"
 	"github.com/lumen-home/lumen/plugins"
@@ -51,7 +52,10 @@ type Run struct {
 }
 
 type (
-	defs    struct{ tools []messages.Tool }
+	defs struct {
+		tools []messages.Tool
+		ok    bool // false: the light did not answer; keep what runs
+	}
 	reloadT struct{}
 )
 
@@ -112,7 +116,9 @@ func (m *Manager) Receive(ctx actor.Context) {
 		m.load(ctx)
 	case *defs:
 		m.loading = false
-		m.apply(ctx, msg.tools)
+		if msg.ok {
+			m.apply(ctx, msg.tools)
+		}
 		if m.stale {
 			// These definitions may predate what was asked for.
 			m.stale = false
@@ -164,25 +170,11 @@ func (m *Manager) load(ctx actor.Context) {
 	}
 	m.loading = true
 	self, root := ctx.Self(), ctx.ActorSystem().Root
-	nc, subj, logf, light := m.cfg.Conn, subject.Cmd(m.cfg.Light, messages.VerbListTools), m.cfg.Logf, m.cfg.Light
+	nc, name, logf := m.cfg.Conn, m.cfg.Light, m.cfg.Logf
 	go func() {
-		for attempt := 0; attempt < 50; attempt++ {
-			msg, err := nc.Request(subj, []byte(`{}`), 5*time.Second)
-			if err == nil {
-				var r messages.ToolsReply
-				if err = json.Unmarshal(msg.Data, &r); err == nil && r.OK {
-					root.Send(self, &defs{tools: r.Tools})
-					return
-				}
-			}
-			if errors.Is(err, nats.ErrConnectionClosed) {
-				return
-			}
-			if attempt == 5 {
-				logf("tool %s: cannot read the light's tools yet (%v); retrying", light, err)
-			}
-			time.Sleep(200 * time.Millisecond)
-		}
+		var r messages.ToolsReply
+		err := light.Ask(context.Background(), nc, name, messages.VerbListTools, &r, 50, "tools of "+name, logf)
+		root.Send(self, &defs{tools: r.Tools, ok: err == nil})
 	}()
 }
 
