@@ -59,6 +59,13 @@ type Config struct {
 
 	// Now is the clock the guest's now() and Date read (default time.Now).
 	Now func() time.Time
+
+	// CheckCommand instantiates the guest once as it loads, without
+	// running it, and fails the load (Err) unless it links against the
+	// host's imports and exports _start and memory. For guests the
+	// operator drops in (precompiled plugins): a wrong one is then
+	// reported once, with its reason, instead of trapping at every call.
+	CheckCommand bool
 }
 
 // The defaults of Config.
@@ -302,7 +309,41 @@ func (e *Engine) prepare(t0 time.Time, report func(Progress)) (*wasmtime.Module,
 		m.Close()
 		return nil, nil, Load{}, err
 	}
+	if e.cfg.CheckCommand {
+		if err := e.checkCommand(m, l); err != nil {
+			l.Close()
+			m.Close()
+			return nil, nil, Load{}, err
+		}
+	}
 	return m, l, load, nil
+}
+
+// checkCommand instantiates m in a store with a call's limits, as a call
+// would, and looks for the exports a call needs. Instantiating runs no
+// guest code but a start section, which the epoch deadline bounds.
+func (e *Engine) checkCommand(m *wasmtime.Module, l *wasmtime.Linker) error {
+	st := &state{ctx: context.Background(), now: e.cfg.Now, maxResult: e.cfg.MaxResult, log: logBuf{max: e.cfg.MaxLog}}
+	store := wasmtime.NewStoreWithData(e.engine, st)
+	defer store.Close()
+	store.Limiter(e.cfg.MemoryLimit, -1, -1, -1, -1)
+	store.SetWasi(wasmtime.NewWasiConfig())
+	store.SetEpochDeadline(uint64(max((e.cfg.Timeout+e.cfg.Tick-1)/e.cfg.Tick, 1)))
+	inst, err := l.Instantiate(store, m)
+	var trap *wasmtime.Trap
+	if errors.As(err, &trap) {
+		return fmt.Errorf("plugins: the guest's start section failed (%s); a plugin does its work in _start, when called", firstLine(trap.Message()))
+	}
+	if err != nil {
+		return fmt.Errorf("plugins: the guest cannot be instantiated (%s); it may use only lumen's imports and WASI preview 1", firstLine(err.Error()))
+	}
+	if inst.GetFunc(store, "_start") == nil {
+		return errors.New("plugins: the guest has no _start; build it as a WASI command (GOOS=wasip1, wasm32-wasip1)")
+	}
+	if ext := inst.GetExport(store, "memory"); ext == nil || ext.Memory() == nil {
+		return errors.New("plugins: the guest exports no memory")
+	}
+	return nil
 }
 
 // ErrClosed is returned by a call on a closed Engine.

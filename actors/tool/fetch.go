@@ -15,16 +15,33 @@ import (
 // request's headers only for the hosts they are bound to, the network
 // policy decides what may be reached, and secret values are redacted
 // from the answer before the guest sees it.
+//
+// A tool defined with define_tool declares its hosts. The built-in fetch
+// tools and precompiled plugins declare none (open): each request may
+// reach the host of its own URL, and only it (a redirect elsewhere is
+// refused), under every other rule of the policy, which is what keeps
+// them off the LAN: private, loopback and metadata addresses and plain
+// HTTP still need the operator's --allow-net. The client, and so the rate
+// limit, is the tool's for all its requests.
 type fetcher struct {
 	client  *netpolicy.Client
+	open    bool
 	secrets *secrets.Store // nil: no secrets
 }
 
 func (f *fetcher) Fetch(ctx context.Context, req plugins.FetchRequest) (plugins.FetchResponse, error) {
+	client := f.client
 	headers := req.Headers
+	u, perr := url.Parse(req.URL)
+	if f.open && perr == nil && u.Host != "" {
+		// A host the policy cannot parse is left undeclared: the client
+		// then says what is wrong with the URL.
+		if c, err := f.client.WithHosts([]string{u.Host}); err == nil {
+			client = c
+		}
+	}
 	if f.secrets != nil && len(headers) > 0 {
-		u, err := url.Parse(req.URL)
-		if err != nil {
+		if perr != nil {
 			return plugins.FetchResponse{}, fmt.Errorf("fetch: %q is not a URL", req.URL)
 		}
 		host := u.Hostname()
@@ -41,7 +58,7 @@ func (f *fetcher) Fetch(ctx context.Context, req plugins.FetchRequest) (plugins.
 			headers[k] = s
 		}
 	}
-	resp, err := f.client.Fetch(ctx, netpolicy.Request{URL: req.URL, Method: req.Method, Headers: headers, Body: []byte(req.Body)})
+	resp, err := client.Fetch(ctx, netpolicy.Request{URL: req.URL, Method: req.Method, Headers: headers, Body: []byte(req.Body)})
 	if err != nil {
 		return plugins.FetchResponse{}, err
 	}

@@ -1,7 +1,9 @@
 // Package tool runs a light's custom tools: one supervised actor per tool,
-// each running calls in the Wasmtime sandbox with bounded concurrency, and
-// a manager that follows the light's tool definitions (journaled in its
-// model) and routes run_tool to them.
+// each running calls with bounded concurrency, and a manager that follows
+// the light's tool definitions (journaled in its model) and routes
+// run_tool to them. Besides the defined tools (JavaScript in the Wasmtime
+// sandbox) a light has the built-in fetch_json, fetch_text and get_time
+// (builtin.go) and the operator's precompiled plugins (plugin.go).
 package tool
 
 import (
@@ -10,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -39,9 +42,14 @@ type Config struct {
 	Secrets *secrets.Store     // nil: no secrets
 	// Conn reads the light's tool definitions over NATS.
 	Conn *nats.Conn
+	// Plugins are the operator's precompiled plugins, shared by every
+	// light (OpenPlugins); nil: none.
+	Plugins *Plugins
 	// Concurrency is how many calls of one tool may run at once (default 4).
 	Concurrency int
-	Logf        func(format string, args ...any)
+	// Now is get_time's clock (default time.Now).
+	Now  func() time.Time
+	Logf func(format string, args ...any)
 }
 
 // Run asks for one run of a tool; the answer is *messages.RunToolReply or
@@ -75,6 +83,10 @@ type Manager struct {
 	stale   bool // a reload was asked for while one was under way
 	tools   map[string]messages.Tool
 	runners map[string]*actor.PID
+	// fixed are the built-in tools and the plugins: they exist for the
+	// manager's whole life and win over a defined tool of the same name
+	// (the light refuses a built-in's name; a plugin is the operator's).
+	fixed   map[string]*actor.PID
 	loading bool
 }
 
@@ -92,6 +104,9 @@ func Props(cfg Config) (*actor.Props, error) {
 	if cfg.Logf == nil {
 		cfg.Logf = func(string, ...any) {}
 	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
 	return actor.PropsFromProducer(func() actor.Actor { return &Manager{cfg: cfg} },
 		actor.WithSupervisor(actor.NewOneForOneStrategy(10, time.Minute, actor.DefaultDecider))), nil
 }
@@ -101,6 +116,7 @@ func (m *Manager) Receive(ctx actor.Context) {
 	switch msg := ctx.Message().(type) {
 	case *actor.Started:
 		m.tools, m.runners = map[string]messages.Tool{}, map[string]*actor.PID{}
+		m.startFixed(ctx)
 		self, root := ctx.Self(), ctx.ActorSystem().Root
 		sub, err := m.cfg.Conn.Subscribe(subject.Out(m.cfg.Light, messages.OutConfig), func(*nats.Msg) { root.Send(self, &reloadT{}) })
 		if err != nil {
@@ -138,6 +154,10 @@ func (m *Manager) Receive(ctx actor.Context) {
 // route hands a run to its tool's actor; an unknown tool is looked up
 // again once before it is refused.
 func (m *Manager) route(ctx actor.Context, r *Run, sender *actor.PID, retry bool) {
+	if pid, ok := m.fixed[r.Name]; ok {
+		ctx.RequestWithCustomSender(pid, r, sender)
+		return
+	}
 	pid, ok := m.runners[r.Name]
 	switch {
 	case ok:
@@ -151,15 +171,63 @@ func (m *Manager) route(ctx actor.Context, r *Run, sender *actor.PID, retry bool
 }
 
 func (m *Manager) names() string {
-	if len(m.tools) == 0 {
-		return "none"
-	}
 	var n []string
 	for k := range m.tools {
-		n = append(n, k)
+		if _, shadowed := m.fixed[k]; !shadowed {
+			n = append(n, k)
+		}
 	}
+	n = append(n, m.cfg.Plugins.Names()...)
 	slices.Sort(n)
-	return fmt.Sprint(n)
+	if len(n) == 0 {
+		return "only the built-in " + strings.Join(BuiltinNames(), ", ")
+	}
+	return fmt.Sprint(n) + " and the built-in " + strings.Join(BuiltinNames(), ", ")
+}
+
+// startFixed starts the built-in tools' and the plugins' runners. Each has
+// its own fetch client (rate limit) on this light, like a defined tool.
+func (m *Manager) startFixed(ctx actor.Context) {
+	m.fixed = map[string]*actor.PID{}
+	spawn := func(name, prefix string, exec execFunc) {
+		r := &runner{name: name, exec: exec, secrets: m.cfg.Secrets, slots: make(chan struct{}, m.cfg.Concurrency)}
+		pid, err := ctx.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return r }), prefix+name)
+		if err != nil {
+			m.cfg.Logf("tool %s/%s: %v", m.cfg.Light, name, err)
+			return
+		}
+		m.fixed[name] = pid
+	}
+	open := func() (*fetcher, error) {
+		client, err := netpolicy.New(m.cfg.Allow, nil, netpolicy.Limits{})
+		if err != nil {
+			return nil, err
+		}
+		return &fetcher{client: client, open: true, secrets: m.cfg.Secrets}, nil
+	}
+	for _, name := range BuiltinNames() {
+		b := &builtin{name: name, now: m.cfg.Now}
+		if name != builtinGetTime {
+			f, err := open()
+			if err != nil {
+				m.cfg.Logf("tool %s/%s: %v", m.cfg.Light, name, err)
+				continue
+			}
+			b.fetch = f
+		}
+		spawn(name, "builtin-", b.run)
+	}
+	for _, name := range m.cfg.Plugins.Names() {
+		pl := m.cfg.Plugins.get(name)
+		f, err := open()
+		if err != nil {
+			m.cfg.Logf("tool %s/%s: %v", m.cfg.Light, name, err)
+			continue
+		}
+		spawn(name, "plugin-", func(ctx context.Context, args json.RawMessage) (plugins.Result, error) {
+			return pl.run(ctx, args, f)
+		})
+	}
 }
 
 // load reads the light's tools off the actor's goroutine.
@@ -194,6 +262,12 @@ func (m *Manager) apply(ctx actor.Context, tools []messages.Tool) {
 		if _, ok := m.runners[name]; ok {
 			continue
 		}
+		if _, ok := m.fixed[name]; ok {
+			if _, known := m.tools[name]; !known {
+				m.cfg.Logf("tool %s/%s: the plugin %s runs instead of the tool defined with that name; delete that tool, or rename the plugin", m.cfg.Light, name, name)
+			}
+			continue
+		}
 		r, err := newRunner(m.cfg, t)
 		if err != nil {
 			m.cfg.Logf("tool %s/%s: %v", m.cfg.Light, name, err)
@@ -215,23 +289,39 @@ func sameTool(a, b messages.Tool) bool {
 	return string(x) == string(y)
 }
 
-// runner is one tool: it runs calls in the sandbox, at most Concurrency at
-// once; a call beyond that is refused at once (busy) rather than queued
-// without bound.
+// execFunc runs one call of a tool with its args.
+type execFunc func(ctx context.Context, args json.RawMessage) (plugins.Result, error)
+
+// errNoEngine is a defined tool's run when the JavaScript engine is not
+// installed.
+var errNoEngine = errors.New("the tool engine is not installed: build it with `task guest` (or set LUMEN_GUEST_WASM) and restart lumen")
+
+// runner is one tool (defined, built-in or plugin): it runs calls, at
+// most Concurrency at once; a call beyond that is refused at once (busy)
+// rather than queued without bound.
 type runner struct {
-	cfg   Config
-	tool  messages.Tool
-	fetch *fetcher
-	slots chan struct{}
+	name    string
+	exec    execFunc
+	secrets *secrets.Store
+	slots   chan struct{}
 }
 
+// newRunner is the runner of a tool defined with define_tool: its code in
+// the JavaScript guest, fetching only the hosts it declares.
 func newRunner(cfg Config, t messages.Tool) (*runner, error) {
 	client, err := netpolicy.New(cfg.Allow, t.Hosts, netpolicy.Limits{})
 	if err != nil {
 		return nil, err
 	}
-	return &runner{cfg: cfg, tool: t, fetch: &fetcher{client: client, secrets: cfg.Secrets},
-		slots: make(chan struct{}, cfg.Concurrency)}, nil
+	f := &fetcher{client: client, secrets: cfg.Secrets}
+	engine := cfg.Engine
+	exec := func(ctx context.Context, args json.RawMessage) (plugins.Result, error) {
+		if engine == nil {
+			return plugins.Result{}, errNoEngine
+		}
+		return engine.Run(ctx, plugins.Request{Code: t.Code, Params: args, Fetch: f})
+	}
+	return &runner{name: t.Name, exec: exec, secrets: cfg.Secrets, slots: make(chan struct{}, cfg.Concurrency)}, nil
 }
 
 func (r *runner) Receive(ctx actor.Context) {
@@ -239,14 +329,10 @@ func (r *runner) Receive(ctx actor.Context) {
 	if !ok {
 		return
 	}
-	if r.cfg.Engine == nil {
-		ctx.Respond(&messages.ErrorReply{Code: 500, Error: "the tool engine is not installed: build it with `task guest` (or set LUMEN_GUEST_WASM) and restart lumen"})
-		return
-	}
 	select {
 	case r.slots <- struct{}{}:
 	default:
-		ctx.Respond(&messages.ErrorReply{Code: 409, Error: fmt.Sprintf("tool %s is already running %d calls; try again when one finishes", r.tool.Name, cap(r.slots))})
+		ctx.Respond(&messages.ErrorReply{Code: 409, Error: fmt.Sprintf("tool %s is already running %d calls; try again when one finishes", r.name, cap(r.slots))})
 		return
 	}
 	sender, root := ctx.Sender(), ctx.ActorSystem().Root
@@ -256,8 +342,8 @@ func (r *runner) Receive(ctx actor.Context) {
 	}
 	go func() {
 		defer func() { <-r.slots }()
-		res, err := r.cfg.Engine.Run(context.Background(), plugins.Request{Code: r.tool.Code, Params: args, Fetch: r.fetch})
-		root.Send(sender, answer(r.tool.Name, res, err, r.cfg.Secrets))
+		res, err := r.exec(context.Background(), args)
+		root.Send(sender, answer(r.name, res, err, r.secrets))
 	}()
 }
 
@@ -272,11 +358,16 @@ func answer(name string, res plugins.Result, err error, sec *secrets.Store) any 
 	}
 	if err != nil {
 		// The tool's own failures (timeout, memory, exception, invalid
-		// result) are the caller's to fix: 400; anything else is ours.
+		// result, a built-in's bad args or URL) are the caller's to fix:
+		// 400; anything else is ours.
 		code := 500
 		var pe *plugins.Error
-		if errors.As(err, &pe) {
+		var ce *callError
+		if errors.As(err, &pe) || errors.As(err, &ce) {
 			code = 400
+		}
+		if errors.Is(err, errNoEngine) {
+			return &messages.ErrorReply{Code: code, Error: err.Error()}
 		}
 		return &messages.ErrorReply{Code: code, Error: string(redact([]byte(fmt.Sprintf("tool %s: %v", name, err))))}
 	}

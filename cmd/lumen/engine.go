@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lumen-home/lumen/actors/tool"
 	"github.com/lumen-home/lumen/plugins"
 )
 
@@ -118,4 +119,15 @@ func (m *Main) startToolEngine() *lazyEngine {
 		debug.FreeOSMemory()
 	}()
 	return &lazyEngine{cfg: cfg}
+}
+
+// openPlugins starts loading the operator's precompiled plugins,
+// <data>/plugins/*.wasm, with the JavaScript guest's compile cache and
+// limits; what cannot run is logged.
+func (m *Main) openPlugins(data string) *tool.Plugins {
+	return tool.OpenPlugins(tool.PluginsConfig{
+		Dir:    filepath.Join(data, "plugins"),
+		Engine: plugins.Config{CacheDir: compileCacheDir()},
+		Logf:   m.logf,
+	})
 }

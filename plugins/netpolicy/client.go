@@ -169,9 +169,38 @@ func New(op Operator, toolHosts []string, lim Limits, opts ...Option) (*Client, 
 		o(c)
 	}
 	c.bucket = newBucket(lim.PerMinute)
+	c.rt = c.transport()
+	return c, nil
+}
+
+// WithHosts returns a Client for the same tool that may reach hosts
+// instead of the ones it was made with: same operator, limits and
+// options, and the same rate limit (the bucket is shared, so deriving a
+// Client per request does not reset it). It serves tools without a
+// declared host list, the built-in fetch_json and fetch_text and
+// precompiled plugins, whose every request names its own host: the host
+// is declared for that request only, and every other rule (HTTPS, the
+// address checks, --allow-net, the caps) applies as to any tool.
+func (c *Client) WithHosts(hosts []string) (*Client, error) {
+	d := &Client{op: c.op, lim: c.lim, resolve: c.resolve, roots: c.roots, dialIP: c.dialIP, now: c.now, bucket: c.bucket}
+	for _, s := range hosts {
+		h, err := parseToolHost(s)
+		if err != nil {
+			return nil, fmt.Errorf("netpolicy: host %v", err)
+		}
+		if !slices.Contains(d.hosts, h) {
+			d.hosts = append(d.hosts, h)
+		}
+	}
+	d.rt = d.transport()
+	return d, nil
+}
+
+// transport is c's HTTP transport: it dials through c's checks only.
+func (c *Client) transport() http.RoundTripper {
 	// The transport never follows redirects: Fetch does, to check each hop
 	// and to decide what the next hop may carry.
-	c.rt = &http.Transport{
+	return &http.Transport{
 		Proxy: nil, // a proxy would dial on our behalf, past the checks
 		DialContext: func(ctx context.Context, _, addr string) (net.Conn, error) {
 			return c.dial(ctx, "http", addr)
@@ -182,7 +211,6 @@ func New(op Operator, toolHosts []string, lim Limits, opts ...Option) (*Client, 
 		DisableKeepAlives:      true,
 		MaxResponseHeaderBytes: 64 << 10,
 	}
-	return c, nil
 }
 
 // target is one checked hop of a fetch.
