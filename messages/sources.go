@@ -15,6 +15,28 @@ const (
 	OpDeleteSource = "delete_source" // delete source Name
 )
 
+// Verbs and ops of custom transitions (seed 000 §3). A custom transition
+// is a predicate tool and a source of type "transition" that polls it,
+// both named after the transition and defined or deleted together.
+const (
+	VerbDefineTransition = "define_transition" // TransitionRequest
+	VerbDeleteTransition = "delete_transition" // NameRequest
+	OpDefineTransition   = "define_transition" // add or replace Tools[0] and Sources[0] together
+	OpDeleteTransition   = "delete_transition" // delete the transition Name: its source and its tool
+)
+
+// TransitionRequest is the body of define_transition: fire Name each time
+// Code, the body of an async JavaScript function run in the tool sandbox
+// every PollIntervalMs, returns a truthy value after a falsy one. Hosts
+// are the hosts its fetch may reach, as for a tool.
+type TransitionRequest struct {
+	Name           string   `json:"name"`
+	Description    string   `json:"description,omitempty"`
+	Code           string   `json:"code"`
+	PollIntervalMs int      `json:"poll_interval_ms"`
+	Hosts          []string `json:"hosts,omitempty"`
+}
+
 // A source definition travels as the canonical JSON of plugins/source.Def
 // (this package cannot import it): {"name","type","interval_ms","fetch":
 // {"tool","args"},"store":{var: path},"fires"}.

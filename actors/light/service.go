@@ -73,6 +73,7 @@ var verbs = []string{
 	messages.VerbSetVar, messages.VerbCreateSchedule, messages.VerbDeleteSchedule,
 	messages.VerbDefineTool, messages.VerbDeleteTool, messages.VerbListTools,
 	messages.VerbCreateSource, messages.VerbDeleteSource, messages.VerbListSources,
+	messages.VerbDefineTransition, messages.VerbDeleteTransition,
 }
 
 // ServeOption changes how Serve checks requests.
@@ -154,6 +155,8 @@ func (h *handler) listSources(req micro.Request) {
 // be without the light's state (its tool is checked by the light), with
 // the operator's minimum interval, and returns its canonical JSON.
 func checkSource(raw []byte, minInterval time.Duration) (json.RawMessage, error) {
+	// Internal sources get the operator's minimum too: each run journals
+	// its values, and an SD card should not pay for a value every second.
 	d, err := source.Decode(raw, source.WithMinInterval(minInterval))
 	if err != nil {
 		if se := (*source.Error)(nil); errors.As(err, &se) {
@@ -161,8 +164,10 @@ func checkSource(raw []byte, minInterval time.Duration) (json.RawMessage, error)
 		}
 		return nil, bad("%v", err)
 	}
-	if d.Kind() != source.TypePoll {
-		return nil, bad("source %q: type %s is not supported yet; only poll sources (interval_ms + fetch) run for now", d.Name, d.Kind())
+	switch d.Kind() {
+	case source.TypePoll, source.TypeInternal, source.TypeNATS, source.TypeTransition:
+	default:
+		return nil, bad("source %q: type %s is not supported yet; use a poll (interval_ms + fetch), internal (tracks) or nats (subject) source", d.Name, d.Kind())
 	}
 	b, err := json.Marshal(d)
 	if err != nil {
@@ -245,6 +250,8 @@ func translateWith(verb string, body []byte, minInterval time.Duration) (any, er
 			return nil, err
 		}
 		return cmd(messages.InConfig, messages.InConfigData{Op: messages.OpCreateSource, Sources: []json.RawMessage{raw}})
+	case messages.VerbDefineTransition:
+		return defineTransition(body, minInterval)
 	case messages.VerbFire:
 		var r messages.FireRequest
 		if err := messages.Decode(body, &r); err != nil {
@@ -318,7 +325,7 @@ func translateWith(verb string, body []byte, minInterval time.Duration) (any, er
 			return nil, bad(`no tool given; send {"name":"…","code":"…"} or {"tools":[…]}`)
 		}
 		return cmd(messages.InConfig, messages.InConfigData{Op: messages.OpDefineTool, Tools: tools})
-	case messages.VerbDeleteState, messages.VerbDeleteSchedule, messages.VerbDeleteTool, messages.VerbDeleteSource:
+	case messages.VerbDeleteState, messages.VerbDeleteSchedule, messages.VerbDeleteTool, messages.VerbDeleteSource, messages.VerbDeleteTransition:
 		var r messages.NameRequest
 		if err := messages.Decode(body, &r); err != nil {
 			return nil, bad(`%v; send {"name":"…"}`, err)
@@ -334,6 +341,8 @@ func translateWith(verb string, body []byte, minInterval time.Duration) (any, er
 			op = messages.OpDeleteTool
 		case messages.VerbDeleteSource:
 			op = messages.OpDeleteSource
+		case messages.VerbDeleteTransition:
+			op = messages.OpDeleteTransition
 		}
 		return cmd(messages.InConfig, messages.InConfigData{Op: op, Name: r.Name})
 	case messages.VerbAppendRules:
@@ -381,6 +390,45 @@ func translateWith(verb string, body []byte, minInterval time.Duration) (any, er
 		return cmd(messages.InConfig, messages.InConfigData{Op: messages.OpCreateSchedule, Schedules: []messages.Schedule{s}})
 	}
 	return nil, &badRequest{code: 404, msg: "unknown command"}
+}
+
+// defineTransition turns define_transition into one config input that
+// defines the predicate as a tool and its poll as a source of type
+// transition, both named after the transition: the tool sandbox runs the
+// predicate like any tool (lumen tool run NAME tests it), and the source
+// manager polls it.
+func defineTransition(body []byte, minInterval time.Duration) (any, error) {
+	var r messages.TransitionRequest
+	if err := messages.Decode(body, &r); err != nil {
+		return nil, bad(`%v; send {"name":"door_open","code":"return (await fetch('https://…')).status === 200","poll_interval_ms":5000}`, err)
+	}
+	switch {
+	case r.Name == "":
+		return nil, bad(`"name" is required: the transition to fire, e.g. "door_open"`)
+	case r.Code == "":
+		return nil, bad(`"code" is required: the body of an async JavaScript function that returns true when %s should fire`, r.Name)
+	case r.PollIntervalMs < int(min(minInterval, source.MinTransitionInterval).Milliseconds()):
+		return nil, bad(`"poll_interval_ms" %d is below the minimum of %d: each poll runs the predicate in a fresh sandbox; poll less often`, r.PollIntervalMs, min(minInterval, source.MinTransitionInterval).Milliseconds())
+	}
+	def, err := json.Marshal(source.Def{Name: r.Name, Type: source.TypeTransition, IntervalMs: r.PollIntervalMs,
+		Fetch: source.Fetch{Tool: r.Name, Args: json.RawMessage(`{}`)}, Fires: r.Name})
+	if err != nil {
+		return nil, bad("%v", err)
+	}
+	raw, err := checkSource(def, minInterval)
+	if err != nil {
+		return nil, err
+	}
+	desc := r.Description
+	if desc == "" {
+		desc = "the predicate of custom transition " + r.Name
+	}
+	data, err := json.Marshal(messages.InConfigData{Op: messages.OpDefineTransition, Sources: []json.RawMessage{raw},
+		Tools: []messages.Tool{{Name: r.Name, Description: desc, Code: r.Code, Hosts: r.Hosts}}})
+	if err != nil {
+		return nil, bad("%v", err)
+	}
+	return &Command{Type: messages.InConfig, Data: data}, nil
 }
 
 // hasTopField reports whether body is a JSON object with the member name

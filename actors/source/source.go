@@ -1,18 +1,34 @@
-// Package source runs a light's poll data sources: a manager per light
-// follows the source definitions journaled in the light's model and, on
-// each source's schedule, runs its tool through the light's tool manager,
-// then journals what it fetched as ordinary inputs of the light (one
-// set_var per variable update, then a fire of the source's transition),
-// sent as NATS requests to lumen.<light>.cmd.*. Replay therefore never
-// calls the network: it reads the fetched values from the journal.
+// Package source runs a light's data sources: a manager per light follows
+// the source definitions journaled in the light's model and turns each
+// source's result into ordinary inputs of the light (one set_var per
+// variable update, then a fire of the source's transition), sent as NATS
+// requests to lumen.<light>.cmd.*. Replay therefore never calls the
+// network nor recomputes anything: it reads the values from the journal.
 //
-// A failure (the tool fails, its result lacks a stored path, the light
-// refuses an input) journals nothing, so the light keeps its last values;
-// it is logged and the source backs off (plugins/source.Backoff). The
+//   - poll: on its schedule, runs its tool through the light's tool
+//     manager; the result is the tool's.
+//   - internal: on its schedule, computes state_duration,
+//     transitions_today or last_5_transitions from the light's state
+//     outputs (history.go); transitions_today counts from midnight in the
+//     daemon's time zone (Config.Location, default $TZ or the system's),
+//     the zone of the expressions' Date.
+//   - nats: on every message on its subject; the result is the payload
+//     (plugins/source.PushResult). Messages are handled one at a time, in
+//     order; at most maxQueue wait.
+//   - transition (a custom transition): on its schedule, runs its
+//     predicate tool and fires when the result turns from falsy to truthy
+//     (plugins/source.Edge); it stores nothing, and only the fire is
+//     journaled. The last result is kept in memory: the first one after a
+//     start is the baseline and never fires.
+//
+// A failure (the tool fails, a result lacks a stored path, a message is
+// too large, the light refuses an input) journals no input, so the light
+// keeps its last values; it is journaled as an error event of kind
+// "source" and a polled source backs off (plugins/source.Backoff). The
 // manager never touches the light's actor, so a source cannot crash it.
 //
 // The time of a source's last run is kept in memory only: after a restart
-// every source runs once at once, then on its interval.
+// the sources found at start count the start as their last run.
 package source
 
 import (
@@ -50,6 +66,9 @@ type Config struct {
 	// kind "source" (cause 0: not an output of an input, and replay does
 	// not recompute it), so `lumen tail` and the agent see it.
 	Journal *journal.Journal
+	// Location is the time zone of transitions_today's midnight (default
+	// time.Local: $TZ, else the system's).
+	Location *time.Location
 	// Now is the clock (default time.Now).
 	Now  func() time.Time
 	Logf func(format string, args ...any)
@@ -63,11 +82,21 @@ type (
 	reloadT struct{}
 	tickT   struct{}
 	doneMsg struct {
-		name string
-		raw  string // the definition that ran
-		err  error
+		name  string
+		raw   string // the definition that ran
+		err   error
+		truth *bool // a custom transition's predicate result
+	}
+	// pushMsg is a message on a nats source's subject.
+	pushMsg struct {
+		name, raw string
+		payload   []byte
 	}
 )
+
+// maxQueue bounds the messages of a nats source that wait while one is
+// being stored: a flood beyond it is dropped, with an error event.
+const maxQueue = 64
 
 // state is the schedule of one source.
 type state struct {
@@ -77,9 +106,13 @@ type state struct {
 	failures int
 	retryAt  time.Time
 	running  bool
+	sub      *nats.Subscription // nats sources
+	queue    [][]byte           // nats sources: payloads waiting
+	dropped  int                // payloads dropped since the last error event
+	truth    *bool              // transition: the last result, nil before the first
 }
 
-// Manager runs the poll sources of one light.
+// Manager runs the data sources of one light.
 type Manager struct {
 	cfg     Config
 	sub     *nats.Subscription
@@ -88,6 +121,7 @@ type Manager struct {
 	stale   bool
 	srcs    map[string]*state
 	resumed bool // the sources found at start are scheduled
+	hist    history
 }
 
 // Props returns the manager's props.
@@ -106,6 +140,9 @@ func Props(cfg Config) (*actor.Props, error) {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.Location == nil {
+		cfg.Location = time.Local
 	}
 	if cfg.Logf == nil {
 		cfg.Logf = func(string, ...any) {}
@@ -146,11 +183,15 @@ func (m *Manager) Receive(ctx actor.Context) {
 		if m.cancel != nil {
 			m.cancel()
 		}
+		for _, st := range m.srcs {
+			st.unsubscribe()
+		}
+		m.hist.stop()
 	case *reloadT:
 		m.load(ctx)
 	case *defsMsg:
 		m.loading = false
-		m.apply(msg.list)
+		m.apply(ctx, msg.list)
 		if !m.resumed && msg.loaded {
 			// The sources found at start ran before the restart, at an
 			// unknown moment: count the start as their last run, so a
@@ -168,7 +209,11 @@ func (m *Manager) Receive(ctx actor.Context) {
 	case *tickT:
 		m.tick(ctx)
 	case *doneMsg:
-		m.done(msg)
+		m.done(ctx, msg)
+	case *pushMsg:
+		m.push(ctx, msg)
+	case *histMsg:
+		m.hist.add(msg, m.cfg.Now())
 	}
 }
 
@@ -193,34 +238,132 @@ func (m *Manager) load(ctx actor.Context) {
 
 // apply follows the definitions: a new or changed source starts afresh,
 // a deleted one is forgotten (a run under way finishes, and is ignored).
-func (m *Manager) apply(list []json.RawMessage) {
+func (m *Manager) apply(ctx actor.Context, list []json.RawMessage) {
 	if list == nil && len(m.srcs) > 0 {
 		return // the load failed: keep what runs
 	}
 	want := map[string]*state{}
+	internal := false
 	for _, raw := range list {
 		var d psrc.Def
 		if err := d.UnmarshalJSON(raw); err != nil {
 			m.cfg.Logf("source %s: skip a definition: %v", m.cfg.Light, err)
 			continue
 		}
-		if d.Kind() != psrc.TypePoll {
-			continue // only poll sources run here
+		switch d.Kind() {
+		case psrc.TypePoll, psrc.TypeNATS, psrc.TypeTransition:
+		case psrc.TypeInternal:
+			internal = true
+		default:
+			continue // the other push sources do not run yet
 		}
 		if old, ok := m.srcs[d.Name]; ok && old.raw == string(raw) {
 			want[d.Name] = old
 			continue
 		}
-		want[d.Name] = &state{def: d, raw: string(raw)}
+		st := &state{def: d, raw: string(raw)}
+		if d.Kind() == psrc.TypeNATS {
+			m.subscribe(ctx, st)
+		}
+		want[d.Name] = st
+	}
+	for name, st := range m.srcs {
+		if want[name] != st {
+			st.unsubscribe()
+		}
 	}
 	m.srcs = want
+	switch {
+	case internal && m.hist.cancel == nil:
+		m.hist.epoch++
+		bg, cancel := context.WithCancel(context.Background())
+		m.hist.cancel = cancel
+		self, root := ctx.Self(), ctx.ActorSystem().Root
+		go follow(bg, m.cfg.Conn, m.cfg.Light, m.hist.epoch, func(h *histMsg) { root.Send(self, h) }, m.cfg.Logf)
+	case !internal && m.hist.cancel != nil:
+		m.hist.stop()
+	}
+}
+
+// subscribe listens on a nats source's subject. A subscription that
+// fails is logged and journaled: the definition stays, and the next
+// configuration change tries again.
+func (m *Manager) subscribe(ctx actor.Context, st *state) {
+	self, root := ctx.Self(), ctx.ActorSystem().Root
+	name, raw := st.def.Name, st.raw
+	sub, err := m.cfg.Conn.Subscribe(st.def.ListenSubject(), func(msg *nats.Msg) {
+		root.Send(self, &pushMsg{name: name, raw: raw, payload: msg.Data})
+	})
+	if err != nil {
+		m.cfg.Logf("source %s/%s: subscribe to %s: %v", m.cfg.Light, name, st.def.ListenSubject(), err)
+		m.journalError(name, fmt.Sprintf("source %s cannot listen on %s (%v); redefine it with another subject", name, st.def.ListenSubject(), err))
+		return
+	}
+	st.sub = sub
+}
+
+func (st *state) unsubscribe() {
+	if st.sub != nil {
+		_ = st.sub.Unsubscribe()
+		st.sub = nil
+	}
+}
+
+// push queues a message of a nats source and stores it when the source
+// is idle.
+func (m *Manager) push(ctx actor.Context, msg *pushMsg) {
+	s, ok := m.srcs[msg.name]
+	if !ok || s.raw != msg.raw {
+		return // deleted or redefined meanwhile
+	}
+	if len(s.queue) >= maxQueue {
+		s.dropped++
+		if s.dropped == 1 {
+			m.journalError(s.def.Name, fmt.Sprintf("source %s receives messages faster than the light stores them; more than %d wait, so messages are dropped. Publish less often", s.def.Name, maxQueue))
+		}
+		return
+	}
+	s.queue = append(s.queue, msg.payload)
+	m.pump(ctx, s)
+}
+
+// pump starts storing the next waiting message of an idle nats source; a
+// message that is no result is refused at once with an error event.
+func (m *Manager) pump(ctx actor.Context, s *state) {
+	for !s.running && len(s.queue) > 0 {
+		payload := s.queue[0]
+		s.queue = s.queue[1:]
+		if len(s.queue) == 0 {
+			s.dropped = 0
+		}
+		result, err := psrc.PushResult(s.def, payload)
+		if err != nil {
+			m.cfg.Logf("source %s/%s: %v", m.cfg.Light, s.def.Name, err)
+			m.journalError(s.def.Name, sentence(err))
+			continue
+		}
+		s.running = true
+		m.start(ctx, s.def, s.raw, result)
+	}
+}
+
+// sentence is an error's text without its package prefix.
+func sentence(err error) string {
+	if se := (*psrc.Error)(nil); errors.As(err, &se) {
+		return se.Msg
+	}
+	return err.Error()
 }
 
 func (m *Manager) tick(ctx actor.Context) {
 	now := m.cfg.Now()
 	for _, s := range m.srcs {
-		if s.running {
+		if s.running || !s.def.Polled() {
 			continue
+		}
+		internal := s.def.Kind() == psrc.TypeInternal
+		if internal && !m.hist.ready {
+			continue // the history is not read yet: the values would be wrong
 		}
 		if s.failures > 0 {
 			if now.Before(s.retryAt) {
@@ -229,19 +372,67 @@ func (m *Manager) tick(ctx actor.Context) {
 		} else if !psrc.Due(s.def, s.lastRun, now) || now.Before(psrc.Next(s.def, s.lastRun, psrc.Seed(m.cfg.Light, s.def.Name))) {
 			continue
 		}
+		var result json.RawMessage
+		if internal {
+			// Computed here, where the history lives; journaled as
+			// set_var like a fetched result, so replay never recomputes
+			// it.
+			r, err := psrc.Internal(s.def, m.hist.entries, now, m.cfg.Location)
+			if err != nil {
+				m.cfg.Logf("source %s/%s: %v", m.cfg.Light, s.def.Name, err)
+				continue
+			}
+			result = r
+		}
 		s.running, s.lastRun = true, now
-		m.start(ctx, s.def, s.raw)
+		if s.def.Kind() == psrc.TypeTransition {
+			m.startPredicate(ctx, s.def, s.raw, s.truth)
+			continue
+		}
+		m.start(ctx, s.def, s.raw, result)
 	}
 }
 
-func (m *Manager) done(msg *doneMsg) {
+// startPredicate runs a custom transition's predicate off the actor's
+// goroutine, and fires the transition on a rising edge.
+func (m *Manager) startPredicate(ctx actor.Context, def psrc.Def, raw string, prev *bool) {
+	self, root := ctx.Self(), ctx.ActorSystem().Root
+	go func() {
+		done := &doneMsg{name: def.Name, raw: raw}
+		var result json.RawMessage
+		result, done.err = m.fetch(root, def)
+		if done.err == nil {
+			now := psrc.Truthy(result)
+			if psrc.Edge(prev, now) {
+				done.err = m.command(messages.VerbFire, messages.FireRequest{Transition: def.Fires}, nil)
+			}
+			if done.err == nil {
+				done.truth = &now
+			}
+		}
+		root.Send(self, done)
+	}()
+}
+
+func (m *Manager) done(ctx actor.Context, msg *doneMsg) {
 	s, ok := m.srcs[msg.name]
 	if !ok || s.raw != msg.raw {
 		return // deleted or redefined meanwhile
 	}
 	s.running = false
+	if !s.def.Polled() {
+		if msg.err != nil {
+			m.cfg.Logf("source %s/%s: %v; the last values are kept", m.cfg.Light, s.def.Name, msg.err)
+			m.journalError(s.def.Name, fmt.Sprintf("source %s: a message was not stored: %s", s.def.Name, sentence(msg.err)))
+		}
+		m.pump(ctx, s)
+		return
+	}
 	if msg.err == nil {
 		s.failures = 0
+		if msg.truth != nil {
+			s.truth = msg.truth
+		}
 		return
 	}
 	s.failures++
@@ -264,30 +455,41 @@ func (m *Manager) journalError(source, sentence string) {
 	}
 }
 
-// start runs one source off the actor's goroutine.
-func (m *Manager) start(ctx actor.Context, def psrc.Def, raw string) {
+// start runs one source off the actor's goroutine: it stores result, or
+// for a poll source (result nil) what its tool fetches.
+func (m *Manager) start(ctx actor.Context, def psrc.Def, raw string, result json.RawMessage) {
 	self, root := ctx.Self(), ctx.ActorSystem().Root
 	go func() {
-		err := m.run(root, def)
+		var err error
+		if result == nil {
+			result, err = m.fetch(root, def)
+		}
+		if err == nil {
+			err = m.store(def, result)
+		}
 		root.Send(self, &doneMsg{name: def.Name, raw: raw, err: err})
 	}()
 }
 
-// run fetches, computes the updates and journals them through the light.
-func (m *Manager) run(root *actor.RootContext, def psrc.Def) error {
+// fetch runs a poll source's tool and returns its result.
+func (m *Manager) fetch(root *actor.RootContext, def psrc.Def) (json.RawMessage, error) {
 	res, err := root.RequestFuture(m.cfg.Tools, &tool.Run{Name: def.Fetch.Tool, Args: def.Fetch.Args}, m.cfg.Timeout).Result()
 	if err != nil {
-		return fmt.Errorf("tool %s did not answer: %v", def.Fetch.Tool, err)
+		return nil, fmt.Errorf("tool %s did not answer: %v", def.Fetch.Tool, err)
 	}
-	var result json.RawMessage
 	switch r := res.(type) {
 	case *messages.RunToolReply:
-		result = r.Result
+		return r.Result, nil
 	case *messages.ErrorReply:
-		return fmt.Errorf("fetch failed: %s", r.Error)
+		return nil, fmt.Errorf("fetch failed: %s", r.Error)
 	default:
-		return fmt.Errorf("fetch: unexpected answer %T", res)
+		return nil, fmt.Errorf("fetch: unexpected answer %T", res)
 	}
+}
+
+// store computes the variable updates of result and journals them, then
+// the fire, through the light.
+func (m *Manager) store(def psrc.Def, result json.RawMessage) error {
 	var model messages.GetReply
 	if err := m.command(messages.VerbGet, struct{}{}, &model); err != nil {
 		return err

@@ -22,9 +22,13 @@ const (
 	TypeWebhook  = "webhook"  // an HTTP request on the daemon's HTTP port
 	TypeMQTT     = "mqtt"     // an MQTT message on topic, through the embedded server
 	TypeGPIO     = "gpio"     // an edge on an input pin, read by the hardware actor
+	// TypeTransition is a custom transition (seed 000 §3): every
+	// interval_ms it runs fetch.tool, a predicate, and fires when the
+	// result turns from false to true. It stores nothing.
+	TypeTransition = "transition"
 )
 
-var types = []string{TypePoll, TypeInternal, TypeNATS, TypeWebhook, TypeMQTT, TypeGPIO}
+var types = []string{TypePoll, TypeInternal, TypeNATS, TypeWebhook, TypeMQTT, TypeGPIO, TypeTransition}
 
 // typeAliases are the seed's spellings.
 var typeAliases = map[string]string{"http_listener": TypeWebhook, "mqtt_subscribe": TypeMQTT}
@@ -41,8 +45,11 @@ var tracks = []string{TrackLast5Transitions, TrackStateDuration, TrackTimeInStat
 
 // Limits on definitions.
 const (
-	MinPollInterval         = 10 * time.Second
-	MinInternalInterval     = time.Second
+	MinPollInterval     = 10 * time.Second
+	MinInternalInterval = time.Second
+	// MinTransitionInterval: a predicate's poll journals nothing unless
+	// it fires, but each one is a fresh sandbox instance.
+	MinTransitionInterval   = time.Second
 	DefaultInternalInterval = time.Minute
 	MaxInterval             = 7 * 24 * time.Hour
 	MaxNameLen              = 64 // source, variable, tool and transition names
@@ -199,14 +206,15 @@ func (d *Def) UnmarshalJSON(b []byte) error {
 type Option func(*options)
 
 type options struct {
-	minPoll, minInternal time.Duration
-	tools                map[string]bool // nil: tool names are not checked
+	minPoll, minInternal, minTransition time.Duration
+	tools                               map[string]bool // nil: tool names are not checked
 }
 
 // WithMinInterval lowers (or raises) the minimum interval of poll and
-// internal sources, for tests that cannot wait 10 s.
+// internal sources, for tests that cannot wait 10 s. A custom
+// transition's minimum is never raised above MinTransitionInterval.
 func WithMinInterval(d time.Duration) Option {
-	return func(o *options) { o.minPoll, o.minInternal = d, d }
+	return func(o *options) { o.minPoll, o.minInternal, o.minTransition = d, d, min(d, MinTransitionInterval) }
 }
 
 // WithTools gives the names of the tools that exist; fetch.tool must be
@@ -240,11 +248,11 @@ func (d Def) Kind() string {
 	return d.Type
 }
 
-// Polled reports whether the source runs on an interval (poll and
-// internal); the others are pushed.
+// Polled reports whether the source runs on an interval (poll, internal
+// and transition); the others are pushed.
 func (d Def) Polled() bool {
 	k := d.Kind()
-	return k == TypePoll || k == TypeInternal
+	return k == TypePoll || k == TypeInternal || k == TypeTransition
 }
 
 // Interval returns how often a polled source runs; 0 for a pushed one.
@@ -269,7 +277,7 @@ func (d Def) storeOf() map[string]string {
 // Validate checks a definition: every error is a sentence that says what
 // to fix.
 func (d Def) Validate(opts ...Option) error {
-	o := options{minPoll: MinPollInterval, minInternal: MinInternalInterval}
+	o := options{minPoll: MinPollInterval, minInternal: MinInternalInterval, minTransition: MinTransitionInterval}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -290,8 +298,8 @@ func (d Def) Validate(opts ...Option) error {
 		set  bool
 		kind []string
 	}{
-		{"interval_ms", d.IntervalMs != 0, []string{TypePoll, TypeInternal}},
-		{"fetch", d.Fetch.Tool != "" || d.Fetch.Args != nil, []string{TypePoll}},
+		{"interval_ms", d.IntervalMs != 0, []string{TypePoll, TypeInternal, TypeTransition}},
+		{"fetch", d.Fetch.Tool != "" || d.Fetch.Args != nil, []string{TypePoll, TypeTransition}},
 		{"subject", d.Subject != "", []string{TypeNATS}},
 		{"topic", d.Topic != "", []string{TypeMQTT}},
 		{"pin", d.Pin != nil, []string{TypeGPIO}},
@@ -300,13 +308,16 @@ func (d Def) Validate(opts ...Option) error {
 		{"tracks", d.Tracks != "", []string{TypeInternal}},
 	} {
 		if f.set && !slices.Contains(f.kind, kind) {
-			return errorf(CodeInvalid, "%s: %s is only for %s sources, and this one is %s; remove it or change type", label, f.name, strings.Join(f.kind, " and "), kind)
+			return errorf(CodeInvalid, "%s: %s is only for %s sources, and this one is %s; remove it or change type", label, f.name, andList(f.kind), kind)
 		}
 	}
 	if d.Polled() {
 		minIv := o.minPoll
-		if kind == TypeInternal {
+		switch kind {
+		case TypeInternal:
 			minIv = o.minInternal
+		case TypeTransition:
+			minIv = o.minTransition
 		}
 		iv := d.Interval()
 		switch {
@@ -325,6 +336,16 @@ func (d Def) Validate(opts ...Option) error {
 		}
 		if len(d.Store) == 0 {
 			return errorf(CodeInvalid, "%s: store is empty; map at least one variable to a path in the tool's result, e.g. {\"temperature\":\"result.main.temp\"}", label)
+		}
+	case TypeTransition:
+		if err := d.checkFetch(label, o.tools); err != nil {
+			return err
+		}
+		if d.Fires == "" {
+			return errorf(CodeInvalid, "%s: fires is missing; a custom transition fires it when its predicate turns true", label)
+		}
+		if len(d.Store) > 0 {
+			return errorf(CodeInvalid, "%s: a custom transition stores nothing, it only fires; remove store, or make it a poll source", label)
 		}
 	case TypeInternal:
 		if !slices.Contains(tracks, d.Tracks) {
@@ -404,6 +425,14 @@ func (d Def) checkFetch(label string, tools map[string]bool) error {
 	return nil
 }
 
+// andList joins "a", "b" and "c" as "a, b and c".
+func andList(s []string) string {
+	if len(s) < 2 {
+		return strings.Join(s, "")
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
+}
+
 // validName: a source name, [a-z0-9_-]{1,64}, usable as a subject token.
 func validName(s string) bool {
 	if len(s) == 0 || len(s) > MaxNameLen {
@@ -474,6 +503,11 @@ func checkSubject(label, s string) error {
 	if reserved(toks[0]) {
 		return errorf(CodeInvalid, "%s: subject %q is reserved for Lumen and the NATS server; use your own prefix, e.g. home.doorbell", label, s)
 	}
+	// A leading wildcard would also match lumen.>: the source would hear
+	// the light's own commands and events, and feed on itself.
+	if toks[0] == "*" || toks[0] == ">" {
+		return errorf(CodeInvalid, "%s: subject %q starts with a wildcard, which also matches Lumen's own subjects (lumen.>); start with your own prefix, e.g. home.>", label, s)
+	}
 	return nil
 }
 
@@ -510,8 +544,8 @@ func mqttSubject(label, topic string) (string, error) {
 			toks[i] = l
 		}
 	}
-	if reserved(toks[0]) {
-		return "", errorf(CodeInvalid, "%s: topic %q is reserved for Lumen and the NATS server; use your own prefix, e.g. home/doorbell", label, topic)
+	if reserved(toks[0]) || toks[0] == "*" || toks[0] == ">" {
+		return "", errorf(CodeInvalid, "%s: topic %q is reserved for Lumen and the NATS server, or starts with a wildcard that matches them; use your own prefix, e.g. home/doorbell", label, topic)
 	}
 	return strings.Join(toks, "."), nil
 }

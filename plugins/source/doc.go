@@ -43,7 +43,14 @@
 //	    name is one of these.
 //
 // For a push source (nats, webhook, mqtt, gpio) the message payload plays
-// the role of the result: store reads from it and fires fires.
+// the role of the result (PushResult: JSON as is, other text as
+// {"text": …}): store reads from it and fires fires. A nats subject or
+// mqtt topic may not be Lumen's or the server's, nor start with a
+// wildcard, which would match them: a source must never hear the light's
+// own commands.
+//
+// The daemon applies the operator's minimum interval (10 s unless lowered
+// for tests) to internal sources too: each run journals its values.
 //
 // Errors are *Error values with an HTTP-like code (400 bad definition,
 // 404 unknown tool, 502 a result without the stored path) and a sentence

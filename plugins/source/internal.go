@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"time"
+
+	"github.com/lumen-home/lumen/messages"
 )
 
 // Transition is one entry of the light's history: at At the state went
@@ -89,4 +91,51 @@ func Internal(def Def, history []Transition, now time.Time, loc *time.Location) 
 		return nil, errorf(CodeInvalid, "source %q: unknown tracks %q; use one of %s", def.Name, def.Tracks, strings.Join(tracks, ", "))
 	}
 	return json.Marshal(v)
+}
+
+// TransitionOf turns one of the light's state outputs, journaled at at,
+// into a history entry: Via is the transition only when a rule fired (a
+// set_state or a configuration change moves the state without one).
+func TransitionOf(at time.Time, d messages.OutStateData) Transition {
+	t := Transition{At: at, From: d.From, To: d.To}
+	if d.Rule != nil {
+		t.Via = d.Transition
+	}
+	return t
+}
+
+// HistoryKeep is how far back Prune keeps every entry: local midnight is
+// at most 25 hours back (a day with a DST change), so a day and a margin.
+const HistoryKeep = 48 * time.Hour
+
+// Prune returns the entries the internal sources can still need at now:
+// every entry of the last keep, the last state change (for
+// state_duration) and the last 5 transitions (for last_5_transitions),
+// in order. It reuses history's array.
+func Prune(history []Transition, now time.Time, keep time.Duration) []Transition {
+	cutoff := now.Add(-keep)
+	vias, change := 0, false
+	out := history[:0]
+	// Walk back and mark what to keep; entries are kept in order by
+	// compacting afterwards.
+	keepIdx := make([]bool, len(history))
+	for i := len(history) - 1; i >= 0; i-- {
+		t := history[i]
+		k := !t.At.Before(cutoff)
+		if t.Via != "" && vias < 5 {
+			vias++
+			k = true
+		}
+		if t.From != t.To && !change {
+			change = true
+			k = true
+		}
+		keepIdx[i] = k
+	}
+	for i, t := range history {
+		if keepIdx[i] {
+			out = append(out, t)
+		}
+	}
+	return out
 }

@@ -1,10 +1,13 @@
 package source_test
 
 import (
+	"fmt"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
+	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/plugins/source"
 )
 
@@ -124,5 +127,48 @@ func TestInternal(t *testing.T) {
 	_, err := source.Internal(source.Def{Name: "x", Type: "internal", Tracks: "clicks"}, history, now, nil)
 	if err == nil || err.Error() != `source: source "x": unknown tracks "clicks"; use one of last_5_transitions, state_duration, time_in_state_ms, transitions_today` {
 		t.Fatalf("got %v", err)
+	}
+}
+
+func TestTransitionOf(t *testing.T) {
+	rule := "r1"
+	tests := []struct {
+		name string
+		data messages.OutStateData
+		want source.Transition
+	}{
+		{"a rule fired", messages.OutStateData{From: "off", To: "red", Rule: &rule, Transition: "button_click", Changed: true},
+			source.Transition{At: day, From: "off", To: "red", Via: "button_click"}},
+		{"set_state has no transition", messages.OutStateData{From: "red", To: "blue", Changed: true},
+			source.Transition{At: day, From: "red", To: "blue"}},
+	}
+	for _, tt := range tests {
+		if got := source.TransitionOf(day, tt.data); got != tt.want {
+			t.Errorf("%s: got %+v, want %+v", tt.name, got, tt.want)
+		}
+	}
+}
+
+// Pruning keeps what the three internal sources read: the results are the
+// same before and after.
+func TestPrune(t *testing.T) {
+	// 20 self-transitions a day for 5 days, after one state change.
+	long := []source.Transition{{At: day.Add(-5 * 24 * time.Hour), From: "off", To: "red", Via: "button_click"}}
+	for i := range 100 {
+		long = append(long, source.Transition{At: day.Add(time.Duration(i-99) * 72 * time.Minute), From: "red", To: "red", Via: fmt.Sprintf("t%d", i)})
+	}
+	now := day.Add(time.Minute)
+	for _, loc := range []*time.Location{time.UTC, paris} {
+		for _, h := range [][]source.Transition{history, long} {
+			before := fmt.Sprint(source.StateDuration(h, now), source.TransitionsToday(h, now, loc), source.LastTransitions(h, now, 5))
+			pruned := source.Prune(slices.Clone(h), now, source.HistoryKeep)
+			after := fmt.Sprint(source.StateDuration(pruned, now), source.TransitionsToday(pruned, now, loc), source.LastTransitions(pruned, now, 5))
+			if before != after {
+				t.Fatalf("pruning changed the results: %s → %s", before, after)
+			}
+		}
+	}
+	if n := len(source.Prune(slices.Clone(long), now, source.HistoryKeep)); n > 45 {
+		t.Errorf("kept %d of %d entries; want only the last 48 h and the last change", n, len(long))
 	}
 }

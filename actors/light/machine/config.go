@@ -409,6 +409,10 @@ func (c *core) configInput(in *messages.InConfigData) Result {
 		out, r = c.opCreateSource(in)
 	case messages.OpDeleteSource:
 		out, r = c.opDeleteSource(in)
+	case messages.OpDefineTransition:
+		out, r = c.opDefineTransition(in)
+	case messages.OpDeleteTransition:
+		out, r = c.opDeleteTransition(in)
 	}
 	if r != nil {
 		return c.rejected(r)
@@ -421,17 +425,19 @@ func (c *core) configInput(in *messages.InConfigData) Result {
 }
 
 var opFields = map[string][]string{
-	messages.OpApply:          {"states", "rules", "vars", "initial", "schedules", "tools", "sources"},
-	messages.OpCreateState:    {"states"},
-	messages.OpDeleteState:    {"name"},
-	messages.OpAppendRules:    {"rules"},
-	messages.OpDeleteRules:    {"ids", "match"},
-	messages.OpCreateSchedule: {"schedules"},
-	messages.OpDeleteSchedule: {"name"},
-	messages.OpDefineTool:     {"tools"},
-	messages.OpDeleteTool:     {"name"},
-	messages.OpCreateSource:   {"sources"},
-	messages.OpDeleteSource:   {"name"},
+	messages.OpApply:            {"states", "rules", "vars", "initial", "schedules", "tools", "sources"},
+	messages.OpCreateState:      {"states"},
+	messages.OpDeleteState:      {"name"},
+	messages.OpAppendRules:      {"rules"},
+	messages.OpDeleteRules:      {"ids", "match"},
+	messages.OpCreateSchedule:   {"schedules"},
+	messages.OpDeleteSchedule:   {"name"},
+	messages.OpDefineTool:       {"tools"},
+	messages.OpDeleteTool:       {"name"},
+	messages.OpCreateSource:     {"sources"},
+	messages.OpDeleteSource:     {"name"},
+	messages.OpDefineTransition: {"tools", "sources"},
+	messages.OpDeleteTransition: {"name"},
 }
 
 // checkFields rejects an unknown op and fields the op does not take.

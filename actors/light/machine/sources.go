@@ -138,3 +138,69 @@ func (c *core) opDeleteSource(in *messages.InConfigData) ([]Output, *rejection) 
 	}
 	return []Output{{Type: messages.OutConfig, Data: messages.OutConfigData{Op: in.Op, Sources: []string{in.Name}}}}, nil
 }
+
+// ---- custom transitions: a predicate tool and a source that polls it ----
+
+// transitionSource returns the index of the custom transition name's
+// source, or -1.
+func (c *core) transitionSource(name string) int {
+	return slices.IndexFunc(c.sources, func(s *sourceDef) bool {
+		return s.def.Name == name && s.def.Kind() == source.TypeTransition && s.def.Fetch.Tool == name
+	})
+}
+
+func (c *core) opDefineTransition(in *messages.InConfigData) ([]Output, *rejection) {
+	if len(in.Tools) != 1 || len(in.Sources) != 1 {
+		return nil, rejectf(400, "define_transition takes one tool and one source, the predicate and its poll")
+	}
+	addT, r := checkTools(in.Tools)
+	if r != nil {
+		return nil, r
+	}
+	name := addT[0].Name
+	tools := mergeTools(c.tools, addT)
+	addS, r := checkSources(in.Sources, tools, false)
+	if r != nil {
+		return nil, r
+	}
+	if d := addS[0].def; d.Kind() != source.TypeTransition || d.Name != name || d.Fetch.Tool != name {
+		return nil, rejectf(400, "define_transition: the source must be of type transition, named like its tool and polling it")
+	}
+	// Never take over a tool or a source that is not this transition's.
+	mine := c.transitionSource(name) >= 0
+	if c.toolIdx[name] != nil && !mine {
+		return nil, rejectf(409, "tool %q exists and is not a custom transition; name the transition differently, or delete the tool first (delete_tool)", name)
+	}
+	if !mine && slices.ContainsFunc(c.sources, func(s *sourceDef) bool { return s.def.Name == name }) {
+		return nil, rejectf(409, "data source %q exists and is not a custom transition; name the transition differently, or delete the source first (delete_source)", name)
+	}
+	cfg := c.current()
+	cfg.tools = tools
+	cfg.sources = mergeSources(c.sources, addS)
+	if err := c.commit(cfg); err != nil {
+		return nil, rejectf(500, "%v", err)
+	}
+	return []Output{{Type: messages.OutConfig, Data: messages.OutConfigData{Op: in.Op, Tools: []string{name}, Sources: []string{name}}}}, nil
+}
+
+func (c *core) opDeleteTransition(in *messages.InConfigData) ([]Output, *rejection) {
+	if in.Name == "" {
+		return nil, rejectf(400, "delete_transition: name is empty; give the name of the custom transition to delete")
+	}
+	i := c.transitionSource(in.Name)
+	if i < 0 {
+		return nil, rejectf(404, "custom transition %q does not exist; nothing to delete (list_sources lists them, with type transition)", in.Name)
+	}
+	cfg := c.current()
+	cfg.sources = slices.Delete(slices.Clone(c.sources), i, i+1)
+	data := messages.OutConfigData{Op: in.Op, Sources: []string{in.Name}}
+	// The predicate goes too, unless another source polls it as well.
+	if len(sourcesUsing(cfg.sources, in.Name)) == 0 {
+		cfg.tools = slices.DeleteFunc(slices.Clone(c.tools), func(t *tool) bool { return t.Name == in.Name })
+		data.Tools = []string{in.Name}
+	}
+	if err := c.commit(cfg); err != nil {
+		return nil, rejectf(500, "%v", err)
+	}
+	return []Output{{Type: messages.OutConfig, Data: data}}, nil
+}

@@ -1,0 +1,129 @@
+package source
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/lumen-home/lumen/messages"
+	"github.com/lumen-home/lumen/nats/subject"
+	psrc "github.com/lumen-home/lumen/plugins/source"
+)
+
+// The internal sources read the light's history: its state outputs in the
+// journal, the same events replay and `lumen tail` show. The manager
+// follows them with an ordered consumer (from the first, then live) only
+// while the light has an internal source, and keeps what
+// psrc.Prune says the sources can still need.
+
+// histMsg carries history to the manager: entries to append, after
+// forgetting what it had when reset (the follower started over), and
+// whether the follower has caught up with the journal.
+type histMsg struct {
+	epoch    int
+	reset    bool
+	entries  []psrc.Transition
+	caughtUp bool
+}
+
+// follow streams the light's state outputs to send until ctx ends,
+// starting over (reset) after an error.
+func follow(ctx context.Context, nc *nats.Conn, light string, epoch int, send func(*histMsg), logf func(string, ...any)) {
+	for first := true; ctx.Err() == nil; first = false {
+		if !first {
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(time.Second):
+			}
+		}
+		if err := followOnce(ctx, nc, light, epoch, send); err != nil && ctx.Err() == nil {
+			logf("source %s: follow the light's history: %v; starting over", light, err)
+		}
+	}
+}
+
+func followOnce(ctx context.Context, nc *nats.Conn, light string, epoch int, send func(*histMsg)) error {
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return fmt.Errorf("source: jetstream: %w", err)
+	}
+	str, err := js.Stream(ctx, subject.Stream)
+	if err != nil {
+		return fmt.Errorf("source: stream %s: %w", subject.Stream, err)
+	}
+	cons, err := str.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{
+		FilterSubjects:    []string{subject.Out(light, messages.OutState)},
+		DeliverPolicy:     jetstream.DeliverAllPolicy,
+		InactiveThreshold: 30 * time.Second,
+	})
+	if err != nil {
+		return fmt.Errorf("source: follow %s: %w", light, err)
+	}
+	send(&histMsg{epoch: epoch, reset: true})
+	if info := cons.CachedInfo(); info != nil && info.NumPending == 0 {
+		send(&histMsg{epoch: epoch, caughtUp: true})
+	}
+	iter, err := cons.Messages()
+	if err != nil {
+		return fmt.Errorf("source: follow %s: %w", light, err)
+	}
+	defer iter.Stop()
+	for {
+		m, err := iter.Next(jetstream.NextContext(ctx))
+		if err != nil {
+			return fmt.Errorf("source: follow %s: %w", light, err)
+		}
+		md, err := m.Metadata()
+		if err != nil {
+			return fmt.Errorf("source: follow %s: %w", light, err)
+		}
+		h := &histMsg{epoch: epoch, caughtUp: md.NumPending == 0}
+		var env messages.Envelope
+		var d messages.OutStateData
+		if messages.DecodeEnvelope(m.Data(), &env) == nil && json.Unmarshal(env.Data, &d) == nil {
+			h.entries = []psrc.Transition{psrc.TransitionOf(env.Time, d)}
+		}
+		send(h)
+	}
+}
+
+// history is what the manager knows of the light's history.
+type history struct {
+	epoch   int
+	cancel  context.CancelFunc // nil: not following
+	entries []psrc.Transition
+	ready   bool // caught up once since the follower (re)started
+	pruneAt int
+}
+
+// add applies one message of the current follower.
+func (h *history) add(msg *histMsg, now time.Time) {
+	if msg.epoch != h.epoch || h.cancel == nil {
+		return // a stopped follower's late message
+	}
+	if msg.reset {
+		h.entries, h.ready = nil, false
+	}
+	h.entries = append(h.entries, msg.entries...)
+	if msg.caughtUp {
+		h.ready = true
+	}
+	// Prune in amortized constant time: when the history doubled.
+	if len(h.entries) >= max(h.pruneAt, 256) {
+		h.entries = psrc.Prune(h.entries, now, psrc.HistoryKeep)
+		h.pruneAt = 2 * len(h.entries)
+	}
+}
+
+// stop ends the follower and forgets the history.
+func (h *history) stop() {
+	if h.cancel != nil {
+		h.cancel()
+	}
+	h.cancel, h.entries, h.ready, h.pruneAt = nil, nil, false, 0
+}

@@ -1,0 +1,263 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/lumen-home/lumen/messages"
+	psource "github.com/lumen-home/lumen/plugins/source"
+)
+
+// sourceFlags are the flags of `lumen source add` that build a definition
+// without a file.
+type sourceFlags struct {
+	file     string
+	typ      string
+	interval durationFlag
+	tool     string
+	args     string
+	store    []string
+	fires    string
+	tracks   string
+	subject  string
+}
+
+func newSource(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "source",
+		Short: "Add, list and delete a light's data sources",
+		Long: `A data source feeds the light's variables and fires a transition, so that
+rules only ever read variables. A poll source runs a tool every interval,
+stores values read from its result (each variable v also keeps v_prev, its
+previous value) and fires its transition. An internal source computes a value
+from the light's own history (state_duration, transitions_today,
+last_5_transitions). A nats source stores every message published on a NATS
+subject and fires. Definitions are journaled with the light's
+configuration; what a source fetched is journaled as set_var and fire
+inputs, so a replay never calls the network.`,
+		Example: `  lumen source add weather --tool get_weather --args '{"location":"Paris"}' \
+      --interval 1h --store temperature=result.temp --fires weather_updated
+  lumen source add dur --tracks state_duration --interval 30s --fires dur_updated
+  lumen source add door --subject home.doorbell --store who=result.who --fires doorbell
+  lumen source ls
+  lumen source rm weather`,
+		Args: args(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+	}
+	var f sourceFlags
+	add := &cobra.Command{
+		Use:   "add NAME [flags] | add -f FILE",
+		Short: "Add (or replace) a data source",
+		Long: `Add a data source named NAME from flags, or from a YAML or JSON file
+(-f FILE, -f - for standard input) with the fields of create_source:
+name, type, interval_ms, fetch {tool, args}, store {var: path}, fires,
+tracks (internal), subject (nats). A source with the same name is replaced.
+
+The kind follows from the flags: --tool makes a poll source, --tracks an
+internal one, --subject a nats one (or say --type). A store path reads
+the result: result.temp, result.list[0].name, result["odd key"].`,
+		Example: `  # poll: run get_weather every hour, store result.temp, fire weather_updated
+  lumen source add weather --tool get_weather --args '{"location":"Paris"}' \
+      --interval 1h --store temperature=result.temp --fires weather_updated
+
+  # internal: seconds in the current state, every 30 s, into variable dur
+  lumen source add dur --tracks state_duration --interval 30s --store dur=result
+
+  # push: every message on home.doorbell; {"who":"Ann"} sets who = "Ann"
+  lumen source add door --subject home.doorbell --store who=result.who --fires doorbell
+
+  # from a file (YAML or JSON), or standard input
+  lumen source add -f weather.yaml
+  echo '{"name":"dur","type":"internal","tracks":"state_duration"}' | lumen source add -f -`,
+		Args: args(cobra.MaximumNArgs(1)),
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			body, err := f.definition(cmd, argv, a.stdin)
+			if err != nil {
+				return err
+			}
+			return a.mutate(messages.VerbCreateSource, body)
+		},
+	}
+	fl := add.Flags()
+	fl.StringVarP(&f.file, "file", "f", "", "the definition (YAML or JSON; - for stdin) instead of flags")
+	fl.StringVar(&f.typ, "type", "", "poll, internal or nats (default: from the other flags)")
+	fl.Var(&f.interval, "interval", "how often a poll or internal source runs, e.g. 1h, 30s (poll: at least 10s)")
+	fl.StringVar(&f.tool, "tool", "", "poll: the tool to run")
+	fl.StringVar(&f.args, "args", "", "poll: the tool's arguments, a JSON object")
+	fl.StringArrayVar(&f.store, "store", nil, "VAR=PATH: store the value at PATH of the result in variable VAR (repeatable)")
+	fl.StringVar(&f.fires, "fires", "", "the transition to fire after storing")
+	fl.StringVar(&f.tracks, "tracks", "", "internal: state_duration, time_in_state_ms, transitions_today or last_5_transitions")
+	fl.StringVar(&f.subject, "subject", "", "nats: the subject to listen on, e.g. home.doorbell (not under lumen.)")
+
+	ls := &cobra.Command{
+		Use:   "ls",
+		Short: "List the light's data sources",
+		Example: `  lumen source ls
+  lumen source ls --light kitchen --json`,
+		Args: args(cobra.NoArgs),
+		RunE: func(_ *cobra.Command, _ []string) error {
+			b, err := a.request(messages.VerbListSources, struct{}{})
+			if err != nil {
+				return err
+			}
+			if a.jsonOut {
+				return a.printJSON(b)
+			}
+			var r messages.SourcesReply
+			if err := json.Unmarshal(b, &r); err != nil {
+				return fmt.Errorf("unexpected reply: %s", b)
+			}
+			if len(r.Sources) == 0 {
+				fmt.Fprintf(a.stdout, "light %s has no data sources\n", a.light)
+			}
+			for _, raw := range r.Sources {
+				fmt.Fprintln(a.stdout, sourceLine(raw))
+			}
+			return nil
+		},
+	}
+	rm := &cobra.Command{
+		Use:     "rm NAME",
+		Short:   "Delete a data source (its variables keep their last values)",
+		Example: `  lumen source rm weather`,
+		Args:    args(cobra.ExactArgs(1)),
+		RunE: func(_ *cobra.Command, argv []string) error {
+			return a.mutate(messages.VerbDeleteSource, messages.NameRequest{Name: argv[0]})
+		},
+	}
+	for _, c := range []*cobra.Command{add, ls, rm} {
+		lightFlag(c, a)
+		jsonFlag(c, a)
+		cmd.AddCommand(c)
+	}
+	return cmd
+}
+
+// definition returns the body of create_source: the file's, or one built
+// from the flags. The light validates it; only how the command was called
+// is checked here.
+func (f *sourceFlags) definition(cmd *cobra.Command, argv []string, stdin io.Reader) ([]byte, error) {
+	if f.file != "" {
+		var set []string
+		for _, name := range []string{"type", "interval", "tool", "args", "store", "fires", "tracks", "subject"} {
+			if cmd.Flags().Changed(name) {
+				set = append(set, "--"+name)
+			}
+		}
+		if len(set) > 0 || len(argv) > 0 {
+			return nil, usageError{fmt.Errorf("-f FILE gives the whole definition; drop %s", strings.Join(append(argv, set...), " "))}
+		}
+		var raw []byte
+		var err error
+		if f.file == "-" {
+			raw, err = io.ReadAll(stdin)
+		} else {
+			raw, err = os.ReadFile(f.file)
+		}
+		if err != nil {
+			return nil, err
+		}
+		body, err := toJSON(raw, strings.ToLower(filepath.Ext(f.file)))
+		if err != nil {
+			return nil, usageError{fmt.Errorf("%s: %w", f.file, err)}
+		}
+		return body, nil
+	}
+	if len(argv) == 0 {
+		return nil, usageError{errors.New("name the source (lumen source add NAME --tool … --interval … --store VAR=PATH), or give -f FILE")}
+	}
+	def := map[string]any{"name": argv[0]}
+	typ := f.typ
+	if typ == "" {
+		switch {
+		case f.tracks != "":
+			typ = psource.TypeInternal
+		case f.subject != "":
+			typ = psource.TypeNATS
+		}
+	}
+	if typ != "" {
+		def["type"] = typ
+	}
+	if f.interval != 0 {
+		iv := time.Duration(f.interval)
+		if iv < time.Millisecond {
+			return nil, usageError{fmt.Errorf("--interval %s is too short; give a duration like 30s or 1h", iv)}
+		}
+		def["interval_ms"] = iv.Milliseconds()
+	}
+	if f.tool != "" || f.args != "" {
+		fetch := map[string]any{"tool": f.tool}
+		if f.args != "" {
+			if !json.Valid([]byte(f.args)) {
+				return nil, usageError{fmt.Errorf("--args is not JSON: %s; give an object like '{\"location\":\"Paris\"}'", f.args)}
+			}
+			fetch["args"] = json.RawMessage(f.args)
+		}
+		def["fetch"] = fetch
+	}
+	if len(f.store) > 0 {
+		store := make(map[string]string, len(f.store))
+		for _, s := range f.store {
+			v, p, ok := strings.Cut(s, "=")
+			if !ok || v == "" || p == "" {
+				return nil, usageError{fmt.Errorf("--store %q: give VAR=PATH, e.g. --store temperature=result.temp", s)}
+			}
+			if _, dup := store[v]; dup {
+				return nil, usageError{fmt.Errorf("--store: variable %s is given twice", v)}
+			}
+			store[v] = p
+		}
+		def["store"] = store
+	}
+	for k, v := range map[string]string{"fires": f.fires, "tracks": f.tracks, "subject": f.subject} {
+		if v != "" {
+			def[k] = v
+		}
+	}
+	return json.Marshal(def)
+}
+
+// sourceLine renders one definition for a person: name, kind and what
+// triggers it, what it stores, what it fires.
+func sourceLine(raw json.RawMessage) string {
+	var d psource.Def
+	if err := d.UnmarshalJSON(raw); err != nil {
+		return string(raw)
+	}
+	var what string
+	switch d.Kind() {
+	case psource.TypePoll:
+		what = fmt.Sprintf("poll every %v: %s %s", d.Interval(), d.Fetch.Tool, d.Fetch.Args)
+	case psource.TypeInternal:
+		what = fmt.Sprintf("internal every %v: %s", d.Interval(), d.Tracks)
+	case psource.TypeNATS:
+		what = "nats " + d.Subject
+	case psource.TypeTransition:
+		what = fmt.Sprintf("custom transition, predicate %s every %v", d.Fetch.Tool, d.Interval())
+	default:
+		what = d.Kind()
+	}
+	parts := []string{fmt.Sprintf("%-16s %s", d.Name, what)}
+	if len(d.Store) > 0 {
+		var st []string
+		for _, v := range slices.Sorted(maps.Keys(d.Store)) {
+			st = append(st, v+"="+d.Store[v])
+		}
+		parts = append(parts, "store "+strings.Join(st, " "))
+	}
+	if d.Fires != "" {
+		parts = append(parts, "fires "+d.Fires)
+	}
+	return strings.Join(parts, "  ")
+}

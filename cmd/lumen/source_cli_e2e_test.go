@@ -1,0 +1,73 @@
+package main_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// lumen source add|ls|rm against the real binary: what a user types, the
+// exit status and what they read.
+func TestSourceCLI(t *testing.T) {
+	t.Parallel()
+	d := startDaemon(t, t.TempDir())
+	cli := func(args ...string) (string, int) { return runCLI(t, d.URL, args...) }
+
+	out, code := cli("source", "add", "clock", "--tool", "get_time", "--args", `{}`, "--interval", "1h",
+		"--store", "now=result", "--fires", "clock_updated")
+	if code != 0 || !strings.Contains(out, "clock") {
+		t.Fatalf("add from flags: %d %s", code, out)
+	}
+	file := filepath.Join(t.TempDir(), "slow.yaml")
+	if err := os.WriteFile(file, []byte("name: slow\ninterval_ms: 7200000\nfetch: {tool: get_time}\nstore: {when: result}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, code := cli("source", "add", "-f", file); code != 0 {
+		t.Fatalf("add -f: %d %s", code, out)
+	}
+	out, code = cli("source", "ls")
+	for _, want := range []string{"clock", "poll every 1h0m0s: get_time", "store now=result", "fires clock_updated", "slow", "every 2h0m0s"} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Fatalf("ls: want %q in: %d %s", want, code, out)
+		}
+	}
+
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--tool", "get_time", "--interval", "1s", "--store", "x=result"}, 1, "below the minimum"},
+		{[]string{"--tool", "nope", "--interval", "1h", "--store", "x=result"}, 1, "define_tool"},
+		{[]string{"--tool", "get_time", "--interval", "1h", "--store", "x"}, 2, "VAR=PATH"},
+		{[]string{"--tool", "get_time", "--interval", "1h", "--store", "x=result", "--args", "{nope"}, 2, "--args is not JSON"},
+		{[]string{"-f", file, "--tool", "get_time"}, 2, "drop"},
+	} {
+		args := append([]string{"source", "add"}, c.args...)
+		if c.args[0] != "-f" {
+			args = append([]string{"source", "add", "bad"}, c.args...)
+		}
+		if out, code := cli(args...); code != c.code || !strings.Contains(out, c.want) {
+			t.Errorf("%v: got %d %s, want exit %d with %q", args, code, out, c.code, c.want)
+		}
+	}
+	if out, code := cli("source", "add", "--tool", "get_time"); code != 2 || !strings.Contains(out, "name the source") {
+		t.Errorf("add without a name: %d %s", code, out)
+	}
+
+	if out, code := cli("source", "rm", "clock"); code != 0 {
+		t.Fatalf("rm: %d %s", code, out)
+	}
+	if out, _ := cli("source", "ls", "--json"); strings.Contains(out, `"clock"`) || !strings.Contains(out, `"slow"`) {
+		t.Fatalf("ls after rm: %s", out)
+	}
+	if out, code := cli("source", "rm", "clock"); code != 1 || !strings.Contains(out, "does not exist") {
+		t.Fatalf("rm twice: %d %s", code, out)
+	}
+	for _, sub := range []string{"add", "ls", "rm"} {
+		if out, code := cli("source", sub, "--help"); code != 0 || !strings.Contains(out, "Examples:") {
+			t.Errorf("source %s --help has no example: %s", sub, out)
+		}
+	}
+}

@@ -1,0 +1,58 @@
+package source_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/lumen-home/lumen/plugins/source"
+)
+
+func TestPushResult(t *testing.T) {
+	door := source.Def{Name: "door", Type: source.TypeNATS, Subject: "home.doorbell", Fires: "doorbell"}
+	tests := []struct {
+		name    string
+		payload string
+		want    string // the result, or the error's text
+		err     bool
+	}{
+		{"JSON object is the result", ` {"who": "Ann"} `, `{"who":"Ann"}`, false},
+		{"JSON scalar", `42`, `42`, false},
+		{"plain text", `ding dong`, `{"text":"ding dong"}`, false},
+		{"broken JSON is text", `{"who":`, `{"text":"{\"who\":"}`, false},
+		{"empty message", ``, `{"text":""}`, false},
+		{"not UTF-8", "\xff\xfe", "neither JSON nor UTF-8", true},
+		{"too large", `"` + strings.Repeat("x", source.MaxPushBytes) + `"`, "larger than 65536", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := source.PushResult(door, []byte(tt.payload))
+			if tt.err {
+				if !errors.Is(err, source.ErrBadResult) || !strings.Contains(err.Error(), tt.want) {
+					t.Fatalf("got %s, %v; want a bad-result error with %q", got, err, tt.want)
+				}
+				return
+			}
+			if err != nil || string(got) != tt.want {
+				t.Fatalf("got %s, %v; want %s", got, err, tt.want)
+			}
+		})
+	}
+}
+
+// A pushed message goes through the same store as a fetched result.
+func TestPushResultUpdates(t *testing.T) {
+	door := source.Def{Name: "door", Type: source.TypeNATS, Subject: "home.doorbell", Store: map[string]string{"who": "result.who"}}
+	res, err := source.PushResult(door, []byte(`{"who":"Ann"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ups, err := source.Updates(door, res, nil)
+	if err != nil || len(ups) != 1 || ups[0].Name != "who" || string(ups[0].Value) != `"Ann"` {
+		t.Fatalf("updates %v, %v", ups, err)
+	}
+	res, _ = source.PushResult(door, []byte(`hello`))
+	if _, err := source.Updates(door, res, nil); !errors.Is(err, source.ErrBadResult) {
+		t.Fatalf("text without who: %v, want a bad-result error", err)
+	}
+}
