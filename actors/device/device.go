@@ -91,6 +91,7 @@ type (
 	gestureT struct{ gen int }
 	frameT   struct{ gen int }
 	reload   struct{}
+	pendingT struct{ id, session string }
 )
 
 // Actor is the hardware actor of one light.
@@ -110,6 +111,13 @@ type Actor struct {
 	raw    []hardware.RGB
 	out    []hardware.RGB
 	failed string // the state whose render error was journaled since it was entered
+
+	// A pending agent approval takes over the LED (a pulsing amber) and
+	// the button (hold approves, click rejects) until it is decided.
+	approval        string
+	approvalSession string
+	swallowRelease  bool            // the release that ends an approving hold
+	agentSeen       map[string]bool // sessions with events since start: newer than the sessions read at start
 
 	frameGen, gestureGen int
 	frameTimer           *time.Timer
@@ -141,6 +149,11 @@ func (a *Actor) Receive(ctx actor.Context) {
 		a.apply(ctx, msg.reply)
 	case *reload:
 		a.load(ctx)
+	case *pendingT:
+		if a.approval == "" && !a.agentSeen[msg.session] {
+			a.approval, a.approvalSession = msg.id, msg.session
+			a.enter(ctx, a.state, a.cause)
+		}
 	case *edge:
 		a.emit(a.det.Edge(msg.e))
 		a.armGestures(ctx)
@@ -156,7 +169,11 @@ func (a *Actor) Receive(ctx actor.Context) {
 	case *Press:
 		ctx.Respond(a.press(msg.Down))
 	case *Show:
-		ctx.Respond(&messages.LEDReply{OK: true, State: a.state, Pixels: pixels(a.out), Raw: pixels(a.raw)})
+		shown := a.state
+		if a.approval != "" {
+			shown = ApprovalState
+		}
+		ctx.Respond(&messages.LEDReply{OK: true, State: shown, Pixels: pixels(a.out), Raw: pixels(a.raw)})
 	}
 }
 
@@ -173,6 +190,7 @@ func (a *Actor) start(ctx actor.Context) error {
 	}
 	a.r, a.det = r, det
 	a.states, a.vars, a.seen, a.state = map[string]messages.State{}, map[string]json.RawMessage{}, 0, ""
+	a.approval, a.approvalSession, a.agentSeen = "", "", nil
 	bg, cancel := context.WithCancel(context.Background())
 	a.ctx, a.cancel = bg, cancel
 	self, root := ctx.Self(), ctx.ActorSystem().Root
@@ -202,6 +220,20 @@ func (a *Actor) start(ctx actor.Context) error {
 		}
 	}()
 	a.load(ctx)
+	// An approval pending since before a restart shows again: the agent
+	// has no event to send for it.
+	nc, name, logf := a.cfg.Conn, a.cfg.Light, a.cfg.Logf
+	go func() {
+		var sr messages.SessionsReply
+		if light.Ask(bg, nc, name, messages.VerbSessions, &sr, 30, "device "+name, logf) != nil {
+			return
+		}
+		for _, s := range sr.Sessions {
+			if s.Pending != nil && s.Pending.Approval != "" {
+				root.Send(self, &pendingT{id: s.Pending.Approval, session: s.Session})
+			}
+		}
+	}()
 	return nil
 }
 
@@ -264,7 +296,14 @@ func (a *Actor) apply(ctx actor.Context, g *messages.GetReply) {
 // follow handles one output of the light.
 func (a *Actor) follow(ctx actor.Context, m *nats.Msg) {
 	var env messages.Envelope
-	if err := messages.DecodeEnvelope(m.Data, &env); err != nil || env.Cause == 0 {
+	if err := messages.DecodeEnvelope(m.Data, &env); err != nil {
+		return
+	}
+	if env.Type == messages.OutAgent {
+		a.agentEvent(ctx, env.Data)
+		return
+	}
+	if env.Cause == 0 {
 		return // restart and render events
 	}
 	if env.Cause <= a.seen && env.Type != messages.OutState {
@@ -311,6 +350,9 @@ func (a *Actor) enter(ctx actor.Context, name string, cause uint64) {
 		// Not known yet (the model is being read): dark until it is.
 		st = messages.State{Name: name}
 	}
+	if a.approval != "" {
+		st = approvalState
+	}
 	if err := a.r.SetState(st, a.cfg.Now(), cause, a.vars); err != nil {
 		a.renderError(name, err)
 	}
@@ -329,7 +371,11 @@ func (a *Actor) frame(ctx actor.Context, first bool) {
 	}
 	a.raw, a.out = f.Raw, f.Out
 	if first {
-		ev := messages.LEDEvent{State: a.state, Cause: a.cause, Time: now, Pixels: pixels(f.Out), Raw: pixels(f.Raw)}
+		shown := a.state
+		if a.approval != "" {
+			shown = ApprovalState
+		}
+		ev := messages.LEDEvent{State: shown, Cause: a.cause, Time: now, Pixels: pixels(f.Out), Raw: pixels(f.Raw)}
 		if b, err := json.Marshal(ev); err == nil {
 			_ = a.cfg.Conn.Publish(subject.LED(a.cfg.Light), b)
 		}
@@ -361,9 +407,18 @@ func (a *Actor) renderError(state string, err error) {
 	a.append(subject.Out(a.cfg.Light, messages.OutError), &env)
 }
 
-// emit journals gestures as the light's inputs, in order.
+// emit journals gestures as the light's inputs, in order; while an
+// approval is pending they decide it instead.
 func (a *Actor) emit(gs []gesture.Gesture) {
 	for _, g := range gs {
+		if a.swallowRelease && g.Kind == gesture.Release {
+			a.swallowRelease = false
+			continue
+		}
+		if a.approval != "" {
+			a.decide(g.Kind)
+			continue
+		}
 		data, _ := json.Marshal(messages.InFiredData{Transition: g.Kind, Source: "button"})
 		env := messages.Envelope{V: messages.Version, ID: nuid.Next(), Type: messages.InFired, Light: a.cfg.Light, Time: g.At.UTC(), Data: data}
 		a.append(subject.In(a.cfg.Light, messages.InFired), &env)
@@ -423,4 +478,64 @@ func pixels(f []hardware.RGB) []messages.Pixel {
 		p[i] = messages.Pixel(c)
 	}
 	return p
+}
+
+// ApprovalState is what the LED reports while an agent approval is
+// pending.
+const ApprovalState = "approval"
+
+// approvalState pulses amber about once a second: unlike any state a
+// person is likely to make, so "the light wants an answer" is plain.
+var approvalState = messages.State{Name: ApprovalState,
+	R: messages.Channel{Expr: "255*(0.55+0.45*Math.sin(frame*0.16))"},
+	G: messages.Channel{Expr: "120*(0.55+0.45*Math.sin(frame*0.16))"},
+	B: messages.Channel{Num: 0}, Speed: func() *int { ms := 40; return &ms }()}
+
+// agentEvent follows the agent's approvals.
+func (a *Actor) agentEvent(ctx actor.Context, data json.RawMessage) {
+	var d messages.OutAgentData
+	if json.Unmarshal(data, &d) != nil {
+		return
+	}
+	if a.agentSeen == nil {
+		a.agentSeen = map[string]bool{}
+	}
+	a.agentSeen[d.Session] = true
+	switch {
+	case d.Kind == messages.AgentKindApproval && d.Approval != "":
+		a.approval, a.approvalSession = d.Approval, d.Session
+	case a.approval != "" && d.Session == a.approvalSession &&
+		(d.Kind == messages.AgentKindDecision || d.Kind == messages.AgentKindEnd || d.Kind == messages.AgentKindAsk):
+		a.approval, a.approvalSession = "", ""
+	default:
+		return
+	}
+	a.enter(ctx, a.state, a.cause)
+}
+
+// decide sends a gesture's decision on the pending approval to the agent:
+// hold approves, click rejects, other gestures do nothing.
+func (a *Actor) decide(kind string) {
+	verb := ""
+	switch kind {
+	case gesture.Hold:
+		verb, a.swallowRelease = messages.VerbApprove, true
+	case gesture.Click:
+		verb = messages.VerbReject
+	default:
+		return
+	}
+	body, _ := json.Marshal(messages.ApprovalRequest{ID: a.approval, Who: "button"})
+	nc, subj, logf, light := a.cfg.Conn, subject.Cmd(a.cfg.Light, verb), a.cfg.Logf, a.cfg.Light
+	go func() {
+		m, err := nc.Request(subj, body, 10*time.Second)
+		if err != nil {
+			logf("device %s: %s by button: %v", light, verb, err)
+			return
+		}
+		var r messages.ErrorReply
+		if json.Unmarshal(m.Data, &r) == nil && !r.OK && r.Error != "" {
+			logf("device %s: %s by button: %s", light, verb, r.Error)
+		}
+	}()
 }

@@ -68,7 +68,13 @@ func (a *app) request(verb string, body any) ([]byte, error) {
 		return nil, err
 	}
 	defer nc.Close()
+	return a.requestOn(nc, verb, body)
+}
+
+// requestOn is request over an open connection.
+func (a *app) requestOn(nc *nats.Conn, verb string, body any) ([]byte, error) {
 	var data []byte
+	var err error
 	switch b := body.(type) {
 	case []byte:
 		data = b
@@ -77,7 +83,12 @@ func (a *app) request(verb string, body any) ([]byte, error) {
 			return nil, err
 		}
 	}
-	msg, err := nc.Request(subject.Cmd(a.light, verb), data, time.Duration(a.timeout))
+	return a.requestMsg(nc, &nats.Msg{Subject: subject.Cmd(a.light, verb), Data: data})
+}
+
+// requestMsg sends one request message to a light.
+func (a *app) requestMsg(nc *nats.Conn, out *nats.Msg) ([]byte, error) {
+	msg, err := nc.RequestMsg(out, time.Duration(a.timeout))
 	switch {
 	case errors.Is(err, nats.ErrNoResponders):
 		return nil, fmt.Errorf("no light named %q is running at %s; start it with 'lumen up --light %s'", a.light, a.server, a.light)
@@ -396,6 +407,11 @@ func describe(env messages.Envelope) string {
 				rule = " rule " + d.Rule + ":"
 			}
 			return fmt.Sprintf("error  %s%s %s%s", d.Kind, rule, d.Error, cause)
+		}
+	case messages.OutAgent:
+		var d messages.OutAgentData
+		if json.Unmarshal(env.Data, &d) == nil {
+			return "agent  " + agentLine(d)
 		}
 	case messages.OutIgnored:
 		var d messages.OutIgnoredData

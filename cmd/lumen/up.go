@@ -28,6 +28,7 @@ import (
 	"github.com/lumen-home/lumen/actors/light/machine"
 	"github.com/lumen-home/lumen/actors/source"
 	"github.com/lumen-home/lumen/actors/tool"
+	"github.com/lumen-home/lumen/agent"
 	"github.com/lumen-home/lumen/hardware"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/broker"
@@ -56,6 +57,8 @@ type UpConfig struct {
 	// AllowNet lets tools reach these hosts, IPs or CIDRs (with an
 	// optional port) even when private, and over plain HTTP.
 	AllowNet []string `yaml:"allow_net"`
+	// Agent configures the LLM agent (see AgentConfig).
+	Agent AgentConfig `yaml:"agent"`
 }
 
 func defaultDataDir() string {
@@ -143,6 +146,7 @@ the status line shows it live.`,
 	f.IntVar(&cfg.SnapshotEvery, "snapshot-every", 1000, "inputs between snapshots of a light")
 	f.Int64Var(&cfg.MaxBytes, "max-bytes", broker.DefaultMaxBytes, "journal size budget: past 3/4 of it, events covered by snapshots are purged")
 	f.StringArrayVar(&cfg.AllowNet, "allow-net", nil, "HOST[:PORT], IP or CIDR custom tools may reach even on the LAN, and over plain HTTP (repeatable); tools can never grant this themselves")
+	agentFlags(f, &cfg.Agent)
 	f.StringVar(&cfg.Hardware.Driver, "hardware", "auto", "auto: the Pi's GPIO when present, else a simulated LED and button; sim; rpi")
 	return cmd
 }
@@ -195,6 +199,7 @@ func loadUpConfig(cmd *cobra.Command, flags UpConfig, file string) (UpConfig, er
 		if !set("allow-net") && len(fromFile.AllowNet) > 0 {
 			cfg.AllowNet = fromFile.AllowNet
 		}
+		mergeAgent(set, &cfg.Agent, fromFile.Agent)
 		driver := cfg.Hardware.Driver
 		cfg.Hardware = fromFile.Hardware
 		if set("hardware") || cfg.Hardware.Driver == "" {
@@ -238,8 +243,16 @@ func loadUpConfig(cmd *cobra.Command, flags UpConfig, file string) (UpConfig, er
 	if _, err := netpolicy.ParseAllow(cfg.AllowNet); err != nil {
 		return cfg, usageError{fmt.Errorf("--allow-net: %w", err)}
 	}
+	if err := cfg.Agent.validate(); err != nil {
+		return cfg, usageError{err}
+	}
+	cfg.Agent.apiKey = os.Getenv("OPENAI_API_KEY")
 	return cfg, nil
 }
+
+// maxPayload lets a spoken request (up to agent.MaxAudio) through, so a
+// larger one reaches the talk endpoint and gets its 413.
+const maxPayload = 2 * agent.MaxAudio
 
 // Main is the daemon, usable in process by tests.
 type Main struct {
@@ -254,6 +267,7 @@ type Main struct {
 	services []micro.Service
 	devices  *devices
 	engine   *lazyEngine
+	plugins  *tool.Plugins
 	url      string
 }
 
@@ -272,7 +286,7 @@ func (m *Main) Run(ctx context.Context) error {
 		return fmt.Errorf("data dir: %w", err)
 	}
 	b, err := broker.Start(ctx, broker.Config{DataDir: cfg.Data, Listen: cfg.Listen, Sync: cfg.Sync,
-		User: cfg.User, Password: cfg.Password, MaxBytes: cfg.MaxBytes})
+		User: cfg.User, Password: cfg.Password, MaxBytes: cfg.MaxBytes, MaxPayload: maxPayload})
 	if err != nil {
 		return err
 	}
@@ -324,12 +338,17 @@ func (m *Main) Run(ctx context.Context) error {
 	status := newStatusLine(m.Stdout, cfg.Lights)
 	allow, _ := netpolicy.ParseAllow(cfg.AllowNet) // validated with the flags
 	m.engine = m.startToolEngine()
+	m.plugins = m.openPlugins(cfg.Data)
 	sec, err := secrets.Open(filepath.Join(cfg.Data, "secrets"))
 	if err != nil {
 		m.logf("secrets: %v; tools run without secrets", err)
 		sec = nil
 	}
 	minSource, tick := sourceMinInterval(m.logf)
+	model := cfg.Agent.model()
+	if model == nil {
+		m.logf("agent: off (no model configured); set LUMEN_MODEL and OPENAI_BASE_URL or OPENAI_API_KEY to talk to the light")
+	}
 	demo := machine.Demo()
 	for _, name := range cfg.Lights {
 		props, err := light.Props(light.Config{Name: name, Journal: j, Clock: clock, Seed: &demo,
@@ -367,7 +386,7 @@ func (m *Main) Run(ctx context.Context) error {
 		if m.engine != nil {
 			engine = m.engine
 		}
-		tprops, err := tool.Props(tool.Config{Light: name, Engine: engine, Allow: allow, Secrets: sec, Conn: nc, Logf: m.logf})
+		tprops, err := tool.Props(tool.Config{Light: name, Engine: engine, Allow: allow, Secrets: sec, Plugins: m.plugins, Conn: nc, Logf: m.logf})
 		if err != nil {
 			return err
 		}
@@ -383,6 +402,9 @@ func (m *Main) Run(ctx context.Context) error {
 			return err
 		}
 		if _, err := actors.SpawnChild(m.sys, root, "sources-"+name, sprops); err != nil {
+			return err
+		}
+		if err := m.startAgent(svc, nc, j, root, name, model); err != nil {
 			return err
 		}
 	}
@@ -420,7 +442,7 @@ func lightOf(pid *actor.PID) string {
 		return ""
 	}
 	// Children are named light-<name> and device-<name>.
-	for _, prefix := range []string{"light-", "device-", "tools-", "sources-"} {
+	for _, prefix := range []string{"light-", "device-", "tools-", "sources-", "agent-"} {
 		if _, name, ok := strings.Cut(pid.Id, prefix); ok {
 			return name
 		}
@@ -448,6 +470,8 @@ func (m *Main) Close() error {
 		m.engine.Close()
 		m.engine = nil
 	}
+	m.plugins.Close() // nil-safe
+	m.plugins = nil
 	if m.devices != nil {
 		if err := m.devices.halt(); err != nil {
 			m.logf("hardware: %v", err)

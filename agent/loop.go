@@ -1,0 +1,484 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/lumen-home/lumen/messages"
+)
+
+// Model is the language model: one chat completion with function tools.
+type Model interface {
+	Complete(ctx context.Context, req Request) (messages.AgentMessage, error)
+}
+
+// Request is one chat completion: the system prompt, the conversation
+// and the tools.
+type Request struct {
+	System   string
+	Messages []messages.AgentMessage
+	Tools    []Spec
+}
+
+// APIError is a model endpoint's HTTP error.
+type APIError struct {
+	Status  int
+	Message string
+}
+
+func (e *APIError) Error() string {
+	return fmt.Sprintf("agent: model API: HTTP %d: %s", e.Status, e.Message)
+}
+
+// Env is what a request needs from its session: durable steps and
+// approvals.
+type Env interface {
+	// Record journals an event of the session (Record numbers it
+	// s.Step+1) and, once it is durable, applies it to s.
+	Record(ctx context.Context, ev messages.OutAgentData) error
+	// Decide waits for the decision on approval id.
+	Decide(ctx context.Context, id string) (Decision, error)
+}
+
+// Loop runs requests: model turn, tool calls, again, until the model is
+// done, asks the person something, or runs out of turns.
+type Loop struct {
+	Model       Model
+	Tools       *Tools
+	Prompt      func(ctx context.Context) string
+	MaxTurns    int           // model replies per request; default 10
+	CallTimeout time.Duration // per model call; default 60 s
+	MaxHistory  int           // messages of earlier requests kept; default 40
+}
+
+// Defaults of Loop.
+const (
+	DefaultMaxTurns    = 10
+	DefaultCallTimeout = 60 * time.Second
+	DefaultMaxHistory  = 40
+)
+
+func (l *Loop) maxTurns() int {
+	if l.MaxTurns > 0 {
+		return l.MaxTurns
+	}
+	return DefaultMaxTurns
+}
+
+// Ask journals a person's input and runs the request it starts.
+func (l *Loop) Ask(ctx context.Context, s *State, env Env, text, who string) messages.AskReply {
+	if err := env.Record(ctx, messages.OutAgentData{Kind: messages.AgentKindAsk, Text: text, Who: who}); err != nil {
+		return reply(s, messages.AgentFailed, "I could not record your request, so I did nothing: "+err.Error())
+	}
+	return l.Continue(ctx, s, env)
+}
+
+// Continue runs the session's open request from where its journal stands:
+// calls the last model reply asked for and did not get, then further
+// turns. A cancelled ctx ends the request as cancelled, silently.
+func (l *Loop) Continue(ctx context.Context, s *State, env Env) messages.AskReply {
+	for {
+		if ctx.Err() != nil {
+			return l.end(env, s, messages.AgentCancelled, "")
+		}
+		last := s.Transcript[len(s.Transcript)-1]
+		if last.Role == "assistant" && len(last.ToolCalls) == 0 {
+			answer := strings.TrimSpace(last.Content)
+			if answer == "" {
+				answer = "Done."
+			}
+			return l.end(env, s, messages.AgentDone, answer)
+		}
+		if call := lastAssistant(s); call != nil {
+			for _, tc := range call.ToolCalls {
+				if hasResult(s, tc.ID) {
+					continue
+				}
+				if err := l.call(ctx, s, env, tc); err != nil {
+					if ctx.Err() != nil {
+						return l.end(env, s, messages.AgentCancelled, "")
+					}
+					return l.end(env, s, messages.AgentFailed, "I could not record a step, so I stopped: "+err.Error())
+				}
+			}
+			if status, answer, ok := finished(s, call); ok {
+				return l.end(env, s, status, answer)
+			}
+		}
+		if s.Turns >= l.maxTurns() {
+			return l.end(env, s, messages.AgentStopped, fmt.Sprintf("I stopped after %d steps without finishing.%s Ask again to go on.", s.Turns, l.sofar(s)))
+		}
+		msg, err := l.complete(ctx, s)
+		if err != nil {
+			if ctx.Err() != nil {
+				return l.end(env, s, messages.AgentCancelled, "")
+			}
+			return l.end(env, s, messages.AgentFailed, spoken(err, l.callTimeout())+l.sofar(s))
+		}
+		if err := env.Record(ctx, messages.OutAgentData{Kind: messages.AgentKindModel, Message: &msg}); err != nil {
+			return l.end(env, s, messages.AgentFailed, "I could not record a step, so I stopped: "+err.Error())
+		}
+	}
+}
+
+func (l *Loop) callTimeout() time.Duration {
+	if l.CallTimeout > 0 {
+		return l.CallTimeout
+	}
+	return DefaultCallTimeout
+}
+
+// complete asks the model for the next turn.
+func (l *Loop) complete(ctx context.Context, s *State) (messages.AgentMessage, error) {
+	if l.Model == nil {
+		return messages.AgentMessage{}, errors.New(Unconfigured)
+	}
+	ctx, cancel := context.WithTimeout(ctx, l.callTimeout())
+	defer cancel()
+	system := ""
+	if l.Prompt != nil {
+		system = l.Prompt(ctx)
+	}
+	msg, err := l.Model.Complete(ctx, Request{System: system, Messages: Conversation(s, l.maxHistory()), Tools: l.Tools.specList()})
+	if err != nil {
+		return msg, err
+	}
+	msg.Role = "assistant"
+	for i := range msg.ToolCalls {
+		if msg.ToolCalls[i].ID == "" { // some servers omit ids; the transcript needs them
+			msg.ToolCalls[i].ID = fmt.Sprintf("call_%d_%d", s.Step+1, i)
+		}
+	}
+	return msg, nil
+}
+
+func (l *Loop) maxHistory() int {
+	if l.MaxHistory > 0 {
+		return l.MaxHistory
+	}
+	return DefaultMaxHistory
+}
+
+// call runs one tool call through the permission tiers and journals it.
+// It returns an error only when the journal failed or ctx ended: a
+// failing tool is a result for the model.
+func (l *Loop) call(ctx context.Context, s *State, env Env, tc messages.AgentToolCall) error {
+	args := json.RawMessage(tc.Args)
+	step := messages.ToolStep{ID: tc.ID, Tool: tc.Name, Args: journalArgs(tc.Args)}
+	step.Tier = l.Tools.Tier(ctx, tc.Name, args)
+	var flags map[string]json.RawMessage
+	if json.Unmarshal(args, &flags) == nil && string(flags[SpeakDirectly]) == "true" && slices.Contains(directTools, tc.Name) {
+		step.Direct = true
+	}
+	finish := func() error {
+		return env.Record(ctx, messages.OutAgentData{Kind: messages.AgentKindTool, Call: &step})
+	}
+	if s.Started[tc.ID] {
+		step.Error = "this call was interrupted by a restart before its result was recorded; check the light (getStates, getRules) before calling it again"
+		return finish()
+	}
+	if prev, dup := s.Seen[DedupKey(tc.Name, step.Args)]; dup {
+		step.Blocked = true
+		step.Error = fmt.Sprintf("blocked: you already called %s with exactly these arguments in this request, and got %s. Do not repeat it: use that result, change the arguments, or call done", tc.Name, clipText(prev, 500))
+		return finish()
+	}
+	switch step.Tier {
+	case messages.TierForbidden:
+		step.Error = fmt.Sprintf("the operator does not allow %s; tell the person it needs to be done by hand", tc.Name)
+		return finish()
+	case messages.TierConfirm:
+		id := s.Approval
+		if s.Pending == nil || s.Pending.ID != tc.ID {
+			id = fmt.Sprintf("%s-%d", s.ID, s.Step+1)
+			if err := env.Record(ctx, messages.OutAgentData{Kind: messages.AgentKindApproval, Call: &step, Approval: id}); err != nil {
+				return err
+			}
+		}
+		dec, ok := s.Decided[id]
+		if !ok {
+			var err error
+			if dec, err = env.Decide(ctx, id); err != nil {
+				return err
+			}
+			status := "rejected"
+			if dec.Approved {
+				status = "approved"
+			}
+			if err := env.Record(ctx, messages.OutAgentData{Kind: messages.AgentKindDecision, Approval: id, Status: status, Who: dec.Who, Call: &step}); err != nil {
+				return err
+			}
+		}
+		step.Approval = id
+		if !dec.Approved {
+			step.RejectedBy = dec.Who
+			step.Error = "the person rejected this call; do not retry it, adapt or call done"
+			return finish()
+		}
+		step.ApprovedBy = dec.Who
+	}
+	if !readOnly(tc.Name) && tc.Name != ToolDone && tc.Name != ToolAskUser {
+		// A change is journaled as started first, so a restart between
+		// doing it and recording it is not taken for "never ran".
+		if err := env.Record(ctx, messages.OutAgentData{Kind: messages.AgentKindCall, Call: &step}); err != nil {
+			return err
+		}
+	}
+	res, err := l.Tools.Run(ctx, tc.Name, args)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		step.Error = strings.TrimPrefix(err.Error(), errArgs.Error()+": ")
+		var ce *CommandError
+		if errors.As(err, &ce) {
+			step.Error = ce.Message
+		}
+	} else {
+		step.OK, step.Result = true, res
+	}
+	return finish()
+}
+
+// end journals the end of the request and builds the reply. Its journal
+// write outlives a cancelled request: the end of a request is recorded
+// even when a newer input cut it short.
+func (l *Loop) end(env Env, s *State, status, answer string) messages.AskReply {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := env.Record(ctx, messages.OutAgentData{Kind: messages.AgentKindEnd, Status: status, Text: answer}); err != nil {
+		s.Status, s.LastAnswer = status, answer
+	}
+	return reply(s, status, answer)
+}
+
+func reply(s *State, status, answer string) messages.AskReply {
+	return messages.AskReply{OK: true, Session: s.ID, Status: status, Answer: answer,
+		Calls: append([]messages.ToolStep(nil), s.Calls...), Steps: s.Turns}
+}
+
+// sofar says what stays of an unfinished request.
+func (l *Loop) sofar(s *State) string {
+	var did []string
+	for _, c := range s.Calls {
+		if c.OK && !readOnly(c.Tool) {
+			did = append(did, c.Tool)
+		}
+	}
+	if len(did) == 0 {
+		return " Nothing was changed."
+	}
+	return " What I did so far stays (" + strings.Join(did, ", ") + ")."
+}
+
+// spoken turns a model failure into a short sentence for a person.
+func spoken(err error, timeout time.Duration) string {
+	var api *APIError
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return fmt.Sprintf("The language model did not answer within %v, so I stopped.", timeout)
+	case errors.As(err, &api) && (api.Status == 401 || api.Status == 403):
+		return fmt.Sprintf("The language model refused the API key (HTTP %d); check OPENAI_API_KEY.", api.Status)
+	case errors.As(err, &api) && api.Status == 404:
+		return "The language model endpoint does not know this model (HTTP 404); check LUMEN_MODEL and OPENAI_BASE_URL."
+	case errors.As(err, &api) && api.Status == 429:
+		return "The language model service is rate limiting us (HTTP 429); try again in a minute."
+	case errors.As(err, &api):
+		return fmt.Sprintf("The language model service failed (HTTP %d); try again in a moment.", api.Status)
+	}
+	return "I could not reach the language model (" + clipText(err.Error(), 200) + ")."
+}
+
+// lastAssistant is the request's last model reply if it called tools.
+func lastAssistant(s *State) *messages.AgentMessage {
+	for i := len(s.Transcript) - 1; i > s.ReqStart; i-- {
+		m := &s.Transcript[i]
+		if m.Role == "assistant" {
+			if len(m.ToolCalls) == 0 {
+				return nil
+			}
+			return m
+		}
+	}
+	return nil
+}
+
+func hasResult(s *State, id string) bool {
+	for i := len(s.Transcript) - 1; i > s.ReqStart; i-- {
+		m := s.Transcript[i]
+		if m.Role == "tool" && m.ToolCallID == id {
+			return true
+		}
+		if m.Role == "assistant" && m.ToolCalls != nil {
+			for _, tc := range m.ToolCalls {
+				if tc.ID == id {
+					return false
+				}
+			}
+		}
+	}
+	return false
+}
+
+// finished reports whether a turn's calls ended the request: a done or
+// askUser that succeeded, or calls that all succeeded with at least one
+// to be said directly.
+func finished(s *State, turn *messages.AgentMessage) (status, answer string, ok bool) {
+	var said []string
+	direct := len(turn.ToolCalls) > 0
+	for _, tc := range turn.ToolCalls {
+		c, found := callOf(s, tc.ID)
+		if !found || !c.OK {
+			direct = false
+			break
+		}
+		if c.Direct {
+			said = append(said, Confirmation(c))
+		}
+	}
+	if direct && len(said) > 0 {
+		return messages.AgentDone, strings.Join(said, " "), true
+	}
+	for _, tc := range turn.ToolCalls {
+		if tc.Name != ToolDone && tc.Name != ToolAskUser {
+			continue
+		}
+		for i := len(s.Calls) - 1; i >= 0; i-- {
+			c := s.Calls[i]
+			if c.ID != tc.ID || !c.OK {
+				continue
+			}
+			var r struct{ Message, Question string }
+			_ = json.Unmarshal(c.Result, &r)
+			if tc.Name == ToolDone {
+				return messages.AgentDone, r.Message, true
+			}
+			return messages.AgentQuestion, r.Question, true
+		}
+	}
+	return "", "", false
+}
+
+func callOf(s *State, id string) (messages.ToolStep, bool) {
+	for i := len(s.Calls) - 1; i >= 0; i-- {
+		if s.Calls[i].ID == id {
+			return s.Calls[i], true
+		}
+	}
+	return messages.ToolStep{}, false
+}
+
+// Confirmation is the short sentence that says a call is done, for a
+// person: what a speak_directly call answers.
+func Confirmation(c messages.ToolStep) string {
+	var a struct {
+		Name  string            `json:"name"`
+		Rules []json.RawMessage `json:"rules"`
+		Cron  string            `json:"cron"`
+	}
+	_ = json.Unmarshal(c.Args, &a)
+	switch c.Tool {
+	case ToolSetState:
+		return fmt.Sprintf("The light is %s now.", a.Name)
+	case ToolCreateState:
+		return fmt.Sprintf("I made the state %s.", a.Name)
+	case ToolAppendRules:
+		if len(a.Rules) == 1 {
+			return "I added the rule."
+		}
+		return fmt.Sprintf("I added %d rules.", len(a.Rules))
+	case ToolCreateSchedule:
+		return fmt.Sprintf("The schedule %s is set.", a.Name)
+	case ToolTestTool:
+		var r struct {
+			Result json.RawMessage `json:"result"`
+		}
+		_ = json.Unmarshal(c.Result, &r)
+		return fmt.Sprintf("%s says %s.", a.Name, clipText(string(r.Result), 120))
+	case ToolGetState:
+		return fmt.Sprintf("The state %s is %s.", a.Name, clipText(string(c.Result), 160))
+	case ToolGetVariables:
+		var r struct {
+			Vars map[string]json.RawMessage `json:"vars"`
+		}
+		_ = json.Unmarshal(c.Result, &r)
+		if len(r.Vars) == 0 {
+			return "There are no variables."
+		}
+		names := make([]string, 0, len(r.Vars))
+		for k, v := range r.Vars {
+			names = append(names, k+" is "+clipText(string(v), 40))
+		}
+		sort.Strings(names)
+		return clipText(strings.Join(names, ", "), 300) + "."
+	}
+	return "Done."
+}
+
+// Conversation is what the model reads: the session's transcript from a
+// request boundary so that at most max messages of earlier requests are
+// kept, with a result supplied for every call that never got one (a
+// request cut short), as chat APIs require.
+func Conversation(s *State, max int) []messages.AgentMessage {
+	start := s.ReqStart
+	for i := 0; i < s.ReqStart; i++ {
+		if s.Transcript[i].Role == "user" && s.ReqStart-i <= max {
+			start = i
+			break
+		}
+	}
+	out := make([]messages.AgentMessage, 0, len(s.Transcript)-start+2)
+	open := map[string]bool{}
+	var order []string
+	flush := func() {
+		for _, id := range order {
+			if open[id] {
+				out = append(out, messages.AgentMessage{Role: "tool", ToolCallID: id, Content: `{"ok":false,"error":"not run: the request was cut short"}`})
+			}
+		}
+		open, order = map[string]bool{}, nil
+	}
+	for _, m := range s.Transcript[start:] {
+		switch m.Role {
+		case "tool":
+			if !open[m.ToolCallID] {
+				continue // a result whose call was trimmed
+			}
+			delete(open, m.ToolCallID)
+		default:
+			flush()
+		}
+		out = append(out, m)
+		for _, tc := range m.ToolCalls {
+			open[tc.ID] = true
+			order = append(order, tc.ID)
+		}
+	}
+	flush() // only earlier requests can have calls without results: a turn's calls all run before the next turn
+	return out
+}
+
+// journalArgs keeps a call's arguments as JSON even when the model wrote
+// something else (then as a JSON string of what it wrote).
+func journalArgs(raw string) json.RawMessage {
+	if strings.TrimSpace(raw) == "" {
+		return json.RawMessage(`{}`)
+	}
+	if json.Valid([]byte(raw)) {
+		return json.RawMessage(raw)
+	}
+	b, _ := json.Marshal(raw)
+	return b
+}
+
+func clipText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + " …"
+}

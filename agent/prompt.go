@@ -1,0 +1,122 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/lumen-home/lumen/messages"
+)
+
+// promptHead is the lean system prompt (seed 000 §7): what each tool is
+// for and the process; the examples live in the pattern library.
+const promptHead = `You are the agent of a smart light called %q. Configure it by calling tools; a person talks to you by text or voice, so keep answers short and spoken-style.
+
+## Tools
+Information: getPattern(name) looks up a template and example (patterns: %s). getStates, getState(name), getRules, getVariables read the light.
+States: createState(name, r, g, b, speed?, description?) — r/g/b 0-255 or a JavaScript expression string ("random()*255", "128+127*Math.sin(frame*0.1)"); speed = animation frame period in ms. deleteState(name).
+Rules: appendRules(rules) — each {from, on, to, condition?, action?, priority?}; from is a state, "*" (any) or "prefix/*"; on is a transition (button_click, button_double_click, button_hold, button_release, a timer or schedule name, a data source's transition); condition and action are JavaScript with getData(name), setData(name, value) (undefined unsets), startTimer(name, ms), cancelTimer(name), random(), now(); higher priority is tried first, then order. deleteRules({ids} or {from,on,to}).
+Now: setState(name). Time: createSchedule(name, cron, tz?, fires), deleteSchedule(name).
+External data: defineTool(name, code, hosts, params?, description?) — JavaScript, the body of an async function of params returning JSON, with await fetch(url, {method, headers, body}) → {status, headers, body} to its hosts over HTTPS; secrets only as {{secret:NAME}} in headers. testTool(name, args). createDataSource(name, interval_ms, fetch {tool, args?}, store {var: "result.path"}, fires) stores values (the previous one in <var>_prev) and fires a transition. deleteDataSource(name), deleteTool(name).
+Finish: done(message) with a one or two sentence summary, or askUser(question) when the request is ambiguous.
+
+## Process
+1. If the request matches a pattern, call getPattern first and adapt it.
+2. Create tools and data sources for external data.
+3. Create the states, then the rules (mind wildcards and priorities over the existing rules).
+4. Call done. Some calls need the person's approval; if one is rejected, adapt or stop.
+
+## Current light
+`
+
+// maxPromptState bounds the light's description in the prompt; the model
+// reads the rest with the get tools.
+const maxPromptState = 6 << 10
+
+// Prompt builds the system prompt with the light's current model.
+func Prompt(light string, m *messages.GetReply) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, promptHead, light, strings.Join(PatternNames(), ", "))
+	if m == nil {
+		b.WriteString("(unavailable right now: use the get tools)\n")
+		return b.String()
+	}
+	var st strings.Builder
+	fmt.Fprintf(&st, "Current state: %s.\n", m.State)
+	st.WriteString("States:")
+	for _, s := range m.States {
+		c, _ := json.Marshal(s)
+		fmt.Fprintf(&st, " %s", c)
+	}
+	st.WriteString("\nRules:")
+	for _, r := range m.Rules {
+		fmt.Fprintf(&st, "\n- %s: %s → %s on %s", r.ID, r.From, r.To, r.On)
+		if r.Condition != "" {
+			fmt.Fprintf(&st, " if %s", r.Condition)
+		}
+		if r.Action != "" {
+			fmt.Fprintf(&st, " do %s", r.Action)
+		}
+		if r.Priority != 0 {
+			fmt.Fprintf(&st, " (priority %d)", r.Priority)
+		}
+		if !r.Enabled {
+			st.WriteString(" (disabled)")
+		}
+	}
+	if len(m.Rules) == 0 {
+		st.WriteString(" none")
+	}
+	names := make([]string, 0, len(m.Vars))
+	for k := range m.Vars {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	st.WriteString("\nVariables:")
+	for _, k := range names {
+		fmt.Fprintf(&st, " %s=%s", k, clipText(string(m.Vars[k]), 80))
+	}
+	if len(names) == 0 {
+		st.WriteString(" none")
+	}
+	st.WriteString("\nTools:")
+	for _, t := range m.Tools {
+		fmt.Fprintf(&st, " %s (hosts %s)", t.Name, strings.Join(t.Hosts, ","))
+	}
+	if len(m.Tools) == 0 {
+		st.WriteString(" none besides fetch_json, fetch_text, get_time")
+	}
+	st.WriteString("\nData sources:")
+	for _, s := range m.Sources {
+		fmt.Fprintf(&st, " %s", clipText(string(s), 200))
+	}
+	if len(m.Sources) == 0 {
+		st.WriteString(" none")
+	}
+	if len(m.Schedules) > 0 {
+		st.WriteString("\nSchedules:")
+		for _, s := range m.Schedules {
+			fmt.Fprintf(&st, " %s (%s → %s)", s.Name, s.Cron, s.Fires)
+		}
+	}
+	text := st.String()
+	if len(text) > maxPromptState {
+		text = text[:maxPromptState] + "\n… (more: use getStates, getRules, getVariables)"
+	}
+	b.WriteString(text)
+	b.WriteString("\n")
+	return b.String()
+}
+
+// LightPrompt returns a Loop.Prompt that reads the light each turn.
+func LightPrompt(light string, tools *Tools) func(ctx context.Context) string {
+	return func(ctx context.Context) string {
+		m, err := tools.get(ctx)
+		if err != nil {
+			return Prompt(light, nil)
+		}
+		return Prompt(light, m)
+	}
+}

@@ -1,0 +1,174 @@
+package agent
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/lumen-home/lumen/messages"
+)
+
+// State is one session as its journaled events make it: the same fold
+// serves the live session (each event is journaled, then applied) and a
+// restart (the events are replayed), so a session continues exactly where
+// the journal says it was.
+type State struct {
+	ID         string
+	Step       int // the last event's step
+	Transcript []messages.AgentMessage
+	Status     string
+	Updated    time.Time
+	LastAsk    string
+	LastAnswer string
+
+	// The request in flight (or the last one).
+	ReqStart int                 // index of its user message in Transcript
+	Turns    int                 // model replies in it
+	Calls    []messages.ToolStep // its finished tool calls
+	Started  map[string]bool     // calls journaled as started, not finished
+	Pending  *messages.ToolStep  // the call waiting for an approval
+	Approval string              // its approval id
+	Who      string              // who asked
+	Decided  map[string]Decision // approvals decided, by id (until the call's result)
+	Seen     map[string]string   // dedup keys of this request's calls → their result
+	volatile map[string]bool     // read-only dedup keys, forgotten after a change
+}
+
+// Decision is an approval's outcome.
+type Decision struct {
+	Approved bool
+	Who      string
+}
+
+// NewState returns an empty session.
+func NewState(id string) *State {
+	return &State{ID: id, Status: messages.AgentDone}
+}
+
+// Apply folds one event into the session.
+func (s *State) Apply(ev messages.OutAgentData, at time.Time) {
+	s.Step = ev.Step
+	s.Updated = at
+	switch ev.Kind {
+	case messages.AgentKindAsk:
+		s.Transcript = append(s.Transcript, messages.AgentMessage{Role: "user", Content: ev.Text})
+		s.ReqStart = len(s.Transcript) - 1
+		s.Turns, s.Calls, s.Started, s.Pending, s.Approval = 0, nil, nil, nil, ""
+		s.Decided, s.Seen, s.volatile = nil, nil, nil
+		s.Status, s.LastAsk, s.Who = messages.AgentRunning, ev.Text, ev.Who
+	case messages.AgentKindModel:
+		if ev.Message != nil {
+			s.Transcript = append(s.Transcript, *ev.Message)
+		}
+		s.Turns++
+	case messages.AgentKindCall:
+		if ev.Call != nil {
+			if s.Started == nil {
+				s.Started = map[string]bool{}
+			}
+			s.Started[ev.Call.ID] = true
+		}
+	case messages.AgentKindApproval:
+		if ev.Call != nil {
+			c := *ev.Call
+			s.Pending, s.Approval, s.Status = &c, ev.Approval, messages.AgentPending
+		}
+	case messages.AgentKindDecision:
+		if s.Decided == nil {
+			s.Decided = map[string]Decision{}
+		}
+		s.Decided[ev.Approval] = Decision{Approved: ev.Status == "approved", Who: ev.Who}
+		s.Pending, s.Approval, s.Status = nil, "", messages.AgentRunning
+	case messages.AgentKindTool:
+		if ev.Call != nil {
+			c := *ev.Call
+			s.Transcript = append(s.Transcript, messages.AgentMessage{Role: "tool", ToolCallID: c.ID, Content: ToolContent(c)})
+			s.Calls = append(s.Calls, c)
+			delete(s.Started, c.ID)
+			s.remember(c)
+		}
+	case messages.AgentKindEnd:
+		s.Status, s.LastAnswer = ev.Status, ev.Text
+		s.Pending, s.Approval, s.Started = nil, "", nil
+	}
+}
+
+// remember records a finished call for duplicate blocking. Reads and
+// failed calls are only duplicates until something changes the light:
+// reading again after a change, or retrying a call once its cause is
+// fixed, is a new question.
+func (s *State) remember(c messages.ToolStep) {
+	if c.Blocked {
+		return
+	}
+	if s.Seen == nil {
+		s.Seen = map[string]string{}
+	}
+	key := DedupKey(c.Tool, c.Args)
+	if readOnly(c.Tool) || !c.OK {
+		if s.volatile == nil {
+			s.volatile = map[string]bool{}
+		}
+		s.volatile[key] = true
+	} else {
+		for k := range s.volatile {
+			delete(s.Seen, k)
+		}
+		s.volatile = nil
+	}
+	s.Seen[key] = ToolContent(c)
+}
+
+// Open reports whether the session's last request has not ended.
+func (s *State) Open() bool {
+	return s.Status == messages.AgentRunning || s.Status == messages.AgentPending
+}
+
+// Info describes the session for `sessions`.
+func (s *State) Info(transcript bool) messages.SessionInfo {
+	in := messages.SessionInfo{Session: s.ID, Status: s.Status, Steps: s.Step, LastAsk: s.LastAsk, LastAnswer: s.LastAnswer}
+	if !s.Updated.IsZero() {
+		in.Updated = s.Updated.UTC().Format(time.RFC3339)
+	}
+	if s.Pending != nil {
+		p := *s.Pending
+		p.Approval = s.Approval
+		in.Pending = &p
+	}
+	if transcript {
+		in.Transcript = append([]messages.AgentMessage(nil), s.Transcript...)
+		in.Calls = append([]messages.ToolStep(nil), s.Calls...)
+	}
+	return in
+}
+
+// ToolContent is what the model reads as a call's result.
+func ToolContent(c messages.ToolStep) string {
+	if c.OK {
+		if len(c.Result) == 0 {
+			return `{"ok":true}`
+		}
+		return string(c.Result)
+	}
+	b, _ := json.Marshal(map[string]any{"ok": false, "error": c.Error})
+	return string(b)
+}
+
+// DedupKey identifies a call by tool and arguments, whatever their key
+// order or spacing.
+func DedupKey(tool string, args json.RawMessage) string {
+	var v any
+	if json.Unmarshal(args, &v) == nil {
+		if b, err := json.Marshal(v); err == nil {
+			return tool + " " + string(b)
+		}
+	}
+	return tool + " " + string(args)
+}
+
+func readOnly(tool string) bool {
+	switch tool {
+	case ToolGetPattern, ToolGetStates, ToolGetState, ToolGetRules, ToolGetVariables:
+		return true
+	}
+	return false
+}

@@ -1,0 +1,397 @@
+package agent
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/lumen-home/lumen/messages"
+)
+
+// Light is how the agent reaches its light: the very commands a person
+// sends on lumen.<light>.cmd.<verb>, so the agent can do nothing a person
+// could not. Command returns the reply body of a success; a refusal is a
+// *CommandError.
+type Light interface {
+	Command(ctx context.Context, verb string, body []byte) ([]byte, error)
+}
+
+// CommandError is the light's {"ok":false,"code","error"} reply.
+type CommandError struct {
+	Code    int
+	Message string
+}
+
+func (e *CommandError) Error() string { return fmt.Sprintf("%d: %s", e.Code, e.Message) }
+
+// Spec describes one tool to the model.
+type Spec struct {
+	Name        string
+	Description string
+	Schema      string // JSON schema of the arguments (an object)
+	Tier        string // default tier
+}
+
+// Names of the agent's tools.
+const (
+	ToolGetPattern       = "getPattern"
+	ToolGetStates        = "getStates"
+	ToolGetState         = "getState"
+	ToolGetRules         = "getRules"
+	ToolGetVariables     = "getVariables"
+	ToolCreateState      = "createState"
+	ToolDeleteState      = "deleteState"
+	ToolAppendRules      = "appendRules"
+	ToolDeleteRules      = "deleteRules"
+	ToolSetState         = "setState"
+	ToolCreateSchedule   = "createSchedule"
+	ToolDeleteSchedule   = "deleteSchedule"
+	ToolDefineTool       = "defineTool"
+	ToolDeleteTool       = "deleteTool"
+	ToolTestTool         = "testTool"
+	ToolCreateDataSource = "createDataSource"
+	ToolDeleteDataSource = "deleteDataSource"
+	ToolAskUser          = "askUser"
+	ToolDone             = "done"
+)
+
+const (
+	colorSchema = `{"type":["number","string"],"description":"0-255, or a JavaScript expression string such as \"random()*255\" or \"128+127*Math.sin(frame*0.1)\""}`
+	ruleSchema  = `{"type":"object","properties":{` +
+		`"from":{"type":"string","description":"state name, \"*\" for any state, or \"prefix/*\""},` +
+		`"on":{"type":"string","description":"transition name: button_click, button_double_click, button_hold, button_release, a timer or schedule name, a data source's fires …"},` +
+		`"to":{"type":"string","description":"destination state (must exist)"},` +
+		`"condition":{"type":"string","description":"JavaScript, e.g. getData('count') > 0"},` +
+		`"action":{"type":"string","description":"JavaScript run when the rule fires, e.g. setData('count', getData('count') - 1); startTimer('fade', 5000)"},` +
+		`"priority":{"type":"integer","description":"higher is tried first; default 0"}},"required":["from","on","to"]}`
+)
+
+// SpeakDirectly is the argument by which the model says a call's short
+// confirmation answers the person by itself (seed 004's "send output
+// directly to TTS"): the request ends without another model call. A
+// failure goes back to the model as usual.
+const SpeakDirectly = "speak_directly"
+
+// directTools take SpeakDirectly.
+var directTools = []string{ToolSetState, ToolCreateState, ToolAppendRules, ToolCreateSchedule, ToolTestTool, ToolGetState, ToolGetVariables}
+
+// Specs returns the agent's tools, in the order the model sees them.
+func Specs() []Spec {
+	specs := baseSpecs()
+	for i, s := range specs {
+		if !slices.Contains(directTools, s.Name) {
+			continue
+		}
+		var schema map[string]any
+		if err := json.Unmarshal([]byte(s.Schema), &schema); err != nil {
+			panic(fmt.Sprintf("agent: schema of %s: %v", s.Name, err)) // a build defect, caught by every test
+		}
+		props, _ := schema["properties"].(map[string]any)
+		props[SpeakDirectly] = map[string]any{"type": "boolean",
+			"description": "true when this call alone answers the person (e.g. \"make it red\"): its short confirmation is said and you are not called again; errors still come back to you"}
+		specs[i].Schema = mustJSON(schema)
+	}
+	return specs
+}
+
+func baseSpecs() []Spec {
+	return []Spec{
+		{ToolGetPattern, "Look up a behaviour pattern: its template and a worked example. Patterns: " + strings.Join(PatternNames(), ", ") + ".",
+			`{"type":"object","properties":{"name":{"type":"string","enum":` + mustJSON(PatternNames()) + `}},"required":["name"]}`, messages.TierAutonomous},
+		{ToolGetStates, "List the light's states with their colors.", `{"type":"object","properties":{}}`, messages.TierAutonomous},
+		{ToolGetState, "Show one state's definition.", `{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`, messages.TierAutonomous},
+		{ToolGetRules, "List the light's rules with their ids.", `{"type":"object","properties":{}}`, messages.TierAutonomous},
+		{ToolGetVariables, "Show the light's variables (set by rules with setData and by data sources).", `{"type":"object","properties":{}}`, messages.TierAutonomous},
+		{ToolCreateState, "Create or replace a named light state.",
+			`{"type":"object","properties":{"name":{"type":"string"},"r":` + colorSchema + `,"g":` + colorSchema + `,"b":` + colorSchema +
+				`,"speed":{"type":"integer","description":"animation frame period in ms; omit for a static color"},"description":{"type":"string"}},"required":["name","r","g","b"]}`, messages.TierAutonomous},
+		{ToolDeleteState, "Delete a state (rules that use it must be deleted first).", `{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`, messages.TierConfirm},
+		{ToolAppendRules, "Add transition rules after the existing ones.",
+			`{"type":"object","properties":{"rules":{"type":"array","items":` + ruleSchema + `}},"required":["rules"]}`, messages.TierAutonomous},
+		{ToolDeleteRules, "Delete rules by id, or every rule matching from/on/to.",
+			`{"type":"object","properties":{"ids":{"type":"array","items":{"type":"string"}},"from":{"type":"string"},"on":{"type":"string"},"to":{"type":"string"}}}`, messages.TierConfirm},
+		{ToolSetState, "Change the light to a state now.", `{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`, messages.TierAutonomous},
+		{ToolCreateSchedule, "Fire a transition on a cron schedule (minute hour day month weekday), in a time zone (default the light's).",
+			`{"type":"object","properties":{"name":{"type":"string"},"cron":{"type":"string","description":"e.g. \"0 19 * * *\" for 19:00 every day"},"tz":{"type":"string","description":"IANA zone such as Europe/Paris"},"fires":{"type":"string"}},"required":["name","cron","fires"]}`, messages.TierAutonomous},
+		{ToolDeleteSchedule, "Delete a schedule.", `{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`, messages.TierConfirm},
+		{ToolDefineTool, "Define a custom tool: JavaScript run in a sandbox, the body of an async function of params that returns JSON; it may await fetch(url, {method, headers, body}) to the hosts it lists (HTTPS). Refer to secrets as {{secret:NAME}} in headers.",
+			`{"type":"object","properties":{"name":{"type":"string","description":"[a-z][a-z0-9_]*"},"description":{"type":"string"},"params":{"type":"object","description":"JSON schema of its arguments"},"code":{"type":"string"},"returns":{"type":"object"},"hosts":{"type":"array","items":{"type":"string"}}},"required":["name","code"]}`, messages.TierConfirm},
+		{ToolDeleteTool, "Delete a custom tool.", `{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`, messages.TierConfirm},
+		{ToolTestTool, "Run a tool once with arguments and see its result.",
+			`{"type":"object","properties":{"name":{"type":"string"},"args":{"type":"object"}},"required":["name"]}`, messages.TierAutonomous},
+		{ToolCreateDataSource, "Run a tool periodically, store parts of its result in variables (the previous value stays in <var>_prev) and fire a transition.",
+			`{"type":"object","properties":{"name":{"type":"string"},"interval_ms":{"type":"integer","description":"at least 10000"},"fetch":{"type":"object","properties":{"tool":{"type":"string"},"args":{"type":"object"}},"required":["tool"]},"store":{"type":"object","description":"variable name → path in the result, e.g. {\"temperature\":\"result.temp\"}","additionalProperties":{"type":"string"}},"fires":{"type":"string","description":"transition fired after each update"}},"required":["name","interval_ms","fetch","store"]}`, messages.TierAutonomous},
+		{ToolDeleteDataSource, "Delete a data source.", `{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`, messages.TierConfirm},
+		{ToolAskUser, "Ask the person a question when the request is ambiguous; ends this request.", `{"type":"object","properties":{"question":{"type":"string"}},"required":["question"]}`, messages.TierAutonomous},
+		{ToolDone, "Finish: say what you did, in one or two short sentences.", `{"type":"object","properties":{"message":{"type":"string"}},"required":["message"]}`, messages.TierAutonomous},
+	}
+}
+
+func (t *Tools) specList() []Spec {
+	t.once.Do(func() { t.specs = Specs() })
+	return t.specs
+}
+
+func (t *Tools) specOf(name string) (Spec, bool) {
+	for _, s := range t.specList() {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return Spec{}, false
+}
+
+func mustJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
+
+// maxResult bounds a tool result given back to the model.
+const maxResult = 8 << 10
+
+// Tools runs the agent's tool calls against a light.
+type Tools struct {
+	Light     Light
+	Forbidden []string // tools the operator forbids
+
+	once  sync.Once
+	specs []Spec
+}
+
+// errArgs is a tool call whose arguments the model got wrong.
+var errArgs = errors.New("agent: bad arguments")
+
+// Tier says how much permission a call needs: a tool's own tier, raised
+// to confirm for a data source that reaches a host no existing source
+// reaches, and forbidden if the operator says so.
+func (t *Tools) Tier(ctx context.Context, name string, args json.RawMessage) string {
+	if slices.Contains(t.Forbidden, name) {
+		return messages.TierForbidden
+	}
+	s, ok := t.specOf(name)
+	if !ok {
+		return messages.TierAutonomous // unknown: fails without effect
+	}
+	if name == ToolCreateDataSource && s.Tier == messages.TierAutonomous {
+		if hosts, err := t.newHosts(ctx, args); err != nil || len(hosts) > 0 {
+			return messages.TierConfirm
+		}
+	}
+	return s.Tier
+}
+
+// newHosts lists the hosts a new data source would reach that no
+// existing source reaches: its tool's hosts, or a built-in fetch's URL.
+func (t *Tools) newHosts(ctx context.Context, args json.RawMessage) ([]string, error) {
+	var def struct {
+		Fetch struct {
+			Tool string          `json:"tool"`
+			Args json.RawMessage `json:"args"`
+		} `json:"fetch"`
+	}
+	if err := json.Unmarshal(args, &def); err != nil {
+		return nil, err
+	}
+	model, err := t.get(ctx)
+	if err != nil {
+		return nil, err
+	}
+	hostsOf := func(tool string, args json.RawMessage) []string {
+		for _, tl := range model.Tools {
+			if tl.Name == tool {
+				return tl.Hosts
+			}
+		}
+		var a struct {
+			URL string `json:"url"`
+		}
+		if json.Unmarshal(args, &a) == nil && a.URL != "" {
+			if u, err := url.Parse(a.URL); err == nil && u.Host != "" {
+				return []string{u.Host}
+			}
+		}
+		return nil
+	}
+	known := map[string]bool{}
+	for _, raw := range model.Sources {
+		var s struct {
+			Fetch struct {
+				Tool string          `json:"tool"`
+				Args json.RawMessage `json:"args"`
+			} `json:"fetch"`
+		}
+		if json.Unmarshal(raw, &s) == nil {
+			for _, h := range hostsOf(s.Fetch.Tool, s.Fetch.Args) {
+				known[h] = true
+			}
+		}
+	}
+	var fresh []string
+	for _, h := range hostsOf(def.Fetch.Tool, def.Fetch.Args) {
+		if !known[h] {
+			fresh = append(fresh, h)
+		}
+	}
+	return fresh, nil
+}
+
+func (t *Tools) get(ctx context.Context) (*messages.GetReply, error) {
+	b, err := t.Light.Command(ctx, messages.VerbGet, []byte(`{}`))
+	if err != nil {
+		return nil, err
+	}
+	var m messages.GetReply
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("agent: the light's get reply: %w", err)
+	}
+	return &m, nil
+}
+
+// Run executes one call and returns its result for the model. An error
+// is for the model too: it says what was wrong so the model can retry.
+func (t *Tools) Run(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error) {
+	var a map[string]json.RawMessage
+	if len(bytes.TrimSpace(args)) == 0 {
+		args = json.RawMessage(`{}`)
+	}
+	if err := json.Unmarshal(args, &a); err != nil || a == nil {
+		spec, _ := t.specOf(name)
+		return nil, fmt.Errorf("%w: the arguments of %s are not a JSON object (%v); call it again with arguments matching %s", errArgs, name, errText(err), spec.Schema)
+	}
+	if _, ok := a[SpeakDirectly]; ok { // for the loop, not the light
+		delete(a, SpeakDirectly)
+		args, _ = json.Marshal(a)
+	}
+	str := func(key string) (string, error) {
+		var s string
+		if err := json.Unmarshal(a[key], &s); err != nil || s == "" {
+			return "", fmt.Errorf("%w: %s needs %q, a non-empty string", errArgs, name, key)
+		}
+		return s, nil
+	}
+	switch name {
+	case ToolGetPattern:
+		n, err := str("name")
+		if err != nil {
+			return nil, err
+		}
+		p, ok := PatternByName(n)
+		if !ok {
+			return nil, fmt.Errorf("%w: no pattern %q; the patterns are %s", errArgs, n, strings.Join(PatternNames(), ", "))
+		}
+		return json.Marshal(p)
+	case ToolGetStates, ToolGetRules, ToolGetVariables, ToolGetState:
+		m, err := t.get(ctx)
+		if err != nil {
+			return nil, err
+		}
+		switch name {
+		case ToolGetStates:
+			return json.Marshal(map[string]any{"current": m.State, "states": m.States})
+		case ToolGetRules:
+			return json.Marshal(map[string]any{"rules": m.Rules})
+		case ToolGetVariables:
+			return json.Marshal(map[string]any{"vars": m.Vars})
+		}
+		n, err := str("name")
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range m.States {
+			if s.Name == n {
+				return json.Marshal(s)
+			}
+		}
+		names := make([]string, 0, len(m.States))
+		for _, s := range m.States {
+			names = append(names, s.Name)
+		}
+		sort.Strings(names)
+		return nil, &CommandError{Code: 404, Message: fmt.Sprintf("no state %q; the states are %s", n, strings.Join(names, ", "))}
+	case ToolCreateState:
+		return t.command(ctx, messages.VerbCreateState, args)
+	case ToolDeleteState:
+		return t.command(ctx, messages.VerbDeleteState, args)
+	case ToolAppendRules:
+		return t.command(ctx, messages.VerbAppendRules, args)
+	case ToolDeleteRules:
+		return t.command(ctx, messages.VerbDeleteRules, args)
+	case ToolSetState:
+		return t.command(ctx, messages.VerbSetState, args)
+	case ToolCreateSchedule:
+		return t.command(ctx, messages.VerbCreateSchedule, args)
+	case ToolDeleteSchedule:
+		return t.command(ctx, messages.VerbDeleteSchedule, args)
+	case ToolDefineTool:
+		return t.command(ctx, messages.VerbDefineTool, args)
+	case ToolDeleteTool:
+		return t.command(ctx, messages.VerbDeleteTool, args)
+	case ToolTestTool:
+		return t.command(ctx, messages.VerbRunTool, args)
+	case ToolCreateDataSource:
+		return t.command(ctx, messages.VerbCreateSource, args)
+	case ToolDeleteDataSource:
+		return t.command(ctx, messages.VerbDeleteSource, args)
+	case ToolAskUser:
+		q, err := str("question")
+		if err != nil {
+			return nil, err
+		}
+		return json.Marshal(map[string]string{"question": q})
+	case ToolDone:
+		msg, err := str("message")
+		if err != nil {
+			return nil, err
+		}
+		return json.Marshal(map[string]string{"message": msg})
+	}
+	names := make([]string, 0, len(t.specList()))
+	for _, s := range t.specList() {
+		names = append(names, s.Name)
+	}
+	return nil, fmt.Errorf("%w: there is no tool %q; the tools are %s", errArgs, name, strings.Join(names, ", "))
+}
+
+// command sends a command and trims the light's reply to what helps the
+// model: the outputs' bodies are noise to it.
+func (t *Tools) command(ctx context.Context, verb string, args json.RawMessage) (json.RawMessage, error) {
+	b, err := t.Light.Command(ctx, verb, args)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(b, &m) == nil {
+		delete(m, "outputs")
+		delete(m, "seq")
+		if nb, err := json.Marshal(m); err == nil {
+			b = nb
+		}
+	}
+	return clip(b), nil
+}
+
+// clip bounds a result for the model, keeping it valid JSON.
+func clip(b []byte) json.RawMessage {
+	if len(b) <= maxResult {
+		return b
+	}
+	s, _ := json.Marshal(map[string]string{"truncated": string(b[:maxResult]) + " …"})
+	return s
+}
+
+func errText(err error) string {
+	if err == nil {
+		return "null"
+	}
+	return err.Error()
+}

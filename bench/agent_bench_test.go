@@ -1,0 +1,120 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/lumen-home/lumen/agent"
+	"github.com/lumen-home/lumen/agent/agenttest"
+	"github.com/lumen-home/lumen/internal/lumentest"
+	"github.com/lumen-home/lumen/messages"
+)
+
+// turnsPerAsk is how many model replies one benchmarked ask takes: four
+// tool turns, then done.
+const turnsPerAsk = 5
+
+// BenchmarkAgentTurn is one agent turn through the daemon against a
+// zero-latency scripted model over real HTTP: the model call, journaling
+// its reply and the call, running the tool against the light, the prompt's
+// read of the light. Its baseline is BenchmarkScriptedModelCall (the bare
+// openai-go call to the same server): the difference is the agent's
+// overhead per turn.
+func BenchmarkAgentTurn(b *testing.B) {
+	for _, kind := range []string{"read", "write"} {
+		b.Run(kind, func(b *testing.B) {
+			var n atomic.Int64
+			srv := agenttest.New(agenttest.Step{Repeat: true, Func: func(agenttest.ChatRequest) agenttest.Step {
+				i := n.Add(1)
+				if i%turnsPerAsk == 0 {
+					return agenttest.Step{Calls: []agenttest.Call{{Name: "done", Args: `{"message":"ok"}`}}}
+				}
+				if kind == "read" {
+					return agenttest.Step{Calls: []agenttest.Call{{Name: "getState", Args: fmt.Sprintf(`{"name":"off","n":%d}`, i)}}}
+				}
+				return agenttest.Step{Calls: []agenttest.Call{{Name: "createState", Args: fmt.Sprintf(`{"name":"s%d","r":%d,"g":0,"b":0}`, i%8, i%256)}}}
+			}})
+			defer srv.Close()
+			d, err := lumentest.Launch(lumentest.Bin(b), b.TempDir(), "--light", benchLight, "--openai-base-url", srv.BaseURL(), "--model", "scripted", "--sync", syncMode())
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer func() { _ = d.Stop() }()
+			nc, err := nats.Connect(d.URL)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer nc.Close()
+			ask := func() {
+				m, err := nc.Request("lumen."+benchLight+".cmd.ask", []byte(`{"text":"go"}`), requestTimeout)
+				if err != nil {
+					b.Fatal(err)
+				}
+				var r messages.AskReply
+				if err := json.Unmarshal(m.Data, &r); err != nil || r.Status != "done" || r.Steps != turnsPerAsk {
+					b.Fatalf("ask: %v %s", err, m.Data)
+				}
+			}
+			ask() // warm up
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				ask()
+			}
+			b.StopTimer()
+			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*turnsPerAsk), "µs/turn")
+			// The light's own share of a turn, in the same daemon: the
+			// command the tool sends (and the prompt's get).
+			cmd := func(verb, body string) float64 {
+				start := time.Now()
+				for i := 0; i < b.N; i++ {
+					if _, err := nc.Request("lumen."+benchLight+".cmd."+verb, []byte(body), requestTimeout); err != nil {
+						b.Fatal(err)
+					}
+				}
+				return float64(time.Since(start).Microseconds()) / float64(b.N)
+			}
+			b.ReportMetric(cmd("get", `{}`), "get-µs")
+			if kind == "write" {
+				b.ReportMetric(cmd("create_state", `{"name":"s1","r":1,"g":2,"b":3}`), "create_state-µs")
+			}
+			if err := srv.Err(); err != nil {
+				b.Fatal(err)
+			}
+		})
+	}
+}
+
+// BenchmarkScriptedModelCall is the baseline of BenchmarkAgentTurn: one
+// chat completion with the agent's tools and a prompt of the same size,
+// openai-go to the scripted server, nothing else.
+func BenchmarkScriptedModelCall(b *testing.B) {
+	srv := agenttest.New(agenttest.Step{Repeat: true, Calls: []agenttest.Call{{Name: "getState", Args: `{"name":"off"}`}}})
+	defer srv.Close()
+	model := agent.NewOpenAI(agent.ModelConfig{BaseURL: srv.BaseURL(), Model: "scripted", MaxRetries: -1})
+	req := agent.Request{System: agent.Prompt(benchLight, &messages.GetReply{State: "off", States: []messages.State{{Name: "off"}}}),
+		Messages: []messages.AgentMessage{{Role: "user", Content: "go"}}, Tools: agent.Specs()}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	for i := 0; i < b.N; i++ {
+		if _, err := model.Complete(ctx, req); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N), "µs/call")
+}
+
+// syncMode is the daemon's --sync for the agent benchmark: always, or
+// $LUMEN_BENCH_SYNC to see the fsyncs' share.
+func syncMode() string {
+	if m := os.Getenv("LUMEN_BENCH_SYNC"); m != "" {
+		return m
+	}
+	return "always"
+}

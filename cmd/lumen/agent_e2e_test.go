@@ -1,0 +1,514 @@
+package main_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/lumen-home/lumen/agent"
+	"github.com/lumen-home/lumen/agent/agenttest"
+	"github.com/lumen-home/lumen/messages"
+)
+
+func scripted(name, args string) agenttest.Call { return agenttest.Call{Name: name, Args: args} }
+
+// agentArgs are the flags that point a daemon at a scripted model.
+func agentArgs(srv *agenttest.Server, extra ...string) []string {
+	return append([]string{"--openai-base-url", srv.BaseURL(), "--model", "scripted"}, extra...)
+}
+
+// agentEvents collects a light's agent events.
+type agentEvents struct {
+	ch chan messages.OutAgentData
+}
+
+func watchAgent(t *testing.T, nc *nats.Conn, light string) *agentEvents {
+	t.Helper()
+	w := &agentEvents{ch: make(chan messages.OutAgentData, 256)}
+	sub, err := nc.Subscribe("lumen."+light+".evt.out.agent", func(m *nats.Msg) {
+		var env messages.Envelope
+		if messages.DecodeEnvelope(m.Data, &env) != nil {
+			return
+		}
+		var d messages.OutAgentData
+		if json.Unmarshal(env.Data, &d) == nil {
+			w.ch <- d
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = sub.Unsubscribe() })
+	return w
+}
+
+// next waits for the next event of kind.
+func (w *agentEvents) next(t *testing.T, kind string) messages.OutAgentData {
+	t.Helper()
+	timeout := time.After(30 * time.Second)
+	for {
+		select {
+		case d := <-w.ch:
+			if d.Kind == kind {
+				return d
+			}
+		case <-timeout:
+			t.Fatalf("no agent event of kind %s", kind)
+		}
+	}
+}
+
+// The counter flow: "next 3 clicks random colors, then back to normal",
+// through `lumen ask`, then four real clicks of the simulated button.
+func TestAgentCounterFlow(t *testing.T) {
+	t.Parallel()
+	srv := agenttest.New(
+		agenttest.Step{Calls: []agenttest.Call{scripted("getPattern", `{"name":"counter"}`)}},
+		agenttest.Step{Calls: []agenttest.Call{
+			scripted("createState", `{"name":"party","r":"random()*255","g":"random()*255","b":"random()*255"}`),
+			scripted("appendRules", `{"rules":[
+				{"from":"*","on":"button_click","to":"party","condition":"getData('clicks') === undefined","action":"setData('clicks', 2)","priority":10},
+				{"from":"party","on":"button_click","to":"party","condition":"getData('clicks') > 0","action":"setData('clicks', getData('clicks') - 1)","priority":10},
+				{"from":"party","on":"button_click","to":"off","condition":"getData('clicks') === 0","action":"setData('clicks', undefined); setData('party_done', true)","priority":10}]}`),
+		}},
+		agenttest.Step{Calls: []agenttest.Call{scripted("done", `{"message":"The next 3 clicks show random colors, then the light goes back to off."}`)}},
+	)
+	defer srv.Close()
+	d := startDaemon(t, t.TempDir(), agentArgs(srv)...)
+	out, code := runCLI(t, d.URL, "ask", "next 3 clicks random colors then back to normal")
+	if code != 0 {
+		t.Fatalf("lumen ask: exit %d\n%s\n%s", code, out, d.Logs())
+	}
+	for _, want := range []string{"✓ getPattern", "✓ createState", "✓ appendRules", "The next 3 clicks show random colors"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("lumen ask output lacks %q:\n%s", want, out)
+		}
+	}
+	if err := srv.Err(); err != nil {
+		t.Fatal(err)
+	}
+	nc := connect(t, d.URL)
+	get := func() map[string]any { return mustOK(t, request(t, nc, "lumen.demo.cmd.get", `{}`)).Body }
+	for i, want := range []any{2.0, 1.0, 0.0, nil} {
+		if out, code := runCLI(t, d.URL, "press"); code != 0 {
+			t.Fatalf("press: %s", out)
+		}
+		waitFor(t, 10*time.Second, fmt.Sprintf("click %d to be applied", i+1), func() bool {
+			vars, _ := get()["vars"].(map[string]any)
+			if want == nil {
+				return vars["party_done"] == true
+			}
+			return vars["clicks"] == want
+		})
+		state := get()["state"]
+		if (want == nil && state != "off") || (want != nil && state != "party") {
+			t.Fatalf("after click %d the light is %v", i+1, state)
+		}
+	}
+	// Replay rebuilds the light without the agent's steps getting in the
+	// way, and without calling the model.
+	calls := len(srv.Requests())
+	if out, code := runCLI(t, d.URL, "replay", "--light", "demo", "--verify"); code != 0 {
+		t.Fatalf("replay --verify: exit %d\n%s", code, out)
+	}
+	if len(srv.Requests()) != calls {
+		t.Fatal("replay called the model")
+	}
+	// The session is listed with its transcript.
+	out, _ = runCLI(t, d.URL, "sessions", "default")
+	if !strings.Contains(out, "you:   next 3 clicks") || !strings.Contains(out, "→ appendRules") || !strings.Contains(out, "answer: The next 3 clicks") {
+		t.Fatalf("lumen sessions default:\n%s", out)
+	}
+}
+
+// The seed's weather flow, approvals over NATS: defineTool and a data
+// source reaching a new host need approval; then a data update turns the
+// light blue or red.
+func TestAgentWeatherFlow(t *testing.T) {
+	needGuest(t)
+	// Not parallel: the daemon inherits the test-only minimum interval.
+	t.Setenv("LUMEN_SOURCE_MIN_INTERVAL_MS", "100")
+	var temp atomic.Int64
+	temp.Store(5)
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		fmt.Fprintf(w, `{"current":{"temperature":%d}}`, temp.Load())
+	}))
+	defer api.Close()
+	host := strings.TrimPrefix(api.URL, "http://")
+	code := fmt.Sprintf("const r = await fetch('http://%s/weather'); return {temp: JSON.parse(r.body).current.temperature};", host)
+	tool, _ := json.Marshal(map[string]any{"name": "get_weather", "description": "current temperature", "hosts": []string{host}, "code": code})
+	srv := agenttest.New(
+		agenttest.Step{Calls: []agenttest.Call{scripted("defineTool", string(tool))}},
+		agenttest.Step{Calls: []agenttest.Call{scripted("createDataSource", `{"name":"weather","interval_ms":300,"fetch":{"tool":"get_weather"},"store":{"temperature":"result.temp"},"fires":"weather_updated"}`)},
+			Expect: func(r agenttest.ChatRequest) error {
+				if !strings.Contains(r.Last().Text(), `"ok":true`) {
+					return fmt.Errorf("defineTool after approval: %s", r.Last().Text())
+				}
+				return nil
+			}},
+		agenttest.Step{Calls: []agenttest.Call{
+			scripted("createState", `{"name":"blue","r":0,"g":0,"b":255}`),
+			scripted("createState", `{"name":"red","r":255,"g":0,"b":0}`)}},
+		agenttest.Step{Calls: []agenttest.Call{scripted("appendRules", `{"rules":[
+			{"from":"*","on":"weather_updated","to":"blue","condition":"getData('temperature') < 15"},
+			{"from":"*","on":"weather_updated","to":"red","condition":"getData('temperature') >= 15"}]}`)}},
+		agenttest.Step{Calls: []agenttest.Call{scripted("done", `{"message":"Blue when it is cold, red when it is warm."}`)}},
+	)
+	defer srv.Close()
+	d := startDaemon(t, t.TempDir(), agentArgs(srv, "--allow-net", host)...)
+	nc := connect(t, d.URL)
+	events := watchAgent(t, nc, "demo")
+
+	type result struct {
+		r   reply
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		m, err := nc.Request("lumen.demo.cmd.ask", []byte(`{"text":"blue when it is cold outside, red when it is warm"}`), 2*time.Minute)
+		if err != nil {
+			done <- result{err: err}
+			return
+		}
+		var r reply
+		r.Raw = m.Data
+		_ = json.Unmarshal(m.Data, &r.Body)
+		done <- result{r: r}
+	}()
+	for _, tool := range []string{"defineTool", "createDataSource"} {
+		ev := events.next(t, messages.AgentKindApproval)
+		if ev.Call == nil || ev.Call.Tool != tool || ev.Call.Tier != messages.TierConfirm {
+			t.Fatalf("approval %+v, want %s", ev, tool)
+		}
+		r := mustOK(t, request(t, nc, "lumen.demo.cmd.approve", fmt.Sprintf(`{"id":%q,"who":"test"}`, ev.Approval)))
+		if r.Body["decision"] != "approved" || r.Body["tool"] != tool {
+			t.Fatalf("approve: %s", r.Raw)
+		}
+	}
+	res := <-done
+	if res.err != nil {
+		t.Fatalf("ask: %v\n%s", res.err, d.Logs())
+	}
+	if res.r.Body["status"] != "done" || res.r.Body["answer"] != "Blue when it is cold, red when it is warm." {
+		t.Fatalf("ask reply: %s", res.r.Raw)
+	}
+	calls, _ := res.r.Body["calls"].([]any)
+	if len(calls) != 6 {
+		t.Fatalf("calls: %s", res.r.Raw)
+	}
+	if c := calls[0].(map[string]any); c["approved_by"] != "test" || c["ok"] != true {
+		t.Fatalf("audit of defineTool: %v", c)
+	}
+	if err := srv.Err(); err != nil {
+		t.Fatal(err)
+	}
+	get := func() map[string]any { return mustOK(t, request(t, nc, "lumen.demo.cmd.get", `{}`)).Body }
+	waitFor(t, 60*time.Second, "the light to turn blue in the cold", func() bool { return get()["state"] == "blue" })
+	temp.Store(25)
+	waitFor(t, 30*time.Second, "the light to turn red in the warmth", func() bool { return get()["state"] == "red" })
+}
+
+// A restart (SIGKILL) while an approval is pending: the session comes
+// back waiting for the same approval, `lumen approve` lets it finish, and
+// the model is not asked again for the turn it had already answered.
+func TestAgentRestartDuringApproval(t *testing.T) {
+	t.Parallel()
+	srv := agenttest.New(
+		agenttest.Step{Calls: []agenttest.Call{
+			scripted("createState", `{"name":"calm","r":0,"g":40,"b":80}`),
+			scripted("deleteRules", `{"on":"button_hold"}`)}},
+		agenttest.Step{Calls: []agenttest.Call{scripted("done", `{"message":"Hold does nothing now."}`)},
+			Expect: func(r agenttest.ChatRequest) error {
+				if res := r.Last().Text(); !strings.Contains(res, `"ok":true`) {
+					return fmt.Errorf("deleteRules after approval: %s", res)
+				}
+				return nil
+			}},
+	)
+	defer srv.Close()
+	dir := t.TempDir()
+	d := startDaemon(t, dir, agentArgs(srv)...)
+	nc := connect(t, d.URL)
+	events := watchAgent(t, nc, "demo")
+	r := mustOK(t, request(t, nc, "lumen.demo.cmd.ask", `{"text":"make hold do nothing","async":true,"session":"s1"}`))
+	if r.Body["status"] != "accepted" || r.Body["session"] != "s1" {
+		t.Fatalf("async ask: %s", r.Raw)
+	}
+	ev := events.next(t, messages.AgentKindApproval)
+	nc.Close()
+	d.Kill()
+
+	d = startDaemon(t, dir, agentArgs(srv)...)
+	out, _ := runCLI(t, d.URL, "sessions")
+	if !strings.Contains(out, "s1") || !strings.Contains(out, "pending") || !strings.Contains(out, "lumen approve "+ev.Approval) {
+		t.Fatalf("lumen sessions after the restart:\n%s", out)
+	}
+	nc = connect(t, d.URL)
+	events = watchAgent(t, nc, "demo")
+	if out, code := runCLI(t, d.URL, "approve"); code != 0 || !strings.Contains(out, "approved deleteRules ("+ev.Approval) {
+		t.Fatalf("lumen approve: exit %d: %s", code, out)
+	}
+	end := events.next(t, messages.AgentKindEnd)
+	if end.Status != "done" || end.Text != "Hold does nothing now." {
+		t.Fatalf("end %+v", end)
+	}
+	if n := len(srv.Requests()); n != 2 {
+		t.Fatalf("%d model calls, want 2", n)
+	}
+	rules := mustOK(t, request(t, nc, "lumen.demo.cmd.get", `{}`)).Body["rules"].([]any)
+	for _, rule := range rules {
+		if rule.(map[string]any)["on"] == "button_hold" {
+			t.Fatalf("the hold rule is still there: %v", rules)
+		}
+	}
+	out, _ = runCLI(t, d.URL, "sessions", "s1")
+	if !strings.Contains(out, "✓ deleteRules") || !strings.Contains(out, "✓ createState") {
+		t.Fatalf("transcript:\n%s", out)
+	}
+}
+
+// Without a model, ask says how to configure one; a new ask cancels the
+// one in flight at once.
+func TestAgentUnconfiguredAndCancel(t *testing.T) {
+	t.Parallel()
+	d := startDaemon(t, t.TempDir(), "--model", "")
+	nc := connect(t, d.URL)
+	if r := request(t, nc, "lumen.demo.cmd.ask", `{"text":"red please"}`); r.Code != "503" || !strings.Contains(r.Header, "LUMEN_MODEL") {
+		t.Fatalf("unconfigured ask: %q %s", r.Code, r.Raw)
+	}
+	if out, code := runCLI(t, d.URL, "ask", "red please"); code != 1 || !strings.Contains(out, "not configured") {
+		t.Fatalf("lumen ask unconfigured: exit %d: %s", code, out)
+	}
+	if r := request(t, nc, "lumen.demo.cmd.ask", `{"text":"x","session":"Bad Name"}`); r.Code != "400" {
+		t.Fatalf("bad session: %s", r.Raw)
+	}
+	if r := request(t, nc, "lumen.demo.cmd.ask", `{"txt":"x"}`); r.Code != "400" {
+		t.Fatalf("unknown field: %s", r.Raw)
+	}
+
+	srv := agenttest.New(agenttest.Step{Hang: true}, agenttest.Step{Content: "Sure."})
+	defer srv.Close()
+	d2 := startDaemon(t, t.TempDir(), agentArgs(srv)...)
+	nc2 := connect(t, d2.URL)
+	first := make(chan reply, 1)
+	go func() {
+		var r reply
+		if m, err := nc2.Request("lumen.demo.cmd.ask", []byte(`{"text":"slow"}`), 30*time.Second); err == nil {
+			r.Raw = m.Data
+			_ = json.Unmarshal(m.Data, &r.Body)
+		}
+		first <- r
+	}()
+	waitFor(t, 10*time.Second, "the first request to reach the model", func() bool { return len(srv.Requests()) == 1 })
+	start := time.Now()
+	second := mustOK(t, request(t, nc2, "lumen.demo.cmd.ask", `{"text":"quick"}`))
+	r := <-first
+	if r.Body["status"] != "cancelled" || second.Body["status"] != "done" || second.Body["answer"] != "Sure." {
+		t.Fatalf("first %s, second %s", r.Raw, second.Raw)
+	}
+	if time.Since(start) > 5*time.Second {
+		t.Fatalf("cancellation took %v", time.Since(start))
+	}
+}
+
+// Every pattern's worked example, loaded into a real light, behaves as
+// its description says: the model is shown examples that work.
+func TestPatternExamples(t *testing.T) {
+	t.Parallel()
+	patterns := agent.Patterns()
+	var lights []string
+	for _, p := range patterns {
+		lights = append(lights, "--light", p.Name)
+	}
+	d := startDaemon(t, t.TempDir(), lights...)
+	nc := connect(t, d.URL)
+	for _, p := range patterns {
+		t.Run(p.Name, func(t *testing.T) {
+			cmd := func(verb, body string) reply {
+				return mustOK(t, request(t, nc, "lumen."+p.Name+".cmd."+verb, body))
+			}
+			ex := p.Example
+			apply := fmt.Sprintf(`{"states":%s,"rules":%s`, ex.States, ex.Rules)
+			if ex.Schedules != nil {
+				apply += `,"schedules":` + string(ex.Schedules)
+			}
+			cmd("apply", apply+"}") // apply replaces the whole configuration: tools come after
+			if ex.Tool != nil {
+				cmd("define_tool", string(ex.Tool))
+			}
+			if ex.Source != nil {
+				cmd("create_source", string(ex.Source))
+			}
+			if len(p.Check) == 0 {
+				t.Fatal("the pattern has no check")
+			}
+			for i, c := range p.Check {
+				for name, v := range c.Vars {
+					cmd("set_var", fmt.Sprintf(`{"name":%q,"value":%s}`, name, v))
+				}
+				r := cmd("fire", fmt.Sprintf(`{"transition":%q}`, c.Fire))
+				if r.Body["state"] != c.State {
+					t.Fatalf("step %d: fire %s → %v, want %s (%s)", i+1, c.Fire, r.Body["state"], c.State, r.Raw)
+				}
+				if c.Timers != nil {
+					var names []string
+					timers, _ := cmd("get", `{}`).Body["timers"].([]any)
+					for _, tm := range timers {
+						names = append(names, tm.(map[string]any)["name"].(string))
+					}
+					if strings.Join(names, ",") != strings.Join(*c.Timers, ",") {
+						t.Fatalf("step %d: timers %v, want %v", i+1, names, *c.Timers)
+					}
+				}
+			}
+		})
+	}
+}
+
+// While an approval is pending the LED pulses amber and the button
+// decides it: a click rejects, a hold approves; the rules see neither.
+func TestAgentApprovalByButton(t *testing.T) {
+	t.Parallel()
+	srv := agenttest.New(
+		agenttest.Step{Calls: []agenttest.Call{scripted("deleteRules", `{"on":"button_double_click"}`)}},
+		agenttest.Step{Calls: []agenttest.Call{scripted("deleteState", `{"name":"blue"}`)}, Expect: func(r agenttest.ChatRequest) error {
+			if res := r.Last().Text(); !strings.Contains(res, "rejected") {
+				return fmt.Errorf("click should reject: %s", res)
+			}
+			return nil
+		}},
+		agenttest.Step{Calls: []agenttest.Call{scripted("done", `{"message":"ok"}`)}},
+	)
+	defer srv.Close()
+	d := startDaemon(t, t.TempDir(), agentArgs(srv)...)
+	nc := connect(t, d.URL)
+	events := watchAgent(t, nc, "demo")
+	before := mustOK(t, request(t, nc, "lumen.demo.cmd.get", `{}`)).Body["state"]
+	mustOK(t, request(t, nc, "lumen.demo.cmd.ask", `{"text":"tidy up","async":true}`))
+	led := func() string { return fmt.Sprint(mustOK(t, request(t, nc, "lumen.demo.cmd.led", `{}`)).Body["state"]) }
+	for _, g := range []struct{ press, decision, tool string }{{"click", "rejected", "deleteRules"}, {"hold", "approved", "deleteState"}} {
+		ev := events.next(t, messages.AgentKindApproval)
+		if ev.Call.Tool != g.tool {
+			t.Fatalf("approval for %s, want %s", ev.Call.Tool, g.tool)
+		}
+		waitFor(t, 10*time.Second, "the LED to show the approval", func() bool { return led() == "approval" })
+		if out, code := runCLI(t, d.URL, "press", g.press); code != 0 {
+			t.Fatalf("press %s: %s", g.press, out)
+		}
+		dec := events.next(t, messages.AgentKindDecision)
+		if dec.Status != g.decision || dec.Who != "button" || dec.Approval != ev.Approval {
+			t.Fatalf("decision %+v after %s", dec, g.press)
+		}
+	}
+	if end := events.next(t, messages.AgentKindEnd); end.Status != "done" {
+		t.Fatalf("end %+v", end)
+	}
+	waitFor(t, 10*time.Second, "the LED to show the light's state again", func() bool { return led() == before })
+	if st := mustOK(t, request(t, nc, "lumen.demo.cmd.get", `{}`)).Body["state"]; st != before {
+		t.Fatalf("the rules saw the gestures: state %v, was %v", st, before)
+	}
+}
+
+// needEspeak skips without espeak-ng, except under CI where the Taskfile
+// installs it.
+func needEspeak(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("espeak-ng"); err == nil {
+		return
+	}
+	if os.Getenv("CI") != "" || os.Getenv("LUMEN_BIN") != "" {
+		t.Fatal("espeak-ng is not installed; run the tests with the Taskfile (task test installs it)")
+	}
+	t.Skip("espeak-ng is not installed")
+}
+
+// Voice: a WAV spoken by espeak-ng is transcribed by the endpoint (which
+// checks it got real audio), the request runs (setState said directly,
+// no second model call) and the answer comes back as the endpoint's
+// speech; with --speech-model espeak, as espeak-ng's. An empty
+// transcript only aborts; too much audio is a 413.
+func TestAgentVoice(t *testing.T) {
+	t.Parallel()
+	needEspeak(t)
+	dir := t.TempDir()
+	wav := filepath.Join(dir, "request.wav")
+	if out, err := exec.Command("espeak-ng", "-w", wav, "make the light red").CombinedOutput(); err != nil {
+		t.Fatalf("espeak-ng: %v: %s", err, out)
+	}
+	srv := agenttest.New(
+		agenttest.Step{Calls: []agenttest.Call{scripted("setState", `{"name":"red","speak_directly":true}`)},
+			Expect: func(r agenttest.ChatRequest) error {
+				if r.Messages[len(r.Messages)-1].Text() != "make the light red" {
+					return fmt.Errorf("the model got %q", r.Last().Text())
+				}
+				return nil
+			}},
+		agenttest.Step{Calls: []agenttest.Call{scripted("setState", `{"name":"blue","speak_directly":true}`)}},
+	)
+	defer srv.Close()
+	srv.SetTranscript("make the light red")
+	d := startDaemon(t, filepath.Join(dir, "a"), agentArgs(srv)...)
+	answer := filepath.Join(dir, "answer.wav")
+	out, code := runCLI(t, d.URL, "talk", wav, "--out", answer)
+	if code != 0 || !strings.Contains(out, `heard: "make the light red"`) || !strings.Contains(out, "The light is red now.") {
+		t.Fatalf("lumen talk: exit %d\n%s", code, out)
+	}
+	if got := srv.Audio(); len(got) != 1 {
+		t.Fatalf("the endpoint heard %d recordings", len(got))
+	}
+	if sp := srv.Speech(); len(sp) != 1 || sp[0] != "The light is red now." {
+		t.Fatalf("speech asked for %q", sp)
+	}
+	b, err := os.ReadFile(answer)
+	if err != nil || agenttest.CheckWAV(b) != nil {
+		t.Fatalf("answer audio: %v %v", err, agenttest.CheckWAV(b))
+	}
+	if n := len(srv.Requests()); n != 1 {
+		t.Fatalf("%d model calls; a direct answer needs one", n)
+	}
+	nc := connect(t, d.URL)
+	if st := mustOK(t, request(t, nc, "lumen.demo.cmd.get", `{}`)).Body["state"]; st != "red" {
+		t.Fatalf("state %v", st)
+	}
+
+	// Local speech.
+	d2 := startDaemon(t, filepath.Join(dir, "b"), agentArgs(srv, "--speech-model", "espeak")...)
+	nc2 := connect(t, d2.URL)
+	audio, _ := os.ReadFile(wav)
+	srv.SetTranscript("now blue")
+	m, err := nc2.Request("lumen.demo.cmd.talk", audio, 30*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r messages.TalkReply
+	if err := json.Unmarshal(m.Data, &r); err != nil || r.SpokenBy != "espeak" || agenttest.CheckWAV(r.Audio) != nil || r.Answer != "The light is blue now." {
+		t.Fatalf("espeak talk: %v %.300s", err, m.Data)
+	}
+	if sp := srv.Speech(); len(sp) != 1 {
+		t.Fatalf("the endpoint's speech was used with --speech-model espeak: %q", sp)
+	}
+
+	// Silence only aborts.
+	srv.SetTranscript("")
+	m, err = nc2.Request("lumen.demo.cmd.talk", audio, 30*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r = messages.TalkReply{}
+	if err := json.Unmarshal(m.Data, &r); err != nil || r.Status != "cancelled" || len(r.Audio) != 0 {
+		t.Fatalf("empty transcript: %.300s", m.Data)
+	}
+	if r := request(t, nc2, "lumen.demo.cmd.talk", strings.Repeat("x", 9<<20)); r.Code != "413" {
+		t.Fatalf("9 MiB of audio: %q %.200s", r.Code, r.Raw)
+	}
+}

@@ -1,0 +1,427 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/spf13/cobra"
+
+	"github.com/lumen-home/lumen/messages"
+	"github.com/lumen-home/lumen/nats/subject"
+)
+
+func newAsk(a *app) *cobra.Command {
+	var req messages.AskRequest
+	wait := durationFlag(30 * time.Minute)
+	cmd := &cobra.Command{
+		Use:   "ask TEXT…",
+		Short: "Tell the light's agent what you want, in plain words",
+		Long: `Ask the light's agent (an LLM configured on 'lumen up' with LUMEN_MODEL and
+OPENAI_BASE_URL/OPENAI_API_KEY) to change how the light behaves. Each tool
+call it makes is printed as it happens, then its answer.
+
+Some calls need your approval (defining a tool, a data source reaching a new
+host, deleting rules or states): ask then waits and prints the approval id;
+approve with 'lumen approve ID' (or hold the light's button), refuse with
+'lumen reject ID' (or click it). A new ask to the same session cancels the one
+in flight; an empty ask ("") only cancels.
+
+Exit status: 0 when the agent finished, asked a question or was stopped
+after its maximum steps; 1 when it failed (model unreachable, not configured).`,
+		Example: `  lumen ask "next 3 clicks red, then back to normal"
+  lumen ask --light kitchen "blue when it's cold outside"
+  lumen ask --session evening "dim it after 22:00"
+  lumen ask ""                      # cancel what the agent is doing`,
+		Args: args(cobra.MinimumNArgs(1)),
+		RunE: func(_ *cobra.Command, words []string) error {
+			req.Text = strings.Join(words, " ")
+			req.Who = "cli"
+			if err := subject.ValidLight(a.light); err != nil {
+				return usageError{fmt.Errorf("--light: %w", err)}
+			}
+			nc, err := a.connect()
+			if err != nil {
+				return err
+			}
+			defer nc.Close()
+			session := req.Session
+			if session == "" {
+				session = "default"
+			}
+			if !a.jsonOut && !req.Async {
+				sub, err := nc.Subscribe(subject.Out(a.light, messages.OutAgent), func(m *nats.Msg) {
+					if line := agentStepLine(m.Data, session); line != "" {
+						fmt.Fprintln(a.stdout, line)
+					}
+				})
+				if err != nil {
+					return err
+				}
+				defer func() { _ = sub.Unsubscribe() }()
+			}
+			saved := a.timeout
+			a.timeout = wait
+			b, err := a.requestOn(nc, messages.VerbAsk, req)
+			a.timeout = saved
+			if err != nil {
+				return err
+			}
+			if a.jsonOut {
+				return a.printJSON(b)
+			}
+			var r messages.AskReply
+			if err := json.Unmarshal(b, &r); err != nil {
+				return fmt.Errorf("unexpected reply: %s", b)
+			}
+			switch r.Status {
+			case messages.AgentAccepted:
+				fmt.Fprintf(a.stdout, "accepted in session %s; follow it with 'lumen tail' or 'lumen sessions %s'\n", r.Session, r.Session)
+			case messages.AgentCancelled:
+				fmt.Fprintln(a.stdout, "cancelled")
+			case messages.AgentFailed:
+				return fmt.Errorf("%s", r.Answer)
+			default:
+				fmt.Fprintln(a.stdout, r.Answer)
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&req.Session, "session", "", "the conversation to continue (default \"default\")")
+	f.BoolVar(&req.Async, "async", false, "return at once; the agent works on")
+	f.Var(&wait, "wait", "how long to wait for the agent, approvals included")
+	lightFlag(cmd, a)
+	jsonFlag(cmd, a)
+	return cmd
+}
+
+// agentStepLine renders an agent event of session for `lumen ask`, or ""
+// for events it does not show.
+func agentStepLine(data []byte, session string) string {
+	var env messages.Envelope
+	if messages.DecodeEnvelope(data, &env) != nil {
+		return ""
+	}
+	var d messages.OutAgentData
+	if json.Unmarshal(env.Data, &d) != nil || d.Session != session {
+		return ""
+	}
+	switch d.Kind {
+	case messages.AgentKindTool:
+		if d.Call == nil || d.Call.Tool == "done" || d.Call.Tool == "askUser" {
+			return ""
+		}
+		return "  " + callLine(*d.Call)
+	case messages.AgentKindApproval:
+		if d.Call == nil {
+			return ""
+		}
+		return fmt.Sprintf("  ? %s %s needs your approval: lumen approve %s  (or lumen reject %s; on the light: hold approves, click rejects)",
+			d.Call.Tool, clip(string(d.Call.Args), 160), d.Approval, d.Approval)
+	case messages.AgentKindDecision:
+		return fmt.Sprintf("    %s by %s", d.Status, d.Who)
+	}
+	return ""
+}
+
+// agentLine renders any agent event in one line, for tail.
+func agentLine(d messages.OutAgentData) string {
+	head := fmt.Sprintf("%s#%d %s", d.Session, d.Step, d.Kind)
+	switch d.Kind {
+	case messages.AgentKindAsk:
+		return fmt.Sprintf("%s by %s: %s", head, d.Who, clip(d.Text, 200))
+	case messages.AgentKindModel:
+		if d.Message == nil {
+			return head
+		}
+		var calls []string
+		for _, tc := range d.Message.ToolCalls {
+			calls = append(calls, tc.Name)
+		}
+		if len(calls) > 0 {
+			return fmt.Sprintf("%s calls %s", head, strings.Join(calls, ", "))
+		}
+		return fmt.Sprintf("%s says %s", head, clip(d.Message.Content, 200))
+	case messages.AgentKindCall, messages.AgentKindTool:
+		if d.Call != nil {
+			return fmt.Sprintf("%s [%s] %s", head, d.Call.Tier, callLine(*d.Call))
+		}
+	case messages.AgentKindApproval:
+		if d.Call != nil {
+			return fmt.Sprintf("%s %s waits for approval %s", head, d.Call.Tool, d.Approval)
+		}
+	case messages.AgentKindDecision:
+		return fmt.Sprintf("%s %s %s by %s", head, d.Approval, d.Status, d.Who)
+	case messages.AgentKindEnd:
+		return fmt.Sprintf("%s %s: %s", head, d.Status, clip(d.Text, 200))
+	}
+	return head
+}
+
+// callLine renders one tool call.
+func callLine(c messages.ToolStep) string {
+	args := clip(string(c.Args), 160)
+	if c.OK {
+		return fmt.Sprintf("✓ %s %s", c.Tool, args)
+	}
+	return fmt.Sprintf("✗ %s %s: %s", c.Tool, args, clip(c.Error, 240))
+}
+
+func clip(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+func newApproval(a *app, approve bool) *cobra.Command {
+	verb, use, short := messages.VerbReject, "reject [ID]", "Refuse a call the agent waits to make"
+	if approve {
+		verb, use, short = messages.VerbApprove, "approve [ID]", "Allow a call the agent waits to make"
+	}
+	cmd := &cobra.Command{
+		Use:   use,
+		Short: short,
+		Long: short + `. The id is printed by 'lumen ask' and shown by 'lumen sessions';
+without one, the light's only pending approval is meant.`,
+		Example: fmt.Sprintf("  lumen %s default-7\n  lumen %s --light kitchen", verb, verb),
+		Args:    args(cobra.MaximumNArgs(1)),
+		RunE: func(_ *cobra.Command, ids []string) error {
+			r := messages.ApprovalRequest{Who: "cli"}
+			if len(ids) == 1 {
+				r.ID = ids[0]
+			}
+			b, err := a.request(verb, r)
+			if err != nil {
+				return err
+			}
+			if a.jsonOut {
+				return a.printJSON(b)
+			}
+			var rep messages.ApprovalReply
+			if err := json.Unmarshal(b, &rep); err != nil {
+				return fmt.Errorf("unexpected reply: %s", b)
+			}
+			fmt.Fprintf(a.stdout, "%s %s (%s, session %s)\n", rep.Decision, rep.Tool, rep.ID, rep.Session)
+			return nil
+		},
+	}
+	lightFlag(cmd, a)
+	jsonFlag(cmd, a)
+	return cmd
+}
+
+func newSessions(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "sessions [SESSION]",
+		Short: "List the agent's sessions, or show one's transcript",
+		Example: `  lumen sessions
+  lumen sessions default`,
+		Args: args(cobra.MaximumNArgs(1)),
+		RunE: func(_ *cobra.Command, names []string) error {
+			var r messages.SessionsRequest
+			if len(names) == 1 {
+				r.Session = names[0]
+			}
+			b, err := a.request(messages.VerbSessions, r)
+			if err != nil {
+				return err
+			}
+			if a.jsonOut {
+				return a.printJSON(b)
+			}
+			var rep messages.SessionsReply
+			if err := json.Unmarshal(b, &rep); err != nil {
+				return fmt.Errorf("unexpected reply: %s", b)
+			}
+			if r.Session == "" {
+				if len(rep.Sessions) == 0 {
+					fmt.Fprintln(a.stdout, "no sessions yet; start one with: lumen ask \"…\"")
+					return nil
+				}
+				tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "SESSION\tSTATUS\tSTEPS\tUPDATED\tLAST ASK\tPENDING")
+				for _, s := range rep.Sessions {
+					pending := ""
+					if s.Pending != nil {
+						pending = s.Pending.Tool + " (lumen approve " + s.Pending.Approval + ")"
+					}
+					fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", s.Session, s.Status, s.Steps, s.Updated, clip(s.LastAsk, 50), pending)
+				}
+				return tw.Flush()
+			}
+			for _, s := range rep.Sessions {
+				fmt.Fprintf(a.stdout, "session %s: %s, %d steps, updated %s\n", s.Session, s.Status, s.Steps, s.Updated)
+				results := map[string]messages.ToolStep{}
+				for _, c := range s.Calls {
+					results[c.ID] = c
+				}
+				for _, m := range s.Transcript {
+					switch m.Role {
+					case "user":
+						fmt.Fprintf(a.stdout, "you:   %s\n", m.Content)
+					case "assistant":
+						if m.Content != "" {
+							fmt.Fprintf(a.stdout, "agent: %s\n", m.Content)
+						}
+						for _, tc := range m.ToolCalls {
+							fmt.Fprintf(a.stdout, "  → %s %s\n", tc.Name, clip(tc.Args, 160))
+						}
+					case "tool":
+						if c, ok := results[m.ToolCallID]; ok {
+							fmt.Fprintf(a.stdout, "    %s\n", callLine(c))
+						} else {
+							fmt.Fprintf(a.stdout, "    %s\n", clip(m.Content, 160))
+						}
+					}
+				}
+				if s.LastAnswer != "" {
+					fmt.Fprintf(a.stdout, "answer: %s\n", s.LastAnswer)
+				}
+				if s.Pending != nil {
+					fmt.Fprintf(a.stdout, "waiting: %s needs approval: lumen approve %s\n", s.Pending.Tool, s.Pending.Approval)
+				}
+			}
+			return nil
+		},
+	}
+	lightFlag(cmd, a)
+	jsonFlag(cmd, a)
+	return cmd
+}
+
+func newTalk(a *app) *cobra.Command {
+	var session, out string
+	var noPlay bool
+	wait := durationFlag(30 * time.Minute)
+	cmd := &cobra.Command{
+		Use:   "talk FILE.wav",
+		Short: "Speak to the light's agent: a recording in, the answer spoken back",
+		Long: `Send a recording (WAV, up to 8 MiB) to the light's agent. The daemon
+transcribes it with the endpoint's speech-to-text (--transcribe-model on
+lumen up), runs it like 'lumen ask', and speaks the answer with the
+endpoint's text-to-speech, or with the local espeak-ng when the endpoint has
+none. The answer is played with the system's player (aplay, paplay, ffplay,
+afplay) or written to --out. A recording with no words only cancels what
+the agent is doing.`,
+		Example: `  lumen talk request.wav
+  lumen talk request.wav --out answer.wav
+  espeak-ng -w request.wav "make it red" && lumen talk request.wav`,
+		Args: args(cobra.ExactArgs(1)),
+		RunE: func(_ *cobra.Command, files []string) error {
+			audio, err := os.ReadFile(files[0])
+			if err != nil {
+				return err
+			}
+			if err := subject.ValidLight(a.light); err != nil {
+				return usageError{fmt.Errorf("--light: %w", err)}
+			}
+			nc, err := a.connect()
+			if err != nil {
+				return err
+			}
+			defer nc.Close()
+			if session == "" {
+				session = "default"
+			}
+			if !a.jsonOut {
+				sub, err := nc.Subscribe(subject.Out(a.light, messages.OutAgent), func(m *nats.Msg) {
+					if line := agentStepLine(m.Data, session); line != "" {
+						fmt.Fprintln(a.stdout, line)
+					}
+				})
+				if err != nil {
+					return err
+				}
+				defer func() { _ = sub.Unsubscribe() }()
+			}
+			msg := nats.NewMsg(subject.Cmd(a.light, messages.VerbTalk))
+			msg.Data = audio
+			msg.Header.Set(messages.HeaderSession, session)
+			msg.Header.Set(messages.HeaderWho, "cli")
+			saved := a.timeout
+			a.timeout = wait
+			b, err := a.requestMsg(nc, msg)
+			a.timeout = saved
+			if err != nil {
+				return err
+			}
+			var r messages.TalkReply
+			if err := json.Unmarshal(b, &r); err != nil {
+				return fmt.Errorf("unexpected reply: %.200s", b)
+			}
+			if a.jsonOut {
+				return a.printJSON(b)
+			}
+			fmt.Fprintf(a.stdout, "heard: %q\n", r.Transcript)
+			switch {
+			case r.Status == messages.AgentCancelled:
+				fmt.Fprintln(a.stdout, "cancelled")
+				return nil
+			case r.Answer != "":
+				fmt.Fprintln(a.stdout, r.Answer)
+			}
+			if len(r.Audio) == 0 {
+				if r.SpeechErr != "" {
+					fmt.Fprintf(a.stderr, "lumen: no spoken answer: %s\n", r.SpeechErr)
+				}
+			} else if err := a.playOrSave(r.Audio, out, noPlay); err != nil {
+				return err
+			}
+			if r.Status == messages.AgentFailed {
+				return fmt.Errorf("the agent failed")
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&session, "session", "", "the conversation to continue (default \"default\")")
+	f.StringVarP(&out, "out", "o", "", "write the spoken answer to this WAV file instead of playing it")
+	f.BoolVar(&noPlay, "no-play", false, "do not play the answer (write it to lumen-answer.wav unless --out)")
+	f.Var(&wait, "wait", "how long to wait for the agent, approvals included")
+	lightFlag(cmd, a)
+	jsonFlag(cmd, a)
+	return cmd
+}
+
+// playOrSave plays audio with the first player found, or writes it.
+func (a *app) playOrSave(audio []byte, out string, noPlay bool) error {
+	if out == "" && !noPlay {
+		for _, p := range [][]string{{"aplay", "-q"}, {"paplay"}, {"ffplay", "-nodisp", "-autoexit", "-loglevel", "quiet"}, {"afplay"}} {
+			if _, err := exec.LookPath(p[0]); err != nil {
+				continue
+			}
+			f, err := os.CreateTemp("", "lumen-answer-*.wav")
+			if err != nil {
+				return err
+			}
+			defer os.Remove(f.Name())
+			if _, err := f.Write(audio); err != nil {
+				f.Close()
+				return err
+			}
+			f.Close()
+			cmd := exec.Command(p[0], append(p[1:], f.Name())...)
+			if err := cmd.Run(); err == nil {
+				return nil
+			}
+		}
+		out = "lumen-answer.wav"
+		fmt.Fprintln(a.stderr, "lumen: no audio player worked (aplay, paplay, ffplay, afplay); the answer is in "+out)
+	}
+	if out == "" {
+		out = "lumen-answer.wav"
+	}
+	if err := os.WriteFile(out, audio, 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "answer audio: %s (%d bytes)\n", out, len(audio))
+	return nil
+}
