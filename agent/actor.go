@@ -254,7 +254,19 @@ func (m *Manager) restore() (map[string]*State, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	states := map[string]*State{}
-	err := m.cfg.Journal.Replay(ctx, subject.Out(m.cfg.Light, messages.OutAgent), 0, 0, func(msg journal.Msg) error {
+	snaps, err := m.cfg.Journal.Records(ctx, SnapshotKey(m.cfg.Light, ""))
+	if err != nil {
+		return nil, err
+	}
+	for key, b := range snaps {
+		st := &State{}
+		if err := json.Unmarshal(b, st); err != nil || st.ID == "" {
+			m.cfg.Logf("agent %s: skip session snapshot %s: %v", m.cfg.Light, key, err)
+			continue
+		}
+		states[st.ID] = st
+	}
+	err = m.cfg.Journal.Replay(ctx, subject.Out(m.cfg.Light, messages.OutAgent), 0, 0, func(msg journal.Msg) error {
 		var env messages.Envelope
 		if err := messages.DecodeEnvelope(msg.Data, &env); err != nil {
 			m.cfg.Logf("agent %s: skip agent event %d: %v", m.cfg.Light, msg.Seq, err)
@@ -269,6 +281,9 @@ func (m *Manager) restore() (map[string]*State, error) {
 		if st == nil {
 			st = NewState(ev.Session)
 			states[ev.Session] = st
+		}
+		if ev.Step <= st.Step {
+			return nil // the snapshot has it
 		}
 		st.Apply(ev, env.Time)
 		return nil
@@ -431,9 +446,24 @@ func (s *session) Record(ctx context.Context, ev messages.OutAgentData) error {
 	}
 	s.mu.Lock()
 	s.state.Apply(ev, now)
+	var snap []byte
+	if ev.Kind == messages.AgentKindApproval || ev.Kind == messages.AgentKindEnd {
+		snap, err = json.Marshal(s.state)
+	}
 	s.mu.Unlock()
+	if snap != nil && err == nil {
+		// The journal's retention may purge the session's events once a
+		// light's snapshot covers them; this record keeps the session.
+		if err := s.cfg.Journal.SaveRecord(ctx, SnapshotKey(s.cfg.Light, ev.Session), snap); err != nil {
+			s.cfg.Logf("agent %s: snapshot session %s: %v", s.cfg.Light, ev.Session, err)
+		}
+	}
 	return nil
 }
+
+// SnapshotKey is where a session's snapshot is kept in the snapshot
+// bucket.
+func SnapshotKey(light, session string) string { return "agent." + light + "." + session }
 
 // flush waits until every step appended so far is durable.
 func (s *session) flush(ctx context.Context) error {

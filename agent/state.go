@@ -12,31 +12,35 @@ import (
 // restart (the events are replayed), so a session continues exactly where
 // the journal says it was.
 type State struct {
-	ID         string
-	Step       int // the last event's step
-	Transcript []messages.AgentMessage
-	Status     string
-	Updated    time.Time
-	LastAsk    string
-	LastAnswer string
+	ID         string                  `json:"id"`
+	Step       int                     `json:"step"` // the last event's step
+	Transcript []messages.AgentMessage `json:"transcript"`
+	Status     string                  `json:"status"`
+	Updated    time.Time               `json:"updated"`
+	LastAsk    string                  `json:"last_ask,omitempty"`
+	LastAnswer string                  `json:"last_answer,omitempty"`
 
 	// The request in flight (or the last one).
-	ReqStart int                 // index of its user message in Transcript
-	Turns    int                 // model replies in it
-	Calls    []messages.ToolStep // its finished tool calls
-	Started  map[string]bool     // calls journaled as started, not finished
-	Pending  *messages.ToolStep  // the call waiting for an approval
-	Approval string              // its approval id
-	Who      string              // who asked
-	Decided  map[string]Decision // approvals decided, by id (until the call's result)
-	Seen     map[string]string   // dedup keys of this request's calls → their result
-	volatile map[string]bool     // read-only dedup keys, forgotten after a change
+	ReqStart int                 `json:"req_start"`          // index of its user message in Transcript
+	Turns    int                 `json:"turns"`              // model replies in it
+	Calls    []messages.ToolStep `json:"calls,omitempty"`    // its finished tool calls
+	Started  map[string]bool     `json:"started,omitempty"`  // calls journaled as started, not finished
+	Pending  *messages.ToolStep  `json:"pending,omitempty"`  // the call waiting for an approval
+	Approval string              `json:"approval,omitempty"` // its approval id
+	Who      string              `json:"who,omitempty"`      // who asked
+	Decided  map[string]Decision `json:"decided,omitempty"`  // approvals decided, by id (until the call's result)
+	Seen     map[string]string   `json:"seen,omitempty"`     // dedup keys of this request's calls → their result
+	Volatile map[string]bool     `json:"volatile,omitempty"` // dedup keys of reads and failures, forgotten after a change
 }
+
+// MaxTranscript bounds what a session keeps of its earlier requests (the
+// model sees at most Loop.MaxHistory of them anyway).
+const MaxTranscript = 200
 
 // Decision is an approval's outcome.
 type Decision struct {
-	Approved bool
-	Who      string
+	Approved bool   `json:"approved"`
+	Who      string `json:"who"`
 }
 
 // NewState returns an empty session.
@@ -50,10 +54,11 @@ func (s *State) Apply(ev messages.OutAgentData, at time.Time) {
 	s.Updated = at
 	switch ev.Kind {
 	case messages.AgentKindAsk:
+		s.trim()
 		s.Transcript = append(s.Transcript, messages.AgentMessage{Role: "user", Content: ev.Text})
 		s.ReqStart = len(s.Transcript) - 1
 		s.Turns, s.Calls, s.Started, s.Pending, s.Approval = 0, nil, nil, nil, ""
-		s.Decided, s.Seen, s.volatile = nil, nil, nil
+		s.Decided, s.Seen, s.Volatile = nil, nil, nil
 		s.Status, s.LastAsk, s.Who = messages.AgentRunning, ev.Text, ev.Who
 	case messages.AgentKindModel:
 		if ev.Message != nil {
@@ -92,6 +97,21 @@ func (s *State) Apply(ev messages.OutAgentData, at time.Time) {
 	}
 }
 
+// trim drops the oldest requests once the transcript is past
+// MaxTranscript, cutting at a request's start.
+func (s *State) trim() {
+	if len(s.Transcript) <= MaxTranscript {
+		return
+	}
+	for i := len(s.Transcript) - MaxTranscript; i < len(s.Transcript); i++ {
+		if s.Transcript[i].Role == "user" {
+			s.Transcript = append([]messages.AgentMessage(nil), s.Transcript[i:]...)
+			return
+		}
+	}
+	s.Transcript = nil
+}
+
 // remember records a finished call for duplicate blocking. Reads and
 // failed calls are only duplicates until something changes the light:
 // reading again after a change, or retrying a call once its cause is
@@ -105,15 +125,15 @@ func (s *State) remember(c messages.ToolStep) {
 	}
 	key := DedupKey(c.Tool, c.Args)
 	if readOnly(c.Tool) || !c.OK {
-		if s.volatile == nil {
-			s.volatile = map[string]bool{}
+		if s.Volatile == nil {
+			s.Volatile = map[string]bool{}
 		}
-		s.volatile[key] = true
+		s.Volatile[key] = true
 	} else {
-		for k := range s.volatile {
+		for k := range s.Volatile {
 			delete(s.Seen, k)
 		}
-		s.volatile = nil
+		s.Volatile = nil
 	}
 	s.Seen[key] = ToolContent(c)
 }

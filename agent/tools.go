@@ -58,6 +58,8 @@ const (
 	ToolTestTool         = "testTool"
 	ToolCreateDataSource = "createDataSource"
 	ToolDeleteDataSource = "deleteDataSource"
+	ToolDefineTransition = "defineTransition"
+	ToolDeleteTransition = "deleteTransition"
 	ToolAskUser          = "askUser"
 	ToolDone             = "done"
 )
@@ -129,7 +131,10 @@ func baseSpecs() []Spec {
 		{ToolCreateDataSource, "Run a tool periodically, store parts of its result in variables (the previous value stays in <var>_prev) and fire a transition.",
 			`{"type":"object","properties":{"name":{"type":"string"},"interval_ms":{"type":"integer","description":"at least 10000"},"fetch":{"type":"object","properties":{"tool":{"type":"string"},"args":{"type":"object"}},"required":["tool"]},"store":{"type":"object","description":"variable name → path in the result, e.g. {\"temperature\":\"result.temp\"}","additionalProperties":{"type":"string"}},"fires":{"type":"string","description":"transition fired after each update"}},"required":["name","interval_ms","fetch","store"]}`, messages.TierAutonomous},
 		{ToolDeleteDataSource, "Delete a data source.", `{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`, messages.TierConfirm},
-		{ToolAskUser, "Ask the person a question when the request is ambiguous; ends this request.", `{"type":"object","properties":{"question":{"type":"string"}},"required":["question"]}`, messages.TierAutonomous},
+		{ToolDefineTransition, "Define a custom transition: a JavaScript predicate (the body of an async function returning true or false, which may await fetch to its hosts) polled every poll_interval_ms; the transition fires each time it turns true.",
+		`{"type":"object","properties":{"name":{"type":"string","description":"the transition's name, [a-z][a-z0-9_]*"},"code":{"type":"string"},"poll_interval_ms":{"type":"integer","description":"at least 1000"},"hosts":{"type":"array","items":{"type":"string"}},"description":{"type":"string"}},"required":["name","code","poll_interval_ms"]}`, messages.TierConfirm},
+	{ToolDeleteTransition, "Delete a custom transition.", `{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`, messages.TierConfirm},
+	{ToolAskUser, "Ask the person a question when the request is ambiguous; ends this request.", `{"type":"object","properties":{"question":{"type":"string"}},"required":["question"]}`, messages.TierAutonomous},
 		{ToolDone, "Finish: say what you did, in one or two short sentences.", `{"type":"object","properties":{"message":{"type":"string"}},"required":["message"]}`, messages.TierAutonomous},
 	}
 }
@@ -342,6 +347,10 @@ func (t *Tools) Run(ctx context.Context, name string, args json.RawMessage) (jso
 		return t.command(ctx, messages.VerbCreateSource, args)
 	case ToolDeleteDataSource:
 		return t.command(ctx, messages.VerbDeleteSource, args)
+	case ToolDefineTransition:
+		return t.command(ctx, messages.VerbDefineTransition, args)
+	case ToolDeleteTransition:
+		return t.command(ctx, messages.VerbDeleteTransition, args)
 	case ToolAskUser:
 		q, err := str("question")
 		if err != nil {

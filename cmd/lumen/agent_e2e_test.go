@@ -253,6 +253,16 @@ func TestAgentRestartDuringApproval(t *testing.T) {
 	if !strings.Contains(out, "s1") || !strings.Contains(out, "pending") || !strings.Contains(out, "lumen approve "+ev.Approval) {
 		t.Fatalf("lumen sessions after the restart:\n%s", out)
 	}
+	// Retention may purge the session's events (a light's snapshot covers
+	// them): the session's own snapshot keeps it.
+	natsCLI(t, d.URL, "stream", "purge", "LUMEN", "--subject", "lumen.demo.evt.out.agent", "--force")
+	if err := d.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	d = startDaemon(t, dir, agentArgs(srv)...)
+	if out, _ := runCLI(t, d.URL, "sessions"); !strings.Contains(out, "lumen approve "+ev.Approval) {
+		t.Fatalf("lumen sessions after the purge:\n%s", out)
+	}
 	nc = connect(t, d.URL)
 	events = watchAgent(t, nc, "demo")
 	if out, code := runCLI(t, d.URL, "approve"); code != 0 || !strings.Contains(out, "approved deleteRules ("+ev.Approval) {
@@ -510,5 +520,70 @@ func TestAgentVoice(t *testing.T) {
 	}
 	if r := request(t, nc2, "lumen.demo.cmd.talk", strings.Repeat("x", 9<<20)); r.Code != "413" {
 		t.Fatalf("9 MiB of audio: %q %.200s", r.Code, r.Raw)
+	}
+}
+
+// Faults end to end: garbage arguments and a bad expression go back to
+// the model, which fixes them; a duplicate is blocked; then the API fails
+// (500) and the request ends with a spoken-style answer, keeping what was
+// done; a hanging API is cut by --agent-timeout. The light keeps working
+// throughout.
+func TestAgentFaults(t *testing.T) {
+	t.Parallel()
+	good := `{"rules":[{"from":"off","on":"button_double_click","to":"dim","condition":"getData('n') === undefined"}]}`
+	srv := agenttest.New(
+		agenttest.Step{Calls: []agenttest.Call{scripted("createState", `{"name":"dim","r":40,`)}},
+		agenttest.Step{Calls: []agenttest.Call{scripted("createState", `{"name":"dim","r":40,"g":40,"b":40}`),
+			scripted("appendRules", `{"rules":[{"from":"off","on":"button_double_click","to":"dim","condition":"getData('n' ==="}]}`)},
+			Expect: func(r agenttest.ChatRequest) error {
+				if !strings.Contains(r.Last().Text(), "not a JSON object") {
+					return fmt.Errorf("garbage arguments: %s", r.Last().Text())
+				}
+				return nil
+			}},
+		agenttest.Step{Calls: []agenttest.Call{scripted("appendRules", good), scripted("appendRules", good)},
+			Expect: func(r agenttest.ChatRequest) error {
+				if res := r.Last().Text(); !strings.Contains(res, "condition") || !strings.Contains(res, `"ok":false`) {
+					return fmt.Errorf("bad expression: %s", res)
+				}
+				return nil
+			}},
+		agenttest.Step{Status: 500, Expect: func(r agenttest.ChatRequest) error {
+			if res := r.Last().Text(); !strings.Contains(res, "blocked: you already called appendRules") {
+				return fmt.Errorf("duplicate: %s", res)
+			}
+			return nil
+		}},
+		agenttest.Step{Status: 500},
+		agenttest.Step{Hang: true},
+	)
+	defer srv.Close()
+	d := startDaemon(t, t.TempDir(), agentArgs(srv, "--agent-timeout", "500ms")...)
+	nc := connect(t, d.URL)
+	r := mustOK(t, request(t, nc, "lumen.demo.cmd.ask", `{"text":"double click dims it"}`))
+	if r.Body["status"] != "failed" || !strings.Contains(fmt.Sprint(r.Body["answer"]), "HTTP 500") ||
+		!strings.Contains(fmt.Sprint(r.Body["answer"]), "What I did so far stays (createState, appendRules)") {
+		t.Fatalf("reply %s", r.Raw)
+	}
+	if err := srv.Err(); err != nil {
+		t.Fatal(err)
+	}
+	rules := mustOK(t, request(t, nc, "lumen.demo.cmd.get", `{}`)).Body["rules"].([]any)
+	n := 0
+	for _, rule := range rules {
+		if rule.(map[string]any)["to"] == "dim" {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Fatalf("%d dim rules, want exactly 1: %v", n, rules)
+	}
+	if st := mustOK(t, request(t, nc, "lumen.demo.cmd.fire", `{"transition":"button_double_click"}`)).Body["state"]; st != "dim" {
+		t.Fatalf("the rule the agent fixed does not work: %v", st)
+	}
+	start := time.Now()
+	r = mustOK(t, request(t, nc, "lumen.demo.cmd.ask", `{"text":"again"}`))
+	if r.Body["status"] != "failed" || !strings.Contains(fmt.Sprint(r.Body["answer"]), "did not answer within 500ms") || time.Since(start) > 10*time.Second {
+		t.Fatalf("hang: %s after %v", r.Raw, time.Since(start))
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -219,6 +220,49 @@ func (j *Journal) LoadSnapshot(ctx context.Context, light string) ([]byte, error
 		return nil, fmt.Errorf("journal: load snapshot of %s: %w", light, err)
 	}
 	return e.Value(), nil
+}
+
+// SaveRecord stores data under key in the snapshot bucket, for state that
+// is not a light's own snapshot (an agent session: agent.<light>.<session>).
+// Keys are dot-separated tokens of letters, digits, '-' and '_'.
+func (j *Journal) SaveRecord(ctx context.Context, key string, data []byte) error {
+	if !strings.Contains(key, ".") {
+		return fmt.Errorf("journal: record key %q must have a dot: a bare name is a light's snapshot", key)
+	}
+	kv, err := j.bucketHandle(ctx)
+	if err != nil {
+		return err
+	}
+	if _, err := kv.Put(ctx, key, data); err != nil {
+		return fmt.Errorf("journal: save record %s: %w", key, err)
+	}
+	return nil
+}
+
+// Records returns every record whose key starts with prefix (which ends
+// with a dot), by key.
+func (j *Journal) Records(ctx context.Context, prefix string) (map[string][]byte, error) {
+	kv, err := j.bucketHandle(ctx)
+	if err != nil {
+		return nil, err
+	}
+	lister, err := kv.ListKeysFiltered(ctx, prefix+">")
+	if err != nil {
+		return nil, fmt.Errorf("journal: list records %s: %w", prefix, err)
+	}
+	out := map[string][]byte{}
+	for key := range lister.Keys() {
+		e, err := kv.Get(ctx, key)
+		if err != nil {
+			if errors.Is(err, jetstream.ErrKeyNotFound) {
+				continue // deleted meanwhile
+			}
+			_ = lister.Stop()
+			return nil, fmt.Errorf("journal: load record %s: %w", key, err)
+		}
+		out[key] = e.Value()
+	}
+	return out, nil
 }
 
 // bucketHandle returns the cached snapshot bucket, binding it on first use.

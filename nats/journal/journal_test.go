@@ -750,3 +750,32 @@ func TestConsumerBatchAckAllStartAt(t *testing.T) {
 		t.Fatalf("StartAt(%d): next = seq %d delivered %d, %v", seqs[2], m.Seq, m.NumDelivered, err)
 	}
 }
+
+func TestRecords(t *testing.T) {
+	j := newJournal(t)
+	ctx := testCtx(t)
+	if got, err := j.Records(ctx, "agent.kitchen."); err != nil || len(got) != 0 {
+		t.Fatalf("Records before any save = %v, %v", got, err)
+	}
+	if err := j.SaveRecord(ctx, "kitchen", []byte("{}")); err == nil {
+		t.Fatal("a record may not take a light's snapshot key")
+	}
+	for key, v := range map[string]string{"agent.kitchen.default": "1", "agent.kitchen.s-2": "2", "agent.hall.default": "3"} {
+		if err := j.SaveRecord(ctx, key, []byte(v)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := j.SaveRecord(ctx, "agent.kitchen.default", []byte("4")); err != nil {
+		t.Fatal(err)
+	}
+	got, err := j.Records(ctx, "agent.kitchen.")
+	if err != nil || len(got) != 2 || string(got["agent.kitchen.default"]) != "4" || string(got["agent.kitchen.s-2"]) != "2" {
+		t.Fatalf("Records = %q, %v", got, err)
+	}
+	if err := j.SaveSnapshot(ctx, "kitchen", []byte("snap")); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := j.LoadSnapshot(ctx, "kitchen"); err != nil || string(b) != "snap" {
+		t.Fatalf("the light's snapshot: %q %v", b, err)
+	}
+}
