@@ -87,6 +87,9 @@ func (l *Loop) Continue(ctx context.Context, s *State, env Env) messages.AskRepl
 		if ctx.Err() != nil {
 			return l.end(env, s, messages.AgentCancelled, "")
 		}
+		if len(s.Transcript) == 0 {
+			return l.end(env, s, messages.AgentFailed, "I lost track of this request (its history is gone); please ask again.")
+		}
 		last := s.Transcript[len(s.Transcript)-1]
 		if last.Role == "assistant" && len(last.ToolCalls) == 0 {
 			answer := strings.TrimSpace(last.Content)
