@@ -38,9 +38,9 @@ func newJournal(tb testing.TB) *journal.Journal {
 	return journal.New(startBroker(tb, broker.Config{}).JetStream())
 }
 
-// testCtx bounds every test step so a hang fails instead of stalling.
-// testCtx bounds a whole test: generous, since a loaded CI machine runs
-// many packages at once; the tests assert their own tighter bounds.
+// testCtx bounds a whole test so a hang fails instead of stalling:
+// generously, since a loaded CI machine runs many packages at once; the
+// tests assert their own tighter bounds.
 func testCtx(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	t.Cleanup(cancel)
