@@ -323,6 +323,14 @@ func (s *session) Receive(ctx actor.Context) {
 		s.mu.Unlock()
 		if open {
 			s.cfg.Logf("agent %s: session %s continues after a restart", s.cfg.Light, s.state.ID)
+			s.mu.Lock()
+			b, err := json.Marshal(s.state)
+			s.mu.Unlock()
+			if err == nil { // it may live only in events so far
+				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				s.snapshot(ctx, b)
+				cancel()
+			}
 			s.start(func(ctx context.Context) messages.AskReply { return s.loop.Continue(ctx, s.state, s) }, nil)
 		}
 	case *Ask:
@@ -444,21 +452,27 @@ func (s *session) Record(ctx context.Context, ev messages.OutAgentData) error {
 			return err
 		}
 	}
-	s.mu.Lock()
-	s.state.Apply(ev, now)
-	var snap []byte
 	if ev.Kind == messages.AgentKindApproval || ev.Kind == messages.AgentKindEnd {
-		snap, err = json.Marshal(s.state)
-	}
-	s.mu.Unlock()
-	if snap != nil && err == nil {
 		// The journal's retention may purge the session's events once a
-		// light's snapshot covers them; this record keeps the session.
-		if err := s.cfg.Journal.SaveRecord(ctx, SnapshotKey(s.cfg.Light, ev.Session), snap); err != nil {
-			s.cfg.Logf("agent %s: snapshot session %s: %v", s.cfg.Light, ev.Session, err)
+		// light's snapshot covers them; this record keeps the session. It
+		// is saved before anyone can see the step in the session.
+		next, err := s.state.after(ev, now)
+		if err == nil {
+			s.snapshot(ctx, next)
 		}
 	}
+	s.mu.Lock()
+	s.state.Apply(ev, now)
+	s.mu.Unlock()
 	return nil
+}
+
+// snapshot saves a session's state in the snapshot bucket; a failure
+// only costs the state's survival of a purge, so it is logged.
+func (s *session) snapshot(ctx context.Context, b []byte) {
+	if err := s.cfg.Journal.SaveRecord(ctx, SnapshotKey(s.cfg.Light, s.state.ID), b); err != nil {
+		s.cfg.Logf("agent %s: snapshot session %s: %v", s.cfg.Light, s.state.ID, err)
+	}
 }
 
 // SnapshotKey is where a session's snapshot is kept in the snapshot

@@ -507,3 +507,26 @@ func TestSpeakDirectly(t *testing.T) {
 		}
 	}
 }
+
+// A session's snapshot decodes to the same state, so a session restored
+// from it (after the journal's retention purged its events) is the one
+// that was saved.
+func TestStateSnapshotRoundTrip(t *testing.T) {
+	f := newFixture(t, agent.ModelConfig{},
+		agenttest.Step{Calls: []agenttest.Call{call("getStates", `{}`), call("createState", `{"name":"red","r":255,"g":0,"b":0}`)}},
+		agenttest.Step{Calls: []agenttest.Call{call("createState", `{"name":"red","r":255,"g":0,"b":0}`), call("done", `{"message":"ok"}`)}},
+	)
+	f.ask(t, "red")
+	b, err := json.Marshal(f.env.s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back agent.State
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	again, _ := json.Marshal(&back)
+	if string(again) != string(b) || back.Seen == nil || len(back.Calls) != 4 || back.Status != "done" {
+		t.Fatalf("round trip:\n%s\n%s", b, again)
+	}
+}

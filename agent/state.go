@@ -97,6 +97,20 @@ func (s *State) Apply(ev messages.OutAgentData, at time.Time) {
 	}
 }
 
+// after returns the state with ev applied, encoded, leaving s as it is.
+func (s *State) after(ev messages.OutAgentData, at time.Time) ([]byte, error) {
+	b, err := json.Marshal(s)
+	if err != nil {
+		return nil, err
+	}
+	var next State
+	if err := json.Unmarshal(b, &next); err != nil {
+		return nil, err
+	}
+	next.Apply(ev, at)
+	return json.Marshal(&next)
+}
+
 // trim drops the oldest requests once the transcript is past
 // MaxTranscript, cutting at a request's start.
 func (s *State) trim() {
