@@ -48,7 +48,7 @@ func Prompt(light string, m *messages.GetReply) string {
 	st.WriteString("States:")
 	for _, s := range m.States {
 		c, _ := json.Marshal(s)
-		fmt.Fprintf(&st, " %s", c)
+		fmt.Fprintf(&st, "\n- %s", c)
 	}
 	st.WriteString("\nRules:")
 	for _, r := range m.Rules {
@@ -103,7 +103,11 @@ func Prompt(light string, m *messages.GetReply) string {
 	}
 	text := st.String()
 	if len(text) > maxPromptState {
-		text = text[:maxPromptState] + "\n… (more: use getStates, getRules, getVariables)"
+		cut := strings.LastIndexByte(text[:maxPromptState], '\n') // whole lines: never half a rune
+		if cut < 0 {
+			cut = 0
+		}
+		text = text[:cut] + "\n… (more: use getStates, getRules, getVariables)"
 	}
 	b.WriteString(text)
 	b.WriteString("\n")
