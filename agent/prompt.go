@@ -44,7 +44,8 @@ func Prompt(light string, m *messages.GetReply) string {
 		return b.String()
 	}
 	var st strings.Builder
-	fmt.Fprintf(&st, "Current state: %s.\n", m.State)
+	fmt.Fprintf(&st, "Current state: %s. The light has %d states, %d rules, %d variables, %d tools, %d data sources.\n",
+		m.State, len(m.States), len(m.Rules), len(m.Vars), len(m.Tools), len(m.Sources))
 	st.WriteString("States:")
 	for _, s := range m.States {
 		c, _ := json.Marshal(s)
