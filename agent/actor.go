@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -61,6 +62,9 @@ type (
 		Reply func(any) // *messages.SessionsReply or *messages.ErrorReply
 	}
 )
+
+// errStopped refuses steps of a session whose actor stops.
+var errStopped = errors.New("agent: the session is stopping")
 
 // DefaultSession is the session of an ask that names none.
 const DefaultSession = "default"
@@ -308,6 +312,7 @@ type session struct {
 	expectTool string
 
 	unacked []*journal.Pending // appended steps not yet known durable; only the request goroutine touches it
+	stopped atomic.Bool        // the actor stops: record nothing more
 
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -332,6 +337,15 @@ func (s *session) Receive(ctx actor.Context) {
 				cancel()
 			}
 			s.start(func(ctx context.Context) messages.AskReply { return s.loop.Continue(ctx, s.state, s) }, nil)
+		}
+	case *actor.Stopping:
+		// The daemon stops (or the manager restarts): the request in
+		// flight stops recording, so the journal keeps it open and the
+		// next start continues it where it stood.
+		s.stopped.Store(true)
+		if s.cancel != nil {
+			s.cancel()
+			<-s.done
 		}
 	case *Ask:
 		text := strings.TrimSpace(msg.Req.Text)
@@ -427,6 +441,9 @@ func (s *session) start(run func(context.Context) messages.AskReply, reply func(
 // waits for all of them. A crash can lose only steps that changed nothing
 // yet: at worst one model call is made again after a restart.
 func (s *session) Record(ctx context.Context, ev messages.OutAgentData) error {
+	if s.stopped.Load() {
+		return errStopped
+	}
 	ev.Session = s.state.ID
 	ev.Step = s.state.Step + 1
 	now := s.cfg.Now().UTC()
