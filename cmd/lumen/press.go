@@ -30,6 +30,8 @@ func newPress(a *app) *cobra.Command {
 through debounce and gesture detection exactly like a real button's, so the
 light sees button_click, button_double_click, or button_hold then
 button_release, and its rules react. press prints what the light did.
+While the agent waits for an approval the press decides it instead: hold
+approves, click rejects.
 
 The raw edges are requests on lumen.<light>.cmd.button {"edge":"down"|"up"};
 a light with a real button refuses them.`,
