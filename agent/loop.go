@@ -225,9 +225,10 @@ func (l *Loop) call(ctx context.Context, s *State, env Env, tc messages.AgentToo
 		}
 		step.ApprovedBy = dec.Who
 	}
-	if !readOnly(tc.Name) && tc.Name != ToolDone && tc.Name != ToolAskUser {
+	if !readOnly(tc.Name) && !idempotent(tc.Name) && tc.Name != ToolDone && tc.Name != ToolAskUser {
 		// A change is journaled as started first, so a restart between
-		// doing it and recording it is not taken for "never ran".
+		// doing it and recording it is not taken for "never ran". One
+		// that gives the same light when made twice needs no such care.
 		if err := env.Record(ctx, messages.OutAgentData{Kind: messages.AgentKindCall, Call: &step}); err != nil {
 			return err
 		}
@@ -365,6 +366,17 @@ func finished(s *State, turn *messages.AgentMessage) (status, answer string, ok 
 		}
 	}
 	return "", "", false
+}
+
+// idempotent tools leave the light the same when run twice with the
+// same arguments (they create or replace by name), so a restart may simply
+// run them again.
+func idempotent(tool string) bool {
+	switch tool {
+	case ToolCreateState, ToolSetState, ToolCreateSchedule, ToolDefineTool:
+		return true
+	}
+	return false
 }
 
 func callOf(s *State, id string) (messages.ToolStep, bool) {

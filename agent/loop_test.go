@@ -207,7 +207,7 @@ func TestCounterFlow(t *testing.T) {
 			if len(r.Calls) != 4 || !r.Calls[1].OK || r.Calls[1].Tier != messages.TierAutonomous {
 				t.Fatalf("calls %+v", r.Calls)
 			}
-			if want := "ask model tool model call tool call tool model tool end"; f.env.kinds() != want {
+			if want := "ask model tool model tool call tool model tool end"; f.env.kinds() != want {
 				t.Fatalf("journal %s, want %s", f.env.kinds(), want)
 			}
 		})
@@ -379,7 +379,7 @@ func TestPermissionTiers(t *testing.T) {
 		return agent.Decision{Approved: len(asked) == 1, Who: "button"}, nil
 	}
 	r := f.ask(t, "do things")
-	if strings.Join(asked, ",") != "default-3,default-7" {
+	if strings.Join(asked, ",") != "default-3,default-6" {
 		t.Fatalf("approvals asked: %v (journal %s)", asked, f.env.kinds())
 	}
 	c := r.Calls
@@ -423,7 +423,7 @@ func TestResumeAfterCrash(t *testing.T) {
 		t.Fatalf("restored %+v", s)
 	}
 	env := &memEnv{s: s, events: f.env.events, decide: func(_ context.Context, id string) (agent.Decision, error) {
-		if id != "default-5" {
+		if id != "default-4" {
 			return agent.Decision{}, fmt.Errorf("approval id %s", id)
 		}
 		return agent.Decision{Approved: true, Who: "cli"}, nil
@@ -443,8 +443,8 @@ func TestResumeAfterCrash(t *testing.T) {
 	s2 := agent.NewState("x")
 	for _, ev := range []messages.OutAgentData{
 		{Step: 1, Kind: "ask", Text: "red"},
-		{Step: 2, Kind: "model", Message: &messages.AgentMessage{Role: "assistant", ToolCalls: []messages.AgentToolCall{{ID: "c1", Name: "createState", Args: `{"name":"red","r":1,"g":2,"b":3}`}}}},
-		{Step: 3, Kind: "call", Call: &messages.ToolStep{ID: "c1", Tool: "createState"}},
+		{Step: 2, Kind: "model", Message: &messages.AgentMessage{Role: "assistant", ToolCalls: []messages.AgentToolCall{{ID: "c1", Name: "appendRules", Args: `{"rules":[]}`}}}},
+		{Step: 3, Kind: "call", Call: &messages.ToolStep{ID: "c1", Tool: "appendRules"}},
 	} {
 		s2.Apply(ev, time.Now())
 	}
@@ -460,7 +460,7 @@ func TestResumeAfterCrash(t *testing.T) {
 	if err := f.srv.Err(); err != nil {
 		t.Fatal(err)
 	}
-	if len(f.light.commands("create_state")) != 1 {
+	if len(f.light.commands("append_rules")) != 0 {
 		t.Fatalf("an interrupted call ran again: %v", f.light.cmds)
 	}
 }
