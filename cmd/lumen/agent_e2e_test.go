@@ -311,7 +311,7 @@ func TestAgentUnconfiguredAndCancel(t *testing.T) {
 		t.Fatalf("unknown field: %s", r.Raw)
 	}
 
-	srv := agenttest.New(agenttest.Step{Hang: true}, agenttest.Step{Content: "Sure."})
+	srv := agenttest.New(agenttest.Step{Hang: true}, agenttest.Step{Content: "Sure."}, agenttest.Step{Hang: true})
 	defer srv.Close()
 	d2 := startDaemon(t, t.TempDir(), agentArgs(srv)...)
 	nc2 := connect(t, d2.URL)
@@ -333,6 +333,28 @@ func TestAgentUnconfiguredAndCancel(t *testing.T) {
 	}
 	if time.Since(start) > 5*time.Second {
 		t.Fatalf("cancellation took %v", time.Since(start))
+	}
+
+	// Ctrl-C on lumen ask stops the agent too.
+	events := watchAgent(t, nc2, "demo")
+	cmd := exec.Command(lumenBin(t), "ask", "--server", d2.URL, "slow again")
+	var out syncBuffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 10*time.Second, "the third request to reach the model", func() bool { return len(srv.Requests()) == 3 })
+	_ = cmd.Process.Signal(os.Interrupt)
+	if err := cmd.Wait(); err != nil || !strings.Contains(out.String(), "cancelled") {
+		t.Fatalf("lumen ask after Ctrl-C: %v\n%s", err, out.String())
+	}
+	for {
+		if end := events.next(t, messages.AgentKindEnd); end.Session == "default" {
+			if end.Status != "cancelled" {
+				t.Fatalf("end %+v", end)
+			}
+			break
+		}
 	}
 }
 

@@ -30,7 +30,7 @@ Some calls need your approval (defining a tool, a data source reaching a new
 host, deleting rules or states): ask then waits and prints the approval id;
 approve with 'lumen approve ID' (or hold the light's button), refuse with
 'lumen reject ID' (or click it). A new ask to the same session cancels the one
-in flight; an empty ask ("") only cancels.
+in flight; an empty ask ("") only cancels, and so does Ctrl-C.
 
 Exit status: 0 when the agent finished, asked a question or was stopped
 after its maximum steps; 1 when it failed (model unreachable, not configured).`,
@@ -39,7 +39,7 @@ after its maximum steps; 1 when it failed (model unreachable, not configured).`,
   lumen ask --session evening "dim it after 22:00"
   lumen ask ""                      # cancel what the agent is doing`,
 		Args: args(cobra.MinimumNArgs(1)),
-		RunE: func(_ *cobra.Command, words []string) error {
+		RunE: func(cmd *cobra.Command, words []string) error {
 			req.Text = strings.Join(words, " ")
 			req.Who = "cli"
 			if err := subject.ValidLight(a.light); err != nil {
@@ -65,10 +65,26 @@ after its maximum steps; 1 when it failed (model unreachable, not configured).`,
 				}
 				defer func() { _ = sub.Unsubscribe() }()
 			}
-			saved := a.timeout
-			a.timeout = wait
-			b, err := a.requestOn(nc, messages.VerbAsk, req)
-			a.timeout = saved
+			type result struct {
+				b   []byte
+				err error
+			}
+			done := make(chan result, 1)
+			go func() {
+				b, err := a.requestWithin(nc, messages.VerbAsk, req, wait)
+				done <- result{b, err}
+			}()
+			var res result
+			select {
+			case res = <-done:
+			case <-cmd.Context().Done():
+				// Ctrl-C stops the agent too, not just this command.
+				abort, _ := json.Marshal(messages.AskRequest{Session: session, Who: "cli"})
+				_, _ = nc.Request(subject.Cmd(a.light, messages.VerbAsk), abort, 5*time.Second)
+				fmt.Fprintln(a.stdout, "cancelled")
+				return nil
+			}
+			b, err := res.b, res.err
 			if err != nil {
 				return err
 			}
@@ -346,10 +362,7 @@ the agent is doing.`,
 			msg.Data = audio
 			msg.Header.Set(messages.HeaderSession, session)
 			msg.Header.Set(messages.HeaderWho, "cli")
-			saved := a.timeout
-			a.timeout = wait
-			b, err := a.requestMsg(nc, msg)
-			a.timeout = saved
+			b, err := a.requestMsgWithin(nc, msg, time.Duration(wait))
 			if err != nil {
 				return err
 			}

@@ -86,14 +86,26 @@ func (a *app) requestOn(nc *nats.Conn, verb string, body any) ([]byte, error) {
 	return a.requestMsg(nc, &nats.Msg{Subject: subject.Cmd(a.light, verb), Data: data})
 }
 
+// requestWithin is requestOn with its own timeout.
+func (a *app) requestWithin(nc *nats.Conn, verb string, body any, timeout durationFlag) ([]byte, error) {
+	c := *a
+	c.timeout = timeout
+	return c.requestOn(nc, verb, body)
+}
+
 // requestMsg sends one request message to a light.
 func (a *app) requestMsg(nc *nats.Conn, out *nats.Msg) ([]byte, error) {
-	msg, err := nc.RequestMsg(out, time.Duration(a.timeout))
+	return a.requestMsgWithin(nc, out, time.Duration(a.timeout))
+}
+
+// requestMsgWithin is requestMsg with its own timeout.
+func (a *app) requestMsgWithin(nc *nats.Conn, out *nats.Msg, timeout time.Duration) ([]byte, error) {
+	msg, err := nc.RequestMsg(out, timeout)
 	switch {
 	case errors.Is(err, nats.ErrNoResponders):
 		return nil, fmt.Errorf("no light named %q is running at %s; start it with 'lumen up --light %s'", a.light, a.server, a.light)
 	case errors.Is(err, nats.ErrTimeout):
-		return nil, fmt.Errorf("light %q did not answer within %s", a.light, time.Duration(a.timeout))
+		return nil, fmt.Errorf("light %q did not answer within %s", a.light, timeout)
 	case err != nil:
 		return nil, err
 	}
@@ -217,10 +229,10 @@ func newApply(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "apply -f FILE",
 		Short: "Replace a light's whole configuration from a YAML or JSON file",
-		Long: `Replace the light's states, rules, schedules (and variables, if given) with the
-file's, validated as a whole: on any error nothing changes. The file has the
-shape of 'lumen export': states, rules, vars, initial, schedules. Use -f - for
-standard input.`,
+		Long: `Replace the light's states, rules, schedules, tools and data sources (and
+variables, if given) with the file's, validated as a whole: on any error
+nothing changes. The file has the shape of 'lumen export': states, rules,
+vars, initial, schedules, tools, sources. Use -f - for standard input.`,
 		Example: `  lumen export > demo.yaml && $EDITOR demo.yaml && lumen apply -f demo.yaml`,
 		Args:    args(cobra.NoArgs),
 		RunE: func(_ *cobra.Command, _ []string) error {
@@ -286,7 +298,10 @@ func newExport(a *app) *cobra.Command {
 			for i := range g.Schedules {
 				g.Schedules[i].Next = nil
 			}
-			exp := messages.ApplyRequest{States: g.States, Rules: g.Rules, Vars: g.Vars, Initial: g.State, Schedules: g.Schedules, Tools: g.Tools}
+			// Everything apply takes, so that export | apply round-trips:
+			// the data sources too (custom transitions are a tool and a
+			// source, both here), as their canonical definitions.
+			exp := messages.ApplyRequest{States: g.States, Rules: g.Rules, Vars: g.Vars, Initial: g.State, Schedules: g.Schedules, Tools: g.Tools, Sources: g.Sources}
 			out, err := json.MarshalIndent(exp, "", "  ")
 			if err != nil {
 				return err
