@@ -153,10 +153,20 @@ func (l *Loop) complete(ctx context.Context, s *State) (messages.AgentMessage, e
 		return msg, err
 	}
 	msg.Role = "assistant"
+	// Some servers omit call ids or reuse them ("call_0" every turn); the
+	// transcript pairs each result with its call by id, so ids are made
+	// unique within the session.
+	used := map[string]bool{}
+	for _, m := range s.Transcript {
+		for _, tc := range m.ToolCalls {
+			used[tc.ID] = true
+		}
+	}
 	for i := range msg.ToolCalls {
-		if msg.ToolCalls[i].ID == "" { // some servers omit ids; the transcript needs them
+		if id := msg.ToolCalls[i].ID; id == "" || used[id] {
 			msg.ToolCalls[i].ID = fmt.Sprintf("call_%d_%d", s.Step+1, i)
 		}
+		used[msg.ToolCalls[i].ID] = true
 	}
 	return msg, nil
 }

@@ -530,3 +530,25 @@ func TestStateSnapshotRoundTrip(t *testing.T) {
 		t.Fatalf("round trip:\n%s\n%s", b, again)
 	}
 }
+
+// A server that reuses call ids every turn (some local servers do) still
+// gets each result paired with its own call.
+func TestReusedCallIDs(t *testing.T) {
+	f := newFixture(t, agent.ModelConfig{}, agenttest.Step{Calls: []agenttest.Call{{Name: "getStates", Args: `{}`, ID: "call_0"}}},
+		agenttest.Step{Calls: []agenttest.Call{{Name: "getRules", Args: `{}`, ID: "call_0"}}, Expect: func(r agenttest.ChatRequest) error {
+			if n := len(r.Messages); r.Messages[n-1].Role != "tool" || !strings.Contains(r.Messages[n-1].Text(), `"current"`) {
+				return fmt.Errorf("getStates' result: %+v", r.Messages[n-1])
+			}
+			return nil
+		}},
+		agenttest.Step{Calls: []agenttest.Call{{Name: "done", Args: `{"message":"ok"}`, ID: "call_0"}}, Expect: func(r agenttest.ChatRequest) error {
+			if !strings.Contains(r.Last().Text(), `"rules"`) {
+				return fmt.Errorf("getRules' result: %s", r.Last().Text())
+			}
+			return nil
+		}})
+	r := f.ask(t, "look")
+	if r.Status != messages.AgentDone || len(r.Calls) != 3 || r.Calls[1].ID == r.Calls[0].ID || r.Calls[2].ID == r.Calls[1].ID {
+		t.Fatalf("reply %+v", r)
+	}
+}

@@ -23,6 +23,7 @@ import (
 type Call struct {
 	Name string
 	Args string // raw argument text, valid JSON or not
+	ID   string // default call_<request>_<index>; set it to mimic servers that reuse ids
 }
 
 // Step is one scripted reply. Exactly one of its behaviours applies, in
@@ -277,7 +278,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	if len(step.Calls) > 0 {
 		var tcs []map[string]any
 		for i, c := range step.Calls {
-			tcs = append(tcs, map[string]any{"id": callID(n, i), "type": "function",
+			tcs = append(tcs, map[string]any{"id": c.id(n, i), "type": "function",
 				"function": map[string]string{"name": c.Name, "arguments": c.Args}})
 		}
 		msg["tool_calls"] = tcs
@@ -310,7 +311,7 @@ func (s *Server) stream(w http.ResponseWriter, req ChatRequest, step Step, n int
 		chunk(map[string]any{"content": piece}, nil)
 	}
 	for i, c := range step.Calls {
-		chunk(map[string]any{"tool_calls": []any{map[string]any{"index": i, "id": callID(n, i), "type": "function",
+		chunk(map[string]any{"tool_calls": []any{map[string]any{"index": i, "id": c.id(n, i), "type": "function",
 			"function": map[string]string{"name": c.Name, "arguments": ""}}}}, nil)
 		for _, piece := range split(c.Args, 16) {
 			chunk(map[string]any{"tool_calls": []any{map[string]any{"index": i, "function": map[string]string{"arguments": piece}}}}, nil)
@@ -339,7 +340,12 @@ func split(s string, n int) []string {
 	return out
 }
 
-func callID(n, i int) string { return fmt.Sprintf("call_%d_%d", n, i) }
+func (c Call) id(n, i int) string {
+	if c.ID != "" {
+		return c.ID
+	}
+	return fmt.Sprintf("call_%d_%d", n, i)
+}
 
 func nullable(s string) any {
 	if s == "" {
