@@ -55,15 +55,11 @@ after its maximum steps; 1 when it failed (model unreachable, not configured).`,
 				session = "default"
 			}
 			if !a.jsonOut && !req.Async {
-				sub, err := nc.Subscribe(subject.Out(a.light, messages.OutAgent), func(m *nats.Msg) {
-					if line := agentStepLine(m.Data, session); line != "" {
-						fmt.Fprintln(a.stdout, line)
-					}
-				})
+				stop, err := a.followAgent(nc, session)
 				if err != nil {
 					return err
 				}
-				defer func() { _ = sub.Unsubscribe() }()
+				defer stop()
 			}
 			type result struct {
 				b   []byte
@@ -88,12 +84,9 @@ after its maximum steps; 1 when it failed (model unreachable, not configured).`,
 			if err != nil {
 				return err
 			}
-			if a.jsonOut {
-				return a.printJSON(b)
-			}
 			var r messages.AskReply
-			if err := json.Unmarshal(b, &r); err != nil {
-				return fmt.Errorf("unexpected reply: %s", b)
+			if raw, err := a.decodeReply(b, &r); raw || err != nil {
+				return err
 			}
 			switch r.Status {
 			case messages.AgentAccepted:
@@ -115,6 +108,31 @@ after its maximum steps; 1 when it failed (model unreachable, not configured).`,
 	lightFlag(cmd, a)
 	jsonFlag(cmd, a)
 	return cmd
+}
+
+// decodeReply prints a reply as is with --json (raw is true), or decodes
+// it into out.
+func (a *app) decodeReply(b []byte, out any) (raw bool, err error) {
+	if a.jsonOut {
+		return true, a.printJSON(b)
+	}
+	if err := json.Unmarshal(b, out); err != nil {
+		return false, fmt.Errorf("unexpected reply: %.300s", b)
+	}
+	return false, nil
+}
+
+// followAgent prints the session's tool calls as they happen, until stop.
+func (a *app) followAgent(nc *nats.Conn, session string) (stop func(), err error) {
+	sub, err := nc.Subscribe(subject.Out(a.light, messages.OutAgent), func(m *nats.Msg) {
+		if line := agentStepLine(m.Data, session); line != "" {
+			fmt.Fprintln(a.stdout, line)
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	return func() { _ = sub.Unsubscribe() }, nil
 }
 
 // agentStepLine renders an agent event of session for `lumen ask`, or ""
@@ -218,12 +236,9 @@ without one, the light's only pending approval is meant.`,
 			if err != nil {
 				return err
 			}
-			if a.jsonOut {
-				return a.printJSON(b)
-			}
 			var rep messages.ApprovalReply
-			if err := json.Unmarshal(b, &rep); err != nil {
-				return fmt.Errorf("unexpected reply: %s", b)
+			if raw, err := a.decodeReply(b, &rep); raw || err != nil {
+				return err
 			}
 			fmt.Fprintf(a.stdout, "%s %s (%s, session %s)\n", rep.Decision, rep.Tool, rep.ID, rep.Session)
 			return nil
@@ -250,12 +265,9 @@ func newSessions(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if a.jsonOut {
-				return a.printJSON(b)
-			}
 			var rep messages.SessionsReply
-			if err := json.Unmarshal(b, &rep); err != nil {
-				return fmt.Errorf("unexpected reply: %s", b)
+			if raw, err := a.decodeReply(b, &rep); raw || err != nil {
+				return err
 			}
 			if r.Session == "" {
 				if len(rep.Sessions) == 0 {
@@ -348,15 +360,11 @@ the agent is doing.`,
 				session = "default"
 			}
 			if !a.jsonOut {
-				sub, err := nc.Subscribe(subject.Out(a.light, messages.OutAgent), func(m *nats.Msg) {
-					if line := agentStepLine(m.Data, session); line != "" {
-						fmt.Fprintln(a.stdout, line)
-					}
-				})
+				stop, err := a.followAgent(nc, session)
 				if err != nil {
 					return err
 				}
-				defer func() { _ = sub.Unsubscribe() }()
+				defer stop()
 			}
 			msg := nats.NewMsg(subject.Cmd(a.light, messages.VerbTalk))
 			msg.Data = audio
