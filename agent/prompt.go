@@ -82,12 +82,12 @@ func Prompt(light string, m *messages.GetReply) string {
 	if len(names) == 0 {
 		st.WriteString(" none")
 	}
-	st.WriteString("\nTools:")
+	st.WriteString("\nTools (besides the built-in fetch_json {url, headers?}, fetch_text {url} and get_time {tz?}):")
 	for _, t := range m.Tools {
 		fmt.Fprintf(&st, " %s (hosts %s)", t.Name, strings.Join(t.Hosts, ","))
 	}
 	if len(m.Tools) == 0 {
-		st.WriteString(" none besides fetch_json, fetch_text, get_time")
+		st.WriteString(" none")
 	}
 	st.WriteString("\nData sources:")
 	for _, s := range m.Sources {
