@@ -47,3 +47,39 @@ type Device interface {
 	Button
 	Halter
 }
+
+// Pull is the bias an input pin gets.
+type Pull string
+
+// Biases of an input pin.
+const (
+	PullNone Pull = "none" // the sensor drives the line (a PIR module)
+	PullUp   Pull = "up"   // a contact to GND
+	PullDown Pull = "down" // a contact to 3.3 V
+)
+
+// Level is one raw level change of a watched input pin.
+type Level struct {
+	Pin  int       // BCM number
+	High bool      // the new level
+	At   time.Time // when the driver saw it
+}
+
+// Inputs are the GPIO input pins besides the button (a PIR sensor, a reed
+// switch). Their raw levels, bounces included, arrive on Levels;
+// debouncing is the reader's (hardware/input).
+type Inputs interface {
+	// Reserved names the pins the LED and the button already use, pin →
+	// what uses it, so a source cannot take them.
+	Reserved() map[int]string
+	// Watch makes pin an input with pull and starts reporting its
+	// changes; it returns the level now, the baseline, which is not
+	// reported.
+	Watch(pin int, pull Pull) (high bool, err error)
+	// Unwatch stops reporting pin.
+	Unwatch(pin int) error
+	// Levels delivers the changes of every watched pin, in order; it is
+	// closed by Halt.
+	Levels() <-chan Level
+	Halter
+}

@@ -84,6 +84,11 @@ type InConfigData struct {
 	Match     *RuleMatch                 `json:"match,omitempty"`
 	Tools     []Tool                     `json:"tools,omitempty"`
 	Sources   []json.RawMessage          `json:"sources,omitempty"`
+	// Plugins are the operator's plugins that Sources fetch with, as the
+	// daemon knew them when it journaled the input (create_source,
+	// apply): the light's model does not know the plugins directory, and
+	// replay must accept what was accepted, whatever the plugins are now.
+	Plugins []string `json:"plugins,omitempty"`
 }
 
 // InTimerData says timer Name, due at Deadline, is due. late is true when

@@ -35,9 +35,41 @@ type Tool struct {
 }
 
 // ToolsReply answers list_tools.
+//   - tools     the light's journaled definitions (define_tool), exactly as
+//     in get and export.
+//   - builtin   the built-in tools, always there.
+//   - plugins   the operator's plugins (<data>/plugins/NAME.wasm), read by
+//     the daemon at start; never journaled.
+//
+// builtin and plugins were added after tools: a client that knows only
+// tools keeps working. Both are [] when the daemon runs no tools.
 type ToolsReply struct {
-	OK    bool   `json:"ok"`
-	Tools []Tool `json:"tools"`
+	OK      bool          `json:"ok"`
+	Tools   []Tool        `json:"tools"`
+	Builtin []BuiltinTool `json:"builtin"`
+	Plugins []PluginTool  `json:"plugins"`
+}
+
+// BuiltinTool is a built-in tool as list_tools shows it: params is the
+// JSON schema of its args.
+type BuiltinTool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Params      json.RawMessage `json:"params"`
+}
+
+// Plugin statuses (PluginTool.Status).
+const (
+	PluginLoading = "loading" // still compiling (first start only)
+	PluginReady   = "ready"
+	PluginFailed  = "failed" // it cannot run; error says why
+)
+
+// PluginTool is one of the operator's plugins as list_tools shows it.
+type PluginTool struct {
+	Name   string `json:"name"`
+	Status string `json:"status"`
+	Error  string `json:"error,omitempty"`
 }
 
 // RunToolRequest is the body of run_tool: {"name","args"}.

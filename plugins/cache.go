@@ -44,6 +44,11 @@ func fingerprint(target string) string {
 	return fmt.Sprintf("%s epoch=1 target=%s", v, normTarget(target))
 }
 
+// HostArch is this binary's architecture as Wasmtime names it (x86_64,
+// aarch64, …): the only one Precompile compiles for, and the name lumen
+// gives a release's precompiled guest (guest-aarch64.cwasm).
+func HostArch() string { return normArch(runtime.GOARCH) }
+
 // hostTarget is this machine's target, as normTarget spells it.
 func hostTarget() string { return normArch(runtime.GOARCH) + "-" + runtime.GOOS }
 

@@ -36,6 +36,9 @@ type Config struct {
 	Light   string
 	Device  hardware.Device
 	Journal *journal.Journal
+	// Inputs, when set, are the GPIO input pins this light's gpio sources
+	// may watch (nil: the light has none).
+	Inputs hardware.Inputs
 	// Conn follows the light's outputs and asks it for its model; the
 	// actor talks to the light only over NATS.
 	Conn     *nats.Conn
@@ -123,6 +126,9 @@ type Actor struct {
 	frameTimer           *time.Timer
 	gestureTimer         *time.Timer
 	loading              bool
+	stale                bool // the model changed while it was being read
+
+	gpio pinState
 }
 
 // Props returns the actor's props, validating the config.
@@ -147,6 +153,10 @@ func (a *Actor) Receive(ctx actor.Context) {
 	case *model:
 		a.loading = false
 		a.apply(ctx, msg.reply)
+		if a.stale {
+			a.stale = false
+			a.load(ctx)
+		}
 	case *reload:
 		a.load(ctx)
 	case *pendingT:
@@ -168,6 +178,16 @@ func (a *Actor) Receive(ctx actor.Context) {
 		}
 	case *Press:
 		ctx.Respond(a.press(msg.Down))
+	case *levelT:
+		a.level(ctx, msg.l)
+	case *pinT:
+		if msg.gen == a.gpio.gen {
+			a.tickPins(ctx)
+		}
+	case *SetPin:
+		ctx.Respond(a.setPin(msg))
+	case *CheckSource:
+		ctx.Respond(a.checkSource(msg))
 	case *Show:
 		shown := a.state
 		if a.approval != "" {
@@ -219,6 +239,7 @@ func (a *Actor) start(ctx actor.Context) error {
 			}
 		}
 	}()
+	a.startPins(ctx)
 	a.load(ctx)
 	// An approval pending since before a restart shows again: the agent
 	// has no event to send for it.
@@ -255,11 +276,15 @@ func (a *Actor) stop() {
 		a.r.Close()
 		a.r = nil
 	}
+	a.stopPins()
 }
 
 // load asks the light for its model, off the actor's goroutine.
 func (a *Actor) load(ctx actor.Context) {
 	if a.loading {
+		// Read again once this read is in: it may predate the change
+		// (a new gpio source would go unwatched until the next one).
+		a.stale = true
 		return
 	}
 	a.loading = true
@@ -283,6 +308,7 @@ func (a *Actor) apply(ctx actor.Context, g *messages.GetReply) {
 	if a.vars == nil {
 		a.vars = map[string]json.RawMessage{}
 	}
+	a.applyPins(g.Sources)
 	if g.Seq >= a.seen {
 		a.seen = g.Seq
 		a.enter(ctx, g.State, g.Seq)
@@ -343,8 +369,12 @@ func (a *Actor) enter(ctx actor.Context, name string, cause uint64) {
 	if name == "" {
 		return
 	}
-	// One render error per entry into a state, not one per frame.
-	a.state, a.cause, a.failed = name, cause, ""
+	// One render error per entry into a state, not one per frame; a
+	// re-render of the same entry (the model read again) is no new entry.
+	if name != a.state || cause != a.cause {
+		a.failed = ""
+	}
+	a.state, a.cause = name, cause
 	st, ok := a.states[name]
 	if !ok {
 		// Not known yet (the model is being read): dark until it is.

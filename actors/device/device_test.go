@@ -37,6 +37,7 @@ type rig struct {
 	hw    *hwtest.Device
 	clock *hwtest.Clock
 	nc    *nats.Conn
+	j     *journal.Journal
 }
 
 const config = `{"op":"apply","states":[
@@ -64,7 +65,7 @@ func newRig(t *testing.T) *rig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &rig{sys: sys, light: sys.Root.Spawn(lp), nc: nc, clock: hwtest.NewClock(time.Now())}
+	r := &rig{sys: sys, light: sys.Root.Spawn(lp), nc: nc, j: j, clock: hwtest.NewClock(time.Now())}
 	svc, err := light.Serve(nc, sys.Root, r.light, "k", nil, 10*time.Second)
 	if err != nil {
 		t.Fatal(err)

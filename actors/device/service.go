@@ -10,10 +10,12 @@ import (
 	"github.com/lumen-home/lumen/actors/light"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/subject"
+	psrc "github.com/lumen-home/lumen/plugins/source"
 )
 
 // Serve adds the device's verbs to the light's micro service instance:
-// lumen.<light>.cmd.button injects a raw edge into a simulated button and
+// lumen.<light>.cmd.button injects a raw edge into a simulated button,
+// lumen.<light>.cmd.gpio sets a simulated input pin's level and
 // lumen.<light>.cmd.led tells what the LED shows.
 func Serve(svc micro.Service, root *actor.RootContext, pid *actor.PID, lightName string, timeout time.Duration) error {
 	grp := svc.AddGroup(subject.CmdPrefix(lightName))
@@ -32,6 +34,24 @@ func Serve(svc micro.Service, root *actor.RootContext, pid *actor.PID, lightName
 	}), meta); err != nil {
 		return fmt.Errorf("device %s: endpoint button: %w", lightName, err)
 	}
+	if err := grp.AddEndpoint(messages.VerbGPIO, micro.HandlerFunc(func(req micro.Request) {
+		var r messages.GPIORequest
+		if err := messages.Decode(req.Data(), &r); err != nil {
+			light.RespondError(req, 400, fmt.Sprintf(`gpio: %v; send {"pin":23,"level":1}`, err))
+			return
+		}
+		switch {
+		case r.Pin == nil || *r.Pin < 0 || *r.Pin > psrc.MaxGPIOPin:
+			light.RespondError(req, 400, fmt.Sprintf(`gpio: pin must be a BCM number from 0 to %d; send {"pin":23,"level":1}`, psrc.MaxGPIOPin))
+			return
+		case r.Level == nil || (*r.Level != 0 && *r.Level != 1):
+			light.RespondError(req, 400, `gpio: level must be 1 (high) or 0 (low); send {"pin":23,"level":1}`)
+			return
+		}
+		light.Answer(req, root, pid, &SetPin{Pin: *r.Pin, High: *r.Level == 1}, timeout, messages.VerbGPIO, "the device")
+	}), meta); err != nil {
+		return fmt.Errorf("device %s: endpoint gpio: %w", lightName, err)
+	}
 	if err := grp.AddEndpoint(messages.VerbLED, micro.HandlerFunc(func(req micro.Request) {
 		var r struct{}
 		if err := messages.Decode(req.Data(), &r); err != nil {
@@ -43,4 +63,25 @@ func Serve(svc micro.Service, root *actor.RootContext, pid *actor.PID, lightName
 		return fmt.Errorf("device %s: endpoint led: %w", lightName, err)
 	}
 	return nil
+}
+
+// SourceCheck returns the check the light's service runs on gpio sources
+// before it journals them (light.WithSourceCheck): the device answers, as
+// the owner of the pins. pid is read when a check runs, so the check may
+// be made before the device is spawned.
+func SourceCheck(root *actor.RootContext, pid func() *actor.PID, timeout time.Duration) func(psrc.Def, []psrc.Def) error {
+	return func(d psrc.Def, others []psrc.Def) error {
+		p := pid()
+		if p == nil {
+			return nil // no device yet: the device checks again when it reads the model
+		}
+		res, err := root.RequestFuture(p, &CheckSource{Def: d, Others: others}, timeout).Result()
+		if err != nil {
+			return fmt.Errorf("device: the hardware actor did not answer (%v); try again", err)
+		}
+		if r, ok := res.(*CheckResult); ok {
+			return r.Err
+		}
+		return fmt.Errorf("device: unexpected answer %T", res)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -90,6 +91,26 @@ func WithSourceMinInterval(d time.Duration) ServeOption {
 	}
 }
 
+// ToolCatalog is what the daemon's tool manager knows and the light's
+// model does not (actors/tool.Catalog): the built-in tools and the
+// operator's plugins, read from the data directory at start and never
+// journaled.
+type ToolCatalog interface {
+	Builtins() []messages.BuiltinTool
+	Plugins() []messages.PluginTool
+}
+
+// WithToolCatalog lets list_tools show the built-in tools and the plugins
+// besides the journaled definitions, and lets a data source fetch with a
+// plugin: create_source and apply name, in the input they journal, the
+// plugins the sources use, which the light then accepts (replay reads the
+// same input, so it accepts them whatever the plugins directory holds by
+// then). Without it list_tools has only the definitions and a source may
+// not name a plugin.
+func WithToolCatalog(c ToolCatalog) ServeOption {
+	return func(h *handler) { h.catalog = c }
+}
+
 var fleetVerbs = []string{messages.VerbFire, messages.VerbSetState, messages.VerbGet, messages.VerbSetVar}
 
 type handler struct {
@@ -98,6 +119,8 @@ type handler struct {
 	light       string
 	timeout     time.Duration
 	minInterval time.Duration // of data sources
+	catalog     ToolCatalog   // nil: no built-ins or plugins to tell
+	sourceCheck SourceCheck   // gpio pins (WithSourceCheck); nil: none
 }
 
 // badRequest is an input error found before anything is journaled.
@@ -114,7 +137,7 @@ func bad(format string, args ...any) error {
 
 func (h *handler) handle(verb string) func(micro.Request) {
 	return func(req micro.Request) {
-		msg, err := translateWith(verb, req.Data(), h.minInterval)
+		msg, err := translateWith(verb, req.Data(), h.checks())
 		if err != nil {
 			var br *badRequest
 			if errors.As(err, &br) {
@@ -124,8 +147,16 @@ func (h *handler) handle(verb string) func(micro.Request) {
 			}
 			return
 		}
-		if verb == messages.VerbListSources {
+		if err := h.vetSources(msg); err != nil {
+			RespondError(req, sourceErrorCode(err), fmt.Sprintf("%s: %s", verb, sourceSentence(err)))
+			return
+		}
+		switch verb {
+		case messages.VerbListSources:
 			h.listSources(req)
+			return
+		case messages.VerbListTools:
+			h.listTools(req)
 			return
 		}
 		Answer(req, h.root, h.pid, msg, h.timeout, verb, "the light")
@@ -151,6 +182,69 @@ func (h *handler) listSources(req micro.Request) {
 	}()
 }
 
+// checks are what the service checks requests against besides their own
+// content: the operator's policy and the daemon's plugins.
+type checks struct {
+	minInterval time.Duration // of data sources
+	plugins     []string      // the operator's plugins' names
+}
+
+func (h *handler) checks() checks {
+	c := checks{minInterval: h.minInterval}
+	if h.catalog != nil {
+		for _, p := range h.catalog.Plugins() {
+			c.plugins = append(c.plugins, p.Name)
+		}
+	}
+	return c
+}
+
+// listTools answers list_tools: the light's journaled definitions (the
+// tool manager reads them so too), then the built-ins and the plugins
+// from the catalog.
+func (h *handler) listTools(req micro.Request) {
+	fut := h.root.RequestFuture(h.pid, &ListTools{}, h.timeout)
+	go func() {
+		res, err := fut.Result()
+		r, ok := res.(*messages.ToolsReply)
+		if err != nil || !ok {
+			RespondError(req, 500, fmt.Sprintf("list_tools: the light did not answer in %s (%v); check `lumen tail` and try again", h.timeout, err))
+			return
+		}
+		out := messages.ToolsReply{OK: true, Tools: r.Tools, Builtin: []messages.BuiltinTool{}, Plugins: []messages.PluginTool{}}
+		if out.Tools == nil {
+			out.Tools = []messages.Tool{}
+		}
+		if h.catalog != nil {
+			out.Builtin = append(out.Builtin, h.catalog.Builtins()...)
+			out.Plugins = append(out.Plugins, h.catalog.Plugins()...)
+		}
+		b, _ := json.Marshal(out)
+		_ = req.Respond(b)
+	}()
+}
+
+// pluginsUsed returns the plugins among the tools the sources fetch with,
+// sorted, for the input that creates them (InConfigData.Plugins). A name
+// that is also a defined tool is listed all the same: a plugin runs
+// instead of a defined tool of its name.
+func pluginsUsed(sources []json.RawMessage, plugins []string) []string {
+	var used []string
+	for _, raw := range sources {
+		var d struct {
+			Fetch struct {
+				Tool string `json:"tool"`
+			} `json:"fetch"`
+		}
+		if json.Unmarshal(raw, &d) != nil || !slices.Contains(plugins, d.Fetch.Tool) || slices.Contains(used, d.Fetch.Tool) {
+			continue
+		}
+		used = append(used, d.Fetch.Tool)
+	}
+	slices.Sort(used)
+	return used
+}
+
 // checkSource reads and validates a source definition as far as it can
 // be without the light's state (its tool is checked by the light), with
 // the operator's minimum interval, and returns its canonical JSON.
@@ -165,9 +259,9 @@ func checkSource(raw []byte, minInterval time.Duration) (json.RawMessage, error)
 		return nil, bad("%v", err)
 	}
 	switch d.Kind() {
-	case source.TypePoll, source.TypeInternal, source.TypeNATS, source.TypeTransition:
+	case source.TypePoll, source.TypeInternal, source.TypeNATS, source.TypeWebhook, source.TypeMQTT, source.TypeTransition, source.TypeGPIO:
 	default:
-		return nil, bad("source %q: type %s is not supported yet; use a poll (interval_ms + fetch), internal (tracks) or nats (subject) source", d.Name, d.Kind())
+		return nil, bad("source %q: type %s is not supported yet; use a poll (interval_ms + fetch), internal (tracks), nats (subject), mqtt (topic) or webhook source", d.Name, d.Kind())
 	}
 	b, err := json.Marshal(d)
 	if err != nil {
@@ -213,11 +307,13 @@ func RespondError(req micro.Request, code int, msg string) {
 // Everything that can be checked without the light's state is checked
 // here, so malformed input is never journaled.
 func translate(verb string, body []byte) (any, error) {
-	return translateWith(verb, body, source.MinPollInterval)
+	return translateWith(verb, body, checks{minInterval: source.MinPollInterval})
 }
 
-// translateWith is translate with the minimum interval of data sources.
-func translateWith(verb string, body []byte, minInterval time.Duration) (any, error) {
+// translateWith is translate with the operator's minimum interval of data
+// sources and the daemon's plugins.
+func translateWith(verb string, body []byte, c checks) (any, error) {
+	minInterval := c.minInterval
 	cmd := func(typ string, v any) (any, error) {
 		b, err := json.Marshal(v)
 		if err != nil {
@@ -249,7 +345,8 @@ func translateWith(verb string, body []byte, minInterval time.Duration) (any, er
 		if err != nil {
 			return nil, err
 		}
-		return cmd(messages.InConfig, messages.InConfigData{Op: messages.OpCreateSource, Sources: []json.RawMessage{raw}})
+		return cmd(messages.InConfig, messages.InConfigData{Op: messages.OpCreateSource, Sources: []json.RawMessage{raw},
+			Plugins: pluginsUsed([]json.RawMessage{raw}, c.plugins)})
 	case messages.VerbDefineTransition:
 		return defineTransition(body, minInterval)
 	case messages.VerbFire:
@@ -284,7 +381,8 @@ func translateWith(verb string, body []byte, minInterval time.Duration) (any, er
 			sources = append(sources, b)
 		}
 		return cmd(messages.InConfig, messages.InConfigData{Op: messages.OpApply, States: r.States, Rules: r.Rules,
-			Vars: r.Vars, Initial: r.Initial, Schedules: r.Schedules, Tools: r.Tools, Sources: sources})
+			Vars: r.Vars, Initial: r.Initial, Schedules: r.Schedules, Tools: r.Tools, Sources: sources,
+			Plugins: pluginsUsed(sources, c.plugins)})
 	case messages.VerbCreateState:
 		var states []messages.State
 		if bytes.Contains(body, []byte(`"states"`)) {

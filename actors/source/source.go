@@ -15,6 +15,14 @@
 //   - nats: on every message on its subject; the result is the payload
 //     (plugins/source.PushResult). Messages are handled one at a time, in
 //     order; at most maxQueue wait.
+//   - mqtt: a nats source on the subject the embedded server's MQTT
+//     listener publishes its topic as (home/doorbell → home.doorbell).
+//   - webhook: on every POST to the daemon's HTTP port (Hooks, hooks.go),
+//     queued like a nats message; the request is answered once it is
+//     queued, or refused when it can never be stored.
+//   - gpio: on every debounced change of its pin that makes the edge it
+//     wants, published by the hardware actor, which owns the pins
+//     (gpio.go); queued like a nats message.
 //   - transition (a custom transition): on its schedule, runs its
 //     predicate tool and fires when the result turns from falsy to truthy
 //     (plugins/source.Edge); it stores nothing, and only the fire is
@@ -69,6 +77,10 @@ type Config struct {
 	// Location is the time zone of transitions_today's midnight (default
 	// time.Local: $TZ, else the system's).
 	Location *time.Location
+	// Hooks is the base URL of the daemon's webhooks (http://HOST:PORT),
+	// empty when it has no HTTP port: a webhook source then journals an
+	// error event that says how to turn it on.
+	Hooks string
 	// Now is the clock (default time.Now).
 	Now  func() time.Time
 	Logf func(format string, args ...any)
@@ -94,6 +106,13 @@ type (
 	}
 )
 
+// queued is a pushed message waiting to be stored: its payload, or for a
+// webhook the result already read from its body.
+type queued struct {
+	payload []byte
+	result  json.RawMessage
+}
+
 // maxQueue bounds the messages of a nats source that wait while one is
 // being stored: a flood beyond it is dropped, with an error event.
 const maxQueue = 64
@@ -107,7 +126,7 @@ type state struct {
 	retryAt  time.Time
 	running  bool
 	sub      *nats.Subscription // nats sources
-	queue    [][]byte           // nats sources: payloads waiting
+	queue    []queued           // push sources: messages waiting
 	dropped  int                // payloads dropped since the last error event
 	truth    *bool              // transition: the last result, nil before the first
 }
@@ -122,6 +141,7 @@ type Manager struct {
 	srcs    map[string]*state
 	resumed bool // the sources found at start are scheduled
 	hist    history
+	gpio    gpioState
 }
 
 // Props returns the manager's props.
@@ -161,6 +181,7 @@ func (m *Manager) Receive(ctx actor.Context) {
 			panic(fmt.Sprintf("source %s: follow the light's configuration: %v", m.cfg.Light, err))
 		}
 		m.sub = sub
+		m.followGPIO(ctx)
 		bg, cancel := context.WithCancel(context.Background())
 		m.cancel = cancel
 		go func() {
@@ -180,6 +201,7 @@ func (m *Manager) Receive(ctx actor.Context) {
 		if m.sub != nil {
 			_ = m.sub.Unsubscribe()
 		}
+		m.gpio.stop()
 		if m.cancel != nil {
 			m.cancel()
 		}
@@ -192,6 +214,7 @@ func (m *Manager) Receive(ctx actor.Context) {
 	case *defsMsg:
 		m.loading = false
 		m.apply(ctx, msg.list)
+		m.drainGPIO(ctx)
 		if !m.resumed && msg.loaded {
 			// The sources found at start ran before the restart, at an
 			// unknown moment: count the start as their last run, so a
@@ -212,6 +235,10 @@ func (m *Manager) Receive(ctx actor.Context) {
 		m.done(ctx, msg)
 	case *pushMsg:
 		m.push(ctx, msg)
+	case *gpioMsg:
+		m.gpioEdge(ctx, msg.payload)
+	case *Hook:
+		ctx.Respond(m.hook(ctx, msg))
 	case *histMsg:
 		m.hist.add(msg, m.cfg.Now())
 	}
@@ -251,7 +278,7 @@ func (m *Manager) apply(ctx actor.Context, list []json.RawMessage) {
 			continue
 		}
 		switch d.Kind() {
-		case psrc.TypePoll, psrc.TypeNATS, psrc.TypeTransition:
+		case psrc.TypePoll, psrc.TypeNATS, psrc.TypeMQTT, psrc.TypeWebhook, psrc.TypeTransition, psrc.TypeGPIO:
 		case psrc.TypeInternal:
 			internal = true
 		default:
@@ -262,8 +289,14 @@ func (m *Manager) apply(ctx actor.Context, list []json.RawMessage) {
 			continue
 		}
 		st := &state{def: d, raw: string(raw)}
-		if d.Kind() == psrc.TypeNATS {
+		switch d.Kind() {
+		case psrc.TypeNATS, psrc.TypeMQTT:
 			m.subscribe(ctx, st)
+		case psrc.TypeWebhook:
+			if m.cfg.Hooks == "" {
+				m.cfg.Logf("source %s/%s: webhooks are off; start lumen up with --http 127.0.0.1:8080", m.cfg.Light, d.Name)
+				m.journalError(d.Name, fmt.Sprintf("source %s is a webhook, but the daemon has no HTTP port; start it with lumen up --http 127.0.0.1:8080 (or http: in lumen.yaml)", d.Name))
+			}
 		}
 		want[d.Name] = st
 	}
@@ -323,7 +356,7 @@ func (m *Manager) push(ctx actor.Context, msg *pushMsg) {
 		}
 		return
 	}
-	s.queue = append(s.queue, msg.payload)
+	s.queue = append(s.queue, queued{payload: msg.payload})
 	m.pump(ctx, s)
 }
 
@@ -331,12 +364,15 @@ func (m *Manager) push(ctx actor.Context, msg *pushMsg) {
 // message that is no result is refused at once with an error event.
 func (m *Manager) pump(ctx actor.Context, s *state) {
 	for !s.running && len(s.queue) > 0 {
-		payload := s.queue[0]
+		next := s.queue[0]
 		s.queue = s.queue[1:]
 		if len(s.queue) == 0 {
 			s.dropped = 0
 		}
-		result, err := psrc.PushResult(s.def, payload)
+		result, err := next.result, error(nil)
+		if result == nil {
+			result, err = psrc.PushResult(s.def, next.payload)
+		}
 		if err != nil {
 			m.cfg.Logf("source %s/%s: %v", m.cfg.Light, s.def.Name, err)
 			m.journalError(s.def.Name, sentence(err))

@@ -436,3 +436,26 @@ func describe(env messages.Envelope) string {
 	}
 	return fmt.Sprintf("%-6s %s%s", env.Type, strings.TrimSpace(string(env.Data)), cause)
 }
+
+// watchLight connects and subscribes to the events of --light before a
+// command acts, so that none of what follows is missed. Closing the
+// connection ends the subscription.
+func (a *app) watchLight() (*nats.Conn, chan *nats.Msg, error) {
+	if err := subject.ValidLight(a.light); err != nil {
+		return nil, nil, usageError{fmt.Errorf("--light: %w", err)}
+	}
+	nc, err := a.connect()
+	if err != nil {
+		return nil, nil, err
+	}
+	ch := make(chan *nats.Msg, 256)
+	if _, err := nc.ChanSubscribe(subject.Events(a.light), ch); err != nil {
+		nc.Close()
+		return nil, nil, err
+	}
+	if err := nc.Flush(); err != nil {
+		nc.Close()
+		return nil, nil, err
+	}
+	return nc, ch, nil
+}

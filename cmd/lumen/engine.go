@@ -33,6 +33,38 @@ func guestWasm() string {
 	return ""
 }
 
+// guestPrecompiled finds the tool engine compiled ahead of time for this
+// machine, which a release carries so that a Pi never compiles it
+// (`lumen tool precompile`, the Taskfile's release task):
+// $LUMEN_GUEST_CWASM, else guest-<arch>.cwasm (guest-aarch64.cwasm on a
+// Pi) beside the binary, else beside the guest. "" when there is none;
+// the engine checks that a file found fits (same guest, Wasmtime and
+// target) and compiles when it does not.
+func guestPrecompiled(guest string) string {
+	if p := os.Getenv("LUMEN_GUEST_CWASM"); p != "" {
+		return p
+	}
+	name := "guest-" + plugins.HostArch() + ".cwasm"
+	var dirs []string
+	if exe, err := os.Executable(); err == nil {
+		dirs = append(dirs, filepath.Dir(exe))
+	}
+	if guest != "" {
+		dirs = append(dirs, filepath.Dir(guest))
+	}
+	for _, d := range dirs {
+		if p := filepath.Join(d, name); fileExists(p) {
+			return p
+		}
+	}
+	return ""
+}
+
+func fileExists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular()
+}
+
 // compileCacheDir keeps the compiled tool engine between starts:
 // $LUMEN_PLUGIN_CACHE, else the user's cache dir.
 func compileCacheDir() string {
@@ -91,7 +123,7 @@ func (m *Main) startToolEngine() *lazyEngine {
 		m.logf("tools: the tool engine (guest.wasm) is not installed; custom tools cannot run (build it with the Taskfile's guest task)")
 		return nil
 	}
-	cfg := plugins.Config{WasmPath: path, Name: "guest", CacheDir: compileCacheDir()}
+	cfg := plugins.Config{WasmPath: path, Name: "guest", CacheDir: compileCacheDir(), Precompiled: guestPrecompiled(path)}
 	warm := cfg
 	said := false
 	warm.ProgressEvery = 2 * time.Second
@@ -106,6 +138,10 @@ func (m *Main) startToolEngine() *lazyEngine {
 			}
 		case plugins.StageCached, plugins.StageCompiled:
 			m.logf("tools: the tool engine is ready (compiled in %.1f s)", p.Elapsed.Seconds())
+		case plugins.StagePrecompiled:
+			m.logf("tools: the tool engine is ready (precompiled, %s, in %.1f s)", p.Path, p.Elapsed.Seconds())
+		case plugins.StagePrecompiledRefused:
+			m.logf("tools: not using the precompiled tool engine: %v; compiling it instead", p.Err)
 		case plugins.StageFailed:
 			m.logf("tools: the tool engine failed to load: %v", p.Err)
 		}

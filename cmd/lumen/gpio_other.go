@@ -10,6 +10,6 @@ import (
 
 func gpioAvailable() bool { return false }
 
-func openGPIO(RPiConfig) (hardware.Device, func() error, error) {
-	return nil, nil, errors.New("this build has no GPIO driver: the Raspberry Pi build is linux/arm64 (or arm); use --hardware sim here")
+func openGPIO(RPiConfig) (hardware.Device, hardware.Inputs, func() error, error) {
+	return nil, nil, nil, errors.New("this build has no GPIO driver: the Raspberry Pi build is linux/arm64 (or arm); use --hardware sim here")
 }

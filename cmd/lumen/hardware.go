@@ -92,29 +92,37 @@ func (h *HardwareConfig) validate(lights []string) error {
 	return nil
 }
 
-// devices are the daemon's LEDs and buttons, one per light.
+// devices are the daemon's LEDs and buttons, one per light, and the input
+// pins of the lights that have them.
 type devices struct {
 	byLight map[string]hardware.Device
-	close   func() error // releases the GPIO board, if one was opened
+	inputs  map[string]hardware.Inputs // the GPIO light on a Pi, every light on the simulator
+	close   func() error               // releases the GPIO board, if one was opened
 }
 
 // openDevices gives the hardware light the Pi's GPIO when the driver says
 // so (or auto finds a Pi), and every light a simulator otherwise.
 func openDevices(h HardwareConfig, lights []string, logf func(string, ...any)) (*devices, error) {
-	d := &devices{byLight: map[string]hardware.Device{}, close: func() error { return nil }}
+	d := &devices{byLight: map[string]hardware.Device{}, inputs: map[string]hardware.Inputs{}, close: func() error { return nil }}
 	useGPIO := h.Driver == "rpi" || (h.Driver == "auto" && gpioAvailable())
 	for _, l := range lights {
 		if l == h.Light && useGPIO {
-			dev, closeBoard, err := openGPIO(h.RPi)
+			dev, in, closeBoard, err := openGPIO(h.RPi)
 			if err != nil {
 				_ = d.halt()
 				return nil, fmt.Errorf("hardware: %w", err)
 			}
-			d.byLight[l], d.close = dev, closeBoard
+			d.byLight[l], d.inputs[l], d.close = dev, in, closeBoard
 			logf("light %s: LED and button on the GPIO pins", l)
 			continue
 		}
 		d.byLight[l] = sim.New(max(h.Pixels, 1), nil)
+		if !useGPIO {
+			// Simulated input pins, kept off the pins hardware.rpi gives
+			// the LED and the button, so a source made here works on the
+			// Pi. On a Pi only the GPIO light has pins.
+			d.inputs[l] = sim.NewInputs(h.RPi.reservedPins(), nil)
+		}
 	}
 	if !useGPIO {
 		logf("no GPIO here: simulated LED and button (lumen press clicks, lumen.<light>.cmd.led shows the color)")
@@ -127,6 +135,11 @@ func (d *devices) halt() error {
 	var first error
 	for _, dev := range d.byLight {
 		if err := dev.Halt(); err != nil && first == nil {
+			first = err
+		}
+	}
+	for _, in := range d.inputs {
+		if err := in.Halt(); err != nil && first == nil {
 			first = err
 		}
 	}

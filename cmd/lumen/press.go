@@ -57,23 +57,11 @@ a light with a real button refuses them.`,
 			default:
 				return usageError{fmt.Errorf("press %q: say click, double or hold", kind)}
 			}
-			if err := subject.ValidLight(a.light); err != nil {
-				return usageError{fmt.Errorf("--light: %w", err)}
-			}
-			nc, err := a.connect()
+			nc, ch, err := a.watchLight()
 			if err != nil {
 				return err
 			}
 			defer nc.Close()
-			ch := make(chan *nats.Msg, 256)
-			sub, err := nc.ChanSubscribe(subject.Events(a.light), ch)
-			if err != nil {
-				return err
-			}
-			defer sub.Unsubscribe()
-			if err := nc.Flush(); err != nil {
-				return err
-			}
 			for i, d := range plan {
 				if i > 0 {
 					time.Sleep(pressGap)

@@ -30,6 +30,8 @@ type sourceFlags struct {
 	fires    string
 	tracks   string
 	subject  string
+	topic    string
+	token    string
 }
 
 func newSource(a *app) *cobra.Command {
@@ -64,7 +66,8 @@ name, type, interval_ms, fetch {tool, args}, store {var: path}, fires,
 tracks (internal), subject (nats). A source with the same name is replaced.
 
 The kind follows from the flags: --tool makes a poll source, --tracks an
-internal one, --subject a nats one (or say --type). A store path reads
+internal one, --subject a nats one, --topic an mqtt one, --token a webhook
+(or say --type, e.g. --type webhook without a token). A store path reads
 the result: result.temp, result.list[0].name, result["odd key"].`,
 		Example: `  # poll: run get_weather every hour, store result.temp, fire weather_updated
   lumen source add weather --tool get_weather --args '{"location":"Paris"}' \
@@ -90,7 +93,7 @@ the result: result.temp, result.list[0].name, result["odd key"].`,
 	}
 	fl := add.Flags()
 	fl.StringVarP(&f.file, "file", "f", "", "the definition (YAML or JSON; - for stdin) instead of flags")
-	fl.StringVar(&f.typ, "type", "", "poll, internal or nats (default: from the other flags)")
+	fl.StringVar(&f.typ, "type", "", "poll, internal, nats, mqtt or webhook (default: from the other flags)")
 	fl.Var(&f.interval, "interval", "how often a poll or internal source runs, e.g. 1h, 30s (poll: at least 10s)")
 	fl.StringVar(&f.tool, "tool", "", "poll: the tool to run")
 	fl.StringVar(&f.args, "args", "", "poll: the tool's arguments, a JSON object")
@@ -98,6 +101,8 @@ the result: result.temp, result.list[0].name, result["odd key"].`,
 	fl.StringVar(&f.fires, "fires", "", "the transition to fire after storing")
 	fl.StringVar(&f.tracks, "tracks", "", "internal: state_duration, time_in_state_ms, transitions_today or last_5_transitions")
 	fl.StringVar(&f.subject, "subject", "", "nats: the subject to listen on, e.g. home.doorbell (not under lumen.)")
+	fl.StringVar(&f.topic, "topic", "", "mqtt: the topic to listen on, e.g. home/doorbell (lumen up --mqtt)")
+	fl.StringVar(&f.token, "token", "", "webhook: a secret callers must send (Authorization: Bearer …); only its hash is kept")
 
 	ls := &cobra.Command{
 		Use:   "ls",
@@ -149,7 +154,7 @@ the result: result.temp, result.list[0].name, result["odd key"].`,
 func (f *sourceFlags) definition(cmd *cobra.Command, argv []string, stdin io.Reader) ([]byte, error) {
 	if f.file != "" {
 		var set []string
-		for _, name := range []string{"type", "interval", "tool", "args", "store", "fires", "tracks", "subject"} {
+		for _, name := range []string{"type", "interval", "tool", "args", "store", "fires", "tracks", "subject", "topic", "token"} {
 			if cmd.Flags().Changed(name) {
 				set = append(set, "--"+name)
 			}
@@ -184,6 +189,10 @@ func (f *sourceFlags) definition(cmd *cobra.Command, argv []string, stdin io.Rea
 			typ = psource.TypeInternal
 		case f.subject != "":
 			typ = psource.TypeNATS
+		case f.topic != "":
+			typ = psource.TypeMQTT
+		case f.token != "":
+			typ = psource.TypeWebhook
 		}
 	}
 	if typ != "" {
@@ -220,7 +229,7 @@ func (f *sourceFlags) definition(cmd *cobra.Command, argv []string, stdin io.Rea
 		}
 		def["store"] = store
 	}
-	for k, v := range map[string]string{"fires": f.fires, "tracks": f.tracks, "subject": f.subject} {
+	for k, v := range map[string]string{"fires": f.fires, "tracks": f.tracks, "subject": f.subject, "topic": f.topic, "token": f.token} {
 		if v != "" {
 			def[k] = v
 		}
@@ -243,8 +252,14 @@ func sourceLine(raw json.RawMessage) string {
 		what = fmt.Sprintf("internal every %v: %s", d.Interval(), d.Tracks)
 	case psource.TypeNATS:
 		what = "nats " + d.Subject
+	case psource.TypeMQTT:
+		what = "mqtt " + d.Topic
+	case psource.TypeWebhook:
+		what = "webhook POST /hooks/<light>/" + d.Name
 	case psource.TypeTransition:
 		what = fmt.Sprintf("custom transition, predicate %s every %v", d.Fetch.Tool, d.Interval())
+	case psource.TypeGPIO:
+		what = fmt.Sprintf("gpio BCM %d %s, pull %s, debounce %v", *d.Pin, d.Edge, d.Pull, d.Debounce())
 	default:
 		what = d.Kind()
 	}

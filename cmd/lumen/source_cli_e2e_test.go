@@ -26,8 +26,15 @@ func TestSourceCLI(t *testing.T) {
 	if out, code := cli("source", "add", "-f", file); code != 0 {
 		t.Fatalf("add -f: %d %s", code, out)
 	}
+	if out, code := cli("source", "add", "door", "--topic", "home/door", "--store", "who=result.who", "--fires", "door"); code != 0 {
+		t.Fatalf("add --topic: %d %s", code, out)
+	}
+	if out, code := cli("source", "add", "hook", "--token", "a-long-enough-secret-token", "--fires", "hooked"); code != 0 {
+		t.Fatalf("add --token: %d %s", code, out)
+	}
 	out, code = cli("source", "ls")
-	for _, want := range []string{"clock", "poll every 1h0m0s: get_time", "store now=result", "fires clock_updated", "slow", "every 2h0m0s"} {
+	for _, want := range []string{"clock", "poll every 1h0m0s: get_time", "store now=result", "fires clock_updated", "slow", "every 2h0m0s",
+		"mqtt home/door", "webhook POST /hooks/<light>/hook"} {
 		if code != 0 || !strings.Contains(out, want) {
 			t.Fatalf("ls: want %q in: %d %s", want, code, out)
 		}

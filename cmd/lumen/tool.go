@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -96,7 +97,7 @@ syntax-checked; an error names its line and column.`,
 	run.Flags().StringVar(&argsJSON, "args", "", "the tool's params, as JSON")
 	ls := &cobra.Command{
 		Use:     "ls",
-		Short:   "List the light's tools",
+		Short:   "List the light's tools: defined, built-in and plugins",
 		Example: `  lumen tool ls --light kitchen`,
 		Args:    args(cobra.NoArgs),
 		RunE: func(_ *cobra.Command, _ []string) error {
@@ -111,12 +112,7 @@ syntax-checked; an error names its line and column.`,
 			if err := json.Unmarshal(b, &r); err != nil {
 				return err
 			}
-			if len(r.Tools) == 0 {
-				fmt.Fprintf(a.stdout, "light %s has no tools\n", a.light)
-			}
-			for _, t := range r.Tools {
-				fmt.Fprintf(a.stdout, "%-20s %s  (hosts: %s)\n", t.Name, t.Description, strings.Join(t.Hosts, ", "))
-			}
+			printTools(a.stdout, a.light, r)
 			return nil
 		},
 	}
@@ -134,5 +130,40 @@ syntax-checked; an error names its line and column.`,
 		jsonFlag(c, a)
 		cmd.AddCommand(c)
 	}
+	cmd.AddCommand(newToolPrecompile())
 	return cmd
+}
+
+// printTools prints list_tools' reply, one tool a line: the defined tools
+// (a plugin of the same name runs instead), the operator's plugins with
+// their status, then the built-ins.
+func printTools(w io.Writer, lightName string, r messages.ToolsReply) {
+	plugin := map[string]bool{}
+	for _, p := range r.Plugins {
+		plugin[p.Name] = true
+	}
+	if len(r.Tools)+len(r.Plugins)+len(r.Builtin) == 0 {
+		fmt.Fprintf(w, "light %s has no tools\n", lightName)
+	}
+	for _, t := range r.Tools {
+		note := ""
+		if plugin[t.Name] {
+			note = "  [the plugin " + t.Name + " runs instead]"
+		}
+		hosts := "none"
+		if len(t.Hosts) > 0 {
+			hosts = strings.Join(t.Hosts, ", ")
+		}
+		fmt.Fprintf(w, "%-20s %s  (hosts: %s)%s\n", t.Name, t.Description, hosts, note)
+	}
+	for _, p := range r.Plugins {
+		status := p.Status
+		if p.Error != "" {
+			status += ": " + p.Error
+		}
+		fmt.Fprintf(w, "%-20s plugin, %s\n", p.Name, status)
+	}
+	for _, b := range r.Builtin {
+		fmt.Fprintf(w, "%-20s built-in: %s\n", b.Name, b.Description)
+	}
 }

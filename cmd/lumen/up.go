@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -59,6 +60,10 @@ type UpConfig struct {
 	AllowNet []string `yaml:"allow_net"`
 	// Agent configures the LLM agent (see AgentConfig).
 	Agent AgentConfig `yaml:"agent"`
+	// HTTP is the daemon's HTTP port for webhook sources, MQTT the
+	// embedded server's MQTT listener; both off when empty.
+	HTTP string `yaml:"http"`
+	MQTT string `yaml:"mqtt"`
 }
 
 func defaultDataDir() string {
@@ -94,6 +99,8 @@ Settings come from <data>/lumen.yaml (or --config), flags win:
   max_bytes: 1073741824 # journal size budget
   clock: auto           # auto | trust | wait
   groups: {downstairs: [kitchen, hall]}
+  http: 127.0.0.1:8080  # webhook sources: POST /hooks/<light>/<source> (off when absent)
+  mqtt: 127.0.0.1:1883  # the embedded server's MQTT listener (off when absent)
   hardware:
     driver: auto        # auto (GPIO on a Pi, else simulated) | sim | rpi
     light: demo         # the light the Pi's LED and button belong to
@@ -108,10 +115,12 @@ Settings come from <data>/lumen.yaml (or --config), flags win:
 
 With no GPIO the light's LED and button are simulated: 'lumen press' clicks,
 'nats req lumen.<light>.cmd.led {}' tells the color shown, and on a terminal
-the status line shows it live.`,
+the status line shows it live. The input pins of gpio sources are simulated
+too: 'lumen gpio PIN high|low|pulse' drives one.`,
 		Example: `  lumen up
   lumen up --light kitchen --light hall --listen 127.0.0.1:0
-  lumen up --data /var/lib/lumen --sync batch`,
+  lumen up --data /var/lib/lumen --sync batch
+  lumen up --http 127.0.0.1:8080 --mqtt 127.0.0.1:1883`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			groups, err := parseGroups(groupFlags)
@@ -145,6 +154,8 @@ the status line shows it live.`,
 	f.StringVar(&cfg.Clock, "clock", "auto", "auto: trust the clock unless this is a Pi without time sync; trust; wait: timers wait for time sync")
 	f.IntVar(&cfg.SnapshotEvery, "snapshot-every", 1000, "inputs between snapshots of a light")
 	f.Int64Var(&cfg.MaxBytes, "max-bytes", broker.DefaultMaxBytes, "journal size budget: past 3/4 of it, events covered by snapshots are purged")
+	f.StringVar(&cfg.HTTP, "http", "", "HOST:PORT of the HTTP port for webhook sources (POST /hooks/LIGHT/SOURCE); off by default; beyond loopback needs --user/--password")
+	f.StringVar(&cfg.MQTT, "mqtt", "", "HOST:PORT of the embedded server's MQTT listener (topic home/doorbell is subject home.doorbell); off by default; beyond loopback needs --user/--password")
 	f.StringArrayVar(&cfg.AllowNet, "allow-net", nil, "HOST[:PORT], IP or CIDR custom tools may reach even on the LAN, and over plain HTTP (repeatable); tools can never grant this themselves")
 	agentFlags(f, &cfg.Agent)
 	f.StringVar(&cfg.Hardware.Driver, "hardware", "auto", "auto: the Pi's GPIO when present, else a simulated LED and button; sim; rpi")
@@ -199,6 +210,12 @@ func loadUpConfig(cmd *cobra.Command, flags UpConfig, file string) (UpConfig, er
 		if !set("allow-net") && len(fromFile.AllowNet) > 0 {
 			cfg.AllowNet = fromFile.AllowNet
 		}
+		if !set("http") && fromFile.HTTP != "" {
+			cfg.HTTP = fromFile.HTTP
+		}
+		if !set("mqtt") && fromFile.MQTT != "" {
+			cfg.MQTT = fromFile.MQTT
+		}
 		mergeAgent(set, &cfg.Agent, fromFile.Agent)
 		driver := cfg.Hardware.Driver
 		cfg.Hardware = fromFile.Hardware
@@ -240,6 +257,9 @@ func loadUpConfig(cmd *cobra.Command, flags UpConfig, file string) (UpConfig, er
 	if err := cfg.Hardware.validate(cfg.Lights); err != nil {
 		return cfg, usageError{err}
 	}
+	if err := cfg.checkListeners(); err != nil {
+		return cfg, usageError{err}
+	}
 	if _, err := netpolicy.ParseAllow(cfg.AllowNet); err != nil {
 		return cfg, usageError{fmt.Errorf("--allow-net: %w", err)}
 	}
@@ -267,6 +287,7 @@ type Main struct {
 	services []micro.Service
 	devices  *devices
 	engine   *lazyEngine
+	web      *webServer
 	plugins  *tool.Plugins
 	url      string
 }
@@ -286,7 +307,7 @@ func (m *Main) Run(ctx context.Context) error {
 		return fmt.Errorf("data dir: %w", err)
 	}
 	b, err := broker.Start(ctx, broker.Config{DataDir: cfg.Data, Listen: cfg.Listen, Sync: cfg.Sync,
-		User: cfg.User, Password: cfg.Password, MaxBytes: cfg.MaxBytes, MaxPayload: maxPayload})
+		User: cfg.User, Password: cfg.Password, MaxBytes: cfg.MaxBytes, MaxPayload: maxPayload, MQTT: cfg.MQTT})
 	if err != nil {
 		return err
 	}
@@ -349,6 +370,12 @@ func (m *Main) Run(ctx context.Context) error {
 	if model == nil {
 		m.logf("agent: off (no model configured); set LUMEN_MODEL and OPENAI_BASE_URL or OPENAI_API_KEY to talk to the light")
 	}
+	hooks := source.NewHooks(m.sys.Root, cfg.User, cfg.Password)
+	if cfg.HTTP != "" {
+		if m.web, err = listenWeb(cfg.HTTP, hooks, cfg.User != ""); err != nil {
+			return err
+		}
+	}
 	demo := machine.Demo()
 	for _, name := range cfg.Lights {
 		props, err := light.Props(light.Config{Name: name, Journal: j, Clock: clock, Seed: &demo,
@@ -363,13 +390,15 @@ func (m *Main) Run(ctx context.Context) error {
 		if err := light.WaitApplied(ctx, m.sys.Root, pid, j, name); err != nil {
 			return err
 		}
-		svc, err := light.Serve(nc, m.sys.Root, pid, name, groupsOf(cfg.Groups, name), 30*time.Second, light.WithSourceMinInterval(minSource))
+		var devPID atomic.Pointer[actor.PID] // the hardware actor answers the gpio pin checks once spawned
+		svc, err := light.Serve(nc, m.sys.Root, pid, name, groupsOf(cfg.Groups, name), 30*time.Second, light.WithSourceMinInterval(minSource), light.WithToolCatalog(tool.NewCatalog(m.plugins)),
+			light.WithSourceCheck(device.SourceCheck(m.sys.Root, devPID.Load, 10*time.Second)))
 		if err != nil {
 			return err
 		}
 		m.services = append(m.services, svc)
 		dev := m.devices.byLight[name]
-		dprops, err := device.Props(device.Config{Light: name, Device: dev, Journal: j, Conn: nc,
+		dprops, err := device.Props(device.Config{Light: name, Device: dev, Inputs: m.devices.inputs[name], Journal: j, Conn: nc,
 			Render: cfg.Hardware.renderOptions(dev.Pixels()), Gestures: cfg.Hardware.gestures(), Logf: m.logf,
 			OnShow: func(state string, raw, _ []hardware.RGB) { status.show(name, state, raw) }})
 		if err != nil {
@@ -379,6 +408,7 @@ func (m *Main) Run(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		devPID.Store(dpid)
 		if err := device.Serve(svc, m.sys.Root, dpid, name, 10*time.Second); err != nil {
 			return err
 		}
@@ -397,13 +427,15 @@ func (m *Main) Run(ctx context.Context) error {
 		if err := tool.Serve(svc, m.sys.Root, tpid, name, time.Minute); err != nil {
 			return err
 		}
-		sprops, err := source.Props(source.Config{Light: name, Tools: tpid, Conn: nc, Journal: j, Tick: tick, Logf: m.logf})
+		sprops, err := source.Props(source.Config{Light: name, Tools: tpid, Conn: nc, Journal: j, Tick: tick, Hooks: m.web.URL(), Logf: m.logf})
 		if err != nil {
 			return err
 		}
-		if _, err := actors.SpawnChild(m.sys, root, "sources-"+name, sprops); err != nil {
+		spid, err := actors.SpawnChild(m.sys, root, "sources-"+name, sprops)
+		if err != nil {
 			return err
 		}
+		hooks.Add(name, spid)
 		if err := m.startAgent(svc, nc, j, root, name, model); err != nil {
 			return err
 		}
@@ -416,6 +448,7 @@ func (m *Main) Run(ctx context.Context) error {
 	m.url = b.ClientURL()
 	fmt.Fprintf(m.Stdout, "lumen: ready %s\n", m.url)
 	fmt.Fprintf(m.Stdout, "lumen: watch it with: nats --server %s sub 'lumen.%s.evt.>'\n", m.url, cfg.Lights[0])
+	m.announceListeners()
 	return nil
 }
 
@@ -454,6 +487,8 @@ func lightOf(pid *actor.PID) string {
 func (m *Main) Close() error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.web.close() // nil-safe; first, so no webhook reaches a stopping light
+	m.web = nil
 	for _, s := range m.services {
 		_ = s.Stop()
 	}

@@ -28,6 +28,7 @@ type Board struct {
 	fselB  []byte   // its mapping, to unmap
 	saved  []savedPin
 	dev    *Device
+	inputs *Inputs
 	spi    bool // SPI0 begun
 	pwm    bool // the PWM peripheral used
 }
@@ -153,7 +154,7 @@ var rpioModes = [...]rpio.Mode{
 	FuncAlt0: rpio.Alt0, FuncAlt1: rpio.Alt1, FuncAlt2: rpio.Alt2, FuncAlt3: rpio.Alt3, FuncAlt4: rpio.Alt4, FuncAlt5: rpio.Alt5,
 }
 
-// Close halts the Device, if any, ends SPI, stops the PWM peripheral if it
+// Close halts the Device and the Inputs, if any, ends SPI, stops the PWM peripheral if it
 // was used, puts every pin it changed back to its function (and output
 // level, and pull), and unmaps the registers. Closing twice is a no-op.
 func (b *Board) Close() error {
@@ -162,11 +163,16 @@ func (b *Board) Close() error {
 		b.mu.Unlock()
 		return nil
 	}
-	dev := b.dev
+	dev, inputs := b.dev, b.inputs
 	b.mu.Unlock()
 	var errs []error
 	if dev != nil {
 		if err := dev.Halt(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if inputs != nil {
+		if err := inputs.Halt(); err != nil {
 			errs = append(errs, err)
 		}
 	}

@@ -171,6 +171,26 @@ func (c *Config) Validate() error {
 	return errors.Join(errs...)
 }
 
+// Reserved names the pins a validated configuration takes, pin → what
+// uses it, so that input pins (gpio sources) stay off them.
+func (c Config) Reserved() map[int]string {
+	out := map[int]string{}
+	switch c.LED.Type {
+	case "ws2812":
+		for _, p := range spi0Pins {
+			out[p] = "SPI0, which drives the ws2812 strip (hardware.rpi.led)"
+		}
+	default:
+		for i, p := range c.LED.Pins {
+			out[p] = fmt.Sprintf("the LED's %s channel (hardware.rpi.led.pins)", [...]string{"red", "green", "blue"}[i])
+		}
+	}
+	if c.Button.Pin != noButton {
+		out[c.Button.Pin] = "the button (hardware.rpi.button.pin)"
+	}
+	return out
+}
+
 // drive is how one channel of an RGB LED is driven.
 type drive uint8
 

@@ -59,6 +59,13 @@ type Config struct {
 	Password string
 	// Token, instead of User and Password, requires clients to present it.
 	Token string
+	// MQTT, when set, is the host:port of the server's own MQTT 3.1.1
+	// listener (port 0 picks a free one): an MQTT client's publish to
+	// home/doorbell reaches NATS subscribers of home.doorbell. It keeps
+	// its sessions in JetStream ($MQTT_… streams) and presents the same
+	// credentials as NATS clients; like Listen, a host that is not
+	// loopback is refused without credentials.
+	MQTT string
 	// Sync is SyncAlways (the default when empty) or SyncBatch.
 	Sync string
 	// MaxPayload caps the size of one message; zero keeps the server
@@ -117,7 +124,27 @@ func (c Config) normalize() (Config, hostPort, error) {
 	if !hp.loopback() && !c.hasCredentials() {
 		return c, hostPort{}, fmt.Errorf("broker: refusing to listen on %q without credentials: set User and Password (or Token), or listen on 127.0.0.1", c.Listen)
 	}
+	if c.MQTT != "" {
+		if err := CheckAddr("MQTT", c.MQTT, c.hasCredentials()); err != nil {
+			return c, hostPort{}, err
+		}
+	}
 	return c, hp, nil
+}
+
+// CheckAddr checks the host:port of one of the daemon's listeners (what
+// names it in errors) by Listen's rule: a host that is not loopback
+// needs credentials, since anyone on the network could otherwise feed
+// the lights.
+func CheckAddr(what, addr string, credentials bool) error {
+	hp, err := parseListen(addr)
+	if err != nil {
+		return fmt.Errorf("broker: %s address %q is not host:port with a port from 0 to 65535, e.g. 127.0.0.1:0", what, addr)
+	}
+	if !hp.loopback() && !credentials {
+		return fmt.Errorf("broker: refusing to listen for %s on %q without credentials: set a user and password, or listen on 127.0.0.1", what, addr)
+	}
+	return nil
 }
 
 func (c Config) hasCredentials() bool {
@@ -166,6 +193,7 @@ func (hp hostPort) loopback() bool {
 type Broker struct {
 	cfg     Config
 	srv     *server.Server
+	opts    *server.Options // the server's own: it writes the MQTT port it picked
 	log     *logger
 	started chan struct{} // closed when srv.Start has returned
 	nc      *nats.Conn
@@ -217,6 +245,13 @@ func Start(ctx context.Context, cfg Config) (*Broker, error) {
 	if hp.port == 0 {
 		opts.Port = server.RANDOM_PORT // 0 would mean 4222 to the server
 	}
+	if cfg.MQTT != "" {
+		mhp, _ := parseListen(cfg.MQTT) // checked by normalize
+		opts.MQTT.Host, opts.MQTT.Port = mhp.host, mhp.port
+		if mhp.port == 0 {
+			opts.MQTT.Port = server.RANDOM_PORT // 0 would mean MQTT off
+		}
+	}
 	srv, err := server.NewServer(opts)
 	if err != nil {
 		lock.release()
@@ -228,7 +263,7 @@ func Start(ctx context.Context, cfg Config) (*Broker, error) {
 	log := newLogger(cfg.Logf)
 	srv.SetLoggerV2(log, false, false, false)
 
-	b := &Broker{cfg: cfg, srv: srv, log: log, started: make(chan struct{}), lock: lock}
+	b := &Broker{cfg: cfg, srv: srv, opts: opts, log: log, started: make(chan struct{}), lock: lock}
 	go func() {
 		defer close(b.started)
 		srv.Start()
@@ -287,6 +322,22 @@ func (b *Broker) ClientURL() string {
 		u.Host = net.JoinHostPort("127.0.0.1", u.Port())
 	}
 	return u.String()
+}
+
+// MQTTAddr is the host:port of the MQTT listener, with the real port when
+// Config.MQTT asked for port 0 (an unspecified host is reported as
+// 127.0.0.1), or "" when MQTT is off. Valid once Start has returned.
+func (b *Broker) MQTTAddr() string {
+	if b.cfg.MQTT == "" {
+		return ""
+	}
+	// Start waited for the listener (readiness covers it), and the server
+	// wrote the port under its lock before that.
+	host := b.opts.MQTT.Host
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		host = "127.0.0.1"
+	}
+	return net.JoinHostPort(host, strconv.Itoa(b.opts.MQTT.Port))
 }
 
 // Connect opens a new in-process client connection, presenting the

@@ -57,6 +57,10 @@ func TestConfigValidate(t *testing.T) {
 		{name: "port too big", given: broker.Config{DataDir: dir, Listen: "127.0.0.1:70000"}, want: "not a number"},
 		{name: "negative max bytes", given: broker.Config{DataDir: dir, MaxBytes: -1}, want: "max bytes"},
 		{name: "negative max payload", given: broker.Config{DataDir: dir, MaxPayload: -1}, want: "max payload"},
+		{name: "mqtt loopback", given: broker.Config{DataDir: dir, MQTT: "127.0.0.1:0"}},
+		{name: "mqtt lan with user", given: broker.Config{DataDir: dir, Listen: "0.0.0.0:4222", MQTT: "0.0.0.0:1883", User: "u", Password: "p"}},
+		{name: "mqtt lan without credentials", given: broker.Config{DataDir: dir, MQTT: "0.0.0.0:1883"}, want: "MQTT on \"0.0.0.0:1883\" without credentials"},
+		{name: "mqtt no port", given: broker.Config{DataDir: dir, MQTT: "127.0.0.1"}, want: "MQTT address"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

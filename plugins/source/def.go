@@ -55,6 +55,10 @@ const (
 	MaxNameLen              = 64 // source, variable, tool and transition names
 	MaxStore                = 32 // variables one source stores
 	MaxGPIOPin              = 27 // the highest BCM line on the 40-pin header
+	// DefaultDebounceMs suits a mechanical contact; a PIR sensor does
+	// not bounce and may use 0.
+	DefaultDebounceMs = 20
+	MaxDebounceMs     = 10000
 )
 
 // Fetch is the tool a poll source runs and its arguments (a JSON object).
@@ -79,7 +83,15 @@ type Def struct {
 	Pin        *int              `json:"pin,omitempty"`
 	Pull       string            `json:"pull,omitempty"`
 	Edge       string            `json:"edge,omitempty"`
-	Tracks     string            `json:"tracks,omitempty"`
+	// DebounceMs is a gpio source's debounce window; nil only before
+	// UnmarshalJSON fills the default, so 0 (no debounce) survives.
+	DebounceMs *int   `json:"debounce_ms,omitempty"`
+	Tracks     string `json:"tracks,omitempty"`
+	// TokenSHA256 is a webhook's token as the hex SHA-256 of the
+	// "token" it was defined with: the definition is journaled, shown
+	// by get and list_sources and read by the agent's model, none of
+	// which should learn the token itself.
+	TokenSHA256 string `json:"token_sha256,omitempty"`
 }
 
 type fetchWire struct {
@@ -100,8 +112,11 @@ type defWire struct {
 	Pin        *json.Number               `json:"pin"`
 	Pull       string                     `json:"pull"`
 	Edge       string                     `json:"edge"`
+	DebounceMs *json.Number               `json:"debounce_ms"`
 	Tracks     string                     `json:"tracks"`
 	Port       json.RawMessage            `json:"port"`
+	Token      *string                    `json:"token"`
+	TokenHash  string                     `json:"token_sha256"`
 }
 
 // UnmarshalJSON reads a definition strictly: unknown fields are an error,
@@ -127,7 +142,16 @@ func (d *Def) UnmarshalJSON(b []byte) error {
 		label = fmt.Sprintf("source %q", w.Name)
 	}
 	out := Def{Name: w.Name, Type: w.Type, Fires: w.Fires, Subject: w.Subject,
-		Topic: w.Topic, Pull: w.Pull, Edge: w.Edge, Tracks: w.Tracks}
+		Topic: w.Topic, Pull: w.Pull, Edge: w.Edge, Tracks: w.Tracks, TokenSHA256: w.TokenHash}
+	if w.Token != nil {
+		if w.TokenHash != "" {
+			return errorf(CodeInvalid, "%s: give token or token_sha256, not both", label)
+		}
+		if err := checkToken(label, *w.Token); err != nil {
+			return err
+		}
+		out.TokenSHA256 = HashToken(*w.Token)
+	}
 	if w.Store != nil {
 		out.Store = make(map[string]string, len(w.Store))
 		for _, v := range slices.Sorted(maps.Keys(w.Store)) {
@@ -167,6 +191,13 @@ func (d *Def) UnmarshalJSON(b []byte) error {
 		}
 		out.Pin = &n
 	}
+	if w.DebounceMs != nil {
+		n, err := strconv.Atoi(string(*w.DebounceMs))
+		if err != nil || n < 0 || n > MaxDebounceMs {
+			return errorf(CodeInvalid, "%s: debounce_ms must be a whole number of milliseconds from 0 to %d, got %s", label, MaxDebounceMs, *w.DebounceMs)
+		}
+		out.DebounceMs = &n
+	}
 	if w.Fetch != nil {
 		out.Fetch.Tool = w.Fetch.Tool
 		if args := bytes.TrimSpace(w.Fetch.Args); len(args) > 0 && string(args) != "null" {
@@ -191,11 +222,15 @@ func (d *Def) UnmarshalJSON(b []byte) error {
 			out.Store = map[string]string{out.Tracks: "result"}
 		}
 	case TypeGPIO:
-		if out.Pull == "" {
+		if out.Pull == "" || out.Pull == "off" {
 			out.Pull = "none"
 		}
 		if out.Edge == "" {
 			out.Edge = "rising"
+		}
+		if out.DebounceMs == nil {
+			n := DefaultDebounceMs
+			out.DebounceMs = &n
 		}
 	}
 	*d = out
@@ -305,7 +340,9 @@ func (d Def) Validate(opts ...Option) error {
 		{"pin", d.Pin != nil, []string{TypeGPIO}},
 		{"pull", d.Pull != "", []string{TypeGPIO}},
 		{"edge", d.Edge != "", []string{TypeGPIO}},
+		{"debounce_ms", d.DebounceMs != nil, []string{TypeGPIO}},
 		{"tracks", d.Tracks != "", []string{TypeInternal}},
+		{"token", d.TokenSHA256 != "", []string{TypeWebhook}},
 	} {
 		if f.set && !slices.Contains(f.kind, kind) {
 			return errorf(CodeInvalid, "%s: %s is only for %s sources, and this one is %s; remove it or change type", label, f.name, andList(f.kind), kind)
@@ -362,6 +399,10 @@ func (d Def) Validate(opts ...Option) error {
 		if _, err := mqttSubject(label, d.Topic); err != nil {
 			return err
 		}
+	case TypeWebhook:
+		if d.TokenSHA256 != "" && !validHash(d.TokenSHA256) {
+			return errorf(CodeInvalid, "%s: token_sha256 must be 64 lowercase hex digits, the SHA-256 of the token; or give the token itself as token", label)
+		}
 	case TypeGPIO:
 		switch {
 		case d.Pin == nil:
@@ -372,6 +413,8 @@ func (d Def) Validate(opts ...Option) error {
 			return errorf(CodeInvalid, "%s: pull %q is not a bias; use none, up or down", label, d.Pull)
 		case !slices.Contains([]string{"", "rising", "falling", "both"}, d.Edge):
 			return errorf(CodeInvalid, "%s: edge %q is not an edge; use rising, falling or both", label, d.Edge)
+		case d.DebounceMs != nil && (*d.DebounceMs < 0 || *d.DebounceMs > MaxDebounceMs):
+			return errorf(CodeInvalid, "%s: debounce_ms %d is outside 0–%d", label, *d.DebounceMs, MaxDebounceMs)
 		}
 	}
 	if len(d.Store) > MaxStore {

@@ -108,12 +108,12 @@ func TestDecode(t *testing.T) {
 		{
 			name:  "gpio PIR",
 			given: `{"name":"pir","type":"gpio","pin":17,"pull":"down","edge":"rising","fires":"motion"}`,
-			want:  source.Def{Name: "pir", Type: "gpio", Pin: intp(17), Pull: "down", Edge: "rising", Fires: "motion"},
+			want:  source.Def{Name: "pir", Type: "gpio", Pin: intp(17), Pull: "down", Edge: "rising", Fires: "motion", DebounceMs: intp(20)},
 		},
 		{
 			name:  "gpio defaults",
 			given: `{"name":"pir","type":"gpio","pin":0,"fires":"motion"}`,
-			want:  source.Def{Name: "pir", Type: "gpio", Pin: intp(0), Pull: "none", Edge: "rising", Fires: "motion"},
+			want:  source.Def{Name: "pir", Type: "gpio", Pin: intp(0), Pull: "none", Edge: "rising", Fires: "motion", DebounceMs: intp(20)},
 		},
 	}
 	for _, tt := range tests {
@@ -283,6 +283,10 @@ func TestDecodeErrors(t *testing.T) {
 			`source "pir": pull "high" is not a bias; use none, up or down`},
 		{"gpio bad edge", `{"name":"pir","type":"gpio","pin":17,"edge":"up","fires":"motion"}`, nil, 400,
 			`source "pir": edge "up" is not an edge; use rising, falling or both`},
+		{"gpio debounce too long", `{"name":"pir","type":"gpio","pin":23,"debounce_ms":10001,"fires":"motion"}`, nil, 400,
+			`source "pir": debounce_ms must be a whole number of milliseconds from 0 to 10000, got 10001`},
+		{"debounce on a nats source", `{"name":"d","type":"nats","subject":"home.x","debounce_ms":5,"fires":"x"}`, nil, 400,
+			`source "d": debounce_ms is only for gpio sources, and this one is nats; remove it or change type`},
 		{"internal without tracks", `{"name":"activity","internal":true}`, nil, 400,
 			`source "activity": tracks is missing; use one of last_5_transitions, state_duration, time_in_state_ms, transitions_today`},
 		{"internal unknown tracks", `{"name":"activity","internal":true,"tracks":"clicks"}`, nil, 400,

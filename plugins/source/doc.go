@@ -33,9 +33,12 @@
 //	  - subject      nats: the NATS subject to listen on (wildcards allowed).
 //	  - topic        mqtt: the MQTT topic, home/doorbell, which arrives on the
 //	    embedded server's MQTT listener as the subject home.doorbell.
-//	  - pin, pull, edge  gpio: the BCM pin (0–27), the bias (none, up, down;
-//	    default none) and the edge that fires (rising, falling, both; default
-//	    rising).
+//	  - pin, pull, edge, debounce_ms  gpio: the BCM pin (0–27), the bias
+//	    (none, up, down; default none, "off" is none), the edge that stores
+//	    and fires (rising, falling, both; default rising) and the debounce
+//	    window (0–10000 ms, default 20). The hardware actor owns the pins;
+//	    the result is its edge event (gpio.go), and GPIOConflict says which
+//	    pins a source may not have.
 //	  - tracks       internal: state_duration (whole seconds in the current
 //	    state), time_in_state_ms, transitions_today (since local midnight) or
 //	    last_5_transitions (names, oldest first). The seed's
@@ -53,6 +56,7 @@
 // for tests) to internal sources too: each run journals its values.
 //
 // Errors are *Error values with an HTTP-like code (400 bad definition,
-// 404 unknown tool, 502 a result without the stored path) and a sentence
+// 404 unknown tool, 409 a gpio pin already taken, 502 a result without the
+// stored path) and a sentence
 // that says what to do.
 package source

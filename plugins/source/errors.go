@@ -15,6 +15,7 @@ const (
 	CodeInvalid     = 400 // the definition is malformed or breaks a rule
 	CodeUnknownTool = 404 // fetch.tool names no tool
 	CodeBadResult   = 502 // the tool's result (or a pushed message) lacks a stored path
+	CodeConflict    = 409 // a gpio source's pin is taken (the LED, the button, another source)
 )
 
 // The sentinels for errors.Is, which matches on Code.
@@ -22,6 +23,7 @@ var (
 	ErrInvalid     = &Error{Code: CodeInvalid}
 	ErrUnknownTool = &Error{Code: CodeUnknownTool}
 	ErrBadResult   = &Error{Code: CodeBadResult}
+	ErrConflict    = &Error{Code: CodeConflict}
 )
 
 func (e *Error) Error() string { return "source: " + e.Msg }

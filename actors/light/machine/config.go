@@ -425,7 +425,7 @@ func (c *core) configInput(in *messages.InConfigData) Result {
 }
 
 var opFields = map[string][]string{
-	messages.OpApply:            {"states", "rules", "vars", "initial", "schedules", "tools", "sources"},
+	messages.OpApply:            {"states", "rules", "vars", "initial", "schedules", "tools", "sources", "plugins"},
 	messages.OpCreateState:      {"states"},
 	messages.OpDeleteState:      {"name"},
 	messages.OpAppendRules:      {"rules"},
@@ -434,7 +434,7 @@ var opFields = map[string][]string{
 	messages.OpDeleteSchedule:   {"name"},
 	messages.OpDefineTool:       {"tools"},
 	messages.OpDeleteTool:       {"name"},
-	messages.OpCreateSource:     {"sources"},
+	messages.OpCreateSource:     {"sources", "plugins"},
 	messages.OpDeleteSource:     {"name"},
 	messages.OpDefineTransition: {"tools", "sources"},
 	messages.OpDeleteTransition: {"name"},
@@ -457,7 +457,7 @@ func checkFields(in *messages.InConfigData) *rejection {
 		{"states", in.States != nil}, {"rules", in.Rules != nil}, {"vars", in.Vars != nil},
 		{"initial", in.Initial != ""}, {"schedules", in.Schedules != nil}, {"name", in.Name != ""},
 		{"ids", in.IDs != nil}, {"match", in.Match != nil}, {"tools", in.Tools != nil},
-		{"sources", in.Sources != nil},
+		{"sources", in.Sources != nil}, {"plugins", in.Plugins != nil},
 	}
 	for _, g := range given {
 		if g.set && !slices.Contains(allowed, g.name) {
@@ -509,7 +509,7 @@ func (c *core) opApply(in *messages.InConfigData) ([]Output, *rejection) {
 	if r != nil {
 		return nil, r
 	}
-	sources, r := checkSources(in.Sources, tools, false)
+	sources, r := checkSources(in.Sources, tools, in.Plugins, false)
 	if r != nil {
 		return nil, r
 	}

@@ -94,7 +94,7 @@ func Restore(b []byte, opts ...Option) (*Machine, error) {
 	if r != nil {
 		return fail(r)
 	}
-	sources, r := checkSources(s.Sources, tools, true)
+	sources, r := checkSources(s.Sources, tools, nil, true)
 	if r != nil {
 		return fail(r)
 	}

@@ -44,22 +44,36 @@ func mergeSources(base, add []*sourceDef) []*sourceDef {
 	return mergeByName(base, add, func(s *sourceDef) string { return s.def.Name })
 }
 
-// toolNames returns the names a source may fetch with: the built-in tools
-// and the given custom tools.
-func toolNames(tools []*tool) []string {
+// toolNames returns the names a source may fetch with: the built-in tools,
+// the given custom tools and the plugins the input names.
+//
+// The machine does not know the operator's plugins (<data>/plugins, read
+// by the daemon at start, not journaled): the service names those the
+// input's sources use in the input itself (InConfigData.Plugins), and the
+// machine takes its word. So replay, which reads the same input, accepts
+// what was accepted, whatever the plugins directory holds by then; a
+// source whose plugin is gone fails at run time (an error event), like
+// one whose host is down.
+func toolNames(tools []*tool, plugins []string) []string {
 	names := slices.Clone(builtinToolNames)
 	for _, t := range tools {
 		names = append(names, t.Name)
 	}
+	for _, p := range plugins {
+		if validToolName(p) {
+			names = append(names, p)
+		}
+	}
 	return names
 }
 
-// checkSources validates sources given together against tools. When
-// restoring a snapshot they are only read, not validated again.
-func checkSources(list []json.RawMessage, tools []*tool, restoring bool) ([]*sourceDef, *rejection) {
+// checkSources validates sources given together against tools and
+// plugins (InConfigData.Plugins). When restoring a snapshot they are only
+// read, not validated again.
+func checkSources(list []json.RawMessage, tools []*tool, plugins []string, restoring bool) ([]*sourceDef, *rejection) {
 	seen := make(map[string]bool, len(list))
 	out := make([]*sourceDef, 0, len(list))
-	opts := []source.Option{source.WithTools(toolNames(tools)...), source.WithMinInterval(machineMinInterval)}
+	opts := []source.Option{source.WithTools(toolNames(tools, plugins)...), source.WithMinInterval(machineMinInterval)}
 	for _, raw := range list {
 		var (
 			d   source.Def
@@ -107,7 +121,7 @@ func (c *core) opCreateSource(in *messages.InConfigData) ([]Output, *rejection) 
 	if len(in.Sources) == 0 {
 		return nil, rejectf(400, "create_source needs a source definition")
 	}
-	add, r := checkSources(in.Sources, c.tools, false)
+	add, r := checkSources(in.Sources, c.tools, in.Plugins, false)
 	if r != nil {
 		return nil, r
 	}
@@ -159,7 +173,7 @@ func (c *core) opDefineTransition(in *messages.InConfigData) ([]Output, *rejecti
 	}
 	name := addT[0].Name
 	tools := mergeTools(c.tools, addT)
-	addS, r := checkSources(in.Sources, tools, false)
+	addS, r := checkSources(in.Sources, tools, nil, false)
 	if r != nil {
 		return nil, r
 	}

@@ -318,7 +318,17 @@ func (c *core) opDeleteTool(in *messages.InConfigData) ([]Output, *rejection) {
 		return nil, rejectf(404, "tool %q does not exist; nothing to delete (list_tools lists the tools)", in.Name)
 	}
 	if users := sourcesUsing(c.sources, in.Name); len(users) > 0 {
-		return nil, rejectf(409, "tool %q is used by data sources %s; delete those sources first (delete_source)", in.Name, strings.Join(users, ", "))
+		// A custom transition's predicate goes with its transition:
+		// delete_source would leave the predicate behind as a tool of
+		// its own, delete_transition removes both.
+		if c.transitionSource(in.Name) < 0 {
+			return nil, rejectf(409, "tool %q is used by data sources %s; delete those sources first (delete_source)", in.Name, strings.Join(users, ", "))
+		}
+		others := slices.DeleteFunc(users, func(s string) bool { return s == in.Name })
+		if len(others) == 0 {
+			return nil, rejectf(409, "tool %q is the predicate of custom transition %q; delete the transition instead (delete_transition %q), which deletes its tool too", in.Name, in.Name, in.Name)
+		}
+		return nil, rejectf(409, "tool %q is the predicate of custom transition %q and is used by data sources %s; delete those sources (delete_source) and the transition (delete_transition %q), which deletes its tool too", in.Name, in.Name, strings.Join(others, ", "), in.Name)
 	}
 	cfg := c.current()
 	cfg.tools = slices.DeleteFunc(slices.Clone(c.tools), func(x *tool) bool { return x == t })

@@ -92,6 +92,9 @@ func TestQEMUPi(t *testing.T) {
 	if run.playErr != nil {
 		fail("playing the button timeline: %v", run.playErr)
 	}
+	if run.inputErr != nil {
+		fail("playing the input timeline: %v", run.inputErr)
+	}
 	for _, d := range Compare(run.got, want) {
 		fail("emulated board and simulator differ: %s", d)
 	}
@@ -99,6 +102,7 @@ func TestQEMUPi(t *testing.T) {
 		t.Logf("board: %s", l)
 	}
 	t.Logf("board gestures %v, simulator %v", run.got.Gestures, want.Gestures)
+	t.Logf("board input BCM %d %v, simulator %v", InputPin, run.got.Inputs, want.Inputs)
 	t.Logf("host played edges at %v", run.played)
 	t.Logf("boot to init %v, guest run %v, QEMU total %v, harness total %v",
 		run.bootTime.Round(time.Millisecond), run.guestTime.Round(time.Millisecond),
@@ -389,6 +393,7 @@ type run struct {
 	got       Result
 	played    []time.Duration
 	playErr   error
+	inputErr  error // playing InputTimeline
 }
 
 // boot runs QEMU until init says the guest ended, answering the guest's
@@ -404,7 +409,10 @@ func boot(t *testing.T, qemu, kernel, dtb, initrd, sock string, limit time.Durat
 		"-kernel", kernel, "-dtb", dtb, "-initrd", initrd,
 		"-display", "none", "-serial", "stdio", "-no-reboot",
 		"-append", "console=ttyAMA0 iomem=relaxed",
-		"-qtest", "unix:"+sock+",server=on,wait=off")
+		"-qtest", "unix:"+sock+",server=on,wait=off",
+		// qtest logs every command to stderr by default, which shares
+		// the console's pipe and can split a guest's line in two.
+		"-qtest-log", "/dev/null")
 	pr, pw := io.Pipe()
 	cmd.Stdout, cmd.Stderr = pw, pw
 	start := time.Now()
@@ -442,6 +450,8 @@ func boot(t *testing.T, qemu, kernel, dtb, initrd, sock string, limit time.Durat
 	var initAt time.Time
 	played := make(chan struct{})
 	var playOnce sync.Once
+	inputPlayed := make(chan struct{})
+	var inputOnce sync.Once
 	ended := false
 	for line := range lines {
 		r.serial.WriteString(line + "\n")
@@ -462,6 +472,10 @@ func boot(t *testing.T, qemu, kernel, dtb, initrd, sock string, limit time.Durat
 			r.got.Gestures = append(r.got.Gestures, kind)
 			continue
 		}
+		if kind, ok := ParseInput(msg); ok {
+			r.got.Inputs = append(r.got.Inputs, kind)
+			continue
+		}
 		switch {
 		case msg == LineInit:
 			initAt = time.Now()
@@ -470,6 +484,19 @@ func boot(t *testing.T, qemu, kernel, dtb, initrd, sock string, limit time.Durat
 			if err := qt.button(true); err != nil {
 				r.playErr = err
 			}
+		case msg == LineInputIdle && qt != nil:
+			if err := qt.pin(InputPin, false); err != nil {
+				r.playErr = err
+			}
+		case msg == LineInputReady && qt != nil:
+			inputOnce.Do(func() {
+				go func() {
+					defer close(inputPlayed)
+					if err := playInput(qt); err != nil {
+						r.inputErr = err
+					}
+				}()
+			})
 		case msg == LineReady && qt != nil:
 			playOnce.Do(func() {
 				go func() {
@@ -493,6 +520,8 @@ func boot(t *testing.T, qemu, kernel, dtb, initrd, sock string, limit time.Durat
 	r.total = time.Since(start)
 	playOnce.Do(func() { close(played) })
 	<-played
+	inputOnce.Do(func() { close(inputPlayed) })
+	<-inputPlayed
 	switch {
 	case ctx.Err() != nil:
 		r.err = fmt.Errorf("no end after %v (the hard time limit; LUMEN_QEMU_TIMEOUT sets it)", limit)
@@ -569,4 +598,27 @@ func (q *qtest) button(high bool) error {
 	}
 	_, err := q.do(fmt.Sprintf("writel 0x%x 0x%x", reg, uint32(1)<<Config().Button.Pin))
 	return err
+}
+
+// pin sets an input pin's level through GPSET0/GPCLR0, as a sensor
+// driving the line would.
+func (q *qtest) pin(pin int, high bool) error {
+	reg := gpclr0
+	if high {
+		reg = gpset0
+	}
+	_, err := q.do(fmt.Sprintf("writel 0x%x 0x%x", reg, uint32(1)<<pin))
+	return err
+}
+
+// playInput drives InputTimeline on InputPin.
+func playInput(qt *qtest) error {
+	start := time.Now()
+	for _, l := range InputTimeline {
+		time.Sleep(time.Until(start.Add(l.At)))
+		if err := qt.pin(InputPin, l.High); err != nil {
+			return err
+		}
+	}
+	return nil
 }

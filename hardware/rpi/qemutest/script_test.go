@@ -105,3 +105,19 @@ func TestCPIO(t *testing.T) {
 		t.Fatalf("archive holds\n%v\nwant\n%v", got, want)
 	}
 }
+
+// The input script gives two rises and two falls, the bounce absorbed.
+func TestSimulateInput(t *testing.T) {
+	got, err := SimulateInput()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(got) != "[rising falling rising falling]" || len(got) != InputChanges {
+		t.Fatalf("input changes %v", got)
+	}
+	for _, line := range []string{LineInputIdle, LineInputReady, "led red out=#ff0000 pins=R--"} {
+		if _, ok := ParseInput(line); ok {
+			t.Errorf("ParseInput(%q) is an input line", line)
+		}
+	}
+}

@@ -14,6 +14,7 @@ import (
 type Result struct {
 	LEDs     []LEDLine
 	Gestures []string
+	Inputs   []string // the kinds of the input pin's debounced changes
 }
 
 // Simulate runs the script through the simulator path: the renderer's
@@ -73,6 +74,9 @@ func Simulate() (Result, error) {
 		take(det.Edge(<-dev.Edges()))
 	}
 	tickUntil(now.Add(time.Hour))
+	if res.Inputs, err = SimulateInput(); err != nil {
+		return res, err
+	}
 	return res, dev.Halt()
 }
 
@@ -95,6 +99,9 @@ func Compare(got, want Result) []string {
 	}
 	if fmt.Sprint(got.Gestures) != fmt.Sprint(want.Gestures) {
 		diffs = append(diffs, fmt.Sprintf("gestures: board %v, sim %v", got.Gestures, want.Gestures))
+	}
+	if fmt.Sprint(got.Inputs) != fmt.Sprint(want.Inputs) {
+		diffs = append(diffs, fmt.Sprintf("input pin BCM %d: board %v, sim %v", InputPin, got.Inputs, want.Inputs))
 	}
 	return diffs
 }

@@ -15,7 +15,9 @@ import (
 
 	"github.com/stianeikeland/go-rpio/v4"
 
+	"github.com/lumen-home/lumen/hardware"
 	"github.com/lumen-home/lumen/hardware/gesture"
+	"github.com/lumen-home/lumen/hardware/input"
 	"github.com/lumen-home/lumen/hardware/render"
 	"github.com/lumen-home/lumen/hardware/rpi"
 	"github.com/lumen-home/lumen/hardware/rpi/qemutest"
@@ -48,7 +50,7 @@ func main() {
 func run() error {
 	cfg := qemutest.Config()
 	button := cfg.Button.Pin
-	pins := append(cfg.LED.Pins[:], button, qemutest.SpectatorPin)
+	pins := append(cfg.LED.Pins[:], button, qemutest.SpectatorPin, qemutest.InputPin)
 	check(rpi.Available(), "rpi.Available on the emulated board")
 
 	b, err := rpi.Open()
@@ -86,6 +88,10 @@ func run() error {
 		return err
 	}
 	gestures(d)
+	if err := inputs(b, cfg); err != nil {
+		b.Close()
+		return err
+	}
 
 	check(d.Halt() == nil, "Halt")
 	check(lit(b, cfg) == "---", "Halt darkens the LED: %s", lit(b, cfg))
@@ -227,4 +233,76 @@ func waitLevel(b *rpi.Board, pin int, high bool, limit time.Duration) bool {
 		}
 	}
 	return false
+}
+
+// inputs watches the input pin through the driver's Inputs, announces it
+// is ready, and turns the pin's levels into debounced changes with the
+// hardware actor's debouncer until the timeline's changes have come, or a
+// time limit. The LED's and the button's pins are refused.
+func inputs(b *rpi.Board, cfg rpi.Config) error {
+	say(qemutest.LineInputIdle)
+	low := waitLevel(b, qemutest.InputPin, false, 10*time.Second)
+	check(low, "input BCM %d idles low", qemutest.InputPin)
+	in, err := b.Inputs(cfg)
+	if err != nil {
+		return err
+	}
+	_, err = in.Watch(cfg.Button.Pin, hardware.PullUp)
+	check(err != nil, "Watch refuses the button's pin: %v", err)
+	_, err = in.Watch(cfg.LED.Pins[0], hardware.PullNone)
+	check(err != nil, "Watch refuses the LED's pin: %v", err)
+	high, err := in.Watch(qemutest.InputPin, hardware.PullDown)
+	if err != nil {
+		return err
+	}
+	check(!high, "the input's baseline is low")
+	f, _ := b.Func(qemutest.InputPin)
+	check(f == rpi.FuncInput, "Watch makes BCM %d an input: %v", qemutest.InputPin, f)
+	det, err := input.New(qemutest.InputDebounce, high)
+	if err != nil {
+		return err
+	}
+	var first time.Time
+	changes := 0
+	report := func(cs []input.Change) {
+		for _, c := range cs {
+			if first.IsZero() {
+				first = c.At
+			}
+			changes++
+			say("%s", qemutest.InputLine(c, c.At.Sub(first)))
+		}
+	}
+	limit := time.After(30 * time.Second)
+	timer := time.NewTimer(time.Hour)
+	say(qemutest.LineInputReady)
+loop:
+	for {
+		var settle <-chan time.Time
+		if at, pending := det.Deadline(); pending {
+			timer.Reset(time.Until(at))
+		} else if changes >= qemutest.InputChanges {
+			settle = time.After(300 * time.Millisecond) // any stray change?
+		}
+		select {
+		case l, ok := <-in.Levels():
+			if !ok {
+				check(false, "Levels closed early")
+				break loop
+			}
+			report(det.Sample(l.High, l.At))
+		case now := <-timer.C:
+			report(det.Tick(now))
+		case <-settle:
+			break loop
+		case <-limit:
+			report(det.Tick(time.Now()))
+			break loop
+		}
+	}
+	check(changes == qemutest.InputChanges, "the input made %d debounced changes, want %d", changes, qemutest.InputChanges)
+	check(in.Halt() == nil, "Inputs.Halt")
+	_, open := <-in.Levels()
+	check(!open, "Halt closes Levels")
+	return nil
 }

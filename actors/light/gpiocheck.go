@@ -1,0 +1,91 @@
+package light
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/lumen-home/lumen/messages"
+	"github.com/lumen-home/lumen/plugins/source"
+)
+
+// SourceCheck decides whether a gpio source may have its pin, given the
+// other sources the light will have beside it; the error is a
+// *source.Error (typically 409) or any error (500).
+type SourceCheck func(def source.Def, others []source.Def) error
+
+// WithSourceCheck has the service run check on every gpio source that
+// create_source or apply would journal, and refuse the request with the
+// error's code when check says no. The hardware actor, which owns the
+// pins, answers it (device.SourceCheck): a pin of the LED or the button,
+// or one another source watches with another pull, is refused before
+// anything is journaled. Replay does not depend on it: it is the daemon's
+// wiring, like the minimum interval.
+func WithSourceCheck(check SourceCheck) ServeOption {
+	return func(h *handler) { h.sourceCheck = check }
+}
+
+// vetSources runs the source check on the gpio sources of a configuration
+// command; other messages pass. The others are read from the light's
+// model (create_source adds to its sources) or from the command itself
+// (apply replaces them).
+func (h *handler) vetSources(msg any) error {
+	cmd, ok := msg.(*Command)
+	if h.sourceCheck == nil || !ok || cmd.Type != messages.InConfig {
+		return nil
+	}
+	var data messages.InConfigData
+	if json.Unmarshal(cmd.Data, &data) != nil {
+		return nil // the light refuses it with its own sentence
+	}
+	var gpio, all []source.Def
+	for _, raw := range data.Sources {
+		var d source.Def
+		if d.UnmarshalJSON(raw) != nil {
+			continue
+		}
+		all = append(all, d)
+		if d.Kind() == source.TypeGPIO {
+			gpio = append(gpio, d)
+		}
+	}
+	if len(gpio) == 0 {
+		return nil
+	}
+	others := all
+	if data.Op != messages.OpApply {
+		res, err := h.root.RequestFuture(h.pid, &Get{}, h.timeout).Result()
+		r, ok := res.(*messages.GetReply)
+		if err != nil || !ok {
+			return fmt.Errorf("the light did not answer in %s (%v); try again", h.timeout, err)
+		}
+		others = nil
+		for _, raw := range r.Sources {
+			var d source.Def
+			if d.UnmarshalJSON(raw) == nil {
+				others = append(others, d)
+			}
+		}
+		others = append(others, all...)
+	}
+	for _, d := range gpio {
+		if err := h.sourceCheck(d, others); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func sourceErrorCode(err error) int {
+	if se := (*source.Error)(nil); errors.As(err, &se) {
+		return se.Code
+	}
+	return 500
+}
+
+func sourceSentence(err error) string {
+	if se := (*source.Error)(nil); errors.As(err, &se) {
+		return se.Msg
+	}
+	return err.Error()
+}

@@ -1,0 +1,78 @@
+package source
+
+import (
+	"fmt"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/nats-io/nats.go"
+
+	"github.com/lumen-home/lumen/nats/subject"
+	psrc "github.com/lumen-home/lumen/plugins/source"
+)
+
+// gpio sources. The hardware actor owns the pins: it watches the pins the
+// light's gpio sources name (it reads the same definitions), debounces
+// them and publishes each change on subject.GPIO. The manager follows all
+// of the light's pins from its start, and the changes of the edge a
+// source wants are that source's results, queued and stored like a nats
+// source's messages (set_var, then fire), so replay never reads a pin.
+//
+// The device and the manager read a new definition independently. The
+// device publishes a pin only once it has read it, and the manager starts
+// reading on the same configuration event; a change that arrives while
+// the manager is still reading waits for the definitions instead of being
+// lost.
+
+// maxPendingGPIO bounds the changes that wait for the definitions.
+const maxPendingGPIO = 64
+
+type gpioMsg struct{ payload []byte }
+
+// gpioState is the manager's subscription to the light's pins.
+type gpioState struct {
+	sub     *nats.Subscription
+	pending [][]byte // changes that arrived while the definitions were read
+}
+
+// followGPIO subscribes to every pin of the light.
+func (m *Manager) followGPIO(ctx actor.Context) {
+	self, root := ctx.Self(), ctx.ActorSystem().Root
+	sub, err := m.cfg.Conn.Subscribe(subject.AllGPIO(m.cfg.Light), func(msg *nats.Msg) { root.Send(self, &gpioMsg{payload: msg.Data}) })
+	if err != nil {
+		panic(fmt.Sprintf("source %s: follow the GPIO pins: %v", m.cfg.Light, err))
+	}
+	m.gpio.sub = sub
+}
+
+func (g *gpioState) stop() {
+	if g.sub != nil {
+		_ = g.sub.Unsubscribe()
+	}
+	*g = gpioState{}
+}
+
+// gpioEdge hands a pin's change to each gpio source that wants it. The
+// other edge of a rising-only source is no result at all: it journals
+// nothing.
+func (m *Manager) gpioEdge(ctx actor.Context, payload []byte) {
+	if m.loading {
+		if len(m.gpio.pending) < maxPendingGPIO {
+			m.gpio.pending = append(m.gpio.pending, payload)
+		}
+		return
+	}
+	for _, s := range m.srcs {
+		if psrc.GPIOMatch(s.def, payload) {
+			m.push(ctx, &pushMsg{name: s.def.Name, raw: s.raw, payload: payload})
+		}
+	}
+}
+
+// drainGPIO hands on the changes that waited for the definitions.
+func (m *Manager) drainGPIO(ctx actor.Context) {
+	pending := m.gpio.pending
+	m.gpio.pending = nil
+	for _, p := range pending {
+		m.gpioEdge(ctx, p)
+	}
+}

@@ -1,0 +1,196 @@
+package source
+
+import (
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	psrc "github.com/lumen-home/lumen/plugins/source"
+)
+
+// Hook asks a light's manager to take a webhook request's body. It
+// answers a *HookReply.
+type Hook struct {
+	Source      string
+	ContentType string
+	Body        []byte
+	// Token is the token the request presented, empty when none.
+	Token string
+	// DaemonAuth tells whether the daemon has credentials, CredsOK
+	// whether the request presented them (HTTP basic auth).
+	DaemonAuth, CredsOK bool
+}
+
+// HookReply is the answer to a Hook: an HTTP status and, for an error, a
+// sentence that says what to do.
+type HookReply struct {
+	Code   int
+	Error  string
+	Queued int // messages of the source waiting, this one included
+}
+
+// hook checks a webhook request against its source and queues its result.
+// Everything that can never be stored (no such source, a refused token,
+// a body that is no result or lacks a stored path) is refused here, to
+// the sender, without an error event: it reached nothing.
+func (m *Manager) hook(ctx actor.Context, h *Hook) *HookReply {
+	s, ok := m.srcs[h.Source]
+	if !ok || s.def.Kind() != psrc.TypeWebhook {
+		return &HookReply{Code: http.StatusNotFound, Error: fmt.Sprintf("light %s has no webhook source %s; define one with create_source {\"name\":%q,\"type\":\"webhook\",…}", m.cfg.Light, h.Source, h.Source)}
+	}
+	if !psrc.Authorized(s.def, h.Token, h.DaemonAuth, h.CredsOK) {
+		what := "the daemon's user and password (basic auth)"
+		if s.def.TokenSHA256 != "" {
+			what = "the source's token (Authorization: Bearer TOKEN, or X-Lumen-Token: TOKEN)"
+		}
+		return &HookReply{Code: http.StatusUnauthorized, Error: fmt.Sprintf("source %s needs %s", h.Source, what)}
+	}
+	result, err := psrc.HookResult(s.def, h.ContentType, h.Body)
+	if err == nil {
+		err = psrc.CheckResult(s.def, result)
+	}
+	if err != nil {
+		code := http.StatusBadRequest
+		if len(h.Body) > psrc.MaxPushBytes {
+			code = http.StatusRequestEntityTooLarge
+		}
+		return &HookReply{Code: code, Error: sentence(err)}
+	}
+	if len(s.queue) >= maxQueue {
+		return &HookReply{Code: http.StatusTooManyRequests, Error: fmt.Sprintf("source %s has %d messages waiting to be stored; send less often and retry", h.Source, maxQueue)}
+	}
+	s.queue = append(s.queue, queued{result: result})
+	n := len(s.queue)
+	if s.running {
+		n++
+	}
+	m.pump(ctx, s)
+	return &HookReply{Code: http.StatusAccepted, Queued: n}
+}
+
+// requester is the part of the actor system Hooks needs.
+type requester interface {
+	RequestFuture(pid *actor.PID, message any, timeout time.Duration) *actor.Future
+}
+
+// Hooks serves the webhooks of every light: POST /hooks/<light>/<source>
+// with the message as its body (JSON, or text that becomes {"text":…}),
+// at most 64 KiB. It answers 202 once the message is queued to be stored
+// and fired, as a nats source's message would be; 400 for a body that is
+// no result, 401 without the token or credentials the source needs, 404
+// for an unknown light or source, 405 for another method, 413 for a body
+// over 64 KiB, 429 when too many wait, 503 when the light's sources do
+// not answer. Every reply is {"ok":…} JSON, like the NATS replies.
+type Hooks struct {
+	// Timeout bounds the wait for a light's manager (default 10 s).
+	Timeout time.Duration
+
+	root     requester
+	user     string
+	password string
+
+	mu       sync.RWMutex
+	managers map[string]*actor.PID
+}
+
+// NewHooks returns the handler. user and password, when set, are the
+// daemon's credentials, which a request to a source without a token
+// must present.
+func NewHooks(root requester, user, password string) *Hooks {
+	return &Hooks{Timeout: 10 * time.Second, root: root, user: user, password: password, managers: map[string]*actor.PID{}}
+}
+
+// Add routes the webhooks of light to its source manager.
+func (h *Hooks) Add(light string, manager *actor.PID) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.managers[light] = manager
+}
+
+type hookBody struct {
+	OK     bool   `json:"ok"`
+	Code   int    `json:"code,omitempty"`
+	Error  string `json:"error,omitempty"`
+	Queued int    `json:"queued,omitempty"`
+}
+
+func writeHook(w http.ResponseWriter, code int, body hookBody) {
+	body.OK = code < 300
+	if !body.OK {
+		body.Code = code
+	}
+	b, _ := json.Marshal(body)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_, _ = w.Write(append(b, '\n'))
+}
+
+// ServeHTTP handles one webhook request.
+func (h *Hooks) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	light, name, ok := psrc.ParseHookPath(r.URL.Path)
+	if !ok {
+		writeHook(w, http.StatusNotFound, hookBody{Error: "no such path; post to " + psrc.HookPath("LIGHT", "SOURCE")})
+		return
+	}
+	h.mu.RLock()
+	pid := h.managers[light]
+	h.mu.RUnlock()
+	if pid == nil {
+		writeHook(w, http.StatusNotFound, hookBody{Error: fmt.Sprintf("no light %s runs here", light)})
+		return
+	}
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		writeHook(w, http.StatusMethodNotAllowed, hookBody{Error: "send the message with POST"})
+		return
+	}
+	if r.ContentLength > psrc.MaxPushBytes {
+		writeHook(w, http.StatusRequestEntityTooLarge, hookBody{Error: fmt.Sprintf("a body of %d bytes is larger than %d; send a smaller JSON object with only the values to store", r.ContentLength, psrc.MaxPushBytes)})
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, psrc.MaxPushBytes))
+	if err != nil {
+		if mbe := (*http.MaxBytesError)(nil); errors.As(err, &mbe) {
+			writeHook(w, http.StatusRequestEntityTooLarge, hookBody{Error: fmt.Sprintf("the body is larger than %d bytes; send a smaller JSON object with only the values to store", psrc.MaxPushBytes)})
+			return
+		}
+		writeHook(w, http.StatusBadRequest, hookBody{Error: "read the body: " + err.Error()})
+		return
+	}
+	msg := &Hook{Source: name, ContentType: r.Header.Get("Content-Type"), Body: body, Token: token(r), DaemonAuth: h.user != ""}
+	if u, p, ok := r.BasicAuth(); ok && h.user != "" {
+		msg.CredsOK = equal(u, h.user) && equal(p, h.password)
+	}
+	res, err := h.root.RequestFuture(pid, msg, h.Timeout).Result()
+	rep, ok := res.(*HookReply)
+	if err != nil || !ok {
+		writeHook(w, http.StatusServiceUnavailable, hookBody{Error: fmt.Sprintf("the sources of light %s did not answer (%v); retry", light, err)})
+		return
+	}
+	if rep.Code == http.StatusUnauthorized {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="lumen"`)
+	}
+	writeHook(w, rep.Code, hookBody{Error: rep.Error, Queued: rep.Queued})
+}
+
+// token is the token a request presents: Authorization: Bearer TOKEN, or
+// X-Lumen-Token: TOKEN for senders that cannot set Authorization.
+func token(r *http.Request) string {
+	if t := r.Header.Get("X-Lumen-Token"); t != "" {
+		return t
+	}
+	if a, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
+		return strings.TrimSpace(a)
+	}
+	return ""
+}
+
+func equal(a, b string) bool { return subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1 }
