@@ -5,10 +5,14 @@
 package actors
 
 import (
+	"encoding/json"
 	"fmt"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/nats-io/nuid"
+
+	"github.com/lumen-home/lumen/messages"
 )
 
 // Restart describes one supervised restart.
@@ -111,4 +115,13 @@ func SpawnChild(sys *actor.ActorSystem, root *actor.PID, name string, props *act
 	}
 	s := res.(*Spawned)
 	return s.PID, s.Err
+}
+
+// RestartEvent is the journal's record of restart r of one of light's
+// actors: an evt.out.restart output with cause 0 (no input caused it, and
+// replay does not recompute it) and a unique id.
+func RestartEvent(light string, r Restart, at time.Time) messages.Envelope {
+	data, _ := json.Marshal(messages.OutRestartData{Actor: r.Child.GetId(), Reason: fmt.Sprint(r.Reason), Restarts: r.Restarts})
+	return messages.Envelope{V: messages.Version, ID: light + ":restart:" + nuid.Next(), Type: messages.OutRestart,
+		Light: light, Time: at.UTC(), Data: data}
 }

@@ -15,17 +15,20 @@ import (
 	"github.com/lumen-home/lumen/nats/subject"
 )
 
-// BenchmarkSourceToState measures a poll data source inside the daemon:
-// from the moment its tool's result is journaled (the time of the first
-// var input of a run) to the state event of the transition it fires
-// reaching a subscriber. Each iteration is one run of a 100 ms source
-// against a local price server. Needs the tools' wasm guest (the Taskfile
-// builds it).
+// BenchmarkSourceToState measures a poll data source inside the daemon,
+// to the state event of the transition it fires reaching a subscriber:
+// from the moment its run is journaled (the time of its data input,
+// "journaled-"), and from the moment the price server answered the tool's
+// fetch ("answer-": the rest of the tool's run, the source's actor, the
+// data command, its journaling and the light). Each iteration is one run
+// of a 100 ms source against a local price server. Needs the tools' wasm
+// guest (the Taskfile builds it).
 func BenchmarkSourceToState(b *testing.B) {
 	b.Setenv("LUMEN_SOURCE_MIN_INTERVAL_MS", "50")
-	var price atomic.Int64
+	var price, answered atomic.Int64
 	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, `{"price":%d}`, 100+price.Add(1))
+		answered.Store(time.Now().UnixNano())
 	}))
 	defer api.Close()
 	host := strings.TrimPrefix(api.URL, "http://")
@@ -34,9 +37,9 @@ func BenchmarkSourceToState(b *testing.B) {
 	mustCommand(b, nc, "apply", []byte(fmt.Sprintf(`{"states":[{"name":"on","r":255,"g":255,"b":255}],
 		"rules":[{"from":"*","on":"price_updated","to":"on"}],
 		"tools":[{"name":"price","hosts":[%q],"code":"return await (await fetch('http://%s/')).json();"}]}`, host, host)))
-	vars := make(chan *nats.Msg, 1024)
+	runs := make(chan *nats.Msg, 1024)
 	states := make(chan *nats.Msg, 1024)
-	for subj, ch := range map[string]chan *nats.Msg{subject.In(benchLight, messages.InVar): vars, subject.Out(benchLight, messages.OutState): states} {
+	for subj, ch := range map[string]chan *nats.Msg{subject.In(benchLight, messages.InData): runs, subject.Out(benchLight, messages.OutState): states} {
 		sub, err := nc.ChanSubscribe(subj, ch)
 		if err != nil {
 			b.Fatal(err)
@@ -44,12 +47,12 @@ func BenchmarkSourceToState(b *testing.B) {
 		defer sub.Unsubscribe()
 	}
 	mustCommand(b, nc, "create_source", []byte(`{"name":"btc","interval_ms":100,"fetch":{"tool":"price"},"store":{"btc_price":"result.price"},"fires":"price_updated"}`))
-	next := func() time.Duration {
+	next := func() (journaled, answer time.Duration) {
 		var started time.Time
 		timeout := time.After(30 * time.Second)
 		for {
 			select {
-			case m := <-vars:
+			case m := <-runs:
 				var env messages.Envelope
 				if messages.DecodeEnvelope(m.Data, &env) == nil && started.IsZero() {
 					started = env.Time
@@ -57,7 +60,7 @@ func BenchmarkSourceToState(b *testing.B) {
 			case m := <-states:
 				var env messages.Envelope
 				if messages.DecodeEnvelope(m.Data, &env) == nil && !started.IsZero() {
-					return time.Since(started)
+					return time.Since(started), time.Since(time.Unix(0, answered.Load()))
 				}
 			case <-timeout:
 				b.Fatal("the source did not change the state (is the tools' wasm guest built?)")
@@ -66,10 +69,14 @@ func BenchmarkSourceToState(b *testing.B) {
 	}
 	next() // the first run loads the tool engine
 	lat := make(latencies, 0, b.N)
+	fromAnswer := make(latencies, 0, b.N)
 	b.ResetTimer()
 	for range b.N {
-		lat = append(lat, next())
+		j, a := next()
+		lat = append(lat, j)
+		fromAnswer = append(fromAnswer, a)
 	}
 	b.StopTimer()
-	lat.report(b, "")
+	lat.report(b, "journaled-")
+	fromAnswer.report(b, "answer-")
 }

@@ -151,7 +151,10 @@ type GetReply struct {
 	Schedules []Schedule                 `json:"schedules"`
 	Tools     []Tool                     `json:"tools"`
 	Sources   []json.RawMessage          `json:"sources"`
-	Seq       uint64                     `json:"seq"`
+	// LastRuns: when each data source last stored a run (the time of its
+	// latest data input); omitted when none has.
+	LastRuns map[string]time.Time `json:"last_runs,omitempty"`
+	Seq      uint64               `json:"seq"`
 }
 
 // ErrorReply is the body of every error reply; the same code and sentence

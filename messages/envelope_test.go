@@ -61,6 +61,8 @@ func TestWireGolden(t *testing.T) {
 				{Name: "red", R: messages.Num(255), G: messages.Num(0), B: messages.Num(0)},
 				{Name: "pulse", R: messages.Expr("sin(frame*0.1)*127+128"), G: messages.Num(0), B: messages.Num(10), Speed: ptr(33), Description: "a slow red pulse"},
 			}})}},
+		{"in_data.json", messages.Envelope{V: 1, ID: "source-1", Type: messages.InData, Light: "kitchen", Time: t0,
+			Data: mustJSON(t, messages.InDataData{Source: "bitcoin", Vars: map[string]json.RawMessage{"btc_price": json.RawMessage("67012.5")}})}},
 		{"out_state.json", messages.Envelope{V: 1, ID: messages.OutputID("kitchen", 42, 1), Type: messages.OutState, Light: "kitchen", Time: t0, Cause: 42,
 			Data: mustJSON(t, messages.OutStateData{From: "off", To: "red", Rule: &rule, Transition: "button_click", Changed: true})}},
 		{"out_var.json", messages.Envelope{V: 1, ID: messages.OutputID("kitchen", 42, 0), Type: messages.OutVar, Light: "kitchen", Time: t0, Cause: 42,

@@ -13,6 +13,7 @@ const (
 	InConfig   = "config"   // InConfigData: change states, rules, schedules
 	InTimer    = "timer"    // InTimerData: a durable timer's deadline came
 	InSchedule = "schedule" // InScheduleData: a schedule ticked
+	InData     = "data"     // InDataData: a data source's run: store its values, then fire
 )
 
 // Output types: the last token of lumen.<light>.evt.out.<type>.
@@ -46,6 +47,23 @@ type InVarData struct {
 	Name  string          `json:"name"`
 	Value json.RawMessage `json:"value,omitempty"`
 	Unset bool            `json:"unset,omitempty"`
+}
+
+// InDataData is one run of a data source, applied as a whole:
+// {"source":"btc","vars":{"btc_price":67012.5}}.
+//   - source  the data source (it must exist: the run of a deleted source
+//     is refused with 404 and changes nothing).
+//   - vars    the values the run stores. For each, by name, the light
+//     keeps the variable's current value as <name>_prev (when it has
+//     one), then sets it.
+//
+// Then the light fires the source's transition ("fires" of its
+// definition), and records the input's time as the source's last run
+// (last_runs of get and list_sources), from which its schedule resumes
+// after a restart.
+type InDataData struct {
+	Source string                     `json:"source"`
+	Vars   map[string]json.RawMessage `json:"vars,omitempty"`
 }
 
 // Config operations, the "op" of InConfigData.

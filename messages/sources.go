@@ -1,12 +1,19 @@
 package messages
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"time"
+)
 
 // Verbs of data sources.
 const (
 	VerbCreateSource = "create_source" // a source definition (plugins/source.Def)
 	VerbDeleteSource = "delete_source" // NameRequest
 	VerbListSources  = "list_sources"  // {} → SourcesReply
+	// VerbData journals one run of a source (InDataData) as the input
+	// evt.in.data and replies like any mutation. The source actors send
+	// it; a person may too, to test rules with a made-up result.
+	VerbData = "data"
 )
 
 // Configuration ops of data sources (InConfigData.Op).
@@ -42,8 +49,9 @@ type TransitionRequest struct {
 // {"tool","args"},"store":{var: path},"fires"}.
 
 // SourcesReply answers list_sources with the definitions in definition
-// order.
+// order, and when each source last stored a run (omitted when none has).
 type SourcesReply struct {
-	OK      bool              `json:"ok"`
-	Sources []json.RawMessage `json:"sources"`
+	OK       bool                 `json:"ok"`
+	Sources  []json.RawMessage    `json:"sources"`
+	LastRuns map[string]time.Time `json:"last_runs,omitempty"`
 }

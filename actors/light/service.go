@@ -73,7 +73,7 @@ var verbs = []string{
 	messages.VerbCreateState, messages.VerbDeleteState, messages.VerbAppendRules, messages.VerbDeleteRules,
 	messages.VerbSetVar, messages.VerbCreateSchedule, messages.VerbDeleteSchedule,
 	messages.VerbDefineTool, messages.VerbDeleteTool, messages.VerbListTools,
-	messages.VerbCreateSource, messages.VerbDeleteSource, messages.VerbListSources,
+	messages.VerbCreateSource, messages.VerbDeleteSource, messages.VerbListSources, messages.VerbData,
 	messages.VerbDefineTransition, messages.VerbDeleteTransition,
 }
 
@@ -173,7 +173,7 @@ func (h *handler) listSources(req micro.Request) {
 			RespondError(req, 500, fmt.Sprintf("list_sources: the light did not answer in %s (%v); check `lumen tail` and try again", h.timeout, err))
 			return
 		}
-		out := messages.SourcesReply{OK: true, Sources: r.Sources}
+		out := messages.SourcesReply{OK: true, Sources: r.Sources, LastRuns: r.LastRuns}
 		if out.Sources == nil {
 			out.Sources = []json.RawMessage{}
 		}
@@ -465,6 +465,23 @@ func translateWith(verb string, body []byte, c checks) (any, error) {
 			return nil, bad(`say which rules: {"ids":["r1"]} or any of {"from","on","to"}`)
 		}
 		return cmd(messages.InConfig, messages.InConfigData{Op: messages.OpDeleteRules, IDs: r.IDs, Match: match})
+	case messages.VerbData:
+		var r messages.InDataData
+		if err := messages.Decode(body, &r); err != nil {
+			return nil, bad(`%v; send {"source":"weather","vars":{"temperature":12.5}}`, err)
+		}
+		if r.Source == "" {
+			return nil, bad(`"source" is required: the data source whose run this is, e.g. {"source":"weather","vars":{"temperature":12.5}}`)
+		}
+		for name, v := range r.Vars {
+			if name == "" {
+				return nil, bad(`a variable in "vars" has an empty name`)
+			}
+			if !json.Valid(v) {
+				return nil, bad("the value of %q is not valid JSON", name)
+			}
+		}
+		return cmd(messages.InData, r)
 	case messages.VerbSetVar:
 		var r messages.InVarData
 		if err := messages.Decode(body, &r); err != nil {

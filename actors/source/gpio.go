@@ -61,9 +61,9 @@ func (m *Manager) gpioEdge(ctx actor.Context, payload []byte) {
 		}
 		return
 	}
-	for _, s := range m.srcs {
-		if psrc.GPIOMatch(s.def, payload) {
-			m.push(ctx, &pushMsg{name: s.def.Name, raw: s.raw, payload: payload})
+	for _, k := range m.kids {
+		if psrc.GPIOMatch(k.def, payload) {
+			ctx.Send(k.pid, &pushMsg{payload: payload})
 		}
 	}
 }

@@ -15,12 +15,11 @@ import (
 )
 
 // The internal sources read the light's history: its state outputs in the
-// journal, the same events replay and `lumen tail` show. The manager
-// follows them with an ordered consumer (from the first, then live) only
-// while the light has an internal source, and keeps what
-// psrc.Prune says the sources can still need.
+// journal, the same events replay and `lumen tail` show. The actor of each
+// internal source follows them with an ordered consumer (from the first,
+// then live), and keeps what psrc.Prune says the sources can still need.
 
-// histMsg carries history to the manager: entries to append, after
+// histMsg carries history to a source's actor: entries to append, after
 // forgetting what it had when reset (the follower started over), and
 // whether the follower has caught up with the journal.
 type histMsg struct {
@@ -92,7 +91,8 @@ func followOnce(ctx context.Context, nc *nats.Conn, light string, epoch int, sen
 	}
 }
 
-// history is what the manager knows of the light's history.
+// history is what an internal source's actor knows of the light's
+// history.
 type history struct {
 	epoch   int
 	cancel  context.CancelFunc // nil: not following

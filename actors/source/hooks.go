@@ -38,24 +38,24 @@ type HookReply struct {
 }
 
 // hook checks a webhook request against its source and queues its result.
-// Everything that can never be stored (no such source, a refused token,
-// a body that is no result or lacks a stored path) is refused here, to
-// the sender, without an error event: it reached nothing.
-func (m *Manager) hook(ctx actor.Context, h *Hook) *HookReply {
-	s, ok := m.srcs[h.Source]
-	if !ok || s.def.Kind() != psrc.TypeWebhook {
-		return &HookReply{Code: http.StatusNotFound, Error: fmt.Sprintf("light %s has no webhook source %s; define one with create_source {\"name\":%q,\"type\":\"webhook\",…}", m.cfg.Light, h.Source, h.Source)}
+// Everything that can never be stored (a refused token, a body that is no
+// result or lacks a stored path) is refused here, to the sender, without
+// an error event: it reached nothing. The manager answers for a source
+// that does not exist.
+func (c *child) hook(ctx actor.Context, h *Hook) *HookReply {
+	if c.def.Kind() != psrc.TypeWebhook {
+		return noWebhook(c.cfg.Light, h.Source)
 	}
-	if !psrc.Authorized(s.def, h.Token, h.DaemonAuth, h.CredsOK) {
+	if !psrc.Authorized(c.def, h.Token, h.DaemonAuth, h.CredsOK) {
 		what := "the daemon's user and password (basic auth)"
-		if s.def.TokenSHA256 != "" {
+		if c.def.TokenSHA256 != "" {
 			what = "the source's token (Authorization: Bearer TOKEN, or X-Lumen-Token: TOKEN)"
 		}
 		return &HookReply{Code: http.StatusUnauthorized, Error: fmt.Sprintf("source %s needs %s", h.Source, what)}
 	}
-	result, err := psrc.HookResult(s.def, h.ContentType, h.Body)
+	result, err := psrc.HookResult(c.def, h.ContentType, h.Body)
 	if err == nil {
-		err = psrc.CheckResult(s.def, result)
+		err = psrc.CheckResult(c.def, result)
 	}
 	if err != nil {
 		code := http.StatusBadRequest
@@ -64,15 +64,15 @@ func (m *Manager) hook(ctx actor.Context, h *Hook) *HookReply {
 		}
 		return &HookReply{Code: code, Error: sentence(err)}
 	}
-	if len(s.queue) >= maxQueue {
+	if len(c.queue) >= maxQueue {
 		return &HookReply{Code: http.StatusTooManyRequests, Error: fmt.Sprintf("source %s has %d messages waiting to be stored; send less often and retry", h.Source, maxQueue)}
 	}
-	s.queue = append(s.queue, queued{result: result})
-	n := len(s.queue)
-	if s.running {
+	c.queue = append(c.queue, queued{result: result})
+	n := len(c.queue)
+	if c.running {
 		n++
 	}
-	m.pump(ctx, s)
+	c.pump(ctx)
 	return &HookReply{Code: http.StatusAccepted, Queued: n}
 }
 

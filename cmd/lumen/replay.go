@@ -165,10 +165,17 @@ const evalReplayTimeout = 10 * time.Second
 func replayLine(ap *light.Applied) string {
 	in := ap.Input
 	what := string(in.Data)
-	if in.Type == messages.InFired {
+	switch in.Type {
+	case messages.InFired:
 		var d messages.InFiredData
 		if json.Unmarshal(in.Data, &d) == nil {
 			what = d.Transition
+		}
+	case messages.InData:
+		var d messages.InDataData
+		if json.Unmarshal(in.Data, &d) == nil {
+			vars, _ := json.Marshal(d.Vars)
+			what = d.Source + " " + string(vars)
 		}
 	}
 	if len(what) > 60 {

@@ -125,8 +125,9 @@ the result: result.temp, result.list[0].name, result["odd key"].`,
 			if len(r.Sources) == 0 {
 				fmt.Fprintf(a.stdout, "light %s has no data sources\n", a.light)
 			}
+			now := time.Now()
 			for _, raw := range r.Sources {
-				fmt.Fprintln(a.stdout, sourceLine(raw))
+				fmt.Fprintln(a.stdout, sourceLine(raw, r.LastRuns, now))
 			}
 			return nil
 		},
@@ -238,8 +239,9 @@ func (f *sourceFlags) definition(cmd *cobra.Command, argv []string, stdin io.Rea
 }
 
 // sourceLine renders one definition for a person: name, kind and what
-// triggers it, what it stores, what it fires.
-func sourceLine(raw json.RawMessage) string {
+// triggers it, what it stores, what it fires, and when it last stored a
+// run (of lastRuns; a custom transition records none).
+func sourceLine(raw json.RawMessage, lastRuns map[string]time.Time, now time.Time) string {
 	var d psource.Def
 	if err := d.UnmarshalJSON(raw); err != nil {
 		return string(raw)
@@ -273,6 +275,9 @@ func sourceLine(raw json.RawMessage) string {
 	}
 	if d.Fires != "" {
 		parts = append(parts, "fires "+d.Fires)
+	}
+	if at, ok := lastRuns[d.Name]; ok {
+		parts = append(parts, "last run "+now.Sub(at).Round(time.Second).String()+" ago")
 	}
 	return strings.Join(parts, "  ")
 }

@@ -3,8 +3,10 @@ package main_test
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 // lumen source add|ls|rm against the real binary: what a user types, the
@@ -39,6 +41,12 @@ func TestSourceCLI(t *testing.T) {
 			t.Fatalf("ls: want %q in: %d %s", want, code, out)
 		}
 	}
+	// A new source runs at once; ls then says when.
+	lastRun := regexp.MustCompile(`(?m)^clock .* last run \d+s ago$`)
+	waitFor(t, 30*time.Second, "the clock source's first run in source ls", func() bool {
+		out, _ := cli("source", "ls")
+		return lastRun.MatchString(out)
+	})
 
 	for _, c := range []struct {
 		args []string

@@ -153,7 +153,121 @@ func TestPollSourceRestartNoDoubleFire(t *testing.T) {
 	if n := calls.Load(); n != 1 {
 		t.Fatalf("the source ran %d times: a restart inside its interval ran it again", n)
 	}
-	if g := mustOK(t, request(t, connect(t, d.URL), "lumen.demo.cmd.get", `{}`)); !strings.Contains(string(g.Raw), `"price":101`) {
+	nc = connect(t, d.URL)
+	if g := mustOK(t, request(t, nc, "lumen.demo.cmd.get", `{}`)); !strings.Contains(string(g.Raw), `"price":101`) {
 		t.Fatalf("the value of the first run is not kept: %s", g.Raw)
+	}
+	// Down past its next slot: the source runs at once after the start,
+	// not a whole interval later, and keeps price_prev.
+	waitFor(t, 10*time.Second, "the second run", func() bool {
+		return strings.Contains(string(mustOK(t, request(t, nc, "lumen.demo.cmd.get", `{}`)).Raw), `"price":102`)
+	})
+	runs := mustOK(t, request(t, nc, "lumen.demo.cmd.list_sources", `{}`)).Body["last_runs"].(map[string]any)
+	last, err := time.Parse(time.RFC3339Nano, fmt.Sprint(runs["p"]))
+	if err != nil {
+		t.Fatalf("list_sources last_runs %v: %v", runs, err)
+	}
+	nc.Close()
+	if err := d.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Until(last.Add(4500 * time.Millisecond)))
+	d = startDaemon(t, dir, "--allow-net", host)
+	ready := time.Now()
+	nc = connect(t, d.URL)
+	waitFor(t, 10*time.Second, "the missed slot's run", func() bool {
+		return strings.Contains(string(mustOK(t, request(t, nc, "lumen.demo.cmd.get", `{}`)).Raw), `"price":103`)
+	})
+	if since := time.Since(ready); since > 2500*time.Millisecond {
+		t.Fatalf("the slot missed while down ran %v after the start; want at once", since)
+	}
+	if g := mustOK(t, request(t, nc, "lumen.demo.cmd.get", `{}`)); !strings.Contains(string(g.Raw), `"price_prev":102`) {
+		t.Fatalf("price_prev not kept across the restart: %s", g.Raw)
+	}
+}
+
+// The seed's fault cases for a polled source: the API hangs, then answers
+// garbage, then recovers. Each failure keeps the last values, journals an
+// error event and backs off, and the light answers at once meanwhile.
+func TestPollSourceFaults(t *testing.T) {
+	needGuest(t)
+	t.Setenv("LUMEN_SOURCE_MIN_INTERVAL_MS", "100")
+	var mode atomic.Value // "ok", "hang", "garbage"
+	mode.Store("ok")
+	var price atomic.Int64
+	release := make(chan struct{})
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch mode.Load() {
+		case "hang":
+			select {
+			case <-release:
+			case <-r.Context().Done():
+			}
+		case "garbage":
+			fmt.Fprint(w, "<html><body>Service Unavailable</body></html>")
+		default:
+			fmt.Fprintf(w, `{"price":%d}`, 100+price.Add(1))
+		}
+	}))
+	defer api.Close()
+	defer close(release)
+	host := strings.TrimPrefix(api.URL, "http://")
+	d := startDaemon(t, t.TempDir(), "--allow-net", host)
+	nc := connect(t, d.URL)
+	defineTool(t, nc, map[string]any{"name": "btc_price", "hosts": []string{host},
+		"code": fmt.Sprintf("const r = await fetch('http://%s/price');\nreturn await r.json();", host)})
+	mustOK(t, request(t, nc, "lumen.demo.cmd.create_source", `{"name":"btc","interval_ms":200,"fetch":{"tool":"btc_price"},"store":{"btc_price":"result.price"},"fires":"price_updated"}`))
+	vars := func() string {
+		return fmt.Sprint(mustOK(t, request(t, nc, "lumen.demo.cmd.get", `{}`)).Body["vars"])
+	}
+	waitFor(t, 60*time.Second, "the first price", func() bool { return strings.Contains(vars(), "btc_price:") })
+
+	errs := make(chan *nats.Msg, 64)
+	sub, err := nc.ChanSubscribe("lumen.demo.evt.out.error", errs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Unsubscribe()
+	nextError := func(what string) string {
+		t.Helper()
+		select {
+		case m := <-errs:
+			if !strings.Contains(string(m.Data), `"kind":"source"`) || !strings.Contains(string(m.Data), "keeps the last values") {
+				t.Fatalf("%s: error event %s", what, m.Data)
+			}
+			return string(m.Data)
+		case <-time.After(20 * time.Second):
+			t.Fatalf("%s: no error event", what)
+		}
+		return ""
+	}
+
+	mode.Store("hang")
+	time.Sleep(300 * time.Millisecond) // a run is now waiting on the API
+	before := vars()
+	start := time.Now()
+	mustOK(t, request(t, nc, "lumen.demo.cmd.fire", `{"transition":"anything"}`))
+	if d := time.Since(start); d > time.Second {
+		t.Fatalf("the light took %v to answer while its source hangs", d)
+	}
+	if e := nextError("hang"); !strings.Contains(e, "did not answer") && !strings.Contains(e, "time") {
+		t.Fatalf("hang: error event %s does not say it timed out", e)
+	}
+	if after := vars(); after != before {
+		t.Fatalf("after the hang: vars %s, before %s", after, before)
+	}
+
+	mode.Store("garbage")
+	if e := nextError("garbage"); !strings.Contains(e, "JSON") {
+		t.Fatalf("garbage: error event %s does not say the answer is not JSON", e)
+	}
+	if after := vars(); after != before {
+		t.Fatalf("after garbage: vars %s, before %s", after, before)
+	}
+
+	mode.Store("ok")
+	waitFor(t, 30*time.Second, "the source to recover", func() bool { return vars() != before })
+	if v := vars(); !strings.Contains(v, "btc_price_prev:") {
+		t.Fatalf("after recovering: vars %s", v)
 	}
 }

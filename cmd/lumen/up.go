@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -19,7 +18,6 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/micro"
-	"github.com/nats-io/nuid"
 	"github.com/spf13/cobra"
 	"gopkg.in/yaml.v3"
 
@@ -337,8 +335,7 @@ func (m *Main) Run(ctx context.Context) error {
 		if name == "" {
 			return
 		}
-		data, _ := json.Marshal(messages.OutRestartData{Actor: r.Child.Id, Reason: fmt.Sprint(r.Reason), Restarts: r.Restarts})
-		env := messages.Envelope{V: messages.Version, ID: name + ":restart:" + nuid.Next(), Type: messages.OutRestart, Light: name, Time: clock.Now(), Data: data}
+		env := actors.RestartEvent(name, r, clock.Now())
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		if _, err := j.Append(ctx, subject.Out(name, messages.OutRestart), messages.AppendEnvelope(nil, &env), journal.MsgID(env.ID)); err != nil {

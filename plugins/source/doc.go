@@ -1,12 +1,13 @@
 // Package source is the pure logic of data sources: the definition and its
-// validation, reading values out of a tool's result, the variable updates
-// a result makes, the schedule (interval, jitter, restart, backoff) and the
+// validation, reading values out of a tool's result (the body of the
+// light's data input, one run of the source), the schedule (interval, jitter, restart, backoff) and the
 // internal sources computed from the light's own history.
 //
 // Nothing here does I/O, starts a goroutine or reads the clock: time is
 // always passed in, randomness comes from a seed. The actor that runs a
-// source (fetch with a tool, journal the result, set the variables, fire
-// the transition) is built on top, and replay reuses these functions
+// source (fetch with a tool, journal the run's values as one data input;
+// the light keeps _prev, sets the variables and fires the transition) is
+// built on top, and replay reuses these functions
 // without a network.
 //
 // A definition, the body of create_source (seed 000's createDataSource):

@@ -8,8 +8,8 @@ import (
 	"github.com/lumen-home/lumen/plugins/source"
 )
 
-// The seed's Bitcoin source: each result sets btc_price and keeps the
-// previous one in btc_price_prev, for the rules
+// The seed's Bitcoin source: each result sets btc_price, and the light
+// keeps the previous one in btc_price_prev, for the rules
 // getData('btc_price') > getData('btc_price_prev') → green.
 func Example() {
 	def, err := source.Decode([]byte(`{
@@ -23,18 +23,15 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	vars := map[string]json.RawMessage{}
+	// Each result is one run, journaled as the light's data input
+	// {"source","vars"}; the light keeps btc_price_prev and fires.
 	for _, result := range []string{`{"price":66950}`, `{"price":67012.5}`, `{"error":"rate limited"}`} {
-		sets, err := source.Updates(def, json.RawMessage(result), vars)
+		vals, err := source.Values(def, json.RawMessage(result))
 		if err != nil {
 			fmt.Println(err)
 			continue
 		}
-		for _, s := range sets {
-			vars[s.Name] = s.Value
-			fmt.Printf("%s=%s ", s.Name, s.Value)
-		}
-		fmt.Println("then fire", def.Fires)
+		fmt.Printf("store btc_price=%s, then fire %s\n", vals["btc_price"], def.Fires)
 	}
 
 	last := time.Date(2026, 3, 28, 12, 0, 0, 0, time.UTC)
@@ -43,8 +40,8 @@ func Example() {
 	fmt.Println("due 30 s after a run:", source.Due(def, last, last.Add(30*time.Second)))
 	fmt.Println("retries after 1, 2, 3 failures:", source.Backoff(1, def.Interval()), source.Backoff(2, def.Interval()), source.Backoff(3, def.Interval()))
 	// Output:
-	// btc_price=66950 then fire bitcoin_updated
-	// btc_price_prev=66950 btc_price=67012.5 then fire bitcoin_updated
+	// store btc_price=66950, then fire bitcoin_updated
+	// store btc_price=67012.5, then fire bitcoin_updated
 	// source: source "bitcoin" could not store btc_price: result has no key "price" (it has error); the last values are kept. Fix the store paths or the tool's result
 	// next run 1m0.273s
 	// due 30 s after a run: false

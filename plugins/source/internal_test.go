@@ -118,9 +118,9 @@ func TestInternal(t *testing.T) {
 				t.Fatalf("got %s, want %s", got, tt.want)
 			}
 			// It stores into the variable named after what it tracks.
-			sets, err := source.Updates(def, got, nil)
-			if err != nil || len(sets) != 1 || sets[0].Name != tt.tracks || string(sets[0].Value) != tt.want {
-				t.Fatalf("updates %s, %v", show(sets), err)
+			vals, err := source.Values(def, got)
+			if err != nil || len(vals) != 1 || string(vals[tt.tracks]) != tt.want {
+				t.Fatalf("values %s, %v", show(vals), err)
 			}
 		})
 	}

@@ -41,18 +41,18 @@ func TestPushResult(t *testing.T) {
 }
 
 // A pushed message goes through the same store as a fetched result.
-func TestPushResultUpdates(t *testing.T) {
+func TestPushResultValues(t *testing.T) {
 	door := source.Def{Name: "door", Type: source.TypeNATS, Subject: "home.doorbell", Store: map[string]string{"who": "result.who"}}
 	res, err := source.PushResult(door, []byte(`{"who":"Ann"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	ups, err := source.Updates(door, res, nil)
-	if err != nil || len(ups) != 1 || ups[0].Name != "who" || string(ups[0].Value) != `"Ann"` {
-		t.Fatalf("updates %v, %v", ups, err)
+	vals, err := source.Values(door, res)
+	if err != nil || len(vals) != 1 || string(vals["who"]) != `"Ann"` {
+		t.Fatalf("values %s, %v", vals, err)
 	}
 	res, _ = source.PushResult(door, []byte(`hello`))
-	if _, err := source.Updates(door, res, nil); !errors.Is(err, source.ErrBadResult) {
+	if _, err := source.Values(door, res); !errors.Is(err, source.ErrBadResult) {
 		t.Fatalf("text without who: %v, want a bad-result error", err)
 	}
 }

@@ -6,42 +6,30 @@ import (
 	"maps"
 	"slices"
 	"strings"
-
-	"github.com/lumen-home/lumen/messages"
 )
 
 // PrevSuffix names the variable that keeps a stored variable's previous
-// value: temperature_prev for temperature.
+// value: temperature_prev for temperature. The light sets it when it
+// applies a run (the data input), from the value it has then, so that the
+// run is applied as a whole and _prev is never stale.
 const PrevSuffix = "_prev"
 
-// VarUpdate sets one variable of the light.
-type VarUpdate struct {
-	Name  string          `json:"name"`
-	Value json.RawMessage `json:"value"`
-}
-
-// Input returns the update as the light's var input.
-func (u VarUpdate) Input() messages.InVarData {
-	return messages.InVarData{Name: u.Name, Value: u.Value}
-}
-
-// Updates returns the variable updates that result makes under def's
-// store, given the light's current variables. For each stored variable v,
-// by name, it sets v_prev to v's current value (when v has one), then v to
-// the value at its path. If any path cannot be read, or reads null, it
-// returns no update at all and an error naming every variable that failed:
-// the light keeps its last known values.
-func Updates(def Def, result json.RawMessage, current map[string]json.RawMessage) ([]VarUpdate, error) {
+// Values returns what result gives each variable of def's store, by
+// variable: the body of one run of the source (the light's data input).
+// If any path cannot be read, or reads null, it returns no value at all
+// and an error naming every variable that failed: the light keeps its
+// last known values.
+func Values(def Def, result json.RawMessage) (map[string]json.RawMessage, error) {
 	store := def.storeOf()
-	names := slices.Sorted(maps.Keys(store))
-	values := make([]json.RawMessage, len(names))
+	out := make(map[string]json.RawMessage, len(store))
 	var failed []string
-	for i, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(store)) {
 		p, err := ParsePath(store[name])
+		var v json.RawMessage
 		if err == nil {
-			values[i], err = p.Extract(result)
+			v, err = p.Extract(result)
 		}
-		if err == nil && string(values[i]) == "null" {
+		if err == nil && string(v) == "null" {
 			err = errorf(CodeBadResult, "%s is null", p)
 		}
 		if err != nil {
@@ -50,17 +38,12 @@ func Updates(def Def, result json.RawMessage, current map[string]json.RawMessage
 				msg = e.Msg
 			}
 			failed = append(failed, name+": "+msg)
+			continue
 		}
+		out[name] = v
 	}
 	if len(failed) > 0 {
 		return nil, errorf(CodeBadResult, "source %q could not store %s; the last values are kept. Fix the store paths or the tool's result", def.Name, strings.Join(failed, "; "))
 	}
-	sets := make([]VarUpdate, 0, 2*len(names))
-	for i, name := range names {
-		if cur, ok := current[name]; ok && cur != nil {
-			sets = append(sets, VarUpdate{Name: name + PrevSuffix, Value: cur})
-		}
-		sets = append(sets, VarUpdate{Name: name, Value: values[i]})
-	}
-	return sets, nil
+	return out, nil
 }

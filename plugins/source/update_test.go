@@ -20,76 +20,36 @@ func mustDecode(t *testing.T, s string) source.Def {
 
 type vars = map[string]json.RawMessage
 
-func TestUpdates(t *testing.T) {
+func TestValues(t *testing.T) {
 	weather := mustDecode(t, seedWeather)
 	bitcoin := mustDecode(t, seedBitcoin)
 	multi := mustDecode(t, `{"name":"w","interval_ms":60000,"fetch":{"tool":"fetch_json"},
 		"store":{"temperature":"result.main.temp","condition":"result.weather[0].main","humidity":"result.main.humidity"}}`)
 	tests := []struct {
-		name    string
-		def     source.Def
-		result  string
-		current vars
-		want    []source.VarUpdate
+		name   string
+		def    source.Def
+		result string
+		want   vars
 	}{
+		{name: "weather", def: weather, result: `{"temp":41,"condition":"Rain"}`, want: vars{"temperature": json.RawMessage(`41`)}},
+		{name: "bitcoin", def: bitcoin, result: `{"price":67012.5}`, want: vars{"btc_price": json.RawMessage(`67012.5`)}},
 		{
-			name: "weather, first result: no _prev", def: weather,
-			result: `{"temp":41,"condition":"Rain"}`, current: vars{},
-			want: []source.VarUpdate{{Name: "temperature", Value: json.RawMessage(`41`)}},
-		},
-		{
-			name: "weather, next result keeps temperature_prev", def: weather,
-			result: `{"temp": 85.5, "condition": "Clear"}`, current: vars{"temperature": json.RawMessage(`41`), "other": json.RawMessage(`1`)},
-			want: []source.VarUpdate{
-				{Name: "temperature_prev", Value: json.RawMessage(`41`)},
-				{Name: "temperature", Value: json.RawMessage(`85.5`)},
-			},
-		},
-		{
-			name: "bitcoin up", def: bitcoin,
-			result: `{"price":67012.5}`, current: vars{"btc_price": json.RawMessage(`66950`), "btc_price_prev": json.RawMessage(`66000`)},
-			want: []source.VarUpdate{
-				{Name: "btc_price_prev", Value: json.RawMessage(`66950`)},
-				{Name: "btc_price", Value: json.RawMessage(`67012.5`)},
-			},
-		},
-		{
-			name: "bitcoin unchanged: both equal", def: bitcoin,
-			result: `{"price":66950}`, current: vars{"btc_price": json.RawMessage(`66950`)},
-			want: []source.VarUpdate{
-				{Name: "btc_price_prev", Value: json.RawMessage(`66950`)},
-				{Name: "btc_price", Value: json.RawMessage(`66950`)},
-			},
-		},
-		{
-			name: "several variables, by name, values compacted", def: multi,
-			result:  `{"main": {"temp": 64.4, "humidity": 52}, "weather": [ {"main": "Clear"} ]}`,
-			current: vars{"humidity": json.RawMessage(`50`), "temperature": json.RawMessage(`60`)},
-			want: []source.VarUpdate{
-				{Name: "condition", Value: json.RawMessage(`"Clear"`)},
-				{Name: "humidity_prev", Value: json.RawMessage(`50`)},
-				{Name: "humidity", Value: json.RawMessage(`52`)},
-				{Name: "temperature_prev", Value: json.RawMessage(`60`)},
-				{Name: "temperature", Value: json.RawMessage(`64.4`)},
-			},
+			name: "several variables, values compacted", def: multi,
+			result: `{"main": {"temp": 64.4, "humidity": 52}, "weather": [ {"main": "Clear"} ]}`,
+			want:   vars{"condition": json.RawMessage(`"Clear"`), "humidity": json.RawMessage(`52`), "temperature": json.RawMessage(`64.4`)},
 		},
 		{
 			name: "an object value", def: mustDecode(t, `{"name":"w","interval_ms":60000,"fetch":{"tool":"fetch_json"},"store":{"main":"result.main"}}`),
-			result: `{"main": {"temp": 64.4}}`, current: nil,
-			want: []source.VarUpdate{{Name: "main", Value: json.RawMessage(`{"temp":64.4}`)}},
+			result: `{"main": {"temp": 64.4}}`, want: vars{"main": json.RawMessage(`{"temp":64.4}`)},
 		},
 		{
 			name: "internal source with its default store", def: mustDecode(t, `{"name":"activity","internal":true,"tracks":"transitions_today"}`),
-			result: `7`, current: vars{"transitions_today": json.RawMessage(`6`)},
-			want: []source.VarUpdate{
-				{Name: "transitions_today_prev", Value: json.RawMessage(`6`)},
-				{Name: "transitions_today", Value: json.RawMessage(`7`)},
-			},
+			result: `7`, want: vars{"transitions_today": json.RawMessage(`7`)},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := source.Updates(tt.def, json.RawMessage(tt.result), tt.current)
+			got, err := source.Values(tt.def, json.RawMessage(tt.result))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -100,14 +60,14 @@ func TestUpdates(t *testing.T) {
 	}
 }
 
-func show(u []source.VarUpdate) string {
+func show(u vars) string {
 	b, _ := json.Marshal(u)
 	return string(b)
 }
 
 // A result that lacks any stored path changes nothing: the last known
 // values stay, and the error names every variable that failed.
-func TestUpdatesErrors(t *testing.T) {
+func TestValuesErrors(t *testing.T) {
 	multi := mustDecode(t, `{"name":"w","interval_ms":60000,"fetch":{"tool":"fetch_json"},
 		"store":{"temperature":"result.main.temp","condition":"result.weather[0].main"}}`)
 	tests := []struct {
@@ -129,22 +89,14 @@ func TestUpdatesErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := source.Updates(tt.def, json.RawMessage(tt.result), vars{"temperature": json.RawMessage(`41`)})
+			got, err := source.Values(tt.def, json.RawMessage(tt.result))
 			if got != nil {
-				t.Fatalf("updates despite the error: %s", show(got))
+				t.Fatalf("values despite the error: %s", show(got))
 			}
 			var e *source.Error
 			if !errors.As(err, &e) || e.Code != source.CodeBadResult || e.Msg != tt.want {
 				t.Fatalf("got  %v\nwant %s", err, tt.want)
 			}
 		})
-	}
-}
-
-func TestVarUpdateInput(t *testing.T) {
-	in := source.VarUpdate{Name: "btc_price", Value: json.RawMessage(`1`)}.Input()
-	b, _ := json.Marshal(in)
-	if string(b) != `{"name":"btc_price","value":1}` {
-		t.Fatalf("got %s", b)
 	}
 }

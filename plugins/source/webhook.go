@@ -96,7 +96,7 @@ func isJSON(contentType string) bool {
 // path def stores, so that a webhook's sender hears at once that its body
 // lacks one.
 func CheckResult(def Def, result json.RawMessage) error {
-	_, err := Updates(def, result, nil)
+	_, err := Values(def, result)
 	return err
 }
 

@@ -160,6 +160,7 @@ func (c *core) commit(cfg config) error {
 	for _, t := range cfg.tools {
 		c.toolIdx[t.Name] = t
 	}
+	c.keepRuns(cfg.sources)
 	c.sources = cfg.sources
 	c.nextRule = cfg.nextRule
 	if c.stateIdx[offState] == nil {

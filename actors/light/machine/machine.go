@@ -102,6 +102,7 @@ type core struct {
 	curJS  goja.Value
 	vars   map[string]*value
 	timers map[string]time.Time
+	runs   map[string]time.Time // data sources' last runs (InData), by source
 
 	// the input being applied
 	seq      uint64
@@ -136,6 +137,7 @@ func newCore(opts []Option) *core {
 		opts:   o,
 		vars:   make(map[string]*value),
 		timers: make(map[string]time.Time),
+		runs:   make(map[string]time.Time),
 	}
 	c.initJS()
 	c.wd = newWatchdog(c.vm, o.evalTimeout)
@@ -209,9 +211,15 @@ func (m *Machine) Apply(ev Event, inputType string, payload []byte) Result {
 			return c.reject(400, "schedule: %s", err)
 		}
 		return c.scheduleInput(&in)
+	case messages.InData:
+		var in messages.InDataData
+		if err := messages.Decode(payload, &in); err != nil {
+			return c.reject(400, "data: %s", err)
+		}
+		return c.dataInput(&in)
 	}
-	return c.reject(400, "unknown input type %q; use one of %s, %s, %s, %s, %s or %s", inputType,
-		messages.InFired, messages.InState, messages.InVar, messages.InConfig, messages.InTimer, messages.InSchedule)
+	return c.reject(400, "unknown input type %q; use one of %s, %s, %s, %s, %s, %s or %s", inputType,
+		messages.InFired, messages.InState, messages.InVar, messages.InConfig, messages.InTimer, messages.InSchedule, messages.InData)
 }
 
 // Fire fires transition as a "fired" input would.
@@ -561,6 +569,7 @@ func (m *Machine) Model() messages.GetReply {
 		Schedules: m.NextSchedules(),
 		Tools:     c.toolList(),
 		Sources:   c.sourceList(),
+		LastRuns:  c.lastRuns(),
 	}
 }
 

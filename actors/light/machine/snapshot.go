@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"time"
 
 	"github.com/lumen-home/lumen/messages"
 )
@@ -25,6 +26,7 @@ type snapshot struct {
 	Schedules []messages.Schedule        `json:"schedules"`
 	Tools     []messages.Tool            `json:"tools,omitempty"`   // omitted when none, as before tools existed
 	Sources   []json.RawMessage          `json:"sources,omitempty"` // omitted when none, as before sources existed
+	LastRuns  map[string]time.Time       `json:"last_runs,omitempty"`
 }
 
 // Snapshot returns the machine's whole state (configuration, current
@@ -50,6 +52,7 @@ func (m *Machine) Snapshot() ([]byte, error) {
 	if len(c.sources) > 0 {
 		s.Sources = c.sourceList()
 	}
+	s.LastRuns = c.lastRuns()
 	b, err := json.Marshal(s)
 	if err != nil {
 		return nil, fmt.Errorf("machine: snapshot: %w", err)
@@ -120,6 +123,11 @@ func Restore(b []byte, opts ...Option) (*Machine, error) {
 	}
 	for _, t := range s.Timers {
 		c.timers[t.Name] = t.Deadline.UTC()
+	}
+	for name, at := range s.LastRuns {
+		if slices.ContainsFunc(c.sources, func(d *sourceDef) bool { return d.def.Name == name }) {
+			c.runs[name] = at.UTC()
+		}
 	}
 	return wrap(c), nil
 }

@@ -1,8 +1,11 @@
 package machine
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -113,6 +116,74 @@ func sourcesUsing(list []*sourceDef, name string) []string {
 		}
 	}
 	return out
+}
+
+// lastRuns returns the sources' last runs, nil when none ran.
+func (c *core) lastRuns() map[string]time.Time {
+	if len(c.runs) == 0 {
+		return nil
+	}
+	return maps.Clone(c.runs)
+}
+
+// keepRuns forgets the last runs of the sources that next drops or
+// redefines: a new definition starts afresh (it runs at once), an
+// unchanged one (apply of an export, say) keeps its schedule.
+func (c *core) keepRuns(next []*sourceDef) {
+	if len(c.runs) == 0 {
+		return
+	}
+	kept := make(map[string]bool, len(next))
+	for _, s := range next {
+		i := slices.IndexFunc(c.sources, func(o *sourceDef) bool { return o.def.Name == s.def.Name })
+		kept[s.def.Name] = i >= 0 && bytes.Equal(c.sources[i].raw, s.raw)
+	}
+	maps.DeleteFunc(c.runs, func(name string, _ time.Time) bool { return !kept[name] })
+}
+
+// dataInput applies one run of a data source as a whole: every value is
+// checked before any is stored, then for each variable, by name, the
+// current value goes to <name>_prev and the new one in, then the source's
+// transition fires. The run's time is the source's last run.
+func (c *core) dataInput(in *messages.InDataData) Result {
+	if in.Source == "" {
+		return c.reject(400, "data: source is empty; name the data source whose run this is")
+	}
+	i := slices.IndexFunc(c.sources, func(s *sourceDef) bool { return s.def.Name == in.Source })
+	if i < 0 {
+		return c.reject(404, "data: source %q does not exist (it may have been deleted); its run is dropped and nothing changes", in.Source)
+	}
+	def := c.sources[i].def
+	names := slices.Sorted(maps.Keys(in.Vars))
+	vals := make([]*value, len(names))
+	for k, name := range names {
+		if name == "" {
+			return c.reject(400, "data: source %q: a variable has an empty name; nothing was stored", in.Source)
+		}
+		v, err := c.parseValue(in.Vars[name])
+		if err != nil {
+			return c.reject(400, "data: source %q: variable %q: the value %s; nothing was stored", in.Source, name, err)
+		}
+		vals[k] = v
+	}
+	out := make([]Output, 0, 2*len(names)+1)
+	for k, name := range names {
+		if cur, ok := c.vars[name]; ok {
+			prev := name + source.PrevSuffix
+			c.vars[prev] = cur
+			out = append(out, Output{Type: messages.OutVar, Data: messages.OutVarData{Name: prev, Value: cur.raw}})
+		}
+		c.vars[name] = vals[k]
+		out = append(out, Output{Type: messages.OutVar, Data: messages.OutVarData{Name: name, Value: vals[k].raw}})
+	}
+	c.runs[in.Source] = c.now
+	if def.Fires != "" {
+		return c.fire(def.Fires, out)
+	}
+	if len(out) == 0 {
+		return c.ignored("", fmt.Sprintf("source %s stored nothing and fires nothing", in.Source), out)
+	}
+	return Result{Outputs: out, State: c.cur}
 }
 
 // ---- the source ops ----

@@ -1,0 +1,249 @@
+package source
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/nats-io/nats.go"
+
+	"github.com/lumen-home/lumen/actors/light"
+	"github.com/lumen-home/lumen/actors/tool"
+	"github.com/lumen-home/lumen/messages"
+	"github.com/lumen-home/lumen/nats/broker"
+	"github.com/lumen-home/lumen/nats/journal"
+)
+
+type utcClock struct{}
+
+func (utcClock) Now() time.Time { return time.Now().UTC() }
+func (utcClock) Synced() bool   { return true }
+
+// rig is one light "k" with its service, its tool manager (the built-in
+// get_time needs no Wasmtime) and, once started, its source manager.
+type rig struct {
+	t    *testing.T
+	sys  *actor.ActorSystem
+	nc   *nats.Conn
+	j    *journal.Journal
+	tool *actor.PID
+	mgr  *actor.PID
+
+	mu   sync.Mutex
+	runs []time.Time // data inputs, as the light received them
+}
+
+func newRig(t *testing.T) *rig {
+	t.Helper()
+	ctx := context.Background()
+	b, err := broker.Start(ctx, broker.Config{DataDir: t.TempDir(), Listen: "127.0.0.1:0", Sync: "batch"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.Shutdown)
+	nc, err := b.Connect()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	r := &rig{t: t, sys: actor.NewActorSystem(), nc: nc, j: journal.New(b.JetStream())}
+	lp, err := light.Props(light.Config{Name: "k", Journal: r.j, Clock: utcClock{}, Logf: t.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lpid, err := r.sys.Root.SpawnNamed(lp, "light-k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := light.WaitApplied(ctx, r.sys.Root, lpid, r.j, "k"); err != nil {
+		t.Fatal(err)
+	}
+	svc, err := light.Serve(nc, r.sys.Root, lpid, "k", nil, 10*time.Second, light.WithSourceMinInterval(time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = svc.Stop() })
+	tp, err := tool.Props(tool.Config{Light: "k", Conn: nc, Logf: t.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.tool = r.sys.Root.Spawn(tp)
+	if _, err := nc.Subscribe("lumen.k.evt.in.data", func(m *nats.Msg) {
+		var env messages.Envelope
+		if messages.DecodeEnvelope(m.Data, &env) == nil {
+			r.mu.Lock()
+			r.runs = append(r.runs, env.Time)
+			r.mu.Unlock()
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = r.sys.Root.StopFuture(lpid).Wait() })
+	return r
+}
+
+// start spawns the source manager.
+func (r *rig) start() {
+	r.t.Helper()
+	p, err := Props(Config{Light: "k", Tools: r.tool, Conn: r.nc, Journal: r.j, Tick: 10 * time.Millisecond, Logf: r.t.Logf})
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	if r.mgr, err = r.sys.Root.SpawnNamed(p, "sources-k"); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+func (r *rig) stop() {
+	_ = r.sys.Root.StopFuture(r.mgr).Wait()
+}
+
+func (r *rig) request(verb, body string) map[string]any {
+	r.t.Helper()
+	m, err := r.nc.Request("lumen.k.cmd."+verb, []byte(body), 10*time.Second)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	var out map[string]any
+	if err := json.Unmarshal(m.Data, &out); err != nil || out["ok"] != true {
+		r.t.Fatalf("%s %s: %s", verb, body, m.Data)
+	}
+	return out
+}
+
+func (r *rig) runCount() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.runs)
+}
+
+func (r *rig) runTimes() []time.Time {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]time.Time(nil), r.runs...)
+}
+
+func (r *rig) waitRuns(n int, within time.Duration) {
+	r.t.Helper()
+	deadline := time.Now().Add(within)
+	for r.runCount() < n {
+		if time.Now().After(deadline) {
+			r.t.Fatalf("%d runs after %v, want %d", r.runCount(), within, n)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// gaps checks that no two runs came closer than the earliest slot
+// (90% of the interval): nothing ran twice for one slot.
+func (r *rig) gaps(interval time.Duration) {
+	r.t.Helper()
+	runs := r.runTimes()
+	for i := 1; i < len(runs); i++ {
+		if d := runs[i].Sub(runs[i-1]); d < interval*9/10 {
+			r.t.Fatalf("runs %d and %d only %v apart (interval %v): a slot ran twice", i, i+1, d, interval)
+		}
+	}
+}
+
+const clockSource = `{"name":"clock","interval_ms":%d,"fetch":{"tool":"get_time","args":{"tz":"UTC"}},"store":{"t":"result.unix_ms"},"fires":"tick"}`
+
+// A source's actor that crashes is restarted by the manager, the restart
+// is journaled, and the source carries on from its last run: no slot runs
+// twice.
+func TestSourceActorRestart(t *testing.T) {
+	r := newRig(t)
+	restarts := make(chan *nats.Msg, 4)
+	if _, err := r.nc.ChanSubscribe("lumen.k.evt.out.restart", restarts); err != nil {
+		t.Fatal(err)
+	}
+	r.start()
+	defer r.stop()
+	const iv = 300 * time.Millisecond
+	r.request("create_source", fmt.Sprintf(clockSource, iv.Milliseconds()))
+	r.waitRuns(2, 5*time.Second)
+
+	// A nil webhook request makes the source's actor panic.
+	r.sys.Root.Send(actor.NewPID(r.sys.Address(), "sources-k/source-clock"), (*Hook)(nil))
+	select {
+	case m := <-restarts:
+		var env messages.Envelope
+		var d messages.OutRestartData
+		if err := messages.DecodeEnvelope(m.Data, &env); err != nil || json.Unmarshal(env.Data, &d) != nil ||
+			d.Actor != "sources-k/source-clock" || d.Restarts != 1 || env.Cause != 0 {
+			t.Fatalf("restart event %s", m.Data)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no restart event for the crashed source")
+	}
+	n := r.runCount()
+	r.waitRuns(n+2, 5*time.Second)
+	r.gaps(iv)
+	if got := r.request("get", "{}"); got["vars"].(map[string]any)["t"] == nil {
+		t.Fatalf("no value stored: %v", got["vars"])
+	}
+}
+
+// A new manager (a restart of the daemon) resumes each source from its
+// last run as the light recorded it: not before its next slot, and at
+// once when that slot passed while it was down.
+func TestSourceResumesFromLastRun(t *testing.T) {
+	r := newRig(t)
+	r.start()
+	const iv = time.Second
+	r.request("create_source", fmt.Sprintf(clockSource, iv.Milliseconds()))
+	r.waitRuns(1, 5*time.Second)
+	first := r.runTimes()[0]
+	runs := r.request("list_sources", "{}")["last_runs"].(map[string]any)
+	if at, _ := time.Parse(time.RFC3339Nano, fmt.Sprint(runs["clock"])); !at.Equal(first) {
+		t.Fatalf("list_sources last_runs %v, want the run's time %v", runs, first)
+	}
+
+	// Restarted inside the interval: nothing until the slot.
+	r.stop()
+	r.start()
+	time.Sleep(first.Add(iv * 8 / 10).Sub(time.Now()))
+	if n := r.runCount(); n != 1 {
+		t.Fatalf("%d runs before the slot: the restart ran it again", n)
+	}
+	r.waitRuns(2, 3*time.Second)
+
+	// Down past a slot: it runs at once.
+	r.stop()
+	last := r.runTimes()[1]
+	time.Sleep(time.Until(last.Add(iv * 12 / 10)))
+	started := time.Now()
+	r.start()
+	defer r.stop()
+	r.waitRuns(3, 3*time.Second)
+	if d := r.runTimes()[2].Sub(started); d > 500*time.Millisecond {
+		t.Fatalf("the missed slot ran %v after the start; want at once", d)
+	}
+	r.gaps(iv)
+}
+
+// Deleting a source stops its actor; a run of a deleted source is refused
+// by the light and changes nothing.
+func TestDeletedSourceStops(t *testing.T) {
+	r := newRig(t)
+	r.start()
+	defer r.stop()
+	r.request("create_source", fmt.Sprintf(clockSource, 100))
+	r.waitRuns(2, 5*time.Second)
+	r.request("delete_source", `{"name":"clock"}`)
+	time.Sleep(50 * time.Millisecond)
+	n := r.runCount()
+	time.Sleep(400 * time.Millisecond)
+	if got := r.runCount(); got != n {
+		t.Fatalf("%d runs after the delete", got-n)
+	}
+	m, err := r.nc.Request("lumen.k.cmd.data", []byte(`{"source":"clock","vars":{"t":1}}`), 5*time.Second)
+	if err != nil || !strings.Contains(string(m.Data), `"code":404`) {
+		t.Fatalf("a run of the deleted source: %s, %v", m.Data, err)
+	}
+}
