@@ -94,7 +94,7 @@ func TestRunTools(t *testing.T) {
 		t.Fatalf("%s: %v\n%s", cmd, err, out)
 	}
 	defineTool(t, nc, map[string]any{"name": "echo", "hosts": []string{host},
-		"code": fmt.Sprintf("const r = await fetch('http://%s/echo', {headers: {Authorization: 'Bearer {{secret:API_KEY}}'}});\nreturn await r.json();", host)})
+		"code": fmt.Sprintf("const r = await fetch('http://%s/echo', {headers: {Authorization: 'Bearer {{secret:API_KEY}}'}});\nconst body = await r.json();\nlog('echoed', JSON.stringify(body), '{{secret:API_KEY}}');\nreturn body;", host)})
 	r = mustOK(t, runTool(t, nc, "echo", ""))
 	if strings.Contains(string(r.Raw), "sk-live") || !strings.Contains(string(r.Raw), "Bearer [secret API_KEY]") {
 		t.Fatalf("the secret's value reached the tool, or was not sent: %s", r.Raw)
@@ -111,6 +111,8 @@ func TestRunTools(t *testing.T) {
 		{"no require", "return typeof require + typeof process;", nil, ""},
 		{"private address", "return (await fetch('https://10.0.0.1/')).status;", []string{"10.0.0.1"}, "allow-net"},
 		{"metadata", "return (await fetch('http://169.254.169.254/latest/meta-data')).status;", []string{"169.254.169.254"}, "allow-net"},
+		{"loopback on an unlisted port", "return (await fetch('https://127.0.0.1:1/')).status;", []string{"127.0.0.1:1"}, "allow-net"},
+		{"plain http elsewhere", "return (await fetch('http://example.com/')).status;", []string{"example.com"}, "https"},
 		{"undeclared host", fmt.Sprintf("return (await fetch('http://%s/weather')).status;", host), nil, "declare"},
 		{"big response", fmt.Sprintf("return (await fetch('http://%s/big')).body.length;", host), []string{host}, "larger"},
 	}
