@@ -119,7 +119,7 @@ func (m *Manager) Receive(ctx actor.Context) {
 			return
 		}
 		if m.cfg.Model == nil && strings.TrimSpace(msg.Req.Text) != "" {
-			msg.Reply(&messages.ErrorReply{Code: 503, Error: Unconfigured})
+			msg.Reply(&messages.ErrorReply{Code: 409, Error: Unconfigured})
 			return
 		}
 		s := m.sessions[name]
@@ -152,7 +152,7 @@ func (m *Manager) Receive(ctx actor.Context) {
 // (an empty transcript only aborts), then speaks the answer.
 func (m *Manager) talk(ctx actor.Context, msg *Talk) {
 	if m.cfg.Model == nil || m.cfg.Transcriber == nil {
-		msg.Reply(&messages.ErrorReply{Code: 503, Error: Unconfigured})
+		msg.Reply(&messages.ErrorReply{Code: 409, Error: Unconfigured})
 		return
 	}
 	if msg.Session == "" {

@@ -278,18 +278,24 @@ func TestDuplicateCallBlocked(t *testing.T) {
 // A model that never calls done is stopped after MaxTurns with a clear
 // answer.
 func TestMaxTurns(t *testing.T) {
-	n := 0
-	f := newFixture(t, agent.ModelConfig{}, agenttest.Step{Repeat: true, Func: func(agenttest.ChatRequest) agenttest.Step {
-		n++
-		return agenttest.Step{Calls: []agenttest.Call{call("getState", fmt.Sprintf(`{"name":"s%d"}`, n))}}
-	}})
-	f.loop.MaxTurns = 4
-	r := f.ask(t, "think forever")
-	if r.Status != messages.AgentStopped || !strings.Contains(r.Answer, "stopped after 4 steps") || !strings.Contains(r.Answer, "Nothing was changed") {
-		t.Fatalf("reply %+v", r)
-	}
-	if got := len(f.srv.Requests()); got != 4 {
-		t.Fatalf("%d model calls", got)
+	for _, tc := range []struct {
+		set, want int // set 0: the default
+	}{{4, 4}, {0, agent.DefaultMaxTurns}} {
+		t.Run(fmt.Sprint(tc.want), func(t *testing.T) {
+			n := 0
+			f := newFixture(t, agent.ModelConfig{}, agenttest.Step{Repeat: true, Func: func(agenttest.ChatRequest) agenttest.Step {
+				n++
+				return agenttest.Step{Calls: []agenttest.Call{call("getState", fmt.Sprintf(`{"name":"s%d"}`, n))}}
+			}})
+			f.loop.MaxTurns = tc.set
+			r := f.ask(t, "think forever")
+			if r.Status != messages.AgentStopped || !strings.Contains(r.Answer, fmt.Sprintf("stopped after %d steps", tc.want)) || !strings.Contains(r.Answer, "Nothing was changed") {
+				t.Fatalf("reply %+v", r)
+			}
+			if got := len(f.srv.Requests()); got != tc.want {
+				t.Fatalf("%d model calls, want %d", got, tc.want)
+			}
+		})
 	}
 }
 

@@ -29,11 +29,13 @@ type PatternExample struct {
 }
 
 // PatternCheck is one step of an example's behaviour: set Vars, fire the
-// transition, then the light is in State (and has exactly Timers, when
-// given).
+// transition (or, with Data, run the example's data source once with
+// those values, as the light's data input, which fires its transition),
+// then the light is in State (and has exactly Timers, when given).
 type PatternCheck struct {
 	Vars   map[string]json.RawMessage `json:"vars,omitempty"`
-	Fire   string                     `json:"fire"`
+	Data   map[string]json.RawMessage `json:"data,omitempty"`
+	Fire   string                     `json:"fire,omitempty"`
 	State  string                     `json:"state"`
 	Timers *[]string                  `json:"timers,omitempty"`
 }

@@ -112,6 +112,7 @@ type Server struct {
 	transcript  string
 	audioIn     [][]byte
 	speechIn    []string
+	noSpeech    bool
 	calls       int
 	hangRelease chan struct{}
 }
@@ -153,6 +154,14 @@ func (s *Server) SetTranscript(text string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.transcript = text
+}
+
+// SetSpeech turns the speech endpoint on (the default) or off: off, it
+// answers 404 like an endpoint without speech (Ollama, llama.cpp).
+func (s *Server) SetSpeech(on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.noSpeech = !on
 }
 
 // Requests returns the chat requests received so far.
@@ -409,8 +418,15 @@ func (s *Server) speech(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.mu.Lock()
-	s.speechIn = append(s.speechIn, req.Input)
+	off := s.noSpeech
+	if !off {
+		s.speechIn = append(s.speechIn, req.Input)
+	}
 	s.mu.Unlock()
+	if off {
+		writeErr(w, http.StatusNotFound, "404 page not found")
+		return
+	}
 	w.Header().Set("Content-Type", "audio/wav")
 	_, _ = w.Write(Tone(0.3))
 }

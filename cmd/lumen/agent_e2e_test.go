@@ -258,6 +258,12 @@ func TestAgentRestartDuringApproval(t *testing.T) {
 	if !strings.Contains(out, "s1") || !strings.Contains(out, "pending") || !strings.Contains(out, "lumen approve "+ev.Approval) {
 		t.Fatalf("lumen sessions after the restart:\n%s", out)
 	}
+	// The LED shows the pending approval again.
+	ncLED := connect(t, d.URL)
+	waitFor(t, 10*time.Second, "the LED to show the approval after the restart", func() bool {
+		return mustOK(t, request(t, ncLED, "lumen.demo.cmd.led", `{}`)).Body["state"] == "approval"
+	})
+	ncLED.Close()
 	// Retention may purge the session's events (a light's snapshot covers
 	// them): the session's own snapshot keeps it.
 	natsCLI(t, d.URL, "stream", "purge", "LUMEN", "--subject", "lumen.demo.evt.out.agent", "--force")
@@ -292,13 +298,64 @@ func TestAgentRestartDuringApproval(t *testing.T) {
 	}
 }
 
+// lumen reject refuses a pending call, which goes back to the model as
+// rejected; a tool the operator forbids (--agent-forbid) never runs, and
+// the model is told so.
+func TestAgentRejectAndForbid(t *testing.T) {
+	t.Parallel()
+	srv := agenttest.New(
+		agenttest.Step{Calls: []agenttest.Call{scripted("deleteRules", `{"on":"button_hold"}`)}},
+		agenttest.Step{Calls: []agenttest.Call{scripted("deleteState", `{"name":"blue"}`)}, Expect: func(r agenttest.ChatRequest) error {
+			if res := r.Last().Text(); !strings.Contains(res, "rejected") {
+				return fmt.Errorf("lumen reject: the model was told %s", res)
+			}
+			return nil
+		}},
+		agenttest.Step{Calls: []agenttest.Call{scripted("done", `{"message":"Nothing changed."}`)}, Expect: func(r agenttest.ChatRequest) error {
+			if res := r.Last().Text(); !strings.Contains(res, "operator does not allow deleteState") {
+				return fmt.Errorf("forbidden tool: the model was told %s", res)
+			}
+			return nil
+		}},
+	)
+	defer srv.Close()
+	d := startDaemon(t, t.TempDir(), agentArgs(srv, "--agent-forbid", "deleteState")...)
+	nc := connect(t, d.URL)
+	events := watchAgent(t, nc, "demo")
+	mustOK(t, request(t, nc, "lumen.demo.cmd.ask", `{"text":"simplify","async":true}`))
+	ev := events.next(t, messages.AgentKindApproval)
+	if out, code := runCLI(t, d.URL, "reject", ev.Approval); code != 0 || !strings.Contains(out, "rejected") || !strings.Contains(out, "deleteRules") {
+		t.Fatalf("lumen reject: exit %d: %s", code, out)
+	}
+	if out, code := runCLI(t, d.URL, "reject", ev.Approval); code != 1 {
+		t.Fatalf("lumen reject of a decided call: exit %d: %s", code, out)
+	}
+	call := events.next(t, messages.AgentKindTool)
+	for call.Call.Tool != "deleteState" {
+		call = events.next(t, messages.AgentKindTool)
+	}
+	if call.Call.OK || call.Call.Tier != messages.TierForbidden {
+		t.Fatalf("the forbidden deleteState: %+v", call.Call)
+	}
+	if end := events.next(t, messages.AgentKindEnd); end.Status != "done" {
+		t.Fatalf("end %+v", end)
+	}
+	if err := srv.Err(); err != nil {
+		t.Fatal(err)
+	}
+	model := string(mustOK(t, request(t, nc, "lumen.demo.cmd.get", `{}`)).Raw)
+	if !strings.Contains(model, `"button_hold"`) || !strings.Contains(model, `"blue"`) {
+		t.Fatalf("a rejected or forbidden call changed the light: %s", model)
+	}
+}
+
 // Without a model, ask says how to configure one; a new ask cancels the
 // one in flight at once.
 func TestAgentUnconfiguredAndCancel(t *testing.T) {
 	t.Parallel()
 	d := startDaemon(t, t.TempDir(), "--model", "")
 	nc := connect(t, d.URL)
-	if r := request(t, nc, "lumen.demo.cmd.ask", `{"text":"red please"}`); r.Code != "503" || !strings.Contains(r.Header, "LUMEN_MODEL") {
+	if r := request(t, nc, "lumen.demo.cmd.ask", `{"text":"red please"}`); r.Code != "409" || !strings.Contains(r.Header, "LUMEN_MODEL") {
 		t.Fatalf("unconfigured ask: %q %s", r.Code, r.Raw)
 	}
 	if out, code := runCLI(t, d.URL, "ask", "red please"); code != 1 || !strings.Contains(out, "not configured") {
@@ -384,7 +441,23 @@ func TestPatternExamples(t *testing.T) {
 				cmd("define_tool", string(ex.Tool))
 			}
 			if ex.Source != nil {
+				// A new source runs at once: let that run end (stored, or
+				// failed where its host is unreachable) before the checks.
+				ran := make(chan *nats.Msg, 256)
+				sub, err := nc.ChanSubscribe("lumen."+p.Name+".evt.>", ran)
+				if err != nil {
+					t.Fatal(err)
+				}
 				cmd("create_source", string(ex.Source))
+				for done := false; !done; {
+					select {
+					case m := <-ran:
+						done = strings.HasSuffix(m.Subject, ".in.data") || strings.Contains(string(m.Data), `"kind":"source"`)
+					case <-time.After(30 * time.Second):
+						t.Fatal("the example's source did not run")
+					}
+				}
+				_ = sub.Unsubscribe()
 			}
 			if len(p.Check) == 0 {
 				t.Fatal("the pattern has no check")
@@ -393,7 +466,19 @@ func TestPatternExamples(t *testing.T) {
 				for name, v := range c.Vars {
 					cmd("set_var", fmt.Sprintf(`{"name":%q,"value":%s}`, name, v))
 				}
-				r := cmd("fire", fmt.Sprintf(`{"transition":%q}`, c.Fire))
+				var r reply
+				if c.Data != nil {
+					// One run of the example's source, as its actor
+					// journals it (the tool's host is not reachable here).
+					var src struct{ Name string }
+					if err := json.Unmarshal(ex.Source, &src); err != nil || src.Name == "" {
+						t.Fatalf("step %d: data without the example's source: %v", i+1, err)
+					}
+					body, _ := json.Marshal(messages.InDataData{Source: src.Name, Vars: c.Data})
+					r = cmd("data", string(body))
+				} else {
+					r = cmd("fire", fmt.Sprintf(`{"transition":%q}`, c.Fire))
+				}
 				if r.Body["state"] != c.State {
 					t.Fatalf("step %d: fire %s → %v, want %s (%s)", i+1, c.Fire, r.Body["state"], c.State, r.Raw)
 				}
@@ -413,12 +498,14 @@ func TestPatternExamples(t *testing.T) {
 }
 
 // While an approval is pending the LED pulses amber and the button
-// decides it: a click rejects, a hold approves; the rules see neither.
+// decides it: a click rejects, a hold approves and the approved call runs;
+// the rules see neither gesture (on the demo light a click would go to
+// the next color and a hold would turn it off).
 func TestAgentApprovalByButton(t *testing.T) {
 	t.Parallel()
 	srv := agenttest.New(
-		agenttest.Step{Calls: []agenttest.Call{scripted("deleteRules", `{"on":"button_double_click"}`)}},
-		agenttest.Step{Calls: []agenttest.Call{scripted("deleteState", `{"name":"blue"}`)}, Expect: func(r agenttest.ChatRequest) error {
+		agenttest.Step{Calls: []agenttest.Call{scripted("deleteRules", `{"on":"bedtime"}`)}},
+		agenttest.Step{Calls: []agenttest.Call{scripted("deleteState", `{"name":"spare"}`)}, Expect: func(r agenttest.ChatRequest) error {
 			if res := r.Last().Text(); !strings.Contains(res, "rejected") {
 				return fmt.Errorf("click should reject: %s", res)
 			}
@@ -430,7 +517,13 @@ func TestAgentApprovalByButton(t *testing.T) {
 	d := startDaemon(t, t.TempDir(), agentArgs(srv)...)
 	nc := connect(t, d.URL)
 	events := watchAgent(t, nc, "demo")
+	mustOK(t, request(t, nc, "lumen.demo.cmd.create_state", `{"name":"spare","r":1,"g":2,"b":3}`))
+	mustOK(t, request(t, nc, "lumen.demo.cmd.append_rules", `{"rules":[{"from":"*","on":"bedtime","to":"off"}]}`))
+	mustOK(t, request(t, nc, "lumen.demo.cmd.fire", `{"transition":"button_click"}`))
 	before := mustOK(t, request(t, nc, "lumen.demo.cmd.get", `{}`)).Body["state"]
+	if before == "off" {
+		t.Fatal("the demo light should be on: a hold reaching the rules would not show")
+	}
 	mustOK(t, request(t, nc, "lumen.demo.cmd.ask", `{"text":"tidy up","async":true}`))
 	led := func() string { return fmt.Sprint(mustOK(t, request(t, nc, "lumen.demo.cmd.led", `{}`)).Body["state"]) }
 	for _, g := range []struct{ press, decision, tool string }{{"click", "rejected", "deleteRules"}, {"hold", "approved", "deleteState"}} {
@@ -447,11 +540,26 @@ func TestAgentApprovalByButton(t *testing.T) {
 			t.Fatalf("decision %+v after %s", dec, g.press)
 		}
 	}
+	// The call the hold approved ran, and says who approved it.
+	call := events.next(t, messages.AgentKindTool)
+	for call.Call.Tool != "deleteState" {
+		call = events.next(t, messages.AgentKindTool)
+	}
+	if !call.Call.OK || call.Call.ApprovedBy != "button" {
+		t.Fatalf("the approved deleteState: %+v", call.Call)
+	}
 	if end := events.next(t, messages.AgentKindEnd); end.Status != "done" {
 		t.Fatalf("end %+v", end)
 	}
+	model := mustOK(t, request(t, nc, "lumen.demo.cmd.get", `{}`))
+	if strings.Contains(string(model.Raw), `"spare"`) {
+		t.Fatalf("the approved deleteState did not delete the state: %s", model.Raw)
+	}
+	if !strings.Contains(string(model.Raw), `"bedtime"`) {
+		t.Fatalf("the rejected deleteRules ran: %s", model.Raw)
+	}
 	waitFor(t, 10*time.Second, "the LED to show the light's state again", func() bool { return led() == before })
-	if st := mustOK(t, request(t, nc, "lumen.demo.cmd.get", `{}`)).Body["state"]; st != before {
+	if st := model.Body["state"]; st != before {
 		t.Fatalf("the rules saw the gestures: state %v, was %v", st, before)
 	}
 }
@@ -490,7 +598,6 @@ func TestAgentVoice(t *testing.T) {
 				}
 				return nil
 			}},
-		agenttest.Step{Calls: []agenttest.Call{scripted("setState", `{"name":"blue","speak_directly":true}`)}},
 	)
 	defer srv.Close()
 	srv.SetTranscript("make the light red")
@@ -518,7 +625,24 @@ func TestAgentVoice(t *testing.T) {
 		t.Fatalf("state %v", st)
 	}
 
+	// An endpoint without speech (Ollama, llama.cpp): the answer is
+	// spoken by the local espeak-ng instead.
+	srv.SetSpeech(false)
+	srv.Push(agenttest.Step{Calls: []agenttest.Call{scripted("setState", `{"name":"green","speak_directly":true}`)}})
+	srv.SetTranscript("green")
+	if out, code := runCLI(t, d.URL, "talk", wav, "--out", answer); code != 0 || !strings.Contains(out, "The light is green now.") {
+		t.Fatalf("lumen talk without the endpoint's speech: exit %d\n%s", code, out)
+	}
+	if b, err := os.ReadFile(answer); err != nil || agenttest.CheckWAV(b) != nil {
+		t.Fatalf("espeak fallback audio: %v %v", err, agenttest.CheckWAV(b))
+	}
+	if sp := srv.Speech(); len(sp) != 1 {
+		t.Fatalf("speech texts %q: the endpoint should have refused the second", sp)
+	}
+	srv.SetSpeech(true)
+
 	// Local speech.
+	srv.Push(agenttest.Step{Calls: []agenttest.Call{scripted("setState", `{"name":"blue","speak_directly":true}`)}})
 	d2 := startDaemon(t, filepath.Join(dir, "b"), agentArgs(srv, "--speech-model", "espeak")...)
 	nc2 := connect(t, d2.URL)
 	audio, _ := os.ReadFile(wav)
@@ -535,8 +659,9 @@ func TestAgentVoice(t *testing.T) {
 		t.Fatalf("the endpoint's speech was used with --speech-model espeak: %q", sp)
 	}
 
-	// Silence only aborts.
+	// Silence only aborts: no model call, nothing spoken.
 	srv.SetTranscript("")
+	calls := len(srv.Requests())
 	m, err = nc2.Request("lumen.demo.cmd.talk", audio, 30*time.Second)
 	if err != nil {
 		t.Fatal(err)
@@ -545,8 +670,20 @@ func TestAgentVoice(t *testing.T) {
 	if err := json.Unmarshal(m.Data, &r); err != nil || r.Status != "cancelled" || len(r.Audio) != 0 {
 		t.Fatalf("empty transcript: %.300s", m.Data)
 	}
+	if n := len(srv.Requests()); n != calls {
+		t.Fatalf("an empty transcript made %d model calls", n-calls)
+	}
 	if r := request(t, nc2, "lumen.demo.cmd.talk", strings.Repeat("x", 9<<20)); r.Code != "413" {
 		t.Fatalf("9 MiB of audio: %q %.200s", r.Code, r.Raw)
+	}
+	// Beyond the server's maximum payload a client cannot send it at
+	// all: lumen talk says so before trying.
+	huge := filepath.Join(dir, "huge.wav")
+	if err := os.WriteFile(huge, make([]byte, 20<<20), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, code := runCLI(t, d2.URL, "talk", huge); code != 1 || !strings.Contains(out, "at most 8 MiB") {
+		t.Fatalf("lumen talk of 20 MiB: exit %d: %s", code, out)
 	}
 }
 
@@ -562,7 +699,7 @@ func TestAgentFaults(t *testing.T) {
 	srv := agenttest.New(
 		agenttest.Step{Calls: []agenttest.Call{scripted("createState", `{"name":"dim","r":40,`)}},
 		agenttest.Step{Calls: []agenttest.Call{scripted("createState", `{"name":"dim","r":40,"g":40,"b":40}`),
-			scripted("appendRules", `{"rules":[{"from":"off","on":"button_double_click","to":"dim","condition":"getData('n' ==="}]}`)},
+			scripted("appendRules", `{"rules":[{"from":"off","on":"button_double_click","to":"dim","condition":"getData('n') === ) 1"}]}`)},
 			Expect: func(r agenttest.ChatRequest) error {
 				if !strings.Contains(r.Last().Text(), "not a JSON object") {
 					return fmt.Errorf("garbage arguments: %s", r.Last().Text())
@@ -571,7 +708,7 @@ func TestAgentFaults(t *testing.T) {
 			}},
 		agenttest.Step{Calls: []agenttest.Call{scripted("appendRules", good), scripted("appendRules", good)},
 			Expect: func(r agenttest.ChatRequest) error {
-				if res := r.Last().Text(); !strings.Contains(res, "condition") || !strings.Contains(res, `"ok":false`) {
+				if res := r.Last().Text(); !strings.Contains(res, "condition") || !strings.Contains(res, "at line 1, column") || !strings.Contains(res, `"ok":false`) {
 					return fmt.Errorf("bad expression: %s", res)
 				}
 				return nil

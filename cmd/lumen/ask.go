@@ -12,6 +12,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/spf13/cobra"
 
+	"github.com/lumen-home/lumen/agent"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/subject"
 )
@@ -344,6 +345,11 @@ the agent is doing.`,
   espeak-ng -w request.wav "make it red" && lumen talk request.wav`,
 		Args: args(cobra.ExactArgs(1)),
 		RunE: func(_ *cobra.Command, files []string) error {
+			// Refused here rather than by the server: past its maximum
+			// payload a client cannot even send it.
+			if st, err := os.Stat(files[0]); err == nil && st.Size() > agent.MaxAudio {
+				return fmt.Errorf("talk: %s is %.1f MiB; a spoken request may be at most %d MiB (about 4 minutes of 16 kHz mono); record a shorter one", files[0], float64(st.Size())/(1<<20), agent.MaxAudio>>20)
+			}
 			audio, err := os.ReadFile(files[0])
 			if err != nil {
 				return err

@@ -97,7 +97,9 @@ func (d *Daemon) Pid() int { return d.cmd.Process.Pid }
 func Launch(bin, dir string, args ...string) (*Daemon, error) {
 	full := append([]string{"up", "--data", dir, "--listen", "127.0.0.1:0"}, args...)
 	cmd := exec.Command(bin, full...)
-	cmd.Env = append(os.Environ(), "NATS_URL=")
+	// The developer's agent settings must not reach test daemons: a test
+	// configures the agent with flags, or checks that it is off.
+	cmd.Env = append(os.Environ(), "NATS_URL=", "OPENAI_API_KEY=", "OPENAI_BASE_URL=", "LUMEN_MODEL=")
 	if os.Getenv("LUMEN_PLUGIN_CACHE") == "" {
 		// Every daemon of a test run shares one compiled tool engine.
 		cmd.Env = append(cmd.Env, "LUMEN_PLUGIN_CACHE="+sharedPluginCache())
