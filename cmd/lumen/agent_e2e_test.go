@@ -349,6 +349,52 @@ func TestAgentRejectAndForbid(t *testing.T) {
 	}
 }
 
+// lumen ask prints each call while the request is still running, not
+// all at the end: the model's second turn waits until the first call's
+// line is on the screen.
+func TestAskPrintsCallsAsTheyHappen(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	srv := agenttest.New(
+		agenttest.Step{Calls: []agenttest.Call{scripted("createState", `{"name":"calm","r":0,"g":40,"b":80}`)}},
+		agenttest.Step{Func: func(agenttest.ChatRequest) agenttest.Step {
+			select {
+			case <-release:
+			case <-time.After(30 * time.Second):
+			}
+			return agenttest.Step{Calls: []agenttest.Call{scripted("done", `{"message":"Calm is ready."}`)}}
+		}},
+	)
+	defer srv.Close()
+	d := startDaemon(t, t.TempDir(), agentArgs(srv)...)
+	cmd := exec.Command(lumenBin(t), "ask", "--server", d.URL, "make a calm state")
+	var out syncBuffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	waitFor(t, 20*time.Second, "the createState line while the model still thinks", func() bool {
+		return strings.Contains(out.String(), "createState")
+	})
+	if strings.Contains(out.String(), "Calm is ready.") {
+		t.Fatalf("the answer came before the model gave it:\n%s", out.String())
+	}
+	close(release)
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Fatalf("lumen ask: %v\n%s", err, out.String())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("lumen ask did not end")
+	}
+	if o := out.String(); strings.Index(o, "createState") > strings.Index(o, "Calm is ready.") {
+		t.Fatalf("the call is printed after the answer:\n%s", o)
+	}
+}
+
 // Without a model, ask says how to configure one; a new ask cancels the
 // one in flight at once.
 func TestAgentUnconfiguredAndCancel(t *testing.T) {
