@@ -184,6 +184,15 @@ func TestPollSourceRestartNoDoubleFire(t *testing.T) {
 	if g := mustOK(t, request(t, nc, "lumen.demo.cmd.get", `{}`)); !strings.Contains(string(g.Raw), `"price_prev":102`) {
 		t.Fatalf("price_prev not kept across the restart: %s", g.Raw)
 	}
+	// The runs replay byte for byte, without the network.
+	nc.Close()
+	if err := d.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	api.Close()
+	if out, code := runCLI(t, "", "replay", "--data", dir, "--light", "demo", "--verify"); code != 0 || !strings.Contains(out, "data") {
+		t.Fatalf("replay --verify (%d):\n%s", code, out)
+	}
 }
 
 // The seed's fault cases for a polled source: the API hangs, then answers
