@@ -13,6 +13,8 @@ import (
 	"github.com/nats-io/nuid"
 
 	"github.com/lumen-home/lumen/messages"
+	"github.com/lumen-home/lumen/nats/journal"
+	"github.com/lumen-home/lumen/nats/subject"
 )
 
 // Restart describes one supervised restart.
@@ -124,4 +126,27 @@ func RestartEvent(light string, r Restart, at time.Time) messages.Envelope {
 	data, _ := json.Marshal(messages.OutRestartData{Actor: r.Child.GetId(), Reason: fmt.Sprint(r.Reason), Restarts: r.Restarts})
 	return messages.Envelope{V: messages.Version, ID: light + ":restart:" + nuid.Next(), Type: messages.OutRestart,
 		Light: light, Time: at.UTC(), Data: data}
+}
+
+// JournaledStrategy is DefaultStrategy for the actors of light below its
+// top-level ones (a light's sources, tools, agent sessions): each restart
+// is logged and journaled as a restart output of the light (RestartEvent,
+// without waiting for the journal), and a child given up on is logged.
+// what names the children in the log, e.g. "data source".
+func JournaledStrategy(light, what string, j *journal.Journal, now func() time.Time, logf func(string, ...any)) *Strategy {
+	s := DefaultStrategy()
+	s.OnRestart = func(r Restart) {
+		logf("%s %s of light %s crashed (%v); restart %d in %s", what, r.Child.GetId(), light, r.Reason, r.Restarts, r.Delay)
+		if j == nil {
+			return
+		}
+		env := RestartEvent(light, r, now())
+		if _, err := j.AppendAsync(subject.Out(light, messages.OutRestart), messages.AppendEnvelope(nil, &env), journal.MsgID(env.ID)); err != nil {
+			logf("journal the restart of %s: %v", r.Child.GetId(), err)
+		}
+	}
+	s.OnStop = func(child *actor.PID, reason any) {
+		logf("%s %s of light %s failed too often (%v); it is stopped", what, child.GetId(), light, reason)
+	}
+	return s
 }

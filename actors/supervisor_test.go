@@ -1,6 +1,8 @@
 package actors_test
 
 import (
+	"context"
+	"encoding/json"
 	"sync"
 	"testing"
 	"time"
@@ -8,6 +10,9 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/lumen-home/lumen/actors"
+	"github.com/lumen-home/lumen/messages"
+	"github.com/lumen-home/lumen/nats/broker"
+	"github.com/lumen-home/lumen/nats/journal"
 )
 
 type crashy struct{ started chan struct{} }
@@ -69,5 +74,56 @@ func TestStrategyRestartsWithBackoffThenStops(t *testing.T) {
 		if r.Restarts != i+1 || r.Delay != want[i] || r.Reason != "boom" {
 			t.Errorf("restart %d: %+v, want delay %s", i, r, want[i])
 		}
+	}
+}
+
+// JournaledStrategy records each restart of a light's actor in the
+// journal: a restart output of the light, with cause 0, naming the actor.
+func TestJournaledStrategy(t *testing.T) {
+	ctx := context.Background()
+	b, err := broker.Start(ctx, broker.Config{DataDir: t.TempDir(), Listen: "127.0.0.1:0", Sync: "batch"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Shutdown()
+	j := journal.New(b.JetStream())
+	sys := actor.NewActorSystem()
+	s := actors.JournaledStrategy("k", "tool", j, time.Now, t.Logf)
+	parent := sys.Root.Spawn(actor.PropsFromFunc(func(ctx actor.Context) {
+		if p, ok := ctx.Message().(*actor.Props); ok {
+			ctx.Respond(ctx.Spawn(p))
+		}
+	}, actor.WithSupervisor(s)))
+	started := make(chan struct{}, 4)
+	res, err := sys.Root.RequestFuture(parent, actor.PropsFromProducer(func() actor.Actor { return &crashy{started: started} }), 5*time.Second).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	child := res.(*actor.PID)
+	<-started
+	sys.Root.Send(child, "crash")
+	select {
+	case <-started:
+	case <-time.After(5 * time.Second):
+		t.Fatal("not restarted")
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		m, err := j.LastMsg(ctx, "lumen.k.evt.out.restart")
+		if err == nil {
+			var env messages.Envelope
+			var d messages.OutRestartData
+			if err := messages.DecodeEnvelope(m.Data, &env); err != nil || json.Unmarshal(env.Data, &d) != nil {
+				t.Fatalf("restart event %s: %v", m.Data, err)
+			}
+			if d.Actor != child.Id || d.Restarts != 1 || d.Reason != "boom" || env.Cause != 0 || env.Light != "k" {
+				t.Fatalf("restart event %s", m.Data)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no restart event journaled: %v", err)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/lumen-home/lumen/actors"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/journal"
 	"github.com/lumen-home/lumen/nats/subject"
@@ -85,7 +86,7 @@ func Props(cfg Config) (*actor.Props, error) {
 		cfg.Now = time.Now
 	}
 	return actor.PropsFromProducer(func() actor.Actor { return &Manager{cfg: cfg} },
-		actor.WithSupervisor(actor.NewOneForOneStrategy(10, time.Minute, actor.DefaultDecider))), nil
+		actor.WithSupervisor(actors.JournaledStrategy(cfg.Light, "agent session", cfg.Journal, cfg.Now, cfg.Logf))), nil
 }
 
 // Manager is a light's agent: it routes asks and approvals to sessions.

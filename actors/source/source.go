@@ -151,13 +151,11 @@ func Props(cfg Config) (*actor.Props, error) {
 	c := &cfg
 	strategy := cfg.Strategy
 	if strategy == nil {
-		s := *actors.DefaultStrategy()
-		s.OnRestart = c.journalRestart
-		s.OnStop = func(child *actor.PID, reason any) {
+		strategy = actors.JournaledStrategy(c.Light, "data source", c.Journal, c.Now, c.Logf)
+		strategy.OnStop = func(child *actor.PID, reason any) {
 			c.Logf("source %s: %s failed too often (%v); it is stopped until its definition changes or lumen restarts", c.Light, child.GetId(), reason)
 			c.journalError(child.GetId(), fmt.Sprintf("data source actor %s failed too often (%v); it is stopped until its definition changes or lumen restarts", child.GetId(), reason))
 		}
-		strategy = &s
 	}
 	return actor.PropsFromProducer(func() actor.Actor { return &Manager{cfg: c} }, actor.WithSupervisor(strategy)), nil
 }
@@ -316,18 +314,6 @@ func (c *Config) journalError(source, sentence string) {
 		Light: c.Light, Time: c.Now().UTC(), Data: data}
 	if _, err := c.Journal.AppendAsync(subject.Out(c.Light, messages.OutError), messages.AppendEnvelope(nil, &env), journal.MsgID(env.ID)); err != nil {
 		c.Logf("source %s/%s: journal the failure: %v", c.Light, source, err)
-	}
-}
-
-// journalRestart records the restart of a source's actor.
-func (c *Config) journalRestart(r actors.Restart) {
-	c.Logf("source %s: %s crashed (%v); restart %d in %s", c.Light, r.Child.GetId(), r.Reason, r.Restarts, r.Delay)
-	if c.Journal == nil {
-		return
-	}
-	env := actors.RestartEvent(c.Light, r, c.Now())
-	if _, err := c.Journal.AppendAsync(subject.Out(c.Light, messages.OutRestart), messages.AppendEnvelope(nil, &env), journal.MsgID(env.ID)); err != nil {
-		c.Logf("source %s: journal the restart of %s: %v", c.Light, r.Child.GetId(), err)
 	}
 }
 

@@ -18,8 +18,10 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/nats-io/nats.go"
 
+	"github.com/lumen-home/lumen/actors"
 	"github.com/lumen-home/lumen/actors/light"
 	"github.com/lumen-home/lumen/messages"
+	"github.com/lumen-home/lumen/nats/journal"
 	"github.com/lumen-home/lumen/nats/subject"
 	"github.com/lumen-home/lumen/plugins"
 	"github.com/lumen-home/lumen/plugins/netpolicy"
@@ -47,6 +49,9 @@ type Config struct {
 	Plugins *Plugins
 	// Concurrency is how many calls of one tool may run at once (default 4).
 	Concurrency int
+	// Journal, when set, records each restart of a tool's actor as a
+	// restart event of the light.
+	Journal *journal.Journal
 	// Now is get_time's clock (default time.Now).
 	Now  func() time.Time
 	Logf func(format string, args ...any)
@@ -108,7 +113,7 @@ func Props(cfg Config) (*actor.Props, error) {
 		cfg.Now = time.Now
 	}
 	return actor.PropsFromProducer(func() actor.Actor { return &Manager{cfg: cfg} },
-		actor.WithSupervisor(actor.NewOneForOneStrategy(10, time.Minute, actor.DefaultDecider))), nil
+		actor.WithSupervisor(actors.JournaledStrategy(cfg.Light, "tool", cfg.Journal, cfg.Now, cfg.Logf))), nil
 }
 
 // Receive handles one message.

@@ -413,7 +413,7 @@ func (m *Main) Run(ctx context.Context) error {
 		if m.engine != nil {
 			engine = m.engine
 		}
-		tprops, err := tool.Props(tool.Config{Light: name, Engine: engine, Allow: allow, Secrets: sec, Plugins: m.plugins, Conn: nc, Logf: m.logf})
+		tprops, err := tool.Props(tool.Config{Light: name, Engine: engine, Allow: allow, Secrets: sec, Plugins: m.plugins, Conn: nc, Journal: j, Logf: m.logf})
 		if err != nil {
 			return err
 		}
