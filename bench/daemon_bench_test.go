@@ -145,6 +145,44 @@ func BenchmarkRawPublishLatency(b *testing.B) {
 	}
 }
 
+// BenchmarkDaemonPublishLatency is the cross-process baseline of
+// BenchmarkFireLatency: the same acknowledged JetStream publish as
+// BenchmarkRawPublishLatency, but to the daemon's own embedded server (the
+// daemon running, its light idle), so that it crosses processes as a
+// fire does. BenchmarkRawPublishLatency's broker runs inside the
+// benchmark process, where handing a message between the client's and
+// the server's goroutines is far cheaper than waking another process: on
+// a small VM that alone is several times the raw figure.
+func BenchmarkDaemonPublishLatency(b *testing.B) {
+	for _, mode := range syncModes {
+		b.Run(mode, func(b *testing.B) {
+			d := startDaemon(b, b.TempDir(), "--light", benchLight, "--sync", mode)
+			js := newJetStream(b, connect(b, d.URL))
+			// A light nobody runs: the stream stores the event and no
+			// consumer picks it up.
+			subj := subject.In("baseline", "fired")
+			ctx := context.Background()
+			publish := func() time.Duration {
+				t0 := time.Now()
+				if _, err := js.Publish(ctx, subj, rawEnvelope); err != nil {
+					b.Fatal(err)
+				}
+				return time.Since(t0)
+			}
+			for range 20 {
+				publish()
+			}
+			lat := make(latencies, 0, b.N)
+			b.ResetTimer()
+			for range b.N {
+				lat = append(lat, publish())
+			}
+			b.StopTimer()
+			lat.report(b, "")
+		})
+	}
+}
+
 // BenchmarkInputThroughput journals b.N inputs straight into JetStream,
 // pipelined (--sync batch), and stops when the output of the last one is
 // journaled. Baseline: BenchmarkRawAsyncPublish.

@@ -16,6 +16,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nuid"
 
+	"github.com/lumen-home/lumen/actors"
 	"github.com/lumen-home/lumen/actors/light"
 	"github.com/lumen-home/lumen/hardware"
 	"github.com/lumen-home/lumen/hardware/gesture"
@@ -136,6 +137,9 @@ func Props(cfg Config, opts ...actor.PropsOption) (*actor.Props, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
+	// It follows every output of its light: one goroutine runs its
+	// mailbox for good (see actors.LoopDispatcher).
+	opts = append([]actor.PropsOption{actor.WithDispatcher(actors.LoopDispatcher())}, opts...)
 	return actor.PropsFromProducer(func() actor.Actor { return &Actor{cfg: cfg} }, opts...), nil
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/nats-io/nuid"
 
+	"github.com/lumen-home/lumen/actors"
 	"github.com/lumen-home/lumen/actors/light/machine"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/journal"
@@ -132,6 +133,9 @@ func Props(cfg Config, opts ...actor.PropsOption) (*actor.Props, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
+	// One goroutine runs the light's mailbox for good (see
+	// actors.LoopDispatcher).
+	opts = append([]actor.PropsOption{actor.WithDispatcher(actors.LoopDispatcher())}, opts...)
 	return actor.PropsFromProducer(func() actor.Actor { return &Actor{cfg: cfg} }, opts...), nil
 }
 
