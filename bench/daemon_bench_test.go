@@ -121,25 +121,7 @@ func BenchmarkRawPublishLatency(b *testing.B) {
 		b.Run(mode, func(b *testing.B) {
 			_, nc := startRawBroker(b, mode)
 			js := newJetStream(b, nc)
-			subj := subject.In(benchLight, "fired")
-			ctx := context.Background()
-			publish := func() time.Duration {
-				t0 := time.Now()
-				if _, err := js.Publish(ctx, subj, rawEnvelope); err != nil {
-					b.Fatal(err)
-				}
-				return time.Since(t0)
-			}
-			for range 20 {
-				publish()
-			}
-			lat := make(latencies, 0, b.N)
-			b.ResetTimer()
-			for range b.N {
-				lat = append(lat, publish())
-			}
-			b.StopTimer()
-			lat.report(b, "")
+			publishLatency(b, js, subject.In(benchLight, "fired"))
 			b.ReportMetric(float64(len(rawEnvelope)), "msg-bytes")
 		})
 	}
@@ -160,27 +142,32 @@ func BenchmarkDaemonPublishLatency(b *testing.B) {
 			js := newJetStream(b, connect(b, d.URL))
 			// A light nobody runs: the stream stores the event and no
 			// consumer picks it up.
-			subj := subject.In("baseline", "fired")
-			ctx := context.Background()
-			publish := func() time.Duration {
-				t0 := time.Now()
-				if _, err := js.Publish(ctx, subj, rawEnvelope); err != nil {
-					b.Fatal(err)
-				}
-				return time.Since(t0)
-			}
-			for range 20 {
-				publish()
-			}
-			lat := make(latencies, 0, b.N)
-			b.ResetTimer()
-			for range b.N {
-				lat = append(lat, publish())
-			}
-			b.StopTimer()
-			lat.report(b, "")
+			publishLatency(b, js, subject.In("baseline", "fired"))
 		})
 	}
+}
+
+// publishLatency reports the latency of b.N acknowledged publishes of a
+// fire-input-sized message on subj, after 20 to warm up.
+func publishLatency(b *testing.B, js jetstream.JetStream, subj string) {
+	ctx := context.Background()
+	publish := func() time.Duration {
+		t0 := time.Now()
+		if _, err := js.Publish(ctx, subj, rawEnvelope); err != nil {
+			b.Fatal(err)
+		}
+		return time.Since(t0)
+	}
+	for range 20 {
+		publish()
+	}
+	lat := make(latencies, 0, b.N)
+	b.ResetTimer()
+	for range b.N {
+		lat = append(lat, publish())
+	}
+	b.StopTimer()
+	lat.report(b, "")
 }
 
 // BenchmarkInputThroughput journals b.N inputs straight into JetStream,
