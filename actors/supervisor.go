@@ -5,6 +5,7 @@
 package actors
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -119,20 +120,31 @@ func SpawnChild(sys *actor.ActorSystem, root *actor.PID, name string, props *act
 	return s.PID, s.Err
 }
 
-// RestartEvent is the journal's record of restart r of one of light's
+// restartEvent is the journal's record of restart r of one of light's
 // actors: an evt.out.restart output with cause 0 (no input caused it, and
 // replay does not recompute it) and a unique id.
-func RestartEvent(light string, r Restart, at time.Time) messages.Envelope {
+func restartEvent(light string, r Restart, at time.Time) messages.Envelope {
 	data, _ := json.Marshal(messages.OutRestartData{Actor: r.Child.GetId(), Reason: fmt.Sprint(r.Reason), Restarts: r.Restarts})
 	return messages.Envelope{V: messages.Version, ID: light + ":restart:" + nuid.Next(), Type: messages.OutRestart,
 		Light: light, Time: at.UTC(), Data: data}
 }
 
+// JournalRestart records restart r of one of light's actors in j
+// (restartEvent), waiting up to 5 s for it to be stored: the restart is
+// on the journal before the actor runs again.
+func JournalRestart(j *journal.Journal, light string, r Restart, at time.Time) error {
+	env := restartEvent(light, r, at)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_, err := j.Append(ctx, subject.Out(light, messages.OutRestart), messages.AppendEnvelope(nil, &env), journal.MsgID(env.ID))
+	return err
+}
+
 // JournaledStrategy is DefaultStrategy for the actors of light below its
 // top-level ones (a light's sources, tools, agent sessions): each restart
-// is logged and journaled as a restart output of the light (RestartEvent,
-// without waiting for the journal), and a child given up on is logged.
-// what names the children in the log, e.g. "data source".
+// is logged and journaled as a restart output of the light
+// (JournalRestart), and a child given up on is logged. what names the
+// children in the log, e.g. "data source".
 func JournaledStrategy(light, what string, j *journal.Journal, now func() time.Time, logf func(string, ...any)) *Strategy {
 	s := DefaultStrategy()
 	s.OnRestart = func(r Restart) {
@@ -140,8 +152,7 @@ func JournaledStrategy(light, what string, j *journal.Journal, now func() time.T
 		if j == nil {
 			return
 		}
-		env := RestartEvent(light, r, now())
-		if _, err := j.AppendAsync(subject.Out(light, messages.OutRestart), messages.AppendEnvelope(nil, &env), journal.MsgID(env.ID)); err != nil {
+		if err := JournalRestart(j, light, r, now()); err != nil {
 			logf("journal the restart of %s: %v", r.Child.GetId(), err)
 		}
 	}

@@ -29,7 +29,6 @@ import (
 	"github.com/lumen-home/lumen/actors/tool"
 	"github.com/lumen-home/lumen/agent"
 	"github.com/lumen-home/lumen/hardware"
-	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/broker"
 	"github.com/lumen-home/lumen/nats/journal"
 	"github.com/lumen-home/lumen/nats/subject"
@@ -335,10 +334,7 @@ func (m *Main) Run(ctx context.Context) error {
 		if name == "" {
 			return
 		}
-		env := actors.RestartEvent(name, r, clock.Now())
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if _, err := j.Append(ctx, subject.Out(name, messages.OutRestart), messages.AppendEnvelope(nil, &env), journal.MsgID(env.ID)); err != nil {
+		if err := actors.JournalRestart(j, name, r, clock.Now()); err != nil {
 			m.logf("journal restart of %s: %v", name, err)
 		}
 	}
