@@ -132,10 +132,11 @@ func (c *child) started(ctx actor.Context) {
 	}
 }
 
-// tick runs a polled source when it is due: at its slot after its last
-// run, or after its backoff when it failed.
+// tick runs a polled source (the manager ticks only those) when it is
+// due: at its slot after its last run, or after its backoff when it
+// failed.
 func (c *child) tick(ctx actor.Context, now time.Time) {
-	if c.running || !c.def.Polled() {
+	if c.running {
 		return
 	}
 	internal := c.def.Kind() == psrc.TypeInternal
@@ -202,7 +203,7 @@ func (c *child) predicate(root *actor.RootContext, prev *bool) (*bool, error) {
 	}
 	now := psrc.Truthy(result)
 	if psrc.Edge(prev, now) {
-		if err := c.command(messages.VerbFire, messages.FireRequest{Transition: c.def.Fires}, nil); err != nil {
+		if err := c.command(messages.VerbFire, messages.FireRequest{Transition: c.def.Fires}); err != nil {
 			return nil, err
 		}
 	}
@@ -293,11 +294,11 @@ func (c *child) store(result json.RawMessage) error {
 	if err != nil {
 		return err
 	}
-	return c.command(messages.VerbData, messages.InDataData{Source: c.def.Name, Vars: vals}, nil)
+	return c.command(messages.VerbData, messages.InDataData{Source: c.def.Name, Vars: vals})
 }
 
-// command sends one command to the light and decodes its reply into out.
-func (c *child) command(verb string, body any, out any) error {
+// command sends one command to the light; a refusal is an error.
+func (c *child) command(verb string, body any) error {
 	b, err := json.Marshal(body)
 	if err != nil {
 		return err
@@ -309,11 +310,6 @@ func (c *child) command(verb string, body any, out any) error {
 	var e messages.ErrorReply
 	if json.Unmarshal(msg.Data, &e) == nil && !e.OK && e.Error != "" {
 		return fmt.Errorf("%s: the light refused it (%d): %s", verb, e.Code, e.Error)
-	}
-	if out != nil {
-		if err := json.Unmarshal(msg.Data, out); err != nil {
-			return fmt.Errorf("%s: %v", verb, err)
-		}
 	}
 	return nil
 }

@@ -41,11 +41,8 @@ type HookReply struct {
 // Everything that can never be stored (a refused token, a body that is no
 // result or lacks a stored path) is refused here, to the sender, without
 // an error event: it reached nothing. The manager answers for a source
-// that does not exist.
+// that does not exist or is no webhook.
 func (c *child) hook(ctx actor.Context, h *Hook) *HookReply {
-	if c.def.Kind() != psrc.TypeWebhook {
-		return noWebhook(c.cfg.Light, h.Source)
-	}
 	if !psrc.Authorized(c.def, h.Token, h.DaemonAuth, h.CredsOK) {
 		what := "the daemon's user and password (basic auth)"
 		if c.def.TokenSHA256 != "" {
