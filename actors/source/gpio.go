@@ -14,8 +14,9 @@ import (
 // light's gpio sources name (it reads the same definitions), debounces
 // them and publishes each change on subject.GPIO. The manager follows all
 // of the light's pins from its start, and the changes of the edge a
-// source wants are that source's results, queued and stored like a nats
-// source's messages (set_var, then fire), so replay never reads a pin.
+// source wants are that source's results, handed to its actor and stored
+// like a nats source's messages (one data input each), so replay never
+// reads a pin.
 //
 // The device and the manager read a new definition independently. The
 // device publishes a pin only once it has read it, and the manager starts

@@ -45,8 +45,8 @@ previous value) and fires its transition. An internal source computes a value
 from the light's own history (state_duration, transitions_today,
 last_5_transitions). A nats source stores every message published on a NATS
 subject and fires. Definitions are journaled with the light's
-configuration; what a source fetched is journaled as set_var and fire
-inputs, so a replay never calls the network.`,
+configuration; each run is journaled as one data input (the values it
+stored), so a replay never calls the network.`,
 		Example: `  lumen source add weather --tool get_weather --args '{"location":"Paris"}' \
       --interval 1h --store temperature=result.temp --fires weather_updated
   lumen source add dur --tracks state_duration --interval 30s --fires dur_updated

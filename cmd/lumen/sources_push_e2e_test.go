@@ -12,7 +12,7 @@ import (
 
 // Internal sources compute values from the light's own history, and a
 // nats source stores every message on its subject; both journal what they
-// store as set_var and fire inputs, so replay --verify holds without
+// store as data inputs, so replay --verify holds without
 // recomputing anything. Needs no tool engine.
 func TestInternalAndNATSSources(t *testing.T) {
 	// Not parallel: the daemon inherits the test-only minimum interval.

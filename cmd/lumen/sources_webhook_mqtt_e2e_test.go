@@ -57,7 +57,7 @@ func ringRule(t *testing.T, nc *nats.Conn) {
 }
 
 // A webhook source stores what is POSTed to /hooks/<light>/<source> and
-// fires, through the same journaled set_var and fire inputs as a nats
+// fires, through the same journaled data inputs as a nats
 // source; every request that can never be stored is refused with a
 // clear status and changes nothing.
 func TestWebhookSource(t *testing.T) {

@@ -16,7 +16,7 @@ import (
 // Data source definitions are part of the model like custom tools: checked
 // here, journaled as config inputs (create_source, delete_source, apply)
 // and replayed. The machine never runs a source; the source actors do, and
-// journal what they fetched as set_var and fire inputs.
+// journal each run as a data input (dataInput).
 //
 // The machine checks a definition's structure and that its tool exists at
 // that point of the journal, which replay reproduces. The minimum interval
