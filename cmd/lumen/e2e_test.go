@@ -104,6 +104,10 @@ func TestBadInputGetsClearErrors(t *testing.T) {
 		{"delete referenced state", "delete_state", `{"name":"red"}`, "409", "r6"},
 		{"delete off", "delete_state", `{"name":"off"}`, "409", "off"},
 		{"unknown rule id", "delete_rules", `{"ids":["r99"]}`, "404", "r99"},
+		{"data of an unknown source", "data", `{"source":"nope","vars":{"x":1}}`, "404", "nope"},
+		{"data without a source", "data", `{"vars":{"x":1}}`, "400", "source"},
+		{"data with an empty variable name", "data", `{"source":"nope","vars":{"":1}}`, "400", "empty name"},
+		{"data with a broken value", "data", `{"source":"nope","vars":{"x":01}}`, "400", "data"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -123,6 +127,9 @@ func TestBadInputGetsClearErrors(t *testing.T) {
 	g := mustOK(t, request(t, nc, "lumen.demo.cmd.get", `{}`))
 	if n := len(g.Body["rules"].([]any)); n != 1 {
 		t.Fatalf("rules changed by refused commands: %s", g.Raw)
+	}
+	if vars, _ := g.Body["vars"].(map[string]any); len(vars) != 0 {
+		t.Fatalf("variables set by refused commands: %s", g.Raw)
 	}
 	// An unknown light has no responder.
 	if _, err := nc.Request("lumen.nosuch.cmd.get", []byte(`{}`), 2*time.Second); err != nats.ErrNoResponders {
