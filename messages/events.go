@@ -89,7 +89,7 @@ const (
 //   - ids        delete_rules by id.
 //   - match      delete_rules by from/on/to.
 //   - tools      apply, define_tool.
-//   - sources    apply, create_source: source definitions (plugins/source.Def).
+//   - sources    apply, create_source: source definitions (datasource.Def).
 type InConfigData struct {
 	Op        string                     `json:"op"`
 	States    []State                    `json:"states,omitempty"`

@@ -7,7 +7,7 @@ import (
 
 // Verbs of data sources.
 const (
-	VerbCreateSource = "create_source" // a source definition (plugins/source.Def)
+	VerbCreateSource = "create_source" // a source definition (datasource.Def)
 	VerbDeleteSource = "delete_source" // NameRequest
 	VerbListSources  = "list_sources"  // {} → SourcesReply
 	// VerbData journals one run of a source (InDataData) as the input
@@ -44,7 +44,7 @@ type TransitionRequest struct {
 	Hosts          []string `json:"hosts,omitempty"`
 }
 
-// A source definition travels as the canonical JSON of plugins/source.Def
+// A source definition travels as the canonical JSON of datasource.Def
 // (this package cannot import it): {"name","type","interval_ms","fetch":
 // {"tool","args"},"store":{var: path},"fires"}.
 

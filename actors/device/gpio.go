@@ -11,11 +11,11 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/nats-io/nuid"
 
+	"github.com/lumen-home/lumen/actors/source/datasource"
 	"github.com/lumen-home/lumen/hardware"
 	"github.com/lumen-home/lumen/hardware/input"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/subject"
-	psrc "github.com/lumen-home/lumen/plugins/source"
 )
 
 // GPIO input pins. The hardware actor owns every pin: it watches the pins
@@ -42,11 +42,11 @@ type SetPin struct {
 // the sources the light will have with it (the model the device last read
 // may lag behind); the answer is *CheckResult.
 type CheckSource struct {
-	Def    psrc.Def
-	Others []psrc.Def
+	Def    datasource.Def
+	Others []datasource.Def
 }
 
-// CheckResult answers CheckSource: Err is nil, or a *psrc.Error with
+// CheckResult answers CheckSource: Err is nil, or a *datasource.Error with
 // CodeConflict that says what to do.
 type CheckResult struct{ Err error }
 
@@ -113,10 +113,10 @@ func (a *Actor) stopPins() {
 // refuses) journals one error event of kind source; it does not stop the
 // others.
 func (a *Actor) applyPins(sources []json.RawMessage) {
-	var defs []psrc.Def
+	var defs []datasource.Def
 	for _, raw := range sources {
-		var d psrc.Def
-		if d.UnmarshalJSON(raw) == nil && d.Kind() == psrc.TypeGPIO && d.Pin != nil {
+		var d datasource.Def
+		if d.UnmarshalJSON(raw) == nil && d.Kind() == datasource.TypeGPIO && d.Pin != nil {
 			defs = append(defs, d)
 		}
 	}
@@ -125,13 +125,13 @@ func (a *Actor) applyPins(sources []json.RawMessage) {
 	}
 	errs := map[string]string{}
 	want := map[int]*watch{}
-	var accepted []psrc.Def
+	var accepted []datasource.Def
 	for _, d := range defs {
 		if a.cfg.Inputs == nil {
 			errs[d.Name] = a.noPins()
 			continue
 		}
-		if err := psrc.GPIOConflict(d, a.cfg.Inputs.Reserved(), accepted); err != nil {
+		if err := datasource.GPIOConflict(d, a.cfg.Inputs.Reserved(), accepted); err != nil {
 			errs[d.Name] = sentence(err)
 			continue
 		}
@@ -256,13 +256,13 @@ func (a *Actor) setPin(m *SetPin) any {
 
 // checkSource tells whether a gpio source may have its pin.
 func (a *Actor) checkSource(m *CheckSource) *CheckResult {
-	if m.Def.Kind() != psrc.TypeGPIO {
+	if m.Def.Kind() != datasource.TypeGPIO {
 		return &CheckResult{}
 	}
 	if a.cfg.Inputs == nil {
-		return &CheckResult{Err: &psrc.Error{Code: psrc.CodeConflict, Msg: fmt.Sprintf("source %q: %s", m.Def.Name, a.noPins())}}
+		return &CheckResult{Err: &datasource.Error{Code: datasource.CodeConflict, Msg: fmt.Sprintf("source %q: %s", m.Def.Name, a.noPins())}}
 	}
-	return &CheckResult{Err: psrc.GPIOConflict(m.Def, a.cfg.Inputs.Reserved(), m.Others)}
+	return &CheckResult{Err: datasource.GPIOConflict(m.Def, a.cfg.Inputs.Reserved(), m.Others)}
 }
 
 func (a *Actor) noPins() string {
@@ -273,7 +273,7 @@ func (a *Actor) noPins() string {
 // journals a failed run: an error event of kind source, cause 0.
 func (a *Actor) sourceError(source, msg string) {
 	a.cfg.Logf("device %s: source %s: %s", a.cfg.Light, source, msg)
-	data, _ := json.Marshal(messages.OutErrorData{Code: psrc.CodeConflict, Kind: messages.ErrorSource,
+	data, _ := json.Marshal(messages.OutErrorData{Code: datasource.CodeConflict, Kind: messages.ErrorSource,
 		Error: fmt.Sprintf("source %s is not watched: %s", source, msg)})
 	env := messages.Envelope{V: messages.Version, ID: a.cfg.Light + ":source:" + nuid.Next(), Type: messages.OutError,
 		Light: a.cfg.Light, Time: a.cfg.Now().UTC(), Data: data}
@@ -282,7 +282,7 @@ func (a *Actor) sourceError(source, msg string) {
 
 // sentence is an error's text without its package prefix.
 func sentence(err error) string {
-	if se := (*psrc.Error)(nil); errors.As(err, &se) {
+	if se := (*datasource.Error)(nil); errors.As(err, &se) {
 		return se.Msg
 	}
 	return err.Error()

@@ -10,12 +10,12 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/lumen-home/lumen/actors/device"
+	"github.com/lumen-home/lumen/actors/source/datasource"
 	"github.com/lumen-home/lumen/hardware/hwtest"
 	"github.com/lumen-home/lumen/hardware/render"
 	"github.com/lumen-home/lumen/hardware/sim"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/subject"
-	psrc "github.com/lumen-home/lumen/plugins/source"
 )
 
 // gpioRig is the rig's light with a second hardware actor, "k"'s pins:
@@ -146,12 +146,12 @@ func TestGPIOPinsOwnedByTheDevice(t *testing.T) {
 
 	check := func(js string) error {
 		t.Helper()
-		d, err := psrc.Decode([]byte(js))
+		d, err := datasource.Decode([]byte(js))
 		if err != nil {
 			t.Fatal(err)
 		}
-		pir, _ := psrc.Decode([]byte(`{"name":"pir","type":"gpio","pin":23,"pull":"down","fires":"motion"}`))
-		res, err := r.sys.Root.RequestFuture(r.dev, &device.CheckSource{Def: d, Others: []psrc.Def{pir}}, 5*time.Second).Result()
+		pir, _ := datasource.Decode([]byte(`{"name":"pir","type":"gpio","pin":23,"pull":"down","fires":"motion"}`))
+		res, err := r.sys.Root.RequestFuture(r.dev, &device.CheckSource{Def: d, Others: []datasource.Def{pir}}, 5*time.Second).Result()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -166,7 +166,7 @@ func TestGPIOPinsOwnedByTheDevice(t *testing.T) {
 		{"the same source redefined", `{"name":"pir","type":"gpio","pin":23,"pull":"up","fires":"x"}`, ""},
 	} {
 		err := check(tc.def)
-		if (tc.want == "") != (err == nil) || (err != nil && (!strings.Contains(err.Error(), tc.want) || !errors.Is(err, psrc.ErrConflict))) {
+		if (tc.want == "") != (err == nil) || (err != nil && (!strings.Contains(err.Error(), tc.want) || !errors.Is(err, datasource.ErrConflict))) {
 			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
 		}
 	}
@@ -188,12 +188,12 @@ func TestGPIOWithoutInputs(t *testing.T) {
 	if e, ok := res.(*messages.ErrorReply); !ok || e.Code != 409 || !strings.Contains(e.Error, "no GPIO input pins") {
 		t.Fatalf("set a pin of a light without pins: %+v", res)
 	}
-	d, _ := psrc.Decode([]byte(`{"name":"pir","type":"gpio","pin":23,"fires":"motion"}`))
+	d, _ := datasource.Decode([]byte(`{"name":"pir","type":"gpio","pin":23,"fires":"motion"}`))
 	res, err = r.sys.Root.RequestFuture(r.dev, &device.CheckSource{Def: d}, 5*time.Second).Result()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := res.(*device.CheckResult).Err; !errors.Is(err, psrc.ErrConflict) {
+	if err := res.(*device.CheckResult).Err; !errors.Is(err, datasource.ErrConflict) {
 		t.Fatalf("check on a light without pins: %v", err)
 	}
 }

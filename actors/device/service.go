@@ -8,9 +8,9 @@ import (
 	"github.com/nats-io/nats.go/micro"
 
 	"github.com/lumen-home/lumen/actors/light"
+	"github.com/lumen-home/lumen/actors/source/datasource"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/subject"
-	psrc "github.com/lumen-home/lumen/plugins/source"
 )
 
 // Serve adds the device's verbs to the light's micro service instance:
@@ -41,8 +41,8 @@ func Serve(svc micro.Service, root *actor.RootContext, pid *actor.PID, lightName
 			return
 		}
 		switch {
-		case r.Pin == nil || *r.Pin < 0 || *r.Pin > psrc.MaxGPIOPin:
-			light.RespondError(req, 400, fmt.Sprintf(`gpio: pin must be a BCM number from 0 to %d; send {"pin":23,"level":1}`, psrc.MaxGPIOPin))
+		case r.Pin == nil || *r.Pin < 0 || *r.Pin > datasource.MaxGPIOPin:
+			light.RespondError(req, 400, fmt.Sprintf(`gpio: pin must be a BCM number from 0 to %d; send {"pin":23,"level":1}`, datasource.MaxGPIOPin))
 			return
 		case r.Level == nil || (*r.Level != 0 && *r.Level != 1):
 			light.RespondError(req, 400, `gpio: level must be 1 (high) or 0 (low); send {"pin":23,"level":1}`)
@@ -69,8 +69,8 @@ func Serve(svc micro.Service, root *actor.RootContext, pid *actor.PID, lightName
 // before it journals them (light.WithSourceCheck): the device answers, as
 // the owner of the pins. pid is read when a check runs, so the check may
 // be made before the device is spawned.
-func SourceCheck(root *actor.RootContext, pid func() *actor.PID, timeout time.Duration) func(psrc.Def, []psrc.Def) error {
-	return func(d psrc.Def, others []psrc.Def) error {
+func SourceCheck(root *actor.RootContext, pid func() *actor.PID, timeout time.Duration) func(datasource.Def, []datasource.Def) error {
+	return func(d datasource.Def, others []datasource.Def) error {
 		p := pid()
 		if p == nil {
 			return nil // no device yet: the device checks again when it reads the model

@@ -5,14 +5,14 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/lumen-home/lumen/actors/source/datasource"
 	"github.com/lumen-home/lumen/messages"
-	"github.com/lumen-home/lumen/plugins/source"
 )
 
 // SourceCheck decides whether a gpio source may have its pin, given the
 // other sources the light will have beside it; the error is a
-// *source.Error (typically 409) or any error (500).
-type SourceCheck func(def source.Def, others []source.Def) error
+// *datasource.Error (typically 409) or any error (500).
+type SourceCheck func(def datasource.Def, others []datasource.Def) error
 
 // WithSourceCheck has the service run check on every gpio source that
 // create_source or apply would journal, and refuse the request with the
@@ -38,14 +38,14 @@ func (h *handler) vetSources(msg any) error {
 	if json.Unmarshal(cmd.Data, &data) != nil {
 		return nil // the light refuses it with its own sentence
 	}
-	var gpio, all []source.Def
+	var gpio, all []datasource.Def
 	for _, raw := range data.Sources {
-		var d source.Def
+		var d datasource.Def
 		if d.UnmarshalJSON(raw) != nil {
 			continue
 		}
 		all = append(all, d)
-		if d.Kind() == source.TypeGPIO {
+		if d.Kind() == datasource.TypeGPIO {
 			gpio = append(gpio, d)
 		}
 	}
@@ -61,7 +61,7 @@ func (h *handler) vetSources(msg any) error {
 		}
 		others = nil
 		for _, raw := range r.Sources {
-			var d source.Def
+			var d datasource.Def
 			if d.UnmarshalJSON(raw) == nil {
 				others = append(others, d)
 			}
@@ -77,14 +77,14 @@ func (h *handler) vetSources(msg any) error {
 }
 
 func sourceErrorCode(err error) int {
-	if se := (*source.Error)(nil); errors.As(err, &se) {
+	if se := (*datasource.Error)(nil); errors.As(err, &se) {
 		return se.Code
 	}
 	return 500
 }
 
 func sourceSentence(err error) string {
-	if se := (*source.Error)(nil); errors.As(err, &se) {
+	if se := (*datasource.Error)(nil); errors.As(err, &se) {
 		return se.Msg
 	}
 	return err.Error()

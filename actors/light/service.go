@@ -13,9 +13,9 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/micro"
 
+	"github.com/lumen-home/lumen/actors/source/datasource"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/subject"
-	"github.com/lumen-home/lumen/plugins/source"
 )
 
 // ServiceVersion is the version advertised by the micro service.
@@ -37,7 +37,7 @@ func Serve(nc *nats.Conn, root *actor.RootContext, pid *actor.PID, light string,
 	if err != nil {
 		return nil, fmt.Errorf("light %s: service: %w", light, err)
 	}
-	h := &handler{root: root, pid: pid, light: light, timeout: timeout, minInterval: source.MinPollInterval}
+	h := &handler{root: root, pid: pid, light: light, timeout: timeout, minInterval: datasource.MinPollInterval}
 	for _, o := range opts {
 		o(h)
 	}
@@ -81,7 +81,7 @@ var verbs = []string{
 type ServeOption func(*handler)
 
 // WithSourceMinInterval sets the shortest interval_ms a data source may
-// have (default source.MinPollInterval, 10 s). It is the operator's policy,
+// have (default datasource.MinPollInterval, 10 s). It is the operator's policy,
 // checked before anything is journaled; lumen up lowers it only for tests.
 func WithSourceMinInterval(d time.Duration) ServeOption {
 	return func(h *handler) {
@@ -251,15 +251,15 @@ func pluginsUsed(sources []json.RawMessage, plugins []string) []string {
 func checkSource(raw []byte, minInterval time.Duration) (json.RawMessage, error) {
 	// Internal sources get the operator's minimum too: each run journals
 	// its values, and an SD card should not pay for a value every second.
-	d, err := source.Decode(raw, source.WithMinInterval(minInterval))
+	d, err := datasource.Decode(raw, datasource.WithMinInterval(minInterval))
 	if err != nil {
-		if se := (*source.Error)(nil); errors.As(err, &se) {
+		if se := (*datasource.Error)(nil); errors.As(err, &se) {
 			return nil, &badRequest{code: se.Code, msg: se.Msg}
 		}
 		return nil, bad("%v", err)
 	}
 	switch d.Kind() {
-	case source.TypePoll, source.TypeInternal, source.TypeNATS, source.TypeWebhook, source.TypeMQTT, source.TypeTransition, source.TypeGPIO:
+	case datasource.TypePoll, datasource.TypeInternal, datasource.TypeNATS, datasource.TypeWebhook, datasource.TypeMQTT, datasource.TypeTransition, datasource.TypeGPIO:
 	default:
 		return nil, bad("source %q: type %s is not supported yet; use a poll (interval_ms + fetch), internal (tracks), nats (subject), mqtt (topic) or webhook source", d.Name, d.Kind())
 	}
@@ -307,7 +307,7 @@ func RespondError(req micro.Request, code int, msg string) {
 // Everything that can be checked without the light's state is checked
 // here, so malformed input is never journaled.
 func translate(verb string, body []byte) (any, error) {
-	return translateWith(verb, body, checks{minInterval: source.MinPollInterval})
+	return translateWith(verb, body, checks{minInterval: datasource.MinPollInterval})
 }
 
 // translateWith is translate with the operator's minimum interval of data
@@ -517,11 +517,11 @@ func defineTransition(body []byte, minInterval time.Duration) (any, error) {
 		return nil, bad(`"name" is required: the transition to fire, e.g. "door_open"`)
 	case r.Code == "":
 		return nil, bad(`"code" is required: the body of an async JavaScript function that returns true when %s should fire`, r.Name)
-	case r.PollIntervalMs < int(min(minInterval, source.MinTransitionInterval).Milliseconds()):
-		return nil, bad(`"poll_interval_ms" %d is below the minimum of %d: each poll runs the predicate in a fresh sandbox; poll less often`, r.PollIntervalMs, min(minInterval, source.MinTransitionInterval).Milliseconds())
+	case r.PollIntervalMs < int(min(minInterval, datasource.MinTransitionInterval).Milliseconds()):
+		return nil, bad(`"poll_interval_ms" %d is below the minimum of %d: each poll runs the predicate in a fresh sandbox; poll less often`, r.PollIntervalMs, min(minInterval, datasource.MinTransitionInterval).Milliseconds())
 	}
-	def, err := json.Marshal(source.Def{Name: r.Name, Type: source.TypeTransition, IntervalMs: r.PollIntervalMs,
-		Fetch: source.Fetch{Tool: r.Name, Args: json.RawMessage(`{}`)}, Fires: r.Name})
+	def, err := json.Marshal(datasource.Def{Name: r.Name, Type: datasource.TypeTransition, IntervalMs: r.PollIntervalMs,
+		Fetch: datasource.Fetch{Tool: r.Name, Args: json.RawMessage(`{}`)}, Fires: r.Name})
 	if err != nil {
 		return nil, bad("%v", err)
 	}

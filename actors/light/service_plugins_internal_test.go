@@ -4,14 +4,14 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/lumen-home/lumen/actors/source/datasource"
 	"github.com/lumen-home/lumen/messages"
-	"github.com/lumen-home/lumen/plugins/source"
 )
 
 // create_source and apply name, in the input they journal, the daemon's
 // plugins their sources fetch with, and only those.
 func TestTranslateNamesPlugins(t *testing.T) {
-	c := checks{minInterval: source.MinPollInterval, plugins: []string{"hello", "weather", "unused"}}
+	c := checks{minInterval: datasource.MinPollInterval, plugins: []string{"hello", "weather", "unused"}}
 	src := func(name, tool string) string {
 		return `{"name":"` + name + `","interval_ms":60000,"fetch":{"tool":"` + tool + `"},"store":{"x":"result"}}`
 	}

@@ -9,10 +9,10 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/nats-io/nats.go"
 
+	"github.com/lumen-home/lumen/actors/source/datasource"
 	"github.com/lumen-home/lumen/actors/tool"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/subject"
-	psrc "github.com/lumen-home/lumen/plugins/source"
 )
 
 // maxQueue bounds the messages of a push source that wait while one is
@@ -57,7 +57,7 @@ type memo struct {
 // child is the actor of one data source.
 type child struct {
 	cfg  *Config
-	def  psrc.Def
+	def  datasource.Def
 	raw  string
 	memo *memo
 
@@ -72,7 +72,7 @@ type child struct {
 
 // childProps returns the props of source def's actor; lastRun is its last
 // run as the light recorded it (zero: never, so it runs at once).
-func childProps(cfg *Config, def psrc.Def, raw string, lastRun time.Time) *actor.Props {
+func childProps(cfg *Config, def datasource.Def, raw string, lastRun time.Time) *actor.Props {
 	mem := &memo{lastRun: lastRun}
 	return actor.PropsFromProducer(func() actor.Actor { return &child{cfg: cfg, def: def, raw: raw, memo: mem} })
 }
@@ -110,7 +110,7 @@ func (c *child) Receive(ctx actor.Context) {
 func (c *child) started(ctx actor.Context) {
 	self, root := ctx.Self(), ctx.ActorSystem().Root
 	switch c.def.Kind() {
-	case psrc.TypeNATS, psrc.TypeMQTT:
+	case datasource.TypeNATS, datasource.TypeMQTT:
 		sub, err := c.cfg.Conn.Subscribe(c.def.ListenSubject(), func(msg *nats.Msg) { root.Send(self, &pushMsg{payload: msg.Data}) })
 		if err != nil {
 			// The definition stays; the next change of it tries again.
@@ -119,12 +119,12 @@ func (c *child) started(ctx actor.Context) {
 			return
 		}
 		c.sub = sub
-	case psrc.TypeWebhook:
+	case datasource.TypeWebhook:
 		if c.cfg.Hooks == "" {
 			c.cfg.Logf("source %s/%s: webhooks are off; start lumen up with --http 127.0.0.1:8080", c.cfg.Light, c.def.Name)
 			c.cfg.journalError(c.def.Name, fmt.Sprintf("source %s is a webhook, but the daemon has no HTTP port; start it with lumen up --http 127.0.0.1:8080 (or http: in lumen.yaml)", c.def.Name))
 		}
-	case psrc.TypeInternal:
+	case datasource.TypeInternal:
 		c.hist.epoch++
 		bg, cancel := context.WithCancel(context.Background())
 		c.hist.cancel = cancel
@@ -139,7 +139,7 @@ func (c *child) tick(ctx actor.Context, now time.Time) {
 	if c.running {
 		return
 	}
-	internal := c.def.Kind() == psrc.TypeInternal
+	internal := c.def.Kind() == datasource.TypeInternal
 	if internal && !c.hist.ready {
 		return // the history is not read yet: the values would be wrong
 	}
@@ -147,14 +147,14 @@ func (c *child) tick(ctx actor.Context, now time.Time) {
 		if now.Before(c.retryAt) {
 			return
 		}
-	} else if last := c.memo.lastRun; !psrc.Due(c.def, last, now) || now.Before(psrc.Next(c.def, last, psrc.Seed(c.cfg.Light, c.def.Name))) {
+	} else if last := c.memo.lastRun; !datasource.Due(c.def, last, now) || now.Before(datasource.Next(c.def, last, datasource.Seed(c.cfg.Light, c.def.Name))) {
 		return
 	}
 	var result json.RawMessage
 	if internal {
 		// Computed here, where the history is; journaled as a run like
 		// a fetched result, so replay never recomputes it.
-		r, err := psrc.Internal(c.def, c.hist.entries, now, c.cfg.Location)
+		r, err := datasource.Internal(c.def, c.hist.entries, now, c.cfg.Location)
 		if err != nil {
 			c.cfg.Logf("source %s/%s: %v", c.cfg.Light, c.def.Name, err)
 			return
@@ -181,7 +181,7 @@ func (c *child) start(ctx actor.Context, result json.RawMessage) {
 			}
 			root.Send(self, done)
 		}()
-		if def.Kind() == psrc.TypeTransition {
+		if def.Kind() == datasource.TypeTransition {
 			done.truth, done.err = c.predicate(root, prev)
 			return
 		}
@@ -201,8 +201,8 @@ func (c *child) predicate(root *actor.RootContext, prev *bool) (*bool, error) {
 	if err != nil {
 		return nil, err
 	}
-	now := psrc.Truthy(result)
-	if psrc.Edge(prev, now) {
+	now := datasource.Truthy(result)
+	if datasource.Edge(prev, now) {
 		if err := c.command(messages.VerbFire, messages.FireRequest{Transition: c.def.Fires}); err != nil {
 			return nil, err
 		}
@@ -228,7 +228,7 @@ func (c *child) done(ctx actor.Context, msg *runDone) {
 		return
 	}
 	c.failures++
-	wait := psrc.Backoff(c.failures, c.def.Interval())
+	wait := datasource.Backoff(c.failures, c.def.Interval())
 	c.retryAt = c.cfg.Now().Add(wait)
 	c.cfg.Logf("source %s/%s: %v; the last values are kept, retry in %v (failure %d)", c.cfg.Light, c.def.Name, msg.err, wait, c.failures)
 	c.cfg.journalError(c.def.Name, fmt.Sprintf("source %s failed (%v); the light keeps the last values and retries in %v", c.def.Name, msg.err, wait.Round(time.Millisecond)))
@@ -259,7 +259,7 @@ func (c *child) pump(ctx actor.Context) {
 		}
 		result, err := next.result, error(nil)
 		if result == nil {
-			result, err = psrc.PushResult(c.def, next.payload)
+			result, err = datasource.PushResult(c.def, next.payload)
 		}
 		if err != nil {
 			c.cfg.Logf("source %s/%s: %v", c.cfg.Light, c.def.Name, err)
@@ -290,7 +290,7 @@ func (c *child) fetch(root *actor.RootContext) (json.RawMessage, error) {
 // result, as the light's data input, which keeps the _prev values, sets
 // the variables and fires the transition as a whole.
 func (c *child) store(result json.RawMessage) error {
-	vals, err := psrc.Values(c.def, result)
+	vals, err := datasource.Values(c.def, result)
 	if err != nil {
 		return err
 	}

@@ -6,8 +6,8 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/nats-io/nats.go"
 
+	"github.com/lumen-home/lumen/actors/source/datasource"
 	"github.com/lumen-home/lumen/nats/subject"
-	psrc "github.com/lumen-home/lumen/plugins/source"
 )
 
 // gpio sources. The hardware actor owns the pins: it watches the pins the
@@ -63,7 +63,7 @@ func (m *Manager) gpioEdge(ctx actor.Context, payload []byte) {
 		return
 	}
 	for _, k := range m.kids {
-		if psrc.GPIOMatch(k.def, payload) {
+		if datasource.GPIOMatch(k.def, payload) {
 			ctx.Send(k.pid, &pushMsg{payload: payload})
 		}
 	}

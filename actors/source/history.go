@@ -9,15 +9,15 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/lumen-home/lumen/actors/source/datasource"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/subject"
-	psrc "github.com/lumen-home/lumen/plugins/source"
 )
 
 // The internal sources read the light's history: its state outputs in the
 // journal, the same events replay and `lumen tail` show. The actor of each
 // internal source follows them with an ordered consumer (from the first,
-// then live), and keeps what psrc.Prune says the sources can still need.
+// then live), and keeps what datasource.Prune says the sources can still need.
 
 // histMsg carries history to a source's actor: entries to append, after
 // forgetting what it had when reset (the follower started over), and
@@ -25,7 +25,7 @@ import (
 type histMsg struct {
 	epoch    int
 	reset    bool
-	entries  []psrc.Transition
+	entries  []datasource.Transition
 	caughtUp bool
 }
 
@@ -85,7 +85,7 @@ func followOnce(ctx context.Context, nc *nats.Conn, light string, epoch int, sen
 		var env messages.Envelope
 		var d messages.OutStateData
 		if messages.DecodeEnvelope(m.Data(), &env) == nil && json.Unmarshal(env.Data, &d) == nil {
-			h.entries = []psrc.Transition{psrc.TransitionOf(env.Time, d)}
+			h.entries = []datasource.Transition{datasource.TransitionOf(env.Time, d)}
 		}
 		send(h)
 	}
@@ -96,7 +96,7 @@ func followOnce(ctx context.Context, nc *nats.Conn, light string, epoch int, sen
 type history struct {
 	epoch   int
 	cancel  context.CancelFunc // nil: not following
-	entries []psrc.Transition
+	entries []datasource.Transition
 	ready   bool // caught up once since the follower (re)started
 	pruneAt int
 }
@@ -115,7 +115,7 @@ func (h *history) add(msg *histMsg, now time.Time) {
 	}
 	// Prune in amortized constant time: when the history doubled.
 	if len(h.entries) >= max(h.pruneAt, 256) {
-		h.entries = psrc.Prune(h.entries, now, psrc.HistoryKeep)
+		h.entries = datasource.Prune(h.entries, now, datasource.HistoryKeep)
 		h.pruneAt = 2 * len(h.entries)
 	}
 }

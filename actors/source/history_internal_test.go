@@ -5,15 +5,15 @@ import (
 	"testing"
 	"time"
 
-	psrc "github.com/lumen-home/lumen/plugins/source"
+	"github.com/lumen-home/lumen/actors/source/datasource"
 )
 
 // The manager's history follows only its current follower, starts over on
 // a reset, and is not ready before the follower caught up.
 func TestHistoryAdd(t *testing.T) {
 	now := time.Date(2026, 6, 10, 12, 0, 0, 0, time.UTC)
-	tr := func(via string) []psrc.Transition {
-		return []psrc.Transition{{At: now, From: "off", To: "red", Via: via}}
+	tr := func(via string) []datasource.Transition {
+		return []datasource.Transition{{At: now, From: "off", To: "red", Via: via}}
 	}
 	var h history
 	h.add(&histMsg{epoch: 0, entries: tr("ignored")}, now) // not following
@@ -39,7 +39,7 @@ func TestHistoryAdd(t *testing.T) {
 	// A long history is pruned as it grows.
 	for i := range 10000 {
 		at := now.Add(time.Duration(i-10000) * time.Minute)
-		h.add(&histMsg{epoch: 1, entries: []psrc.Transition{{At: at, From: "red", To: "red", Via: "x"}}}, now)
+		h.add(&histMsg{epoch: 1, entries: []datasource.Transition{{At: at, From: "red", To: "red", Via: "x"}}}, now)
 	}
 	if len(h.entries) > 2*48*60+256 {
 		t.Fatalf("%d entries kept; want about two days' worth", len(h.entries))

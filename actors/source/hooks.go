@@ -13,7 +13,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
-	psrc "github.com/lumen-home/lumen/plugins/source"
+	"github.com/lumen-home/lumen/actors/source/datasource"
 )
 
 // Hook asks a light's manager to take a webhook request's body. It
@@ -43,20 +43,20 @@ type HookReply struct {
 // an error event: it reached nothing. The manager answers for a source
 // that does not exist or is no webhook.
 func (c *child) hook(ctx actor.Context, h *Hook) *HookReply {
-	if !psrc.Authorized(c.def, h.Token, h.DaemonAuth, h.CredsOK) {
+	if !datasource.Authorized(c.def, h.Token, h.DaemonAuth, h.CredsOK) {
 		what := "the daemon's user and password (basic auth)"
 		if c.def.TokenSHA256 != "" {
 			what = "the source's token (Authorization: Bearer TOKEN, or X-Lumen-Token: TOKEN)"
 		}
 		return &HookReply{Code: http.StatusUnauthorized, Error: fmt.Sprintf("source %s needs %s", h.Source, what)}
 	}
-	result, err := psrc.HookResult(c.def, h.ContentType, h.Body)
+	result, err := datasource.HookResult(c.def, h.ContentType, h.Body)
 	if err == nil {
-		err = psrc.CheckResult(c.def, result)
+		err = datasource.CheckResult(c.def, result)
 	}
 	if err != nil {
 		code := http.StatusBadRequest
-		if len(h.Body) > psrc.MaxPushBytes {
+		if len(h.Body) > datasource.MaxPushBytes {
 			code = http.StatusRequestEntityTooLarge
 		}
 		return &HookReply{Code: code, Error: sentence(err)}
@@ -132,9 +132,9 @@ func writeHook(w http.ResponseWriter, code int, body hookBody) {
 
 // ServeHTTP handles one webhook request.
 func (h *Hooks) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	light, name, ok := psrc.ParseHookPath(r.URL.Path)
+	light, name, ok := datasource.ParseHookPath(r.URL.Path)
 	if !ok {
-		writeHook(w, http.StatusNotFound, hookBody{Error: "no such path; post to " + psrc.HookPath("LIGHT", "SOURCE")})
+		writeHook(w, http.StatusNotFound, hookBody{Error: "no such path; post to " + datasource.HookPath("LIGHT", "SOURCE")})
 		return
 	}
 	h.mu.RLock()
@@ -149,14 +149,14 @@ func (h *Hooks) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeHook(w, http.StatusMethodNotAllowed, hookBody{Error: "send the message with POST"})
 		return
 	}
-	if r.ContentLength > psrc.MaxPushBytes {
-		writeHook(w, http.StatusRequestEntityTooLarge, hookBody{Error: fmt.Sprintf("a body of %d bytes is larger than %d; send a smaller JSON object with only the values to store", r.ContentLength, psrc.MaxPushBytes)})
+	if r.ContentLength > datasource.MaxPushBytes {
+		writeHook(w, http.StatusRequestEntityTooLarge, hookBody{Error: fmt.Sprintf("a body of %d bytes is larger than %d; send a smaller JSON object with only the values to store", r.ContentLength, datasource.MaxPushBytes)})
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, psrc.MaxPushBytes))
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, datasource.MaxPushBytes))
 	if err != nil {
 		if mbe := (*http.MaxBytesError)(nil); errors.As(err, &mbe) {
-			writeHook(w, http.StatusRequestEntityTooLarge, hookBody{Error: fmt.Sprintf("the body is larger than %d bytes; send a smaller JSON object with only the values to store", psrc.MaxPushBytes)})
+			writeHook(w, http.StatusRequestEntityTooLarge, hookBody{Error: fmt.Sprintf("the body is larger than %d bytes; send a smaller JSON object with only the values to store", datasource.MaxPushBytes)})
 			return
 		}
 		writeHook(w, http.StatusBadRequest, hookBody{Error: "read the body: " + err.Error()})

@@ -12,7 +12,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/lumen-home/lumen/actors/source"
-	psrc "github.com/lumen-home/lumen/plugins/source"
+	"github.com/lumen-home/lumen/actors/source/datasource"
 )
 
 // The HTTP side of webhooks, against a stand-in for a light's source
@@ -76,8 +76,8 @@ func TestHooksHTTP(t *testing.T) {
 		{"unknown light", req{method: "POST", path: "/hooks/hall/door"}, 404, "no light hall", nil},
 		{"bad path", req{method: "POST", path: "/hooks/kitchen"}, 404, "/hooks/LIGHT/SOURCE", nil},
 		{"GET", req{method: "GET", path: "/hooks/kitchen/door"}, 405, "POST", nil},
-		{"too large", req{method: "POST", path: "/hooks/kitchen/door", body: strings.Repeat("x", psrc.MaxPushBytes+1)}, 413, "larger than 65536", nil},
-		{"too large, chunked", req{method: "POST", path: "/hooks/kitchen/door", body: strings.Repeat("x", psrc.MaxPushBytes+1), chunked: true}, 413, "larger than 65536", nil},
+		{"too large", req{method: "POST", path: "/hooks/kitchen/door", body: strings.Repeat("x", datasource.MaxPushBytes+1)}, 413, "larger than 65536", nil},
+		{"too large, chunked", req{method: "POST", path: "/hooks/kitchen/door", body: strings.Repeat("x", datasource.MaxPushBytes+1), chunked: true}, 413, "larger than 65536", nil},
 		{"no answer", req{method: "POST", path: "/hooks/kitchen/mute"}, 503, "did not answer", nil},
 	}
 	for _, tt := range tests {

@@ -17,7 +17,7 @@
 //     daemon's time zone (Config.Location, default $TZ or the system's),
 //     the zone of the expressions' Date.
 //   - nats: on every message on its subject; the result is the payload
-//     (plugins/source.PushResult). Messages are handled one at a time, in
+//     (datasource.PushResult). Messages are handled one at a time, in
 //     order; at most maxQueue wait.
 //   - mqtt: a nats source on the subject the embedded server's MQTT
 //     listener publishes its topic as (home/doorbell → home.doorbell).
@@ -29,7 +29,7 @@
 //     (gpio.go); queued like a nats message.
 //   - transition (a custom transition): on its schedule, runs its
 //     predicate tool and fires when the result turns from falsy to truthy
-//     (plugins/source.Edge); it stores nothing, and only the fire is
+//     (datasource.Edge); it stores nothing, and only the fire is
 //     journaled. The last result is kept in memory: the first one after a
 //     start is the baseline and never fires.
 //
@@ -40,7 +40,7 @@
 // A failure (the tool fails, a result lacks a stored path, a message is
 // too large, the light refuses the run) journals no input, so the light
 // keeps its last values; it is journaled as an error event of kind
-// "source" and a polled source backs off (plugins/source.Backoff). A
+// "source" and a polled source backs off (datasource.Backoff). A
 // source's actor that crashes is restarted by the manager after a backoff
 // (the restart is journaled, like a light's), without touching the other
 // sources or the light.
@@ -59,10 +59,10 @@ import (
 
 	"github.com/lumen-home/lumen/actors"
 	"github.com/lumen-home/lumen/actors/light"
+	"github.com/lumen-home/lumen/actors/source/datasource"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/journal"
 	"github.com/lumen-home/lumen/nats/subject"
-	psrc "github.com/lumen-home/lumen/plugins/source"
 )
 
 // Config configures the sources of one light.
@@ -110,7 +110,7 @@ type (
 // kid is the manager's view of one source's actor.
 type kid struct {
 	pid *actor.PID
-	def psrc.Def
+	def datasource.Def
 	raw string
 }
 
@@ -217,7 +217,7 @@ func (m *Manager) Receive(ctx actor.Context) {
 		m.gpioEdge(ctx, msg.payload)
 	case *Hook:
 		k, ok := m.kids[msg.Source]
-		if !ok || k.def.Kind() != psrc.TypeWebhook {
+		if !ok || k.def.Kind() != datasource.TypeWebhook {
 			ctx.Respond(noWebhook(m.cfg.Light, msg.Source))
 			return
 		}
@@ -253,13 +253,13 @@ func (m *Manager) apply(ctx actor.Context, defs *defsMsg) {
 	}
 	want := map[string]*kid{}
 	for _, raw := range defs.list {
-		var d psrc.Def
+		var d datasource.Def
 		if err := d.UnmarshalJSON(raw); err != nil {
 			m.cfg.Logf("source %s: skip a definition: %v", m.cfg.Light, err)
 			continue
 		}
 		switch d.Kind() {
-		case psrc.TypePoll, psrc.TypeInternal, psrc.TypeNATS, psrc.TypeMQTT, psrc.TypeWebhook, psrc.TypeTransition, psrc.TypeGPIO:
+		case datasource.TypePoll, datasource.TypeInternal, datasource.TypeNATS, datasource.TypeMQTT, datasource.TypeWebhook, datasource.TypeTransition, datasource.TypeGPIO:
 		default:
 			continue // a type this daemon does not run
 		}
@@ -287,7 +287,7 @@ func (m *Manager) apply(ctx actor.Context, defs *defsMsg) {
 
 // spawn starts the actor of source def, named source-<name> (with a
 // generation while the previous one is still stopping).
-func (m *Manager) spawn(ctx actor.Context, def psrc.Def, raw string, lastRun time.Time) (*actor.PID, error) {
+func (m *Manager) spawn(ctx actor.Context, def datasource.Def, raw string, lastRun time.Time) (*actor.PID, error) {
 	props := childProps(m.cfg, def, raw, lastRun)
 	name := "source-" + def.Name
 	for gen := 2; ; gen++ {
@@ -319,7 +319,7 @@ func (c *Config) journalError(source, sentence string) {
 
 // sentence is an error's text without its package prefix.
 func sentence(err error) string {
-	if se := (*psrc.Error)(nil); errors.As(err, &se) {
+	if se := (*datasource.Error)(nil); errors.As(err, &se) {
 		return se.Msg
 	}
 	return err.Error()

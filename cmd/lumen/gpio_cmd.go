@@ -9,8 +9,8 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/spf13/cobra"
 
+	"github.com/lumen-home/lumen/actors/source/datasource"
 	"github.com/lumen-home/lumen/messages"
-	psrc "github.com/lumen-home/lumen/plugins/source"
 )
 
 // gpioQuiet is how long `lumen gpio` keeps printing after the last event,
@@ -42,8 +42,8 @@ light on a Pi's real pins refuses it (409).`,
 		ValidArgs: []string{"high", "low", "pulse"},
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			pin, err := strconv.Atoi(argv[0])
-			if err != nil || pin < 0 || pin > psrc.MaxGPIOPin {
-				return usageError{fmt.Errorf("gpio %q: PIN is a BCM number from 0 to %d, e.g. 23", argv[0], psrc.MaxGPIOPin)}
+			if err != nil || pin < 0 || pin > datasource.MaxGPIOPin {
+				return usageError{fmt.Errorf("gpio %q: PIN is a BCM number from 0 to %d, e.g. 23", argv[0], datasource.MaxGPIOPin)}
 			}
 			var levels []int
 			switch argv[1] {

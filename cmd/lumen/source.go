@@ -14,8 +14,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/lumen-home/lumen/actors/source/datasource"
 	"github.com/lumen-home/lumen/messages"
-	psource "github.com/lumen-home/lumen/plugins/source"
 )
 
 // sourceFlags are the flags of `lumen source add` that build a definition
@@ -187,13 +187,13 @@ func (f *sourceFlags) definition(cmd *cobra.Command, argv []string, stdin io.Rea
 	if typ == "" {
 		switch {
 		case f.tracks != "":
-			typ = psource.TypeInternal
+			typ = datasource.TypeInternal
 		case f.subject != "":
-			typ = psource.TypeNATS
+			typ = datasource.TypeNATS
 		case f.topic != "":
-			typ = psource.TypeMQTT
+			typ = datasource.TypeMQTT
 		case f.token != "":
-			typ = psource.TypeWebhook
+			typ = datasource.TypeWebhook
 		}
 	}
 	if typ != "" {
@@ -242,25 +242,25 @@ func (f *sourceFlags) definition(cmd *cobra.Command, argv []string, stdin io.Rea
 // triggers it, what it stores, what it fires, and when it last stored a
 // run (of lastRuns; a custom transition records none).
 func sourceLine(raw json.RawMessage, lastRuns map[string]time.Time, now time.Time) string {
-	var d psource.Def
+	var d datasource.Def
 	if err := d.UnmarshalJSON(raw); err != nil {
 		return string(raw)
 	}
 	var what string
 	switch d.Kind() {
-	case psource.TypePoll:
+	case datasource.TypePoll:
 		what = fmt.Sprintf("poll every %v: %s %s", d.Interval(), d.Fetch.Tool, d.Fetch.Args)
-	case psource.TypeInternal:
+	case datasource.TypeInternal:
 		what = fmt.Sprintf("internal every %v: %s", d.Interval(), d.Tracks)
-	case psource.TypeNATS:
+	case datasource.TypeNATS:
 		what = "nats " + d.Subject
-	case psource.TypeMQTT:
+	case datasource.TypeMQTT:
 		what = "mqtt " + d.Topic
-	case psource.TypeWebhook:
+	case datasource.TypeWebhook:
 		what = "webhook POST /hooks/<light>/" + d.Name
-	case psource.TypeTransition:
+	case datasource.TypeTransition:
 		what = fmt.Sprintf("custom transition, predicate %s every %v", d.Fetch.Tool, d.Interval())
-	case psource.TypeGPIO:
+	case datasource.TypeGPIO:
 		what = fmt.Sprintf("gpio BCM %d %s, pull %s, debounce %v", *d.Pin, d.Edge, d.Pull, d.Debounce())
 	default:
 		what = d.Kind()

@@ -26,6 +26,7 @@ import (
 	"github.com/lumen-home/lumen/actors/light"
 	"github.com/lumen-home/lumen/actors/light/machine"
 	"github.com/lumen-home/lumen/actors/source"
+	"github.com/lumen-home/lumen/actors/source/datasource"
 	"github.com/lumen-home/lumen/actors/tool"
 	"github.com/lumen-home/lumen/agent"
 	"github.com/lumen-home/lumen/hardware"
@@ -34,7 +35,6 @@ import (
 	"github.com/lumen-home/lumen/nats/subject"
 	"github.com/lumen-home/lumen/plugins/netpolicy"
 	"github.com/lumen-home/lumen/plugins/secrets"
-	psource "github.com/lumen-home/lumen/plugins/source"
 )
 
 // UpConfig is the daemon's configuration: <data>/lumen.yaml, then flags.
@@ -450,7 +450,7 @@ func (m *Main) Run(ctx context.Context) error {
 // source.MinPollInterval (10 s); LUMEN_SOURCE_MIN_INTERVAL_MS lowers it and
 // exists for tests only, which cannot wait 10 s per fetch.
 func sourceMinInterval(logf func(string, ...any)) (minIv, tick time.Duration) {
-	minIv, tick = psource.MinPollInterval, time.Second
+	minIv, tick = datasource.MinPollInterval, time.Second
 	if v := os.Getenv("LUMEN_SOURCE_MIN_INTERVAL_MS"); v != "" {
 		ms, err := strconv.Atoi(v)
 		if err != nil || ms <= 0 {

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/lumen-home/lumen/actors/source"
+	"github.com/lumen-home/lumen/actors/source/datasource"
 	"github.com/lumen-home/lumen/nats/broker"
-	psource "github.com/lumen-home/lumen/plugins/source"
 )
 
 // webServer is the daemon's HTTP port (lumen up --http): for now only the
@@ -123,7 +123,7 @@ func (c UpConfig) checkListeners() error {
 func (m *Main) announceListeners() {
 	if m.web != nil {
 		m.web.serve(m.logf)
-		fmt.Fprintf(m.Stdout, "lumen: webhooks on %s%s\n", m.web.URL(), psource.HookPath("LIGHT", "SOURCE"))
+		fmt.Fprintf(m.Stdout, "lumen: webhooks on %s%s\n", m.web.URL(), datasource.HookPath("LIGHT", "SOURCE"))
 	}
 	if a := m.broker.MQTTAddr(); a != "" {
 		fmt.Fprintf(m.Stdout, "lumen: mqtt on mqtt://%s (topic home/doorbell is subject home.doorbell)\n", a)

@@ -9,8 +9,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/lumen-home/lumen/actors/source/datasource"
 	"github.com/lumen-home/lumen/messages"
-	"github.com/lumen-home/lumen/plugins/source"
 )
 
 // Data source definitions are part of the model like custom tools: checked
@@ -27,7 +27,7 @@ const machineMinInterval = time.Millisecond
 
 // sourceDef is one accepted definition and its canonical JSON.
 type sourceDef struct {
-	def source.Def
+	def datasource.Def
 	raw json.RawMessage
 }
 
@@ -40,7 +40,7 @@ func (c *core) sourceList() []json.RawMessage {
 }
 
 // SourceList returns the data sources' definitions (canonical JSON of
-// source.Def) in definition order, never nil.
+// datasource.Def) in definition order, never nil.
 func (m *Machine) SourceList() []json.RawMessage { return m.c.sourceList() }
 
 func mergeSources(base, add []*sourceDef) []*sourceDef {
@@ -76,20 +76,20 @@ func toolNames(tools []*tool, plugins []string) []string {
 func checkSources(list []json.RawMessage, tools []*tool, plugins []string, restoring bool) ([]*sourceDef, *rejection) {
 	seen := make(map[string]bool, len(list))
 	out := make([]*sourceDef, 0, len(list))
-	opts := []source.Option{source.WithTools(toolNames(tools, plugins)...), source.WithMinInterval(machineMinInterval)}
+	opts := []datasource.Option{datasource.WithTools(toolNames(tools, plugins)...), datasource.WithMinInterval(machineMinInterval)}
 	for _, raw := range list {
 		var (
-			d   source.Def
+			d   datasource.Def
 			err error
 		)
 		if restoring {
 			err = d.UnmarshalJSON(raw)
 		} else {
-			d, err = source.Decode(raw, opts...)
+			d, err = datasource.Decode(raw, opts...)
 		}
 		if err != nil {
 			code, msg := 400, err.Error()
-			if se := (*source.Error)(nil); errors.As(err, &se) {
+			if se := (*datasource.Error)(nil); errors.As(err, &se) {
 				code, msg = se.Code, se.Msg
 			}
 			return nil, rejectf(code, "%s", msg)
@@ -169,7 +169,7 @@ func (c *core) dataInput(in *messages.InDataData) Result {
 	out := make([]Output, 0, 2*len(names)+1)
 	for k, name := range names {
 		if cur, ok := c.vars[name]; ok {
-			prev := name + source.PrevSuffix
+			prev := name + datasource.PrevSuffix
 			c.vars[prev] = cur
 			out = append(out, Output{Type: messages.OutVar, Data: messages.OutVarData{Name: prev, Value: cur.raw}})
 		}
@@ -230,7 +230,7 @@ func (c *core) opDeleteSource(in *messages.InConfigData) ([]Output, *rejection) 
 // source, or -1.
 func (c *core) transitionSource(name string) int {
 	return slices.IndexFunc(c.sources, func(s *sourceDef) bool {
-		return s.def.Name == name && s.def.Kind() == source.TypeTransition && s.def.Fetch.Tool == name
+		return s.def.Name == name && s.def.Kind() == datasource.TypeTransition && s.def.Fetch.Tool == name
 	})
 }
 
@@ -248,7 +248,7 @@ func (c *core) opDefineTransition(in *messages.InConfigData) ([]Output, *rejecti
 	if r != nil {
 		return nil, r
 	}
-	if d := addS[0].def; d.Kind() != source.TypeTransition || d.Name != name || d.Fetch.Tool != name {
+	if d := addS[0].def; d.Kind() != datasource.TypeTransition || d.Name != name || d.Fetch.Tool != name {
 		return nil, rejectf(400, "define_transition: the source must be of type transition, named like its tool and polling it")
 	}
 	// Never take over a tool or a source that is not this transition's.

@@ -1,4 +1,4 @@
-package source_test
+package datasource_test
 
 import (
 	"encoding/json"
@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lumen-home/lumen/plugins/source"
+	"github.com/lumen-home/lumen/actors/source/datasource"
 )
 
 // The seed's two createDataSource bodies (seed 000 §4 and §5).
@@ -34,91 +34,91 @@ func TestDecode(t *testing.T) {
 	tests := []struct {
 		name  string
 		given string
-		opts  []source.Option
-		want  source.Def
+		opts  []datasource.Option
+		want  datasource.Def
 	}{
 		{
 			name:  "seed weather",
 			given: seedWeather,
-			want: source.Def{Name: "weather", Type: "poll", IntervalMs: 3600000,
-				Fetch: source.Fetch{Tool: "get_weather", Args: json.RawMessage(`{"location":"auto"}`)},
+			want: datasource.Def{Name: "weather", Type: "poll", IntervalMs: 3600000,
+				Fetch: datasource.Fetch{Tool: "get_weather", Args: json.RawMessage(`{"location":"auto"}`)},
 				Store: map[string]string{"temperature": "result.temp"}, Fires: "weather_updated"},
 		},
 		{
 			name:  "seed bitcoin, with the tool known",
 			given: seedBitcoin,
-			opts:  []source.Option{source.WithTools("fetch_json", "get_bitcoin_price")},
-			want: source.Def{Name: "bitcoin", Type: "poll", IntervalMs: 60000,
-				Fetch: source.Fetch{Tool: "get_bitcoin_price", Args: json.RawMessage(`{}`)},
+			opts:  []datasource.Option{datasource.WithTools("fetch_json", "get_bitcoin_price")},
+			want: datasource.Def{Name: "bitcoin", Type: "poll", IntervalMs: 60000,
+				Fetch: datasource.Fetch{Tool: "get_bitcoin_price", Args: json.RawMessage(`{}`)},
 				Store: map[string]string{"btc_price": "result.price"}, Fires: "bitcoin_updated"},
 		},
 		{
 			name:  "fetch without args gets {}",
 			given: `{"name":"w","interval_ms":10000,"fetch":{"tool":"fetch_json"},"store":{"t":"result"}}`,
-			want: source.Def{Name: "w", Type: "poll", IntervalMs: 10000,
-				Fetch: source.Fetch{Tool: "fetch_json", Args: json.RawMessage(`{}`)}, Store: map[string]string{"t": "result"}},
+			want: datasource.Def{Name: "w", Type: "poll", IntervalMs: 10000,
+				Fetch: datasource.Fetch{Tool: "fetch_json", Args: json.RawMessage(`{}`)}, Store: map[string]string{"t": "result"}},
 		},
 		{
 			name:  "a short interval with the test override",
 			given: `{"name":"w","interval_ms":50,"fetch":{"tool":"fetch_json","args":null},"store":{"t":"result"}}`,
-			opts:  []source.Option{source.WithMinInterval(10 * time.Millisecond)},
-			want: source.Def{Name: "w", Type: "poll", IntervalMs: 50,
-				Fetch: source.Fetch{Tool: "fetch_json", Args: json.RawMessage(`{}`)}, Store: map[string]string{"t": "result"}},
+			opts:  []datasource.Option{datasource.WithMinInterval(10 * time.Millisecond)},
+			want: datasource.Def{Name: "w", Type: "poll", IntervalMs: 50,
+				Fetch: datasource.Fetch{Tool: "fetch_json", Args: json.RawMessage(`{}`)}, Store: map[string]string{"t": "result"}},
 		},
 		{
 			name:  "seed internal source, tracks from the name",
 			given: `{"name":"state_duration","internal":true}`,
-			want: source.Def{Name: "state_duration", Type: "internal", IntervalMs: 60000, Tracks: "state_duration",
+			want: datasource.Def{Name: "state_duration", Type: "internal", IntervalMs: 60000, Tracks: "state_duration",
 				Store: map[string]string{"state_duration": "result"}},
 		},
 		{
 			name:  "seed internal source with tracks",
 			given: `{"name": "activity", "internal": true, "tracks": "transitions_today", "fires": "activity_updated"}`,
-			want: source.Def{Name: "activity", Type: "internal", IntervalMs: 60000, Tracks: "transitions_today",
+			want: datasource.Def{Name: "activity", Type: "internal", IntervalMs: 60000, Tracks: "transitions_today",
 				Store: map[string]string{"transitions_today": "result"}, Fires: "activity_updated"},
 		},
 		{
 			name:  "seed time_in_state_ms",
 			given: `{"name": "state_duration", "internal": true, "tracks": "time_in_state_ms", "interval_ms": 1000}`,
-			want: source.Def{Name: "state_duration", Type: "internal", IntervalMs: 1000, Tracks: "time_in_state_ms",
+			want: datasource.Def{Name: "state_duration", Type: "internal", IntervalMs: 1000, Tracks: "time_in_state_ms",
 				Store: map[string]string{"time_in_state_ms": "result"}},
 		},
 		{
 			name:  "internal with its own store",
 			given: `{"name":"pattern","type":"internal","tracks":"last_5_transitions","store":{"recent":"result"}}`,
-			want: source.Def{Name: "pattern", Type: "internal", IntervalMs: 60000, Tracks: "last_5_transitions",
+			want: datasource.Def{Name: "pattern", Type: "internal", IntervalMs: 60000, Tracks: "last_5_transitions",
 				Store: map[string]string{"recent": "result"}},
 		},
 		{
 			name:  "seed webhook alias",
 			given: `{"name": "webhook", "type": "http_listener", "fires": "webhook_received"}`,
-			want:  source.Def{Name: "webhook", Type: "webhook", Fires: "webhook_received"},
+			want:  datasource.Def{Name: "webhook", Type: "webhook", Fires: "webhook_received"},
 		},
 		{
 			name:  "seed mqtt alias",
 			given: `{"name": "mqtt", "type": "mqtt_subscribe", "topic": "home/doorbell", "fires": "doorbell"}`,
-			want:  source.Def{Name: "mqtt", Type: "mqtt", Topic: "home/doorbell", Fires: "doorbell"},
+			want:  datasource.Def{Name: "mqtt", Type: "mqtt", Topic: "home/doorbell", Fires: "doorbell"},
 		},
 		{
 			name:  "nats",
 			given: `{"type":"nats","subject":"home.doorbell","name":"door","fires":"doorbell","store":{"who":"result.visitor"}}`,
-			want: source.Def{Name: "door", Type: "nats", Subject: "home.doorbell", Fires: "doorbell",
+			want: datasource.Def{Name: "door", Type: "nats", Subject: "home.doorbell", Fires: "doorbell",
 				Store: map[string]string{"who": "result.visitor"}},
 		},
 		{
 			name:  "gpio PIR",
 			given: `{"name":"pir","type":"gpio","pin":17,"pull":"down","edge":"rising","fires":"motion"}`,
-			want:  source.Def{Name: "pir", Type: "gpio", Pin: intp(17), Pull: "down", Edge: "rising", Fires: "motion", DebounceMs: intp(20)},
+			want:  datasource.Def{Name: "pir", Type: "gpio", Pin: intp(17), Pull: "down", Edge: "rising", Fires: "motion", DebounceMs: intp(20)},
 		},
 		{
 			name:  "gpio defaults",
 			given: `{"name":"pir","type":"gpio","pin":0,"fires":"motion"}`,
-			want:  source.Def{Name: "pir", Type: "gpio", Pin: intp(0), Pull: "none", Edge: "rising", Fires: "motion", DebounceMs: intp(20)},
+			want:  datasource.Def{Name: "pir", Type: "gpio", Pin: intp(0), Pull: "none", Edge: "rising", Fires: "motion", DebounceMs: intp(20)},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := source.Decode([]byte(tt.given), tt.opts...)
+			got, err := datasource.Decode([]byte(tt.given), tt.opts...)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -130,7 +130,7 @@ func TestDecode(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			again, err := source.Decode(b, tt.opts...)
+			again, err := datasource.Decode(b, tt.opts...)
 			if err != nil {
 				t.Fatalf("decoding %s: %v", b, err)
 			}
@@ -142,7 +142,7 @@ func TestDecode(t *testing.T) {
 }
 
 func TestMarshal(t *testing.T) {
-	d, err := source.Decode([]byte(seedWeather))
+	d, err := datasource.Decode([]byte(seedWeather))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +151,7 @@ func TestMarshal(t *testing.T) {
 	if string(b) != want {
 		t.Fatalf("got  %s\nwant %s", b, want)
 	}
-	d, _ = source.Decode([]byte(`{"name":"door","type":"nats","subject":"home.doorbell","fires":"doorbell"}`))
+	d, _ = datasource.Decode([]byte(`{"name":"door","type":"nats","subject":"home.doorbell","fires":"doorbell"}`))
 	b, _ = json.Marshal(d)
 	if want := `{"name":"door","type":"nats","fires":"doorbell","subject":"home.doorbell"}`; string(b) != want {
 		t.Fatalf("got  %s\nwant %s", b, want)
@@ -162,7 +162,7 @@ func TestMarshal(t *testing.T) {
 // semantic checks (replay must not depend on today's tools).
 func TestUnmarshalNested(t *testing.T) {
 	var list struct {
-		Sources []source.Def `json:"sources"`
+		Sources []datasource.Def `json:"sources"`
 	}
 	err := json.Unmarshal([]byte(`{"sources":[`+seedBitcoin+`,{"name":"x","interval_ms":5}]}`), &list)
 	if err != nil {
@@ -182,7 +182,7 @@ func TestDecodeErrors(t *testing.T) {
 	tests := []struct {
 		name  string
 		given string
-		opts  []source.Option
+		opts  []datasource.Option
 		code  int
 		want  string
 	}{
@@ -211,7 +211,7 @@ func TestDecodeErrors(t *testing.T) {
 		{"interval below minimum", `{"name":"w","interval_ms":5000,"fetch":{"tool":"fetch_json"},"store":{"t":"result"}}`, nil, 400,
 			`source "w": interval_ms 5000 is below the minimum of 10000 (10s); run it less often`},
 		{"interval below the test minimum", `{"name":"w","interval_ms":5,"fetch":{"tool":"fetch_json"},"store":{"t":"result"}}`,
-			[]source.Option{source.WithMinInterval(10 * time.Millisecond)}, 400,
+			[]datasource.Option{datasource.WithMinInterval(10 * time.Millisecond)}, 400,
 			`source "w": interval_ms 5 is below the minimum of 10 (10ms); run it less often`},
 		{"internal interval below minimum", `{"name":"a","internal":true,"tracks":"transitions_today","interval_ms":500}`, nil, 400,
 			`source "a": interval_ms 500 is below the minimum of 1000 (1s); run it less often`},
@@ -225,9 +225,9 @@ func TestDecodeErrors(t *testing.T) {
 			`source "w": fetch.tool is empty; name the tool to run, e.g. fetch_json`},
 		{"tool badly named", `{"name":"w","interval_ms":60000,"fetch":{"tool":"get weather"},"store":{"t":"result"}}`, nil, 400,
 			`source "w": fetch.tool "get weather" is not a valid tool name; tools are named with a letter, then letters, digits or '_' (at most 64)`},
-		{"unknown tool", seedWeather, []source.Option{source.WithTools("get_time", "fetch_text", "fetch_json")}, 404,
+		{"unknown tool", seedWeather, []datasource.Option{datasource.WithTools("get_time", "fetch_text", "fetch_json")}, 404,
 			`source "weather": unknown tool "get_weather"; define it with define_tool first, or use one of fetch_json, fetch_text, get_time`},
-		{"no tools at all", seedWeather, []source.Option{source.WithTools()}, 404,
+		{"no tools at all", seedWeather, []datasource.Option{datasource.WithTools()}, 404,
 			`source "weather": unknown tool "get_weather", and no tool exists yet; define it with define_tool first`},
 		{"args not an object", `{"name":"w","interval_ms":60000,"fetch":{"tool":"fetch_json","args":["x"]},"store":{"t":"result"}}`, nil, 400,
 			`source "w": fetch.args must be a JSON object, e.g. {"location":"Paris"}`},
@@ -294,13 +294,13 @@ func TestDecodeErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := source.Decode([]byte(tt.given), tt.opts...)
+			_, err := datasource.Decode([]byte(tt.given), tt.opts...)
 			if err == nil {
 				t.Fatal("no error")
 			}
-			var e *source.Error
+			var e *datasource.Error
 			if !errors.As(err, &e) {
-				t.Fatalf("%T %v is not a *source.Error", err, err)
+				t.Fatalf("%T %v is not a *datasource.Error", err, err)
 			}
 			if e.Code != tt.code || e.Msg != tt.want {
 				t.Fatalf("got  %d %s\nwant %d %s", e.Code, e.Msg, tt.code, tt.want)
@@ -313,12 +313,12 @@ func TestDecodeErrors(t *testing.T) {
 }
 
 func TestErrorIs(t *testing.T) {
-	_, err := source.Decode([]byte(seedWeather), source.WithTools("fetch_json"))
-	if !errors.Is(err, source.ErrUnknownTool) || errors.Is(err, source.ErrInvalid) {
+	_, err := datasource.Decode([]byte(seedWeather), datasource.WithTools("fetch_json"))
+	if !errors.Is(err, datasource.ErrUnknownTool) || errors.Is(err, datasource.ErrInvalid) {
 		t.Fatalf("errors.Is: %v", err)
 	}
-	_, err = source.Decode([]byte(`{"name":""}`))
-	if !errors.Is(err, source.ErrInvalid) {
+	_, err = datasource.Decode([]byte(`{"name":""}`))
+	if !errors.Is(err, datasource.ErrInvalid) {
 		t.Fatalf("errors.Is: %v", err)
 	}
 }
@@ -326,13 +326,13 @@ func TestErrorIs(t *testing.T) {
 func TestListenSubject(t *testing.T) {
 	tests := []struct {
 		name  string
-		given source.Def
+		given datasource.Def
 		want  string
 	}{
-		{"nats", source.Def{Type: "nats", Subject: "home.doorbell"}, "home.doorbell"},
-		{"mqtt", source.Def{Type: "mqtt", Topic: "home/doorbell"}, "home.doorbell"},
-		{"mqtt wildcards", source.Def{Type: "mqtt", Topic: "home/+/motion/#"}, "home.*.motion.>"},
-		{"poll", source.Def{Type: "poll"}, ""},
+		{"nats", datasource.Def{Type: "nats", Subject: "home.doorbell"}, "home.doorbell"},
+		{"mqtt", datasource.Def{Type: "mqtt", Topic: "home/doorbell"}, "home.doorbell"},
+		{"mqtt wildcards", datasource.Def{Type: "mqtt", Topic: "home/+/motion/#"}, "home.*.motion.>"},
+		{"poll", datasource.Def{Type: "poll"}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -345,7 +345,7 @@ func TestListenSubject(t *testing.T) {
 
 // A definition built in Go is checked the same way.
 func TestValidate(t *testing.T) {
-	d := source.Def{Name: "w", IntervalMs: 60000, Fetch: source.Fetch{Tool: "fetch_json"}, Store: map[string]string{"t": "result.temp"}}
+	d := datasource.Def{Name: "w", IntervalMs: 60000, Fetch: datasource.Fetch{Tool: "fetch_json"}, Store: map[string]string{"t": "result.temp"}}
 	if err := d.Validate(); err != nil {
 		t.Fatal(err)
 	}

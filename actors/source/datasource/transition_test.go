@@ -1,10 +1,10 @@
-package source_test
+package datasource_test
 
 import (
 	"encoding/json"
 	"testing"
 
-	"github.com/lumen-home/lumen/plugins/source"
+	"github.com/lumen-home/lumen/actors/source/datasource"
 )
 
 func TestTruthy(t *testing.T) {
@@ -13,7 +13,7 @@ func TestTruthy(t *testing.T) {
 		"0": false, "0.0": false, "-0": false, "1": true, "-2.5": true, "1e3": true,
 		`""`: false, `"no"`: true, `"false"`: true, "{}": true, "[]": true, `{"open":false}`: true,
 	} {
-		if got := source.Truthy(json.RawMessage(in)); got != want {
+		if got := datasource.Truthy(json.RawMessage(in)); got != want {
 			t.Errorf("Truthy(%q) = %v, want %v", in, got, want)
 		}
 	}
@@ -35,7 +35,7 @@ func TestEdge(t *testing.T) {
 		{"stays false", &f, false, false},
 	}
 	for _, tt := range tests {
-		if got := source.Edge(tt.prev, tt.now); got != tt.want {
+		if got := datasource.Edge(tt.prev, tt.now); got != tt.want {
 			t.Errorf("%s: got %v, want %v", tt.name, got, tt.want)
 		}
 	}

@@ -1,4 +1,4 @@
-package source_test
+package datasource_test
 
 import (
 	"fmt"
@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lumen-home/lumen/actors/source/datasource"
 	"github.com/lumen-home/lumen/messages"
-	"github.com/lumen-home/lumen/plugins/source"
 )
 
 // history: the light's day, in UTC. Paris (UTC+2 in summer) has its
@@ -16,7 +16,7 @@ import (
 var (
 	day     = time.Date(2026, 6, 10, 0, 0, 0, 0, time.UTC)
 	paris   = time.FixedZone("CEST", 2*3600)
-	history = []source.Transition{
+	history = []datasource.Transition{
 		{At: day.Add(-3 * time.Hour), From: "", To: "off"},                         // 21:00 UTC the day before: start
 		{At: day.Add(-1 * time.Hour), From: "off", To: "red", Via: "button_click"}, // 23:00 UTC, 01:00 in Paris
 		{At: day.Add(8 * time.Hour), From: "red", To: "green", Via: "button_click"},
@@ -31,7 +31,7 @@ var (
 func TestStateDuration(t *testing.T) {
 	tests := []struct {
 		name    string
-		history []source.Transition
+		history []datasource.Transition
 		now     time.Time
 		want    time.Duration
 	}{
@@ -39,11 +39,11 @@ func TestStateDuration(t *testing.T) {
 		{"self-transitions do not reset it", history, day.Add(13*time.Hour + 30*time.Minute), 90 * time.Minute},
 		{"a set_state counts", history, day.Add(10*time.Hour + 5*time.Second), 5 * time.Second},
 		{"entries after now are ignored", history, day.Add(8*time.Hour + time.Minute), time.Minute},
-		{"only self-transitions", []source.Transition{{At: day, From: "off", To: "off", Via: "x"}}, day.Add(time.Hour), 0},
+		{"only self-transitions", []datasource.Transition{{At: day, From: "off", To: "off", Via: "x"}}, day.Add(time.Hour), 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := source.StateDuration(tt.history, tt.now); got != tt.want {
+			if got := datasource.StateDuration(tt.history, tt.now); got != tt.want {
 				t.Fatalf("got %v, want %v", got, tt.want)
 			}
 		})
@@ -67,7 +67,7 @@ func TestTransitionsToday(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := source.TransitionsToday(history, tt.now, tt.loc); got != tt.want {
+			if got := datasource.TransitionsToday(history, tt.now, tt.loc); got != tt.want {
 				t.Fatalf("got %d, want %d", got, tt.want)
 			}
 		})
@@ -77,7 +77,7 @@ func TestTransitionsToday(t *testing.T) {
 func TestLastTransitions(t *testing.T) {
 	tests := []struct {
 		name    string
-		history []source.Transition
+		history []datasource.Transition
 		now     time.Time
 		want    []string
 	}{
@@ -88,7 +88,7 @@ func TestLastTransitions(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := source.LastTransitions(tt.history, tt.now, 5); !reflect.DeepEqual(got, tt.want) {
+			if got := datasource.LastTransitions(tt.history, tt.now, 5); !reflect.DeepEqual(got, tt.want) {
 				t.Fatalf("got %q, want %q", got, tt.want)
 			}
 		})
@@ -110,7 +110,7 @@ func TestInternal(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			def := mustDecode(t, `{"name":"x","internal":true,"tracks":"`+tt.tracks+`"}`)
-			got, err := source.Internal(def, history, now, time.UTC)
+			got, err := datasource.Internal(def, history, now, time.UTC)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -118,13 +118,13 @@ func TestInternal(t *testing.T) {
 				t.Fatalf("got %s, want %s", got, tt.want)
 			}
 			// It stores into the variable named after what it tracks.
-			vals, err := source.Values(def, got)
+			vals, err := datasource.Values(def, got)
 			if err != nil || len(vals) != 1 || string(vals[tt.tracks]) != tt.want {
 				t.Fatalf("values %s, %v", show(vals), err)
 			}
 		})
 	}
-	_, err := source.Internal(source.Def{Name: "x", Type: "internal", Tracks: "clicks"}, history, now, nil)
+	_, err := datasource.Internal(datasource.Def{Name: "x", Type: "internal", Tracks: "clicks"}, history, now, nil)
 	if err == nil || err.Error() != `source: source "x": unknown tracks "clicks"; use one of last_5_transitions, state_duration, time_in_state_ms, transitions_today` {
 		t.Fatalf("got %v", err)
 	}
@@ -135,15 +135,15 @@ func TestTransitionOf(t *testing.T) {
 	tests := []struct {
 		name string
 		data messages.OutStateData
-		want source.Transition
+		want datasource.Transition
 	}{
 		{"a rule fired", messages.OutStateData{From: "off", To: "red", Rule: &rule, Transition: "button_click", Changed: true},
-			source.Transition{At: day, From: "off", To: "red", Via: "button_click"}},
+			datasource.Transition{At: day, From: "off", To: "red", Via: "button_click"}},
 		{"set_state has no transition", messages.OutStateData{From: "red", To: "blue", Changed: true},
-			source.Transition{At: day, From: "red", To: "blue"}},
+			datasource.Transition{At: day, From: "red", To: "blue"}},
 	}
 	for _, tt := range tests {
-		if got := source.TransitionOf(day, tt.data); got != tt.want {
+		if got := datasource.TransitionOf(day, tt.data); got != tt.want {
 			t.Errorf("%s: got %+v, want %+v", tt.name, got, tt.want)
 		}
 	}
@@ -153,22 +153,22 @@ func TestTransitionOf(t *testing.T) {
 // same before and after.
 func TestPrune(t *testing.T) {
 	// 20 self-transitions a day for 5 days, after one state change.
-	long := []source.Transition{{At: day.Add(-5 * 24 * time.Hour), From: "off", To: "red", Via: "button_click"}}
+	long := []datasource.Transition{{At: day.Add(-5 * 24 * time.Hour), From: "off", To: "red", Via: "button_click"}}
 	for i := range 100 {
-		long = append(long, source.Transition{At: day.Add(time.Duration(i-99) * 72 * time.Minute), From: "red", To: "red", Via: fmt.Sprintf("t%d", i)})
+		long = append(long, datasource.Transition{At: day.Add(time.Duration(i-99) * 72 * time.Minute), From: "red", To: "red", Via: fmt.Sprintf("t%d", i)})
 	}
 	now := day.Add(time.Minute)
 	for _, loc := range []*time.Location{time.UTC, paris} {
-		for _, h := range [][]source.Transition{history, long} {
-			before := fmt.Sprint(source.StateDuration(h, now), source.TransitionsToday(h, now, loc), source.LastTransitions(h, now, 5))
-			pruned := source.Prune(slices.Clone(h), now, source.HistoryKeep)
-			after := fmt.Sprint(source.StateDuration(pruned, now), source.TransitionsToday(pruned, now, loc), source.LastTransitions(pruned, now, 5))
+		for _, h := range [][]datasource.Transition{history, long} {
+			before := fmt.Sprint(datasource.StateDuration(h, now), datasource.TransitionsToday(h, now, loc), datasource.LastTransitions(h, now, 5))
+			pruned := datasource.Prune(slices.Clone(h), now, datasource.HistoryKeep)
+			after := fmt.Sprint(datasource.StateDuration(pruned, now), datasource.TransitionsToday(pruned, now, loc), datasource.LastTransitions(pruned, now, 5))
 			if before != after {
 				t.Fatalf("pruning changed the results: %s → %s", before, after)
 			}
 		}
 	}
-	if n := len(source.Prune(slices.Clone(long), now, source.HistoryKeep)); n > 45 {
+	if n := len(datasource.Prune(slices.Clone(long), now, datasource.HistoryKeep)); n > 45 {
 		t.Errorf("kept %d of %d entries; want only the last 48 h and the last change", n, len(long))
 	}
 }

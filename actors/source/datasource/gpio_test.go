@@ -1,4 +1,4 @@
-package source_test
+package datasource_test
 
 import (
 	"encoding/json"
@@ -7,12 +7,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lumen-home/lumen/plugins/source"
+	"github.com/lumen-home/lumen/actors/source/datasource"
 )
 
-func gpioDef(t *testing.T, js string) source.Def {
+func gpioDef(t *testing.T, js string) datasource.Def {
 	t.Helper()
-	d, err := source.Decode([]byte(js))
+	d, err := datasource.Decode([]byte(js))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func TestGPIOMatch(t *testing.T) {
 	down := `{"pin":23,"level":0,"edge":"falling","at":"2026-11-22T08:00:00Z"}`
 	for _, tc := range []struct {
 		name    string
-		def     source.Def
+		def     datasource.Def
 		payload string
 		want    bool
 	}{
@@ -77,7 +77,7 @@ func TestGPIOMatch(t *testing.T) {
 		{"not JSON", both, `level 1`, false},
 		{"not a gpio source", nats, up, false},
 	} {
-		if got := source.GPIOMatch(tc.def, []byte(tc.payload)); got != tc.want {
+		if got := datasource.GPIOMatch(tc.def, []byte(tc.payload)); got != tc.want {
 			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
 		}
 	}
@@ -86,7 +86,7 @@ func TestGPIOMatch(t *testing.T) {
 func TestGPIOConflict(t *testing.T) {
 	reserved := map[int]string{4: "the button (hardware.rpi.button.pin)", 17: "the LED's red channel"}
 	pir := gpioDef(t, `{"name":"pir","type":"gpio","pin":23,"pull":"down","fires":"motion"}`)
-	others := []source.Def{pir, gpioDef(t, `{"name":"d","type":"nats","subject":"home.x","fires":"x"}`)}
+	others := []datasource.Def{pir, gpioDef(t, `{"name":"d","type":"nats","subject":"home.x","fires":"x"}`)}
 	for _, tc := range []struct {
 		name, def string
 		want      string // "" = no conflict
@@ -100,11 +100,11 @@ func TestGPIOConflict(t *testing.T) {
 		{"redefining itself", `{"name":"pir","type":"gpio","pin":23,"pull":"up","fires":"x"}`, ""},
 		{"not gpio", `{"name":"n","type":"nats","subject":"home.y","fires":"x"}`, ""},
 	} {
-		err := source.GPIOConflict(gpioDef(t, tc.def), reserved, others)
+		err := datasource.GPIOConflict(gpioDef(t, tc.def), reserved, others)
 		switch {
 		case tc.want == "" && err != nil:
 			t.Errorf("%s: %v", tc.name, err)
-		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, &source.Error{Code: source.CodeConflict})):
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, &datasource.Error{Code: datasource.CodeConflict})):
 			t.Errorf("%s: %v, want a 409 with %q", tc.name, err, tc.want)
 		}
 	}

@@ -1,15 +1,15 @@
-package source_test
+package datasource_test
 
 import (
 	"errors"
 	"strings"
 	"testing"
 
-	"github.com/lumen-home/lumen/plugins/source"
+	"github.com/lumen-home/lumen/actors/source/datasource"
 )
 
 func TestPushResult(t *testing.T) {
-	door := source.Def{Name: "door", Type: source.TypeNATS, Subject: "home.doorbell", Fires: "doorbell"}
+	door := datasource.Def{Name: "door", Type: datasource.TypeNATS, Subject: "home.doorbell", Fires: "doorbell"}
 	tests := []struct {
 		name    string
 		payload string
@@ -22,13 +22,13 @@ func TestPushResult(t *testing.T) {
 		{"broken JSON is text", `{"who":`, `{"text":"{\"who\":"}`, false},
 		{"empty message", ``, `{"text":""}`, false},
 		{"not UTF-8", "\xff\xfe", "neither JSON nor UTF-8", true},
-		{"too large", `"` + strings.Repeat("x", source.MaxPushBytes) + `"`, "larger than 65536", true},
+		{"too large", `"` + strings.Repeat("x", datasource.MaxPushBytes) + `"`, "larger than 65536", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := source.PushResult(door, []byte(tt.payload))
+			got, err := datasource.PushResult(door, []byte(tt.payload))
 			if tt.err {
-				if !errors.Is(err, source.ErrBadResult) || !strings.Contains(err.Error(), tt.want) {
+				if !errors.Is(err, datasource.ErrBadResult) || !strings.Contains(err.Error(), tt.want) {
 					t.Fatalf("got %s, %v; want a bad-result error with %q", got, err, tt.want)
 				}
 				return
@@ -42,17 +42,17 @@ func TestPushResult(t *testing.T) {
 
 // A pushed message goes through the same store as a fetched result.
 func TestPushResultValues(t *testing.T) {
-	door := source.Def{Name: "door", Type: source.TypeNATS, Subject: "home.doorbell", Store: map[string]string{"who": "result.who"}}
-	res, err := source.PushResult(door, []byte(`{"who":"Ann"}`))
+	door := datasource.Def{Name: "door", Type: datasource.TypeNATS, Subject: "home.doorbell", Store: map[string]string{"who": "result.who"}}
+	res, err := datasource.PushResult(door, []byte(`{"who":"Ann"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	vals, err := source.Values(door, res)
+	vals, err := datasource.Values(door, res)
 	if err != nil || len(vals) != 1 || string(vals["who"]) != `"Ann"` {
 		t.Fatalf("values %s, %v", vals, err)
 	}
-	res, _ = source.PushResult(door, []byte(`hello`))
-	if _, err := source.Values(door, res); !errors.Is(err, source.ErrBadResult) {
+	res, _ = datasource.PushResult(door, []byte(`hello`))
+	if _, err := datasource.Values(door, res); !errors.Is(err, datasource.ErrBadResult) {
 		t.Fatalf("text without who: %v, want a bad-result error", err)
 	}
 }

@@ -1,35 +1,35 @@
-package source_test
+package datasource_test
 
 import (
 	"errors"
 	"reflect"
 	"testing"
 
-	"github.com/lumen-home/lumen/plugins/source"
+	"github.com/lumen-home/lumen/actors/source/datasource"
 )
 
 func TestParsePath(t *testing.T) {
 	tests := []struct {
 		name  string
 		given string
-		want  source.Path
+		want  datasource.Path
 		canon string
 	}{
 		{"whole result", "result", nil, "result"},
-		{"keys", "result.main.temp", source.Path{{Key: "main"}, {Key: "temp"}}, "result.main.temp"},
-		{"index", "result.items[0].price", source.Path{{Key: "items"}, {Index: 0, IsIndex: true}, {Key: "price"}}, "result.items[0].price"},
-		{"last item", "result.items[-1]", source.Path{{Key: "items"}, {Index: -1, IsIndex: true}}, "result.items[-1]"},
-		{"quoted key", `result["key with space"]`, source.Path{{Key: "key with space"}}, `result["key with space"]`},
-		{"JSON escapes", `result["a\"b\u00e9"]`, source.Path{{Key: `a"bé`}}, `result["a\"bé"]`},
-		{"single quotes", `result['it\'s'].x`, source.Path{{Key: "it's"}, {Key: "x"}}, `result["it's"].x`},
-		{"quoted plain key", `result["temp"]`, source.Path{{Key: "temp"}}, "result.temp"},
-		{"dash, dollar, digits", "result.temp-f.$v.0", source.Path{{Key: "temp-f"}, {Key: "$v"}, {Key: "0"}}, "result.temp-f.$v.0"},
-		{"spaces around", "  result.a  ", source.Path{{Key: "a"}}, "result.a"},
-		{"nested indexes", "result[1][2]", source.Path{{Index: 1, IsIndex: true}, {Index: 2, IsIndex: true}}, "result[1][2]"},
+		{"keys", "result.main.temp", datasource.Path{{Key: "main"}, {Key: "temp"}}, "result.main.temp"},
+		{"index", "result.items[0].price", datasource.Path{{Key: "items"}, {Index: 0, IsIndex: true}, {Key: "price"}}, "result.items[0].price"},
+		{"last item", "result.items[-1]", datasource.Path{{Key: "items"}, {Index: -1, IsIndex: true}}, "result.items[-1]"},
+		{"quoted key", `result["key with space"]`, datasource.Path{{Key: "key with space"}}, `result["key with space"]`},
+		{"JSON escapes", `result["a\"b\u00e9"]`, datasource.Path{{Key: `a"bé`}}, `result["a\"bé"]`},
+		{"single quotes", `result['it\'s'].x`, datasource.Path{{Key: "it's"}, {Key: "x"}}, `result["it's"].x`},
+		{"quoted plain key", `result["temp"]`, datasource.Path{{Key: "temp"}}, "result.temp"},
+		{"dash, dollar, digits", "result.temp-f.$v.0", datasource.Path{{Key: "temp-f"}, {Key: "$v"}, {Key: "0"}}, "result.temp-f.$v.0"},
+		{"spaces around", "  result.a  ", datasource.Path{{Key: "a"}}, "result.a"},
+		{"nested indexes", "result[1][2]", datasource.Path{{Index: 1, IsIndex: true}, {Index: 2, IsIndex: true}}, "result[1][2]"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := source.ParsePath(tt.given)
+			got, err := datasource.ParsePath(tt.given)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -39,7 +39,7 @@ func TestParsePath(t *testing.T) {
 			if got.String() != tt.canon {
 				t.Fatalf("String() = %s, want %s", got, tt.canon)
 			}
-			again, err := source.ParsePath(got.String())
+			again, err := datasource.ParsePath(got.String())
 			if err != nil || !reflect.DeepEqual(again, got) {
 				t.Fatalf("reparse of %s: %#v, %v", got, again, err)
 			}
@@ -66,7 +66,7 @@ func TestParsePathErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := source.ParsePath(tt.given)
+			_, err := datasource.ParsePath(tt.given)
 			if err == nil || err.Error() != tt.want {
 				t.Fatalf("got  %v\nwant %s", err, tt.want)
 			}
@@ -100,7 +100,7 @@ func TestExtract(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := source.Extract([]byte(weatherResult), tt.given)
+			got, err := datasource.Extract([]byte(weatherResult), tt.given)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -147,8 +147,8 @@ func TestExtractErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := source.Extract([]byte(tt.result), tt.path)
-			var e *source.Error
+			got, err := datasource.Extract([]byte(tt.result), tt.path)
+			var e *datasource.Error
 			if !errors.As(err, &e) {
 				t.Fatalf("got %s, %v; want an error", got, err)
 			}

@@ -1,16 +1,16 @@
-package source_test
+package datasource_test
 
 import (
 	"testing"
 	"time"
 
-	"github.com/lumen-home/lumen/plugins/source"
+	"github.com/lumen-home/lumen/actors/source/datasource"
 )
 
 var t0 = time.Date(2026, 3, 28, 12, 0, 0, 0, time.UTC)
 
 func TestNextJitterBounds(t *testing.T) {
-	for _, def := range []source.Def{
+	for _, def := range []datasource.Def{
 		{Name: "bitcoin", IntervalMs: 60000},
 		{Name: "weather", IntervalMs: 3600000},
 		{Name: "fast", IntervalMs: 10},
@@ -18,19 +18,19 @@ func TestNextJitterBounds(t *testing.T) {
 	} {
 		iv := def.Interval()
 		lo, hi := t0.Add(iv-iv/10), t0.Add(iv+iv/10)
-		seed := source.Seed("kitchen", def.Name)
+		seed := datasource.Seed("kitchen", def.Name)
 		var below, above int
 		for i := range 10000 {
 			last := t0.Add(time.Duration(i) * time.Millisecond * 7919)
-			next := source.Next(def, last, seed)
+			next := datasource.Next(def, last, seed)
 			off := next.Sub(last) - iv
 			if next.Sub(last) < lo.Sub(t0) || next.Sub(last) > hi.Sub(t0) {
 				t.Fatalf("%s: next after %v is %v, outside ±10%% of %v", def.Name, last, next, iv)
 			}
-			if off != source.Jitter(def, last, seed) {
+			if off != datasource.Jitter(def, last, seed) {
 				t.Fatalf("%s: Next and Jitter disagree", def.Name)
 			}
-			if !next.Equal(source.Next(def, last, seed)) {
+			if !next.Equal(datasource.Next(def, last, seed)) {
 				t.Fatalf("%s: Next is not deterministic", def.Name)
 			}
 			if off < 0 {
@@ -47,7 +47,7 @@ func TestNextJitterBounds(t *testing.T) {
 }
 
 func TestNextDeterministic(t *testing.T) {
-	def := source.Def{Name: "bitcoin", IntervalMs: 60000}
+	def := datasource.Def{Name: "bitcoin", IntervalMs: 60000}
 	tests := []struct {
 		name  string
 		light string
@@ -60,7 +60,7 @@ func TestNextDeterministic(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := source.Next(def, tt.last, source.Seed(tt.light, "bitcoin")).Sub(tt.last)
+			got := datasource.Next(def, tt.last, datasource.Seed(tt.light, "bitcoin")).Sub(tt.last)
 			if got != tt.want {
 				t.Fatalf("got %d, want %d", got, tt.want)
 			}
@@ -71,15 +71,15 @@ func TestNextDeterministic(t *testing.T) {
 func TestNextUnscheduled(t *testing.T) {
 	tests := []struct {
 		name string
-		def  source.Def
+		def  datasource.Def
 		last time.Time
 	}{
-		{"never ran: at once", source.Def{Name: "w", IntervalMs: 60000}, time.Time{}},
-		{"pushed", source.Def{Name: "d", Type: "nats", Subject: "home.x"}, t0},
+		{"never ran: at once", datasource.Def{Name: "w", IntervalMs: 60000}, time.Time{}},
+		{"pushed", datasource.Def{Name: "d", Type: "nats", Subject: "home.x"}, t0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := source.Next(tt.def, tt.last, 1); !got.IsZero() {
+			if got := datasource.Next(tt.def, tt.last, 1); !got.IsZero() {
 				t.Fatalf("got %v, want the zero time", got)
 			}
 		})
@@ -87,10 +87,10 @@ func TestNextUnscheduled(t *testing.T) {
 }
 
 func TestDue(t *testing.T) {
-	poll := source.Def{Name: "w", IntervalMs: 3600000} // hourly: slots from 54 to 66 min
+	poll := datasource.Def{Name: "w", IntervalMs: 3600000} // hourly: slots from 54 to 66 min
 	tests := []struct {
 		name string
-		def  source.Def
+		def  datasource.Def
 		last time.Time
 		now  time.Time
 		want bool
@@ -103,12 +103,12 @@ func TestDue(t *testing.T) {
 		{"restart after a long outage", poll, t0, t0.Add(5 * time.Hour), true},
 		{"clock a little behind the journal", poll, t0, t0.Add(-time.Minute), false},
 		{"clock set back by a day", poll, t0, t0.Add(-24 * time.Hour), true},
-		{"pushed sources are never due", source.Def{Name: "d", Type: "webhook"}, time.Time{}, t0, false},
-		{"internal", source.Def{Name: "a", Type: "internal", Tracks: "transitions_today"}, t0, t0.Add(time.Minute), true},
+		{"pushed sources are never due", datasource.Def{Name: "d", Type: "webhook"}, time.Time{}, t0, false},
+		{"internal", datasource.Def{Name: "a", Type: "internal", Tracks: "transitions_today"}, t0, t0.Add(time.Minute), true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := source.Due(tt.def, tt.last, tt.now); got != tt.want {
+			if got := datasource.Due(tt.def, tt.last, tt.now); got != tt.want {
 				t.Fatalf("got %v, want %v", got, tt.want)
 			}
 		})
@@ -119,8 +119,8 @@ func TestDue(t *testing.T) {
 // per slot: replaying the journal's last run, it waits for Next, and at
 // Next the source is due.
 func TestRestartDoesNotDoubleFire(t *testing.T) {
-	def := source.Def{Name: "bitcoin", IntervalMs: 60000}
-	seed := source.Seed("kitchen", "bitcoin")
+	def := datasource.Def{Name: "bitcoin", IntervalMs: 60000}
+	seed := datasource.Seed("kitchen", "bitcoin")
 	// A run loop that journals each run and restarts every 7 s: it
 	// forgets everything but the journal.
 	var journal []time.Time
@@ -134,12 +134,12 @@ func TestRestartDoesNotDoubleFire(t *testing.T) {
 	end := t0.Add(time.Hour)
 	for now.Before(end) {
 		// (Re)start: read the journal, plan the next slot.
-		next := source.Next(def, lastRun(), seed)
+		next := datasource.Next(def, lastRun(), seed)
 		restartAt := now.Add(7 * time.Second)
 		for now.Before(restartAt) && now.Before(end) {
-			if !now.Before(next) && source.Due(def, lastRun(), now) {
+			if !now.Before(next) && datasource.Due(def, lastRun(), now) {
 				journal = append(journal, now)
-				next = source.Next(def, now, seed)
+				next = datasource.Next(def, now, seed)
 			}
 			now = now.Add(100 * time.Millisecond)
 		}
@@ -154,7 +154,7 @@ func TestRestartDoesNotDoubleFire(t *testing.T) {
 	}
 	// At a slot it planned, a source is always due.
 	for _, last := range journal {
-		if !source.Due(def, last, source.Next(def, last, seed)) {
+		if !datasource.Due(def, last, datasource.Next(def, last, seed)) {
 			t.Fatalf("not due at its own slot after %v", last)
 		}
 	}
@@ -179,17 +179,17 @@ func TestBackoff(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			for f, want := range tt.want {
-				if got := source.Backoff(f, tt.interval); got != want {
+				if got := datasource.Backoff(f, tt.interval); got != want {
 					t.Fatalf("Backoff(%d, %v) = %v, want %v", f, tt.interval, got, want)
 				}
 			}
 		})
 	}
 	// Many failures never overflow.
-	if got := source.Backoff(1_000_000, time.Minute); got != 15*time.Minute {
+	if got := datasource.Backoff(1_000_000, time.Minute); got != 15*time.Minute {
 		t.Fatalf("Backoff(1e6) = %v", got)
 	}
-	if got := source.Backoff(-1, time.Minute); got != 0 {
+	if got := datasource.Backoff(-1, time.Minute); got != 0 {
 		t.Fatalf("Backoff(-1) = %v", got)
 	}
 }

@@ -1,24 +1,24 @@
-package source_test
+package datasource_test
 
 import (
 	"encoding/json"
 	"fmt"
 	"time"
 
-	"github.com/lumen-home/lumen/plugins/source"
+	"github.com/lumen-home/lumen/actors/source/datasource"
 )
 
 // The seed's Bitcoin source: each result sets btc_price, and the light
 // keeps the previous one in btc_price_prev, for the rules
 // getData('btc_price') > getData('btc_price_prev') → green.
 func Example() {
-	def, err := source.Decode([]byte(`{
+	def, err := datasource.Decode([]byte(`{
 		"name": "bitcoin",
 		"interval_ms": 60000,
 		"fetch": {"tool": "get_bitcoin_price", "args": {}},
 		"store": {"btc_price": "result.price"},
 		"fires": "bitcoin_updated"
-	}`), source.WithTools("fetch_json", "get_bitcoin_price"))
+	}`), datasource.WithTools("fetch_json", "get_bitcoin_price"))
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -26,7 +26,7 @@ func Example() {
 	// Each result is one run, journaled as the light's data input
 	// {"source","vars"}; the light keeps btc_price_prev and fires.
 	for _, result := range []string{`{"price":66950}`, `{"price":67012.5}`, `{"error":"rate limited"}`} {
-		vals, err := source.Values(def, json.RawMessage(result))
+		vals, err := datasource.Values(def, json.RawMessage(result))
 		if err != nil {
 			fmt.Println(err)
 			continue
@@ -35,10 +35,10 @@ func Example() {
 	}
 
 	last := time.Date(2026, 3, 28, 12, 0, 0, 0, time.UTC)
-	next := source.Next(def, last, source.Seed("kitchen", def.Name))
+	next := datasource.Next(def, last, datasource.Seed("kitchen", def.Name))
 	fmt.Println("next run", next.Sub(last).Round(time.Millisecond))
-	fmt.Println("due 30 s after a run:", source.Due(def, last, last.Add(30*time.Second)))
-	fmt.Println("retries after 1, 2, 3 failures:", source.Backoff(1, def.Interval()), source.Backoff(2, def.Interval()), source.Backoff(3, def.Interval()))
+	fmt.Println("due 30 s after a run:", datasource.Due(def, last, last.Add(30*time.Second)))
+	fmt.Println("retries after 1, 2, 3 failures:", datasource.Backoff(1, def.Interval()), datasource.Backoff(2, def.Interval()), datasource.Backoff(3, def.Interval()))
 	// Output:
 	// store btc_price=66950, then fire bitcoin_updated
 	// store btc_price=67012.5, then fire bitcoin_updated

@@ -1,4 +1,4 @@
-// Package source is the pure logic of data sources: the definition and its
+// Package datasource is the pure logic of data sources: the definition and its
 // validation, reading values out of a tool's result (the body of the
 // light's data input, one run of the source), the schedule (interval, jitter, restart, backoff) and the
 // internal sources computed from the light's own history.
@@ -60,4 +60,4 @@
 // 404 unknown tool, 409 a gpio pin already taken, 502 a result without the
 // stored path) and a sentence
 // that says what to do.
-package source
+package datasource

@@ -1,4 +1,4 @@
-package source_test
+package datasource_test
 
 import (
 	"encoding/json"
@@ -6,12 +6,12 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/lumen-home/lumen/plugins/source"
+	"github.com/lumen-home/lumen/actors/source/datasource"
 )
 
-func mustDecode(t *testing.T, s string) source.Def {
+func mustDecode(t *testing.T, s string) datasource.Def {
 	t.Helper()
-	d, err := source.Decode([]byte(s))
+	d, err := datasource.Decode([]byte(s))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,7 +27,7 @@ func TestValues(t *testing.T) {
 		"store":{"temperature":"result.main.temp","condition":"result.weather[0].main","humidity":"result.main.humidity"}}`)
 	tests := []struct {
 		name   string
-		def    source.Def
+		def    datasource.Def
 		result string
 		want   vars
 	}{
@@ -49,7 +49,7 @@ func TestValues(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := source.Values(tt.def, json.RawMessage(tt.result))
+			got, err := datasource.Values(tt.def, json.RawMessage(tt.result))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -72,7 +72,7 @@ func TestValuesErrors(t *testing.T) {
 		"store":{"temperature":"result.main.temp","condition":"result.weather[0].main"}}`)
 	tests := []struct {
 		name   string
-		def    source.Def
+		def    datasource.Def
 		result string
 		want   string
 	}{
@@ -84,17 +84,17 @@ func TestValuesErrors(t *testing.T) {
 			`source "bitcoin" could not store btc_price: the result is not valid JSON (invalid character 'I' looking for beginning of value), so result.price cannot be read; the last values are kept. Fix the store paths or the tool's result`},
 		{"null value", mustDecode(t, seedBitcoin), `{"price":null}`,
 			`source "bitcoin" could not store btc_price: result.price is null; the last values are kept. Fix the store paths or the tool's result`},
-		{"bad path in a definition built in Go", source.Def{Name: "g", Store: map[string]string{"x": "price"}}, `{"price":1}`,
+		{"bad path in a definition built in Go", datasource.Def{Name: "g", Store: map[string]string{"x": "price"}}, `{"price":1}`,
 			`source "g" could not store x: path "price" does not start with result; write it like result.main.temp; the last values are kept. Fix the store paths or the tool's result`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := source.Values(tt.def, json.RawMessage(tt.result))
+			got, err := datasource.Values(tt.def, json.RawMessage(tt.result))
 			if got != nil {
 				t.Fatalf("values despite the error: %s", show(got))
 			}
-			var e *source.Error
-			if !errors.As(err, &e) || e.Code != source.CodeBadResult || e.Msg != tt.want {
+			var e *datasource.Error
+			if !errors.As(err, &e) || e.Code != datasource.CodeBadResult || e.Msg != tt.want {
 				t.Fatalf("got  %v\nwant %s", err, tt.want)
 			}
 		})

@@ -1,4 +1,4 @@
-package source_test
+package datasource_test
 
 import (
 	"encoding/json"
@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lumen-home/lumen/plugins/source"
+	"github.com/lumen-home/lumen/actors/source/datasource"
 )
 
 const hookToken = "0123456789abcdef0123"
@@ -27,13 +27,13 @@ func TestParseHookPath(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.path, func(t *testing.T) {
-			l, s, ok := source.ParseHookPath(tt.path)
+			l, s, ok := datasource.ParseHookPath(tt.path)
 			if l != tt.light || s != tt.source || ok != tt.ok {
 				t.Fatalf("ParseHookPath(%q) = %q %q %v, want %q %q %v", tt.path, l, s, ok, tt.light, tt.source, tt.ok)
 			}
 		})
 	}
-	if p := source.HookPath("kitchen", "door"); p != "/hooks/kitchen/door" {
+	if p := datasource.HookPath("kitchen", "door"); p != "/hooks/kitchen/door" {
 		t.Fatalf("HookPath = %q", p)
 	}
 }
@@ -41,11 +41,11 @@ func TestParseHookPath(t *testing.T) {
 // A token given at definition is kept only as its hash: the canonical
 // JSON (what is journaled, listed and shown to the agent) never has it.
 func TestWebhookTokenIsHashed(t *testing.T) {
-	d, err := source.Decode([]byte(`{"name":"door","type":"webhook","token":"` + hookToken + `","fires":"doorbell"}`))
+	d, err := datasource.Decode([]byte(`{"name":"door","type":"webhook","token":"` + hookToken + `","fires":"doorbell"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.TokenSHA256 != source.HashToken(hookToken) {
+	if d.TokenSHA256 != datasource.HashToken(hookToken) {
 		t.Fatalf("token_sha256 %q", d.TokenSHA256)
 	}
 	b, _ := json.Marshal(d)
@@ -53,7 +53,7 @@ func TestWebhookTokenIsHashed(t *testing.T) {
 		t.Fatalf("canonical JSON %s", b)
 	}
 	// The journaled form reads back the same (replay).
-	again, err := source.Decode(b)
+	again, err := datasource.Decode(b)
 	if err != nil || again.TokenSHA256 != d.TokenSHA256 {
 		t.Fatalf("round trip: %+v %v", again, err)
 	}
@@ -70,8 +70,8 @@ func TestWebhookDefErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := source.Decode([]byte(tt.given))
-			if err == nil || !errors.Is(err, source.ErrInvalid) || !strings.Contains(err.Error(), tt.want) {
+			_, err := datasource.Decode([]byte(tt.given))
+			if err == nil || !errors.Is(err, datasource.ErrInvalid) || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("got %v, want a 400 containing %q", err, tt.want)
 			}
 		})
@@ -79,11 +79,11 @@ func TestWebhookDefErrors(t *testing.T) {
 }
 
 func TestAuthorized(t *testing.T) {
-	open := source.Def{Name: "door", Type: source.TypeWebhook}
-	locked := source.Def{Name: "door", Type: source.TypeWebhook, TokenSHA256: source.HashToken(hookToken)}
+	open := datasource.Def{Name: "door", Type: datasource.TypeWebhook}
+	locked := datasource.Def{Name: "door", Type: datasource.TypeWebhook, TokenSHA256: datasource.HashToken(hookToken)}
 	tests := []struct {
 		name                string
-		def                 source.Def
+		def                 datasource.Def
 		token               string
 		daemonAuth, credsOK bool
 		want                bool
@@ -100,7 +100,7 @@ func TestAuthorized(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := source.Authorized(tt.def, tt.token, tt.daemonAuth, tt.credsOK); got != tt.want {
+			if got := datasource.Authorized(tt.def, tt.token, tt.daemonAuth, tt.credsOK); got != tt.want {
 				t.Fatalf("Authorized = %v, want %v", got, tt.want)
 			}
 		})
@@ -108,7 +108,7 @@ func TestAuthorized(t *testing.T) {
 }
 
 func TestHookResult(t *testing.T) {
-	door := source.Def{Name: "door", Type: source.TypeWebhook, Store: map[string]string{"who": "result.who"}, Fires: "doorbell"}
+	door := datasource.Def{Name: "door", Type: datasource.TypeWebhook, Store: map[string]string{"who": "result.who"}, Fires: "doorbell"}
 	tests := []struct {
 		name, contentType, body string
 		want                    string // the result, or the error's text
@@ -121,13 +121,13 @@ func TestHookResult(t *testing.T) {
 		{"declared JSON but broken", "application/json", `{"who":`, "not valid JSON", 400},
 		{"vendor JSON broken", "application/vnd.x+json", `nope`, "not valid JSON", 400},
 		{"not UTF-8", "application/octet-stream", "\xff\xfe", "neither JSON nor UTF-8", 502},
-		{"too large", "application/json", `"` + strings.Repeat("x", source.MaxPushBytes) + `"`, "larger than 65536", 502},
+		{"too large", "application/json", `"` + strings.Repeat("x", datasource.MaxPushBytes) + `"`, "larger than 65536", 502},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := source.HookResult(door, tt.contentType, []byte(tt.body))
+			got, err := datasource.HookResult(door, tt.contentType, []byte(tt.body))
 			if tt.code != 0 {
-				var e *source.Error
+				var e *datasource.Error
 				if !errors.As(err, &e) || e.Code != tt.code || !strings.Contains(e.Msg, tt.want) {
 					t.Fatalf("got %v, want %d containing %q", err, tt.code, tt.want)
 				}
@@ -138,10 +138,10 @@ func TestHookResult(t *testing.T) {
 			}
 		})
 	}
-	if err := source.CheckResult(door, json.RawMessage(`{"text":"ding"}`)); err == nil || !strings.Contains(err.Error(), "could not store who") {
+	if err := datasource.CheckResult(door, json.RawMessage(`{"text":"ding"}`)); err == nil || !strings.Contains(err.Error(), "could not store who") {
 		t.Fatalf("CheckResult of a body without who: %v", err)
 	}
-	if err := source.CheckResult(door, json.RawMessage(`{"who":"Ann"}`)); err != nil {
+	if err := datasource.CheckResult(door, json.RawMessage(`{"who":"Ann"}`)); err != nil {
 		t.Fatalf("CheckResult: %v", err)
 	}
 }
