@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/lumen-home/lumen/messages"
+	"github.com/lumen-home/lumen/nats/wire"
 )
 
 // Model is the language model: one chat completion with function tools.
@@ -249,9 +250,9 @@ func (l *Loop) call(ctx context.Context, s *State, env Env, tc messages.AgentToo
 			return ctx.Err()
 		}
 		step.Error = strings.TrimPrefix(err.Error(), errArgs.Error()+": ")
-		var ce *CommandError
+		var ce *wire.Error
 		if errors.As(err, &ce) {
-			step.Error = ce.Message
+			step.Error = ce.Msg
 		}
 	} else {
 		step.OK, step.Result = true, res

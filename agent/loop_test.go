@@ -13,6 +13,7 @@ import (
 	"github.com/lumen-home/lumen/agent"
 	"github.com/lumen-home/lumen/agent/agenttest"
 	"github.com/lumen-home/lumen/messages"
+	"github.com/lumen-home/lumen/nats/wire"
 )
 
 // fakeLight answers the light's commands from memory. The real light is
@@ -39,17 +40,17 @@ func (f *fakeLight) Command(_ context.Context, verb string, body []byte) ([]byte
 	case messages.VerbCreateState:
 		var s messages.State
 		if err := json.Unmarshal(body, &s); err != nil {
-			return nil, &agent.CommandError{Code: 400, Message: "create_state: " + err.Error()}
+			return nil, &wire.Error{Code: 400, Msg: "create_state: " + err.Error()}
 		}
 		f.model.States = append(f.model.States, s)
 	case messages.VerbAppendRules:
 		var r messages.RulesRequest
 		if err := json.Unmarshal(body, &r); err != nil {
-			return nil, &agent.CommandError{Code: 400, Message: "append_rules: " + err.Error()}
+			return nil, &wire.Error{Code: 400, Msg: "append_rules: " + err.Error()}
 		}
 		for _, rule := range r.Rules {
 			if !f.hasState(rule.To) {
-				return nil, &agent.CommandError{Code: 404, Message: fmt.Sprintf("rule targets unknown state %q; create it first", rule.To)}
+				return nil, &wire.Error{Code: 404, Msg: fmt.Sprintf("rule targets unknown state %q; create it first", rule.To)}
 			}
 		}
 		f.model.Rules = append(f.model.Rules, r.Rules...)
@@ -57,7 +58,7 @@ func (f *fakeLight) Command(_ context.Context, verb string, body []byte) ([]byte
 		var n messages.NameRequest
 		_ = json.Unmarshal(body, &n)
 		if !f.hasState(n.Name) {
-			return nil, &agent.CommandError{Code: 404, Message: fmt.Sprintf("no state %q", n.Name)}
+			return nil, &wire.Error{Code: 404, Msg: fmt.Sprintf("no state %q", n.Name)}
 		}
 		f.model.State = n.Name
 	}

@@ -1,15 +1,14 @@
 package agent
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/nats-io/nats.go/micro"
 
-	"github.com/lumen-home/lumen/actors/light"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/subject"
+	"github.com/lumen-home/lumen/nats/wire"
 )
 
 // Serve adds ask, approve, reject and sessions to the light's micro
@@ -20,24 +19,13 @@ func Serve(svc micro.Service, root *actor.RootContext, pid *actor.PID, lightName
 	grp := svc.AddGroup(subject.CmdPrefix(lightName))
 	meta := micro.WithEndpointMetadata(map[string]string{"light": lightName})
 	respond := func(req micro.Request) func(any) {
-		return func(v any) {
-			if e, ok := v.(*messages.ErrorReply); ok {
-				light.RespondError(req, e.Code, e.Error)
-				return
-			}
-			b, err := json.Marshal(v)
-			if err != nil {
-				light.RespondError(req, 500, fmt.Sprintf("agent: encode the reply: %v", err))
-				return
-			}
-			_ = req.Respond(b)
-		}
+		return func(v any) { wire.Respond(req, v) }
 	}
 	endpoints := map[string]micro.HandlerFunc{
 		messages.VerbAsk: func(req micro.Request) {
 			var r messages.AskRequest
 			if err := messages.Decode(req.Data(), &r); err != nil {
-				light.RespondError(req, 400, fmt.Sprintf(`ask: %v; send {"text":"next 3 clicks red","session":"kitchen-chat"}`, err))
+				wire.RespondError(req, 400, fmt.Sprintf(`ask: %v; send {"text":"next 3 clicks red","session":"kitchen-chat"}`, err))
 				return
 			}
 			root.Send(pid, &Ask{Req: r, Reply: respond(req)})
@@ -52,7 +40,7 @@ func Serve(svc micro.Service, root *actor.RootContext, pid *actor.PID, lightName
 		messages.VerbSessions: func(req micro.Request) {
 			var r messages.SessionsRequest
 			if err := messages.Decode(req.Data(), &r); err != nil {
-				light.RespondError(req, 400, fmt.Sprintf(`sessions: %v; send {} or {"session":"default"}`, err))
+				wire.RespondError(req, 400, fmt.Sprintf(`sessions: %v; send {} or {"session":"default"}`, err))
 				return
 			}
 			root.Send(pid, &ListSessions{Req: r, Reply: respond(req)})
@@ -62,7 +50,7 @@ func Serve(svc micro.Service, root *actor.RootContext, pid *actor.PID, lightName
 		endpoints[verb] = func(req micro.Request) {
 			var r messages.ApprovalRequest
 			if err := messages.Decode(req.Data(), &r); err != nil {
-				light.RespondError(req, 400, fmt.Sprintf(`%s: %v; send {"id":"default-7"} (the id ask and lumen sessions show), or {} for the only pending one`, verb, err))
+				wire.RespondError(req, 400, fmt.Sprintf(`%s: %v; send {"id":"default-7"} (the id ask and lumen sessions show), or {} for the only pending one`, verb, err))
 				return
 			}
 			root.Send(pid, &Decide{Req: r, Approve: approve, Reply: respond(req)})

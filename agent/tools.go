@@ -13,23 +13,16 @@ import (
 	"sync"
 
 	"github.com/lumen-home/lumen/messages"
+	"github.com/lumen-home/lumen/nats/wire"
 )
 
 // Light is how the agent reaches its light: the very commands a person
 // sends on lumen.<light>.cmd.<verb>, so the agent can do nothing a person
 // could not. Command returns the reply body of a success; a refusal is a
-// *CommandError.
+// *wire.Error (wire.Light is the light over NATS).
 type Light interface {
 	Command(ctx context.Context, verb string, body []byte) ([]byte, error)
 }
-
-// CommandError is the light's {"ok":false,"code","error"} reply.
-type CommandError struct {
-	Code    int
-	Message string
-}
-
-func (e *CommandError) Error() string { return fmt.Sprintf("%d: %s", e.Code, e.Message) }
 
 // Spec describes one tool to the model.
 type Spec struct {
@@ -322,7 +315,7 @@ func (t *Tools) Run(ctx context.Context, name string, args json.RawMessage) (jso
 			names = append(names, s.Name)
 		}
 		sort.Strings(names)
-		return nil, &CommandError{Code: 404, Message: fmt.Sprintf("no state %q; the states are %s", n, strings.Join(names, ", "))}
+		return nil, &wire.Error{Code: 404, Msg: fmt.Sprintf("no state %q; the states are %s", n, strings.Join(names, ", "))}
 	case ToolCreateState:
 		return t.command(ctx, messages.VerbCreateState, args)
 	case ToolDeleteState:

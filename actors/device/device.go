@@ -17,13 +17,13 @@ import (
 	"github.com/nats-io/nuid"
 
 	"github.com/lumen-home/lumen/actors"
-	"github.com/lumen-home/lumen/actors/light"
 	"github.com/lumen-home/lumen/hardware"
 	"github.com/lumen-home/lumen/hardware/gesture"
 	"github.com/lumen-home/lumen/hardware/render"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/journal"
 	"github.com/lumen-home/lumen/nats/subject"
+	"github.com/lumen-home/lumen/nats/wire"
 )
 
 // Injector is a device whose button can be pressed from software (the
@@ -43,6 +43,7 @@ type Config struct {
 	// Conn follows the light's outputs and asks it for its model; the
 	// actor talks to the light only over NATS.
 	Conn     *nats.Conn
+	client   *wire.Client
 	Render   render.Options
 	Gestures gesture.Config
 	Now      func() time.Time
@@ -59,6 +60,7 @@ func (c *Config) validate() error {
 	if c.Device == nil || c.Journal == nil || c.Conn == nil {
 		return errors.New("device: a device, a journal and a connection are required")
 	}
+	c.client = wire.New(c.Conn)
 	if c.Now == nil {
 		c.Now = time.Now
 	}
@@ -247,10 +249,10 @@ func (a *Actor) start(ctx actor.Context) error {
 	a.load(ctx)
 	// An approval pending since before a restart shows again: the agent
 	// has no event to send for it.
-	nc, name, logf := a.cfg.Conn, a.cfg.Light, a.cfg.Logf
+	client, name, logf := a.cfg.client, a.cfg.Light, a.cfg.Logf
 	go func() {
 		var sr messages.SessionsReply
-		if light.Ask(bg, nc, name, messages.VerbSessions, &sr, 30, "device "+name, logf) != nil {
+		if client.CallRetry(bg, name, messages.VerbSessions, nil, &sr, wire.Retry{Attempts: 30, Logf: logf, Who: "device " + name}) != nil {
 			return
 		}
 		for _, s := range sr.Sessions {
@@ -293,10 +295,10 @@ func (a *Actor) load(ctx actor.Context) {
 	}
 	a.loading = true
 	self, root := ctx.Self(), ctx.ActorSystem().Root
-	bg, nc, name, logf := a.ctx, a.cfg.Conn, a.cfg.Light, a.cfg.Logf
+	bg, client, name, logf := a.ctx, a.cfg.client, a.cfg.Light, a.cfg.Logf
 	go func() {
 		var g messages.GetReply
-		if light.Ask(bg, nc, name, messages.VerbGet, &g, 0, "device "+name, logf) == nil {
+		if client.CallRetry(bg, name, messages.VerbGet, nil, &g, wire.Retry{Logf: logf, Who: "device " + name}) == nil {
 			root.Send(self, &model{reply: &g})
 		}
 	}()
@@ -559,17 +561,13 @@ func (a *Actor) decide(kind string) {
 	default:
 		return
 	}
-	body, _ := json.Marshal(messages.ApprovalRequest{ID: a.approval, Who: "button"})
-	nc, subj, logf, light := a.cfg.Conn, subject.Cmd(a.cfg.Light, verb), a.cfg.Logf, a.cfg.Light
+	req := messages.ApprovalRequest{ID: a.approval, Who: "button"}
+	client, logf, light := a.cfg.client, a.cfg.Logf, a.cfg.Light
 	go func() {
-		m, err := nc.Request(subj, body, 10*time.Second)
-		if err != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := client.Call(ctx, light, verb, req, nil); err != nil {
 			logf("device %s: %s by button: %v", light, verb, err)
-			return
-		}
-		var r messages.ErrorReply
-		if json.Unmarshal(m.Data, &r) == nil && !r.OK && r.Error != "" {
-			logf("device %s: %s by button: %s", light, verb, r.Error)
 		}
 	}()
 }

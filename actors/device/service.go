@@ -7,10 +7,11 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/nats-io/nats.go/micro"
 
-	"github.com/lumen-home/lumen/actors/light"
+	"github.com/lumen-home/lumen/actors"
 	"github.com/lumen-home/lumen/actors/source/datasource"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/subject"
+	"github.com/lumen-home/lumen/nats/wire"
 )
 
 // Serve adds the device's verbs to the light's micro service instance:
@@ -23,42 +24,42 @@ func Serve(svc micro.Service, root *actor.RootContext, pid *actor.PID, lightName
 	if err := grp.AddEndpoint(messages.VerbButton, micro.HandlerFunc(func(req micro.Request) {
 		var r messages.ButtonRequest
 		if err := messages.Decode(req.Data(), &r); err != nil {
-			light.RespondError(req, 400, fmt.Sprintf(`button: %v; send {"edge":"down"} or {"edge":"up"}`, err))
+			wire.RespondError(req, 400, fmt.Sprintf(`button: %v; send {"edge":"down"} or {"edge":"up"}`, err))
 			return
 		}
 		if r.Edge != messages.EdgeDown && r.Edge != messages.EdgeUp {
-			light.RespondError(req, 400, fmt.Sprintf(`button: edge %q is neither "down" nor "up"; send {"edge":"down"}, then {"edge":"up"}`, r.Edge))
+			wire.RespondError(req, 400, fmt.Sprintf(`button: edge %q is neither "down" nor "up"; send {"edge":"down"}, then {"edge":"up"}`, r.Edge))
 			return
 		}
-		light.Answer(req, root, pid, &Press{Down: r.Edge == messages.EdgeDown}, timeout, messages.VerbButton, "the device")
+		actors.Answer(req, root, pid, &Press{Down: r.Edge == messages.EdgeDown}, timeout, messages.VerbButton, "the device", nil)
 	}), meta); err != nil {
 		return fmt.Errorf("device %s: endpoint button: %w", lightName, err)
 	}
 	if err := grp.AddEndpoint(messages.VerbGPIO, micro.HandlerFunc(func(req micro.Request) {
 		var r messages.GPIORequest
 		if err := messages.Decode(req.Data(), &r); err != nil {
-			light.RespondError(req, 400, fmt.Sprintf(`gpio: %v; send {"pin":23,"level":1}`, err))
+			wire.RespondError(req, 400, fmt.Sprintf(`gpio: %v; send {"pin":23,"level":1}`, err))
 			return
 		}
 		switch {
 		case r.Pin == nil || *r.Pin < 0 || *r.Pin > datasource.MaxGPIOPin:
-			light.RespondError(req, 400, fmt.Sprintf(`gpio: pin must be a BCM number from 0 to %d; send {"pin":23,"level":1}`, datasource.MaxGPIOPin))
+			wire.RespondError(req, 400, fmt.Sprintf(`gpio: pin must be a BCM number from 0 to %d; send {"pin":23,"level":1}`, datasource.MaxGPIOPin))
 			return
 		case r.Level == nil || (*r.Level != 0 && *r.Level != 1):
-			light.RespondError(req, 400, `gpio: level must be 1 (high) or 0 (low); send {"pin":23,"level":1}`)
+			wire.RespondError(req, 400, `gpio: level must be 1 (high) or 0 (low); send {"pin":23,"level":1}`)
 			return
 		}
-		light.Answer(req, root, pid, &SetPin{Pin: *r.Pin, High: *r.Level == 1}, timeout, messages.VerbGPIO, "the device")
+		actors.Answer(req, root, pid, &SetPin{Pin: *r.Pin, High: *r.Level == 1}, timeout, messages.VerbGPIO, "the device", nil)
 	}), meta); err != nil {
 		return fmt.Errorf("device %s: endpoint gpio: %w", lightName, err)
 	}
 	if err := grp.AddEndpoint(messages.VerbLED, micro.HandlerFunc(func(req micro.Request) {
 		var r struct{}
 		if err := messages.Decode(req.Data(), &r); err != nil {
-			light.RespondError(req, 400, fmt.Sprintf("led: %v; led takes {}", err))
+			wire.RespondError(req, 400, fmt.Sprintf("led: %v; led takes {}", err))
 			return
 		}
-		light.Answer(req, root, pid, &Show{}, timeout, messages.VerbLED, "the device")
+		actors.Answer(req, root, pid, &Show{}, timeout, messages.VerbLED, "the device", nil)
 	}), meta); err != nil {
 		return fmt.Errorf("device %s: endpoint led: %w", lightName, err)
 	}

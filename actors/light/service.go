@@ -6,16 +6,17 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/micro"
 
+	"github.com/lumen-home/lumen/actors"
 	"github.com/lumen-home/lumen/actors/source/datasource"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/subject"
+	"github.com/lumen-home/lumen/nats/wire"
 )
 
 // ServiceVersion is the version advertised by the micro service.
@@ -141,14 +142,14 @@ func (h *handler) handle(verb string) func(micro.Request) {
 		if err != nil {
 			var br *badRequest
 			if errors.As(err, &br) {
-				RespondError(req, br.code, fmt.Sprintf("%s: %s", verb, br.msg))
+				wire.RespondError(req, br.code, fmt.Sprintf("%s: %s", verb, br.msg))
 			} else {
-				RespondError(req, 400, fmt.Sprintf("%s: %v", verb, err))
+				wire.RespondError(req, 400, fmt.Sprintf("%s: %v", verb, err))
 			}
 			return
 		}
 		if err := h.vetSources(msg); err != nil {
-			RespondError(req, sourceErrorCode(err), fmt.Sprintf("%s: %s", verb, sourceSentence(err)))
+			wire.RespondError(req, sourceErrorCode(err), fmt.Sprintf("%s: %s", verb, sourceSentence(err)))
 			return
 		}
 		switch verb {
@@ -159,27 +160,23 @@ func (h *handler) handle(verb string) func(micro.Request) {
 			h.listTools(req)
 			return
 		}
-		Answer(req, h.root, h.pid, msg, h.timeout, verb, "the light")
+		actors.Answer(req, h.root, h.pid, msg, h.timeout, verb, "the light", nil)
 	}
 }
 
 // listSources answers list_sources from the light's model.
 func (h *handler) listSources(req micro.Request) {
-	fut := h.root.RequestFuture(h.pid, &Get{}, h.timeout)
-	go func() {
-		res, err := fut.Result()
+	actors.Answer(req, h.root, h.pid, &Get{}, h.timeout, messages.VerbListSources, "the light", func(res any) any {
 		r, ok := res.(*messages.GetReply)
-		if err != nil || !ok {
-			RespondError(req, 500, fmt.Sprintf("list_sources: the light did not answer in %s (%v); check `lumen tail` and try again", h.timeout, err))
-			return
+		if !ok {
+			return res
 		}
-		out := messages.SourcesReply{OK: true, Sources: r.Sources, LastRuns: r.LastRuns}
+		out := &messages.SourcesReply{OK: true, Sources: r.Sources, LastRuns: r.LastRuns}
 		if out.Sources == nil {
 			out.Sources = []json.RawMessage{}
 		}
-		b, _ := json.Marshal(out)
-		_ = req.Respond(b)
-	}()
+		return out
+	})
 }
 
 // checks are what the service checks requests against besides their own
@@ -203,15 +200,12 @@ func (h *handler) checks() checks {
 // tool manager reads them so too), then the built-ins and the plugins
 // from the catalog.
 func (h *handler) listTools(req micro.Request) {
-	fut := h.root.RequestFuture(h.pid, &ListTools{}, h.timeout)
-	go func() {
-		res, err := fut.Result()
+	actors.Answer(req, h.root, h.pid, &ListTools{}, h.timeout, messages.VerbListTools, "the light", func(res any) any {
 		r, ok := res.(*messages.ToolsReply)
-		if err != nil || !ok {
-			RespondError(req, 500, fmt.Sprintf("list_tools: the light did not answer in %s (%v); check `lumen tail` and try again", h.timeout, err))
-			return
+		if !ok {
+			return res
 		}
-		out := messages.ToolsReply{OK: true, Tools: r.Tools, Builtin: []messages.BuiltinTool{}, Plugins: []messages.PluginTool{}}
+		out := &messages.ToolsReply{OK: true, Tools: r.Tools, Builtin: []messages.BuiltinTool{}, Plugins: []messages.PluginTool{}}
 		if out.Tools == nil {
 			out.Tools = []messages.Tool{}
 		}
@@ -219,9 +213,8 @@ func (h *handler) listTools(req micro.Request) {
 			out.Builtin = append(out.Builtin, h.catalog.Builtins()...)
 			out.Plugins = append(out.Plugins, h.catalog.Plugins()...)
 		}
-		b, _ := json.Marshal(out)
-		_ = req.Respond(b)
-	}()
+		return out
+	})
 }
 
 // pluginsUsed returns the plugins among the tools the sources fetch with,
@@ -268,39 +261,6 @@ func checkSource(raw []byte, minInterval time.Duration) (json.RawMessage, error)
 		return nil, bad("%v", err)
 	}
 	return b, nil
-}
-
-// Answer sends msg to the actor pid and responds to req with its answer:
-// a *messages.ErrorReply becomes the documented micro error, anything else
-// is sent as JSON. It waits off the subscription's goroutine so that one
-// slow command never holds up the others. who names the actor in errors.
-func Answer(req micro.Request, root *actor.RootContext, pid *actor.PID, msg any, timeout time.Duration, verb, who string) {
-	fut := root.RequestFuture(pid, msg, timeout)
-	go func() {
-		res, err := fut.Result()
-		if err != nil {
-			RespondError(req, 500, fmt.Sprintf("%s: %s did not answer in %s (%v); check `lumen tail` and try again", verb, who, timeout, err))
-			return
-		}
-		switch r := res.(type) {
-		case *messages.ErrorReply:
-			r.OK = false
-			RespondError(req, r.Code, r.Error)
-		default:
-			b, err := json.Marshal(r)
-			if err != nil {
-				RespondError(req, 500, "encode reply: "+err.Error())
-				return
-			}
-			_ = req.Respond(b)
-		}
-	}()
-}
-
-// RespondError responds with the documented error headers and body.
-func RespondError(req micro.Request, code int, msg string) {
-	b, _ := json.Marshal(messages.ErrorReply{OK: false, Code: code, Error: msg})
-	_ = req.Error(strconv.Itoa(code), msg, b)
 }
 
 // translate checks a request body and turns it into an actor message.

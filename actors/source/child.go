@@ -3,6 +3,7 @@ package source
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -12,7 +13,7 @@ import (
 	"github.com/lumen-home/lumen/actors/source/datasource"
 	"github.com/lumen-home/lumen/actors/tool"
 	"github.com/lumen-home/lumen/messages"
-	"github.com/lumen-home/lumen/nats/subject"
+	"github.com/lumen-home/lumen/nats/wire"
 )
 
 // maxQueue bounds the messages of a push source that wait while one is
@@ -299,17 +300,14 @@ func (c *child) store(result json.RawMessage) error {
 
 // command sends one command to the light; a refusal is an error.
 func (c *child) command(verb string, body any) error {
-	b, err := json.Marshal(body)
-	if err != nil {
-		return err
+	ctx, cancel := context.WithTimeout(context.Background(), c.cfg.Timeout)
+	defer cancel()
+	err := c.cfg.client.Call(ctx, c.cfg.Light, verb, body, nil)
+	if we := (*wire.Error)(nil); errors.As(err, &we) {
+		return fmt.Errorf("%s: the light refused it (%d): %s", verb, we.Code, we.Msg)
 	}
-	msg, err := c.cfg.Conn.Request(subject.Cmd(c.cfg.Light, verb), b, c.cfg.Timeout)
 	if err != nil {
 		return fmt.Errorf("%s: %v", verb, err)
-	}
-	var e messages.ErrorReply
-	if json.Unmarshal(msg.Data, &e) == nil && !e.OK && e.Error != "" {
-		return fmt.Errorf("%s: the light refused it (%d): %s", verb, e.Code, e.Error)
 	}
 	return nil
 }

@@ -58,11 +58,11 @@ import (
 	"github.com/nats-io/nuid"
 
 	"github.com/lumen-home/lumen/actors"
-	"github.com/lumen-home/lumen/actors/light"
 	"github.com/lumen-home/lumen/actors/source/datasource"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/journal"
 	"github.com/lumen-home/lumen/nats/subject"
+	"github.com/lumen-home/lumen/nats/wire"
 )
 
 // Config configures the sources of one light.
@@ -72,7 +72,8 @@ type Config struct {
 	Tools *actor.PID
 	// Conn reads the definitions and sends the runs to the light as
 	// commands.
-	Conn *nats.Conn
+	Conn   *nats.Conn
+	client *wire.Client
 	// Tick is how often schedules are checked (default 1 s).
 	Tick time.Duration
 	// Timeout bounds one tool run and each command (default 30 s).
@@ -133,6 +134,7 @@ func Props(cfg Config) (*actor.Props, error) {
 	if cfg.Conn == nil || cfg.Tools == nil {
 		return nil, errors.New("source: a connection and the tool manager are required")
 	}
+	cfg.client = wire.New(cfg.Conn)
 	if cfg.Tick <= 0 {
 		cfg.Tick = time.Second
 	}
@@ -233,10 +235,10 @@ func (m *Manager) load(ctx actor.Context) {
 	}
 	m.loading = true
 	self, root := ctx.Self(), ctx.ActorSystem().Root
-	nc, name, logf := m.cfg.Conn, m.cfg.Light, m.cfg.Logf
+	client, name, logf := m.cfg.client, m.cfg.Light, m.cfg.Logf
 	go func() {
 		var r messages.SourcesReply
-		if err := light.Ask(context.Background(), nc, name, messages.VerbListSources, &r, 50, "sources of "+name, logf); err != nil {
+		if err := client.CallRetry(context.Background(), name, messages.VerbListSources, nil, &r, wire.Retry{Attempts: 50, Logf: logf, Who: "sources of " + name}); err != nil {
 			root.Send(self, &defsMsg{}) // give up this round; the next config change reloads
 			return
 		}

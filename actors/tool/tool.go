@@ -19,10 +19,10 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/lumen-home/lumen/actors"
-	"github.com/lumen-home/lumen/actors/light"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/journal"
 	"github.com/lumen-home/lumen/nats/subject"
+	"github.com/lumen-home/lumen/nats/wire"
 	"github.com/lumen-home/lumen/plugins"
 	"github.com/lumen-home/lumen/plugins/netpolicy"
 	"github.com/lumen-home/lumen/plugins/secrets"
@@ -243,10 +243,10 @@ func (m *Manager) load(ctx actor.Context) {
 	}
 	m.loading = true
 	self, root := ctx.Self(), ctx.ActorSystem().Root
-	nc, name, logf := m.cfg.Conn, m.cfg.Light, m.cfg.Logf
+	client, name, logf := wire.New(m.cfg.Conn), m.cfg.Light, m.cfg.Logf
 	go func() {
 		var r messages.ToolsReply
-		err := light.Ask(context.Background(), nc, name, messages.VerbListTools, &r, 50, "tools of "+name, logf)
+		err := client.CallRetry(context.Background(), name, messages.VerbListTools, nil, &r, wire.Retry{Attempts: 50, Logf: logf, Who: "tools of " + name})
 		root.Send(self, &defs{tools: r.Tools, ok: err == nil})
 	}()
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/lumen-home/lumen/actors"
 	"github.com/lumen-home/lumen/agent"
 	"github.com/lumen-home/lumen/nats/journal"
+	"github.com/lumen-home/lumen/nats/wire"
 )
 
 // AgentConfig configures the agent: the `agent:` key of lumen.yaml, the
@@ -128,7 +129,7 @@ func (c *AgentConfig) voice(model *agent.OpenAI, logf func(string, ...any)) (age
 // startAgent spawns a light's agent and adds its verbs to the service.
 func (m *Main) startAgent(svc micro.Service, nc *nats.Conn, j *journal.Journal, root *actor.PID, name string, model *agent.OpenAI) error {
 	c := m.Config.Agent
-	tools := &agent.Tools{Light: agent.NATSLight{Conn: nc, Light: name}, Forbidden: slices.Clone(c.Forbid)}
+	tools := &agent.Tools{Light: wire.New(nc).Light(name), Forbidden: slices.Clone(c.Forbid)}
 	cfg := agent.Config{Light: name, Journal: j, Tools: tools, MaxTurns: c.MaxTurns, CallTimeout: c.Timeout, Logf: m.logf}
 	if model != nil { // a nil *OpenAI must not become a non-nil Model
 		cfg.Model = model

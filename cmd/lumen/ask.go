@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"github.com/lumen-home/lumen/agent"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/subject"
+	"github.com/lumen-home/lumen/nats/wire"
 )
 
 func newAsk(a *app) *cobra.Command {
@@ -68,7 +70,7 @@ after its maximum steps; 1 when it failed (model unreachable, not configured).`,
 			}
 			done := make(chan result, 1)
 			go func() {
-				b, err := a.requestWithin(nc, messages.VerbAsk, req, wait)
+				b, err := a.requestWithin(nc, messages.VerbAsk, req, time.Duration(wait))
 				done <- result{b, err}
 			}()
 			var res result
@@ -76,8 +78,7 @@ after its maximum steps; 1 when it failed (model unreachable, not configured).`,
 			case res = <-done:
 			case <-cmd.Context().Done():
 				// Ctrl-C stops the agent too, not just this command.
-				abort, _ := json.Marshal(messages.AskRequest{Session: session, Who: "cli"})
-				_, _ = nc.Request(subject.Cmd(a.light, messages.VerbAsk), abort, 5*time.Second)
+				_, _ = a.requestWithin(nc, messages.VerbAsk, messages.AskRequest{Session: session, Who: "cli"}, 5*time.Second)
 				fmt.Fprintln(a.stdout, "cancelled")
 				return nil
 			}
@@ -376,8 +377,8 @@ the agent is doing.`,
 			msg.Data = audio
 			msg.Header.Set(messages.HeaderSession, session)
 			msg.Header.Set(messages.HeaderWho, "cli")
-			b, err := a.requestMsgWithin(nc, msg, time.Duration(wait))
-			if err != nil {
+			b, err := wire.New(nc, wire.WithTimeout(time.Duration(wait))).RequestMsg(context.Background(), msg)
+			if err := a.explain(err, time.Duration(wait)); err != nil {
 				return err
 			}
 			var r messages.TalkReply

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,12 +14,12 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/micro"
 	"github.com/spf13/cobra"
 	"gopkg.in/yaml.v3"
 
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/subject"
+	"github.com/lumen-home/lumen/nats/wire"
 )
 
 const defaultTimeout = 30 * time.Second
@@ -57,8 +58,8 @@ func (a *app) connect() (*nats.Conn, error) {
 	return nc, nil
 }
 
-// request sends one command to a light and returns the reply body, or an
-// error carrying the service's sentence.
+// request sends one command to --light and returns the reply body, or an
+// error in the user's words.
 func (a *app) request(verb string, body any) ([]byte, error) {
 	if err := subject.ValidLight(a.light); err != nil {
 		return nil, usageError{fmt.Errorf("--light: %w", err)}
@@ -73,46 +74,29 @@ func (a *app) request(verb string, body any) ([]byte, error) {
 
 // requestOn is request over an open connection.
 func (a *app) requestOn(nc *nats.Conn, verb string, body any) ([]byte, error) {
-	var data []byte
-	var err error
-	switch b := body.(type) {
-	case []byte:
-		data = b
-	default:
-		if data, err = json.Marshal(body); err != nil {
-			return nil, err
-		}
-	}
-	return a.requestMsg(nc, &nats.Msg{Subject: subject.Cmd(a.light, verb), Data: data})
+	return a.requestWithin(nc, verb, body, time.Duration(a.timeout))
 }
 
 // requestWithin is requestOn with its own timeout.
-func (a *app) requestWithin(nc *nats.Conn, verb string, body any, timeout durationFlag) ([]byte, error) {
-	c := *a
-	c.timeout = timeout
-	return c.requestOn(nc, verb, body)
+func (a *app) requestWithin(nc *nats.Conn, verb string, body any, timeout time.Duration) ([]byte, error) {
+	b, err := wire.New(nc, wire.WithTimeout(timeout)).Request(context.Background(), a.light, verb, body)
+	return b, a.explain(err, timeout)
 }
 
-// requestMsg sends one request message to a light.
-func (a *app) requestMsg(nc *nats.Conn, out *nats.Msg) ([]byte, error) {
-	return a.requestMsgWithin(nc, out, time.Duration(a.timeout))
-}
-
-// requestMsgWithin is requestMsg with its own timeout.
-func (a *app) requestMsgWithin(nc *nats.Conn, out *nats.Msg, timeout time.Duration) ([]byte, error) {
-	msg, err := nc.RequestMsg(out, timeout)
+// explain puts a wire error in the user's words.
+func (a *app) explain(err error, timeout time.Duration) error {
+	var we *wire.Error
 	switch {
-	case errors.Is(err, nats.ErrNoResponders):
-		return nil, fmt.Errorf("no light named %q is running at %s; start it with 'lumen up --light %s'", a.light, a.server, a.light)
-	case errors.Is(err, nats.ErrTimeout):
-		return nil, fmt.Errorf("light %q did not answer within %s", a.light, timeout)
-	case err != nil:
-		return nil, err
+	case err == nil:
+		return nil
+	case errors.Is(err, wire.ErrNoLight):
+		return fmt.Errorf("no light named %q is running at %s; start it with 'lumen up --light %s'", a.light, a.server, a.light)
+	case errors.Is(err, wire.ErrTimeout):
+		return fmt.Errorf("light %q did not answer within %s", a.light, timeout)
+	case errors.As(err, &we):
+		return fmt.Errorf("%s (code %d)", we.Msg, we.Code)
 	}
-	if code := msg.Header.Get(micro.ErrorCodeHeader); code != "" {
-		return msg.Data, fmt.Errorf("%s (code %s)", msg.Header.Get(micro.ErrorHeader), code)
-	}
-	return msg.Data, nil
+	return err
 }
 
 func (a *app) printJSON(b []byte) error {

@@ -3,6 +3,7 @@ package main_test
 import (
 	"context"
 	"encoding/json"
+
 	"github.com/lumen-home/lumen/internal/lumentest"
 
 	"os"

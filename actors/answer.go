@@ -1,0 +1,32 @@
+package actors
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/nats-io/nats.go/micro"
+
+	"github.com/lumen-home/lumen/nats/wire"
+)
+
+// Answer sends msg to the actor pid and answers req with its reply
+// (wire.Respond: a *messages.ErrorReply becomes the documented micro
+// error, anything else is sent as JSON), after then, when set, has turned
+// the reply into the answer. It waits off the subscription's goroutine so
+// that one slow command never holds up the others. who names the actor
+// in errors.
+func Answer(req micro.Request, root *actor.RootContext, pid *actor.PID, msg any, timeout time.Duration, verb, who string, then func(any) any) {
+	fut := root.RequestFuture(pid, msg, timeout)
+	go func() {
+		res, err := fut.Result()
+		if err != nil {
+			wire.RespondError(req, 500, fmt.Sprintf("%s: %s did not answer in %s (%v); check `lumen tail` and try again", verb, who, timeout, err))
+			return
+		}
+		if then != nil {
+			res = then(res)
+		}
+		wire.Respond(req, res)
+	}()
+}
