@@ -5,17 +5,12 @@
 package actors
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
-	"github.com/nats-io/nuid"
 
-	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/journal"
-	"github.com/lumen-home/lumen/nats/subject"
 )
 
 // Restart describes one supervised restart.
@@ -118,26 +113,6 @@ func SpawnChild(sys *actor.ActorSystem, root *actor.PID, name string, props *act
 	}
 	s := res.(*Spawned)
 	return s.PID, s.Err
-}
-
-// restartEvent is the journal's record of restart r of one of light's
-// actors: an evt.out.restart output with cause 0 (no input caused it, and
-// replay does not recompute it) and a unique id.
-func restartEvent(light string, r Restart, at time.Time) messages.Envelope {
-	data, _ := json.Marshal(messages.OutRestartData{Actor: r.Child.GetId(), Reason: fmt.Sprint(r.Reason), Restarts: r.Restarts})
-	return messages.Envelope{V: messages.Version, ID: light + ":restart:" + nuid.Next(), Type: messages.OutRestart,
-		Light: light, Time: at.UTC(), Data: data}
-}
-
-// JournalRestart records restart r of one of light's actors in j
-// (restartEvent), waiting up to 5 s for it to be stored: the restart is
-// on the journal before the actor runs again.
-func JournalRestart(j *journal.Journal, light string, r Restart, at time.Time) error {
-	env := restartEvent(light, r, at)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	_, err := j.Append(ctx, subject.Out(light, messages.OutRestart), messages.AppendEnvelope(nil, &env), journal.MsgID(env.ID))
-	return err
 }
 
 // JournaledStrategy is DefaultStrategy for the actors of light below its

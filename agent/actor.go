@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -453,12 +452,10 @@ func (s *session) Record(ctx context.Context, ev messages.OutAgentData) error {
 		s.expect, s.expectTool = ev.Approval, ev.Call.Tool
 		s.mu.Unlock()
 	}
-	data, err := json.Marshal(ev)
+	env, err := messages.AgentStep(s.cfg.Light, ev, now)
 	if err != nil {
 		return fmt.Errorf("agent: encode step: %w", err)
 	}
-	env := messages.Envelope{V: messages.Version, ID: s.cfg.Light + ":agent:" + ev.Session + ":" + strconv.Itoa(ev.Step),
-		Type: messages.OutAgent, Light: s.cfg.Light, Time: now, Data: data}
 	p, err := s.cfg.Journal.AppendAsync(subject.Out(s.cfg.Light, messages.OutAgent), messages.AppendEnvelope(nil, &env), journal.MsgID(env.ID))
 	if err != nil {
 		return fmt.Errorf("agent: journal step %d: %w", ev.Step, err)

@@ -24,17 +24,6 @@ type Envelope struct {
 // ErrMalformed is wrapped by every decoding error of this package.
 var ErrMalformed = errors.New("messages: malformed event")
 
-// OutputID is the id of the n-th output (from 0) caused by input seq.
-func OutputID(light string, cause uint64, n int) string {
-	b := make([]byte, 0, len(light)+24)
-	b = append(b, light...)
-	b = append(b, ':')
-	b = strconv.AppendUint(b, cause, 10)
-	b = append(b, ':')
-	b = strconv.AppendInt(b, int64(n), 10)
-	return string(b)
-}
-
 // MarshalJSON encodes the envelope with AppendEnvelope so that the struct
 // and the hand-written encoder can never disagree.
 func (e Envelope) MarshalJSON() ([]byte, error) {

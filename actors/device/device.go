@@ -436,11 +436,8 @@ func (a *Actor) renderError(state string, err error) {
 	}
 	a.failed = state
 	a.cfg.Logf("device %s: state %s: %v", a.cfg.Light, state, err)
-	data, _ := json.Marshal(messages.OutErrorData{Code: 400, Kind: messages.ErrorRender,
-		Error: fmt.Sprintf("state %q cannot be shown: %v; fix its colors with create_state", state, err)})
-	env := messages.Envelope{V: messages.Version, ID: a.cfg.Light + ":render:" + nuid.Next(), Type: messages.OutError,
-		Light: a.cfg.Light, Time: a.cfg.Now(), Data: data}
-	a.append(subject.Out(a.cfg.Light, messages.OutError), &env)
+	actors.JournalFailure(a.cfg.Journal, a.cfg.Light, messages.OutErrorData{Code: 400, Kind: messages.ErrorRender,
+		Error: fmt.Sprintf("state %q cannot be shown: %v; fix its colors with create_state", state, err)}, a.cfg.Now(), a.logf)
 }
 
 // emit journals gestures as the light's inputs, in order; while an
@@ -456,27 +453,14 @@ func (a *Actor) emit(gs []gesture.Gesture) {
 			continue
 		}
 		data, _ := json.Marshal(messages.InFiredData{Transition: g.Kind, Source: "button"})
-		env := messages.Envelope{V: messages.Version, ID: nuid.Next(), Type: messages.InFired, Light: a.cfg.Light, Time: g.At.UTC(), Data: data}
-		a.append(subject.In(a.cfg.Light, messages.InFired), &env)
+		env := messages.Input(a.cfg.Light, messages.InFired, nuid.Next(), g.At, data)
+		actors.Journal(a.cfg.Journal, subject.In(a.cfg.Light, messages.InFired), &env, a.logf)
 	}
 }
 
-// append journals an event without blocking the actor; appends from one
-// connection are stored in the order they are made.
-func (a *Actor) append(subj string, env *messages.Envelope) {
-	p, err := a.cfg.Journal.AppendAsync(subj, messages.AppendEnvelope(nil, env), journal.MsgID(env.ID))
-	if err != nil {
-		a.cfg.Logf("device %s: journal %s: %v", a.cfg.Light, subj, err)
-		return
-	}
-	logf, light := a.cfg.Logf, a.cfg.Light
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		if _, err := p.Wait(ctx); err != nil {
-			logf("device %s: journal %s: %v", light, subj, err)
-		}
-	}()
+// logf logs as the light's hardware.
+func (a *Actor) logf(format string, args ...any) {
+	a.cfg.Logf("device %s: "+format, append([]any{a.cfg.Light}, args...)...)
 }
 
 // armGestures sets one timer for the detector's next deadline.

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
-	"github.com/nats-io/nuid"
 
+	"github.com/lumen-home/lumen/actors"
 	"github.com/lumen-home/lumen/actors/source/datasource"
 	"github.com/lumen-home/lumen/hardware"
 	"github.com/lumen-home/lumen/hardware/input"
@@ -273,11 +273,8 @@ func (a *Actor) noPins() string {
 // journals a failed run: an error event of kind source, cause 0.
 func (a *Actor) sourceError(source, msg string) {
 	a.cfg.Logf("device %s: source %s: %s", a.cfg.Light, source, msg)
-	data, _ := json.Marshal(messages.OutErrorData{Code: datasource.CodeConflict, Kind: messages.ErrorSource,
-		Error: fmt.Sprintf("source %s is not watched: %s", source, msg)})
-	env := messages.Envelope{V: messages.Version, ID: a.cfg.Light + ":source:" + nuid.Next(), Type: messages.OutError,
-		Light: a.cfg.Light, Time: a.cfg.Now().UTC(), Data: data}
-	a.append(subject.Out(a.cfg.Light, messages.OutError), &env)
+	actors.JournalFailure(a.cfg.Journal, a.cfg.Light, messages.OutErrorData{Code: datasource.CodeConflict, Kind: messages.ErrorSource,
+		Error: fmt.Sprintf("source %s is not watched: %s", source, msg)}, a.cfg.Now(), a.logf)
 }
 
 // sentence is an error's text without its package prefix.

@@ -208,7 +208,7 @@ func (a *Actor) start(ctx actor.Context) error {
 	if empty && a.cfg.Seed != nil {
 		data, _ := json.Marshal(messages.InConfigData{Op: messages.OpApply, States: a.cfg.Seed.States, Rules: a.cfg.Seed.Rules,
 			Vars: a.cfg.Seed.Vars, Initial: a.cfg.Seed.Initial, Schedules: a.cfg.Seed.Schedules})
-		env := messages.Envelope{V: messages.Version, ID: a.cfg.Name + ":seed", Type: messages.InConfig, Light: a.cfg.Name, Time: a.cfg.Clock.Now(), Data: data}
+		env := messages.Input(a.cfg.Name, messages.InConfig, messages.SeedID(a.cfg.Name), a.cfg.Clock.Now(), data)
 		if _, err := a.cfg.Journal.Append(rctx, subject.In(a.cfg.Name, messages.InConfig), messages.AppendEnvelope(nil, &env), journal.MsgID(env.ID)); err != nil {
 			return fmt.Errorf("seed configuration: %w", err)
 		}
@@ -460,7 +460,7 @@ func reply(seq uint64, res machine.Result, outs [][]byte) any {
 // consumer delivers and applies it.
 func (a *Actor) command(ctx actor.Context, c *Command) {
 	id := nuid.Next()
-	env := messages.Envelope{V: messages.Version, ID: id, Type: c.Type, Light: a.cfg.Name, Time: a.cfg.Clock.Now(), Data: c.Data}
+	env := messages.Input(a.cfg.Name, c.Type, id, a.cfg.Clock.Now(), c.Data)
 	if sender := ctx.Sender(); sender != nil {
 		a.waiters[id] = sender
 	}
@@ -527,8 +527,8 @@ func (a *Actor) fireDue(ctx actor.Context, d *due) {
 	} else {
 		data, _ = json.Marshal(messages.InScheduleData{Name: d.name, At: d.at, Late: late})
 	}
-	id := fmt.Sprintf("%s:%s:%s:%d", a.cfg.Name, d.kind, d.name, d.at.UnixNano())
-	env := messages.Envelope{V: messages.Version, ID: id, Type: d.kind, Light: a.cfg.Name, Time: a.cfg.Clock.Now(), Data: data}
+	id := messages.DueID(a.cfg.Name, d.kind, d.name, d.at)
+	env := messages.Input(a.cfg.Name, d.kind, id, a.cfg.Clock.Now(), data)
 	j, subj, body := a.cfg.Journal, subject.In(a.cfg.Name, d.kind), messages.AppendEnvelope(nil, &env)
 	go func() {
 		actx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

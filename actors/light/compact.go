@@ -2,6 +2,7 @@ package light
 
 import (
 	"context"
+
 	"github.com/lumen-home/lumen/nats/subject"
 )
 

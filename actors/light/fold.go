@@ -77,8 +77,7 @@ func Compute(m *machine.Machine, light string, in Input, timedOut []string) (mac
 			// Output payloads are plain structs; this cannot fail.
 			panic(fmt.Sprintf("light: encode %s output: %v", o.Type, err))
 		}
-		env := messages.Envelope{V: messages.Version, ID: messages.OutputID(light, in.Seq, i), Type: o.Type,
-			Light: light, Time: in.Time, Cause: in.Seq, Data: data}
+		env := messages.Output(light, in.Seq, i, o.Type, in.Time, data)
 		out[i] = messages.AppendEnvelope(nil, &env)
 	}
 	return res, out

@@ -55,7 +55,6 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nuid"
 
 	"github.com/lumen-home/lumen/actors"
 	"github.com/lumen-home/lumen/actors/source/datasource"
@@ -311,12 +310,9 @@ func (c *Config) journalError(source, sentence string) {
 	if c.Journal == nil {
 		return
 	}
-	data, _ := json.Marshal(messages.OutErrorData{Code: 502, Kind: messages.ErrorSource, Error: sentence})
-	env := messages.Envelope{V: messages.Version, ID: c.Light + ":source:" + nuid.Next(), Type: messages.OutError,
-		Light: c.Light, Time: c.Now().UTC(), Data: data}
-	if _, err := c.Journal.AppendAsync(subject.Out(c.Light, messages.OutError), messages.AppendEnvelope(nil, &env), journal.MsgID(env.ID)); err != nil {
-		c.Logf("source %s/%s: journal the failure: %v", c.Light, source, err)
-	}
+	actors.JournalFailure(c.Journal, c.Light, messages.OutErrorData{Code: 502, Kind: messages.ErrorSource, Error: sentence}, c.Now(), func(format string, args ...any) {
+		c.Logf("source %s/%s: "+format, append([]any{c.Light, source}, args...)...)
+	})
 }
 
 // sentence is an error's text without its package prefix.

@@ -1,0 +1,55 @@
+package actors
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nuid"
+
+	"github.com/lumen-home/lumen/messages"
+	"github.com/lumen-home/lumen/nats/journal"
+	"github.com/lumen-home/lumen/nats/subject"
+)
+
+// The actors journal what is not an output of an input through these
+// functions: a restart, an error no input caused, a button's gesture.
+// The light journals inputs and their outputs itself (actors/light).
+
+// JournalRestart records restart r of one of light's actors (an
+// evt.out.restart output with cause 0: no input caused it, and replay
+// does not recompute it), waiting up to 5 s for it to be stored: the
+// restart is on the journal before the actor runs again.
+func JournalRestart(j *journal.Journal, light string, r Restart, at time.Time) error {
+	env := messages.Restart(light, messages.OutRestartData{Actor: r.Child.GetId(), Reason: fmt.Sprint(r.Reason), Restarts: r.Restarts}, nuid.Next(), at)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_, err := j.Append(ctx, subject.Out(light, messages.OutRestart), messages.AppendEnvelope(nil, &env), journal.MsgID(env.ID))
+	return err
+}
+
+// JournalFailure records an error of light that no input caused (a data
+// source's failed run, a state the LED cannot show: d.Kind says which)
+// without waiting; a failure to store it is logged.
+func JournalFailure(j *journal.Journal, light string, d messages.OutErrorData, at time.Time, logf func(string, ...any)) {
+	env := messages.Failure(light, d, nuid.Next(), at)
+	Journal(j, subject.Out(light, messages.OutError), &env, logf)
+}
+
+// Journal appends env on subj without blocking the caller, and logs a
+// failure. Appends from one journal are stored in the order they are
+// made.
+func Journal(j *journal.Journal, subj string, env *messages.Envelope, logf func(string, ...any)) {
+	p, err := j.AppendAsync(subj, messages.AppendEnvelope(nil, env), journal.MsgID(env.ID))
+	if err != nil {
+		logf("journal %s: %v", subj, err)
+		return
+	}
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if _, err := p.Wait(ctx); err != nil {
+			logf("journal %s: %v", subj, err)
+		}
+	}()
+}
