@@ -129,7 +129,7 @@ func (c *child) started(ctx actor.Context) {
 		c.hist.epoch++
 		bg, cancel := context.WithCancel(context.Background())
 		c.hist.cancel = cancel
-		go follow(bg, c.cfg.Conn, c.cfg.Light, c.hist.epoch, func(h *histMsg) { root.Send(self, h) }, c.cfg.Logf)
+		go follow(bg, c.cfg.Journal, c.cfg.Light, c.hist.epoch, func(h *histMsg) { root.Send(self, h) }, c.cfg.Logf)
 	}
 }
 

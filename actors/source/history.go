@@ -3,21 +3,18 @@ package source
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"time"
-
-	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/lumen-home/lumen/actors/source/datasource"
 	"github.com/lumen-home/lumen/messages"
+	"github.com/lumen-home/lumen/nats/journal"
 	"github.com/lumen-home/lumen/nats/subject"
 )
 
 // The internal sources read the light's history: its state outputs in the
 // journal, the same events replay and `lumen tail` show. The actor of each
-// internal source follows them with an ordered consumer (from the first,
-// then live), and keeps what datasource.Prune says the sources can still need.
+// internal source follows them (journal.Follow: from the first, then
+// live), and keeps what datasource.Prune says the sources can still need.
 
 // histMsg carries history to a source's actor: entries to append, after
 // forgetting what it had when reset (the follower started over), and
@@ -31,7 +28,7 @@ type histMsg struct {
 
 // follow streams the light's state outputs to send until ctx ends,
 // starting over (reset) after an error.
-func follow(ctx context.Context, nc *nats.Conn, light string, epoch int, send func(*histMsg), logf func(string, ...any)) {
+func follow(ctx context.Context, j *journal.Journal, light string, epoch int, send func(*histMsg), logf func(string, ...any)) {
 	for first := true; ctx.Err() == nil; first = false {
 		if !first {
 			select {
@@ -40,54 +37,20 @@ func follow(ctx context.Context, nc *nats.Conn, light string, epoch int, send fu
 			case <-time.After(time.Second):
 			}
 		}
-		if err := followOnce(ctx, nc, light, epoch, send); err != nil && ctx.Err() == nil {
+		send(&histMsg{epoch: epoch, reset: true})
+		err := j.Follow(ctx, subject.Out(light, messages.OutState), 0, func(m journal.Msg) error {
+			h := &histMsg{epoch: epoch}
+			var env messages.Envelope
+			var d messages.OutStateData
+			if messages.DecodeEnvelope(m.Data, &env) == nil && json.Unmarshal(env.Data, &d) == nil {
+				h.entries = []datasource.Transition{datasource.TransitionOf(env.Time, d)}
+			}
+			send(h)
+			return nil
+		}, func() { send(&histMsg{epoch: epoch, caughtUp: true}) })
+		if err != nil && ctx.Err() == nil {
 			logf("source %s: follow the light's history: %v; starting over", light, err)
 		}
-	}
-}
-
-func followOnce(ctx context.Context, nc *nats.Conn, light string, epoch int, send func(*histMsg)) error {
-	js, err := jetstream.New(nc)
-	if err != nil {
-		return fmt.Errorf("source: jetstream: %w", err)
-	}
-	str, err := js.Stream(ctx, subject.Stream)
-	if err != nil {
-		return fmt.Errorf("source: stream %s: %w", subject.Stream, err)
-	}
-	cons, err := str.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{
-		FilterSubjects:    []string{subject.Out(light, messages.OutState)},
-		DeliverPolicy:     jetstream.DeliverAllPolicy,
-		InactiveThreshold: 30 * time.Second,
-	})
-	if err != nil {
-		return fmt.Errorf("source: follow %s: %w", light, err)
-	}
-	send(&histMsg{epoch: epoch, reset: true})
-	if info := cons.CachedInfo(); info != nil && info.NumPending == 0 {
-		send(&histMsg{epoch: epoch, caughtUp: true})
-	}
-	iter, err := cons.Messages()
-	if err != nil {
-		return fmt.Errorf("source: follow %s: %w", light, err)
-	}
-	defer iter.Stop()
-	for {
-		m, err := iter.Next(jetstream.NextContext(ctx))
-		if err != nil {
-			return fmt.Errorf("source: follow %s: %w", light, err)
-		}
-		md, err := m.Metadata()
-		if err != nil {
-			return fmt.Errorf("source: follow %s: %w", light, err)
-		}
-		h := &histMsg{epoch: epoch, caughtUp: md.NumPending == 0}
-		var env messages.Envelope
-		var d messages.OutStateData
-		if messages.DecodeEnvelope(m.Data(), &env) == nil && json.Unmarshal(env.Data, &d) == nil {
-			h.entries = []datasource.Transition{datasource.TransitionOf(env.Time, d)}
-		}
-		send(h)
 	}
 }
 

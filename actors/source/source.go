@@ -77,10 +77,11 @@ type Config struct {
 	Tick time.Duration
 	// Timeout bounds one tool run and each command (default 30 s).
 	Timeout time.Duration
-	// Journal, when set, records each failed run as an error event of
-	// kind "source" and each restart of a source's actor as a restart
-	// event (cause 0: not outputs of an input, and replay does not
-	// recompute them), so `lumen tail` and the agent see them.
+	// Journal holds the light's history, which internal sources follow;
+	// each failed run is recorded there as an error event of kind
+	// "source" and each restart of a source's actor as a restart event
+	// (cause 0: not outputs of an input, and replay does not recompute
+	// them), so `lumen tail` and the agent see them.
 	Journal *journal.Journal
 	// Location is the time zone of transitions_today's midnight (default
 	// time.Local: $TZ, else the system's).
@@ -130,8 +131,8 @@ func Props(cfg Config) (*actor.Props, error) {
 	if err := subject.ValidLight(cfg.Light); err != nil {
 		return nil, fmt.Errorf("source: %w", err)
 	}
-	if cfg.Conn == nil || cfg.Tools == nil {
-		return nil, errors.New("source: a connection and the tool manager are required")
+	if cfg.Conn == nil || cfg.Tools == nil || cfg.Journal == nil {
+		return nil, errors.New("source: a connection, the journal and the tool manager are required")
 	}
 	cfg.client = wire.New(cfg.Conn)
 	if cfg.Tick <= 0 {
@@ -307,9 +308,6 @@ func noWebhook(lightName, src string) *HookReply {
 
 // journalError records a failed run without waiting for the journal.
 func (c *Config) journalError(source, sentence string) {
-	if c.Journal == nil {
-		return
-	}
 	actors.JournalFailure(c.Journal, c.Light, messages.OutErrorData{Code: 502, Kind: messages.ErrorSource, Error: sentence}, c.Now(), func(format string, args ...any) {
 		c.Logf("source %s/%s: "+format, append([]any{c.Light, source}, args...)...)
 	})

@@ -781,3 +781,58 @@ func TestRecords(t *testing.T) {
 		t.Fatalf("the light's snapshot: %q %v", b, err)
 	}
 }
+
+// A follower gets the history, is told when it has caught up, then gets
+// each new event live, until its context ends.
+func TestFollow(t *testing.T) {
+	j := newJournal(t)
+	ctx := testCtx(t)
+	state := subject.Out("kitchen", "state")
+	for i := 1; i <= 3; i++ {
+		mustAppend(t, j, state, fmt.Sprint(i))
+		mustAppend(t, j, subject.Out("hall", "state"), "other light")
+	}
+	type ev struct {
+		data     string
+		caughtUp bool
+	}
+	got := make(chan ev, 16)
+	fctx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() {
+		done <- j.Follow(fctx, state, 0, func(m journal.Msg) error {
+			got <- ev{data: string(m.Data)}
+			return nil
+		}, func() { got <- ev{caughtUp: true} })
+	}()
+	want := []ev{{data: "1"}, {data: "2"}, {data: "3"}, {caughtUp: true}}
+	for _, w := range want {
+		if g := <-got; g != w {
+			t.Fatalf("got %+v, want %+v", g, w)
+		}
+	}
+	mustAppend(t, j, state, "live")
+	if g := <-got; g != (ev{data: "live"}) {
+		t.Fatalf("live: got %+v", g)
+	}
+	stop()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("Follow after its context ended = %v", err)
+	}
+	select {
+	case g := <-got:
+		t.Fatalf("caught up twice, or an extra event: %+v", g)
+	default:
+	}
+
+	// Nothing to catch up with: told at once. An error from fn ends it.
+	boom := errors.New("boom")
+	var told bool
+	err := j.Follow(ctx, subject.Out("nowhere", "state"), 0, func(journal.Msg) error { return boom }, func() {
+		told = true
+		mustAppend(t, j, subject.Out("nowhere", "state"), "x")
+	})
+	if !told || !errors.Is(err, boom) {
+		t.Fatalf("empty history: told %v, err %v", told, err)
+	}
+}

@@ -45,18 +45,9 @@ func (j *Journal) Replay(ctx context.Context, filter string, from, to uint64, fn
 		return nil
 	}
 
-	cfg := jetstream.OrderedConsumerConfig{
-		DeliverPolicy: jetstream.DeliverByStartSequencePolicy,
-		OptStartSeq:   from,
-		// A safety net for a consumer that outlives a crashed replay.
-		InactiveThreshold: 30 * time.Second,
-	}
-	if filter != "" {
-		cfg.FilterSubjects = []string{filter}
-	}
-	cons, err := str.OrderedConsumer(ctx, cfg)
+	cons, err := j.ordered(ctx, str, filter, from)
 	if err != nil {
-		return fmt.Errorf("journal: replay %q: create consumer: %w", filter, err)
+		return fmt.Errorf("journal: replay %q: %w", filter, err)
 	}
 	defer j.deleteOrdered(cons)
 	// NumPending counts the matching events from `from` on when the
@@ -92,6 +83,78 @@ func (j *Journal) Replay(ctx context.Context, filter string, from, to uint64, fn
 			return nil
 		}
 	}
+}
+
+// Follow calls fn with every event whose subject matches filter, from
+// stream sequence from (0: the first) on, in stream order, then with each
+// event appended after, until ctx ends (it then returns ctx's error) or
+// fn returns an error (returned as is). caughtUp, when set, is called
+// once, as soon as every matching event stored when Follow began has
+// been given to fn (at once when there is none): what comes after is
+// live. A follower that loses its consumer gets an error; start over.
+func (j *Journal) Follow(ctx context.Context, filter string, from uint64, fn func(Msg) error, caughtUp func()) error {
+	str, err := j.streamHandle(ctx)
+	if err != nil {
+		return err
+	}
+	cons, err := j.ordered(ctx, str, filter, max(from, 1))
+	if err != nil {
+		return fmt.Errorf("journal: follow %q: %w", filter, err)
+	}
+	defer j.deleteOrdered(cons)
+	behind := true
+	if info := cons.CachedInfo(); info != nil && info.NumPending == 0 {
+		behind = false
+		if caughtUp != nil {
+			caughtUp()
+		}
+	}
+	iter, err := cons.Messages()
+	if err != nil {
+		return fmt.Errorf("journal: follow %q: %w", filter, err)
+	}
+	defer iter.Stop()
+	for {
+		m, err := iter.Next(jetstream.NextContext(ctx))
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return fmt.Errorf("journal: follow %q: %w", filter, err)
+		}
+		md, err := m.Metadata()
+		if err != nil {
+			return fmt.Errorf("journal: follow %q: %w", filter, err)
+		}
+		if err := fn(fromJS(m, md)); err != nil {
+			return err
+		}
+		if behind && md.NumPending == 0 {
+			behind = false
+			if caughtUp != nil {
+				caughtUp()
+			}
+		}
+	}
+}
+
+// ordered creates the ordered consumer of Replay and Follow: the events
+// matching filter (every subject when empty) from sequence from on.
+func (j *Journal) ordered(ctx context.Context, str jetstream.Stream, filter string, from uint64) (jetstream.Consumer, error) {
+	cfg := jetstream.OrderedConsumerConfig{
+		DeliverPolicy: jetstream.DeliverByStartSequencePolicy,
+		OptStartSeq:   from,
+		// A safety net for a consumer that outlives a crashed reader.
+		InactiveThreshold: 30 * time.Second,
+	}
+	if filter != "" {
+		cfg.FilterSubjects = []string{filter}
+	}
+	cons, err := str.OrderedConsumer(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("create consumer: %w", err)
+	}
+	return cons, nil
 }
 
 // deleteOrdered removes a replay's consumer now rather than letting it
