@@ -10,6 +10,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/lumen-home/lumen/actors"
+	"github.com/lumen-home/lumen/actors/clock"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/broker"
 	"github.com/lumen-home/lumen/nats/journal"
@@ -35,14 +36,14 @@ func TestStrategyRestartsWithBackoffThenStops(t *testing.T) {
 	stopped := make(chan any, 1)
 	s := &actors.Strategy{MaxRestarts: 3, Window: time.Minute, Initial: 10 * time.Millisecond, Max: 25 * time.Millisecond,
 		OnRestart: func(r actors.Restart) { mu.Lock(); restarts = append(restarts, r); mu.Unlock() },
-		OnStop:    func(_ *actor.PID, reason any) { stopped <- reason },
+		OnStop:    func(r actors.Restart) { stopped <- r.Reason },
 	}
 	root, err := actors.NewRoot(sys, s)
 	if err != nil {
 		t.Fatal(err)
 	}
 	started := make(chan struct{}, 10)
-	pid, err := actors.SpawnChild(sys, root, "crashy", actor.PropsFromProducer(func() actor.Actor { return &crashy{started: started} }))
+	pid, err := root.Spawn("k", "crashy", actor.PropsFromProducer(func() actor.Actor { return &crashy{started: started} }))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,6 +78,48 @@ func TestStrategyRestartsWithBackoffThenStops(t *testing.T) {
 	}
 }
 
+// The root tells the light of a crashed child from what it spawned, not
+// from the child's name: a light may well be called desk-light-1, and its
+// hardware actor device-desk-light-1.
+func TestRootKnowsEachChildsLight(t *testing.T) {
+	sys := actor.NewActorSystem()
+	lights := make(chan string, 8)
+	s := actors.DefaultStrategy()
+	s.Initial = time.Millisecond
+	s.OnRestart = func(r actors.Restart) { lights <- r.Role + " of " + r.Light }
+	root, err := actors.NewRoot(sys, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Stop()
+	started := make(chan struct{}, 10)
+	props := actor.PropsFromProducer(func() actor.Actor { return &crashy{started: started} })
+	for _, c := range []struct{ light, role string }{
+		{"desk-light-1", "device"},
+		{"desk-light-1", "tools"},
+		{"light-device-", "light"},
+	} {
+		pid, err := root.Spawn(c.light, c.role, props)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pid.Id != "lumen/"+c.role+"-"+c.light {
+			t.Errorf("child id %s", pid.Id)
+		}
+		<-started
+		sys.Root.Send(pid, "crash")
+		select {
+		case got := <-lights:
+			if want := c.role + " of " + c.light; got != want {
+				t.Errorf("%s crashed: restart of %q, want %q", pid.Id, got, want)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%s: no restart", pid.Id)
+		}
+		<-started
+	}
+}
+
 // JournaledStrategy records each restart of a light's actor in the
 // journal: a restart output of the light, with cause 0, naming the actor.
 func TestJournaledStrategy(t *testing.T) {
@@ -88,7 +131,7 @@ func TestJournaledStrategy(t *testing.T) {
 	defer b.Shutdown()
 	j := journal.New(b.JetStream())
 	sys := actor.NewActorSystem()
-	s := actors.JournaledStrategy("k", "tool", j, time.Now, t.Logf)
+	s := actors.JournaledStrategy("k", "tool", j, clock.System(clock.Trust), t.Logf)
 	parent := sys.Root.Spawn(actor.PropsFromFunc(func(ctx actor.Context) {
 		if p, ok := ctx.Message().(*actor.Props); ok {
 			ctx.Respond(ctx.Spawn(p))

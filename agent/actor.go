@@ -14,6 +14,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/lumen-home/lumen/actors"
+	"github.com/lumen-home/lumen/actors/clock"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/journal"
 	"github.com/lumen-home/lumen/nats/subject"
@@ -33,7 +34,7 @@ type Config struct {
 	Transcriber Transcriber
 	Speaker     Speaker
 	Logf        func(string, ...any)
-	Now         func() time.Time
+	Clock       clock.Clock // stamps the steps (default the system's)
 }
 
 // Messages of the agent actor. Reply is called once, from any goroutine.
@@ -81,11 +82,11 @@ func Props(cfg Config) (*actor.Props, error) {
 	if cfg.Logf == nil {
 		cfg.Logf = func(string, ...any) {}
 	}
-	if cfg.Now == nil {
-		cfg.Now = time.Now
+	if cfg.Clock == nil {
+		cfg.Clock = clock.System(clock.Trust)
 	}
 	return actor.PropsFromProducer(func() actor.Actor { return &Manager{cfg: cfg} },
-		actor.WithSupervisor(actors.JournaledStrategy(cfg.Light, "agent session", cfg.Journal, cfg.Now, cfg.Logf))), nil
+		actor.WithSupervisor(actors.JournaledStrategy(cfg.Light, "agent session", cfg.Journal, cfg.Clock, cfg.Logf))), nil
 }
 
 // Manager is a light's agent: it routes asks and approvals to sessions.
@@ -446,7 +447,7 @@ func (s *session) Record(ctx context.Context, ev messages.OutAgentData) error {
 	}
 	ev.Session = s.state.ID
 	ev.Step = s.state.Step + 1
-	now := s.cfg.Now().UTC()
+	now := s.cfg.Clock.Now().UTC()
 	if ev.Kind == messages.AgentKindApproval && ev.Call != nil {
 		s.mu.Lock()
 		s.expect, s.expectTool = ev.Approval, ev.Call.Tool

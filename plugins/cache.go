@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/bytecodealliance/wasmtime-go/v39"
+
+	"github.com/lumen-home/lumen/internal/atomicfile"
 )
 
 // wasmtimeVersion is the Wasmtime binding this file was written against,
@@ -206,27 +208,13 @@ func ticks(d time.Duration, report func(Progress)) (stop func()) {
 	}
 }
 
-// writeCache writes a compiled module to path through a temporary file,
-// so that another process never reads half a module.
+// writeCache writes a compiled module to path (atomicfile: another
+// process never reads half a module).
 func writeCache(dir, path string, write func(io.Writer) error) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(dir, ".tmp-*.cwasm")
-	if err != nil {
-		return err
-	}
-	err = write(f)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		_ = os.Remove(f.Name())
-	}
-	return err
+	return atomicfile.Write(path, 0o644, write)
 }
 
 // staleTemp is how old a temporary file of the cache must be to be
@@ -234,8 +222,7 @@ func writeCache(dir, path string, write func(io.Writer) error) error {
 const staleTemp = time.Hour
 
 var (
-	keyPattern  = regexp.MustCompile(`^[0-9a-f]{32}$`)
-	tempPattern = regexp.MustCompile(`^\.tmp-[0-9]+\.cwasm$`)
+	keyPattern = regexp.MustCompile(`^[0-9a-f]{32}$`)
 )
 
 // cleanStale removes the cache entries of the guest name other than key
@@ -253,7 +240,7 @@ func cleanStale(dir, name, key string) {
 		if !ent.Type().IsRegular() {
 			continue
 		}
-		if tempPattern.MatchString(n) {
+		if atomicfile.IsTemp(n) {
 			if info, err := ent.Info(); err == nil && time.Since(info.ModTime()) > staleTemp {
 				_ = os.Remove(filepath.Join(dir, n))
 			}

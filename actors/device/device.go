@@ -17,6 +17,7 @@ import (
 	"github.com/nats-io/nuid"
 
 	"github.com/lumen-home/lumen/actors"
+	"github.com/lumen-home/lumen/actors/clock"
 	"github.com/lumen-home/lumen/hardware"
 	"github.com/lumen-home/lumen/hardware/gesture"
 	"github.com/lumen-home/lumen/hardware/render"
@@ -46,8 +47,9 @@ type Config struct {
 	client   *wire.Client
 	Render   render.Options
 	Gestures gesture.Config
-	Now      func() time.Time
-	Logf     func(format string, args ...any)
+	// Clock times the frames, the gestures and the pins' debounce.
+	Clock clock.Clock
+	Logf  func(format string, args ...any)
 	// OnShow, when set, sees the first frame of every state shown (for
 	// the terminal's status line). It must not block.
 	OnShow func(state string, raw, out []hardware.RGB)
@@ -61,8 +63,8 @@ func (c *Config) validate() error {
 		return errors.New("device: a device, a journal and a connection are required")
 	}
 	c.client = wire.New(c.Conn)
-	if c.Now == nil {
-		c.Now = time.Now
+	if c.Clock == nil {
+		c.Clock = clock.System(clock.Trust)
 	}
 	if c.Logf == nil {
 		c.Logf = func(string, ...any) {}
@@ -126,8 +128,8 @@ type Actor struct {
 	agentSeen       map[string]bool // sessions with events since start: newer than the sessions read at start
 
 	frameGen, gestureGen int
-	frameTimer           *time.Timer
-	gestureTimer         *time.Timer
+	frameTimer           clock.Timer
+	gestureTimer         clock.Timer
 	loading              bool
 	stale                bool // the model changed while it was being read
 
@@ -175,7 +177,7 @@ func (a *Actor) Receive(ctx actor.Context) {
 		a.armGestures(ctx)
 	case *gestureT:
 		if msg.gen == a.gestureGen {
-			a.emit(a.det.Tick(a.cfg.Now()))
+			a.emit(a.det.Tick(a.cfg.Clock.Now()))
 			a.armGestures(ctx)
 		}
 	case *frameT:
@@ -273,7 +275,7 @@ func (a *Actor) stop() {
 		_ = a.sub.Unsubscribe()
 		a.sub = nil
 	}
-	for _, t := range []*time.Timer{a.frameTimer, a.gestureTimer} {
+	for _, t := range []clock.Timer{a.frameTimer, a.gestureTimer} {
 		if t != nil {
 			t.Stop()
 		}
@@ -389,7 +391,7 @@ func (a *Actor) enter(ctx actor.Context, name string, cause uint64) {
 	if a.approval != "" {
 		st = approvalState
 	}
-	if err := a.r.SetState(st, a.cfg.Now(), cause, a.vars); err != nil {
+	if err := a.r.SetState(st, a.cfg.Clock.Now(), cause, a.vars); err != nil {
 		a.renderError(name, err)
 	}
 	a.frame(ctx, true)
@@ -397,7 +399,7 @@ func (a *Actor) enter(ctx actor.Context, name string, cause uint64) {
 
 // frame renders and shows the frame due now, and arms the next one.
 func (a *Actor) frame(ctx actor.Context, first bool) {
-	now := a.cfg.Now()
+	now := a.cfg.Clock.Now()
 	f := a.r.Frame(now)
 	if f.Err != nil {
 		a.renderError(a.state, f.Err)
@@ -425,7 +427,7 @@ func (a *Actor) frame(ctx actor.Context, first bool) {
 	}
 	if next, ok := a.r.Next(now); ok {
 		msg, self, root := &frameT{gen: a.frameGen}, ctx.Self(), ctx.ActorSystem().Root
-		a.frameTimer = time.AfterFunc(next.Sub(now), func() { root.Send(self, msg) })
+		a.frameTimer = a.cfg.Clock.AfterFunc(next.Sub(now), func() { root.Send(self, msg) })
 	}
 }
 
@@ -437,7 +439,7 @@ func (a *Actor) renderError(state string, err error) {
 	a.failed = state
 	a.cfg.Logf("device %s: state %s: %v", a.cfg.Light, state, err)
 	actors.JournalFailure(a.cfg.Journal, a.cfg.Light, messages.OutErrorData{Code: 400, Kind: messages.ErrorRender,
-		Error: fmt.Sprintf("state %q cannot be shown: %v; fix its colors with create_state", state, err)}, a.cfg.Now(), a.logf)
+		Error: fmt.Sprintf("state %q cannot be shown: %v; fix its colors with create_state", state, err)}, a.cfg.Clock.Now(), a.logf)
 }
 
 // emit journals gestures as the light's inputs, in order; while an
@@ -474,7 +476,7 @@ func (a *Actor) armGestures(ctx actor.Context) {
 		return
 	}
 	msg, self, root := &gestureT{gen: a.gestureGen}, ctx.Self(), ctx.ActorSystem().Root
-	a.gestureTimer = time.AfterFunc(at.Sub(a.cfg.Now()), func() { root.Send(self, msg) })
+	a.gestureTimer = a.cfg.Clock.AfterFunc(at.Sub(a.cfg.Clock.Now()), func() { root.Send(self, msg) })
 }
 
 func (a *Actor) press(down bool) any {

@@ -12,6 +12,8 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/nats-io/nats.go"
 
+	"github.com/lumen-home/lumen/actors/clock"
+	"github.com/lumen-home/lumen/actors/clock/clocktest"
 	"github.com/lumen-home/lumen/actors/device"
 	"github.com/lumen-home/lumen/actors/light"
 	"github.com/lumen-home/lumen/hardware"
@@ -23,11 +25,6 @@ import (
 	"github.com/lumen-home/lumen/nats/subject"
 )
 
-type syncedClock struct{}
-
-func (syncedClock) Now() time.Time { return time.Now().UTC() }
-func (syncedClock) Synced() bool   { return true }
-
 // rig is a light "k" with its service and a hardware actor on a fake
 // device whose button edges carry the fake clock's time.
 type rig struct {
@@ -35,7 +32,7 @@ type rig struct {
 	light *actor.PID
 	dev   *actor.PID
 	hw    *hwtest.Device
-	clock *hwtest.Clock
+	clock *clocktest.Clock
 	nc    *nats.Conn
 	j     *journal.Journal
 }
@@ -61,19 +58,19 @@ func newRig(t *testing.T) *rig {
 	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
 		return slog.New(slog.NewTextHandler(io.Discard, nil))
 	}))
-	lp, err := light.Props(light.Config{Name: "k", Journal: j, Clock: syncedClock{}})
+	lp, err := light.Props(light.Config{Name: "k", Journal: j, Clock: clock.System(clock.Trust)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &rig{sys: sys, light: sys.Root.Spawn(lp), nc: nc, j: j, clock: hwtest.NewClock(time.Now())}
+	r := &rig{sys: sys, light: sys.Root.Spawn(lp), nc: nc, j: j, clock: clocktest.New(time.Now())}
 	svc, err := light.Serve(nc, sys.Root, r.light, "k", nil, 10*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = svc.Stop() })
 	r.command(t, messages.InConfig, config)
-	r.hw = hwtest.NewDevice(1, r.clock)
-	dp, err := device.Props(device.Config{Light: "k", Device: r.hw, Journal: j, Conn: nc, Now: r.clock.Now,
+	r.hw = hwtest.NewDevice(1, r.clock.Now)
+	dp, err := device.Props(device.Config{Light: "k", Device: r.hw, Journal: j, Conn: nc, Clock: r.clock,
 		Render: render.Options{Pixels: 1, Gamma: 1}})
 	if err != nil {
 		t.Fatal(err)
@@ -192,9 +189,13 @@ func TestRenderErrorOncePerState(t *testing.T) {
 	// Frames keep coming (speed 10 ms) in the error color, with no
 	// further error events.
 	n := r.hw.Count()
-	time.Sleep(200 * time.Millisecond)
-	if r.hw.Count() <= n {
-		t.Fatal("the animation stopped")
+	deadline := time.Now().Add(10 * time.Second)
+	for r.hw.Count() <= n+3 {
+		if time.Now().After(deadline) {
+			t.Fatal("the animation stopped")
+		}
+		r.clock.Advance(10 * time.Millisecond)
+		time.Sleep(time.Millisecond)
 	}
 	if f := r.hw.Last(); f[0] != (hardware.RGB{R: 255, G: 0, B: 128}) {
 		t.Fatalf("error color %v", f)

@@ -11,6 +11,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/lumen-home/lumen/actors"
+	"github.com/lumen-home/lumen/actors/clock"
 	"github.com/lumen-home/lumen/actors/source/datasource"
 	"github.com/lumen-home/lumen/hardware"
 	"github.com/lumen-home/lumen/hardware/input"
@@ -67,7 +68,7 @@ type pinState struct {
 	pins  map[int]*watch
 	errs  map[string]string // source → the problem last journaled for it
 	gen   int
-	timer *time.Timer
+	timer clock.Timer
 }
 
 // startPins begins reading the levels of the input pins until the actor
@@ -187,7 +188,7 @@ func (a *Actor) level(ctx actor.Context, l hardware.Level) {
 
 // tickPins settles the pins whose debounce window has closed.
 func (a *Actor) tickPins(ctx actor.Context) {
-	now := a.cfg.Now()
+	now := a.cfg.Clock.Now()
 	for _, pin := range slices.Sorted(maps.Keys(a.gpio.pins)) {
 		a.publishPin(pin, a.gpio.pins[pin].det.Tick(now))
 	}
@@ -225,7 +226,7 @@ func (a *Actor) armPins(ctx actor.Context) {
 		return
 	}
 	msg, self, root := &pinT{gen: a.gpio.gen}, ctx.Self(), ctx.ActorSystem().Root
-	a.gpio.timer = time.AfterFunc(next.Sub(a.cfg.Now()), func() { root.Send(self, msg) })
+	a.gpio.timer = a.cfg.Clock.AfterFunc(next.Sub(a.cfg.Clock.Now()), func() { root.Send(self, msg) })
 }
 
 // setPin drives a simulated input pin.
@@ -274,7 +275,7 @@ func (a *Actor) noPins() string {
 func (a *Actor) sourceError(source, msg string) {
 	a.cfg.Logf("device %s: source %s: %s", a.cfg.Light, source, msg)
 	actors.JournalFailure(a.cfg.Journal, a.cfg.Light, messages.OutErrorData{Code: datasource.CodeConflict, Kind: messages.ErrorSource,
-		Error: fmt.Sprintf("source %s is not watched: %s", source, msg)}, a.cfg.Now(), a.logf)
+		Error: fmt.Sprintf("source %s is not watched: %s", source, msg)}, a.cfg.Clock.Now(), a.logf)
 }
 
 // sentence is an error's text without its package prefix.

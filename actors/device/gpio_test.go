@@ -30,7 +30,7 @@ func gpioRig(t *testing.T) (*rig, *sim.Inputs, chan *nats.Msg) {
 	// windows pass only when the test says so, however slow the machine.
 	in := sim.NewInputs(map[int]string{4: "the button"}, r.clock.Now)
 	t.Cleanup(func() { _ = in.Halt() })
-	dp, err := device.Props(device.Config{Light: "k", Device: hwtest.NewDevice(1, r.clock), Inputs: in, Journal: r.j, Conn: r.nc, Now: r.clock.Now,
+	dp, err := device.Props(device.Config{Light: "k", Device: hwtest.NewDevice(1, r.clock.Now), Inputs: in, Journal: r.j, Conn: r.nc, Clock: r.clock,
 		Render: render.Options{Pixels: 1, Gamma: 1}})
 	if err != nil {
 		t.Fatal(err)

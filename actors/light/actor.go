@@ -14,24 +14,21 @@ import (
 	"github.com/nats-io/nuid"
 
 	"github.com/lumen-home/lumen/actors"
+	"github.com/lumen-home/lumen/actors/clock"
 	"github.com/lumen-home/lumen/actors/light/machine"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/journal"
 	"github.com/lumen-home/lumen/nats/subject"
 )
 
-// Clock is the wall clock and whether it can be trusted yet: a Pi has no
-// real-time clock, so timers wait until the time is synchronized.
-type Clock interface {
-	Now() time.Time
-	Synced() bool
-}
-
 // Config configures one light actor.
 type Config struct {
 	Name    string
 	Journal *journal.Journal
-	Clock   Clock
+	// Clock stamps the inputs the light journals itself and fires its
+	// durable timers and schedules, once it is synchronized (a Pi has no
+	// real-time clock).
+	Clock clock.Clock
 	// Seed is applied (journaled as a config input) when the light has no
 	// history at all, e.g. the demo configuration.
 	Seed *messages.ApplyRequest
@@ -123,7 +120,7 @@ type Actor struct {
 	since   int // inputs applied since the last snapshot
 	waiters map[string]*actor.PID
 	cancel  context.CancelFunc
-	armed   map[string]*time.Timer // by kind+name
+	armed   map[string]clock.Timer // by kind+name
 	waiting bool                   // timers wait for the clock
 }
 
@@ -195,7 +192,7 @@ func (a *Actor) model() *messages.GetReply {
 func (a *Actor) start(ctx actor.Context) error {
 	a.stop()
 	a.waiters = map[string]*actor.PID{}
-	a.armed = map[string]*time.Timer{}
+	a.armed = map[string]clock.Timer{}
 	bg, cancel := context.WithCancel(context.Background())
 	a.cancel = cancel
 	rctx, rcancel := context.WithTimeout(bg, 5*time.Minute)
@@ -492,7 +489,7 @@ func (a *Actor) arm(ctx actor.Context) {
 			a.cfg.Logf("light %s: the system clock is not synchronized yet; %d timers and %d schedules wait for it", a.cfg.Name, len(timers), len(scheds))
 		}
 		a.waiting = true
-		a.armed["clock"] = time.AfterFunc(a.cfg.ClockPoll, func() { sys.Root.Send(self, &clockTick{}) })
+		a.armed["clock"] = a.cfg.Clock.AfterFunc(a.cfg.ClockPoll, func() { sys.Root.Send(self, &clockTick{}) })
 		return
 	}
 	if a.waiting {
@@ -503,7 +500,7 @@ func (a *Actor) arm(ctx actor.Context) {
 	add := func(kind, name string, at time.Time) {
 		d := at.Sub(now)
 		msg := &due{kind: kind, name: name, at: at, late: d < 0}
-		a.armed[kind+":"+name] = time.AfterFunc(d, func() { sys.Root.Send(self, msg) })
+		a.armed[kind+":"+name] = a.cfg.Clock.AfterFunc(d, func() { sys.Root.Send(self, msg) })
 	}
 	for _, t := range timers {
 		add(messages.InTimer, t.Name, t.Deadline)

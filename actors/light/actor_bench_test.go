@@ -10,6 +10,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/lumen-home/lumen/actors/clock"
 	"github.com/lumen-home/lumen/actors/light"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/broker"
@@ -64,7 +65,7 @@ func startBenchLight(b *testing.B) (*actor.ActorSystem, *actor.PID, *journal.Jou
 	}
 	b.Cleanup(br.Shutdown)
 	j := journal.New(br.JetStream())
-	props, err := light.Props(light.Config{Name: "k", Journal: j, Clock: syncedClock{}})
+	props, err := light.Props(light.Config{Name: "k", Journal: j, Clock: clock.System(clock.Trust)})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -86,11 +87,6 @@ func startBenchLight(b *testing.B) (*actor.ActorSystem, *actor.PID, *journal.Jou
 func quietLogger(*actor.ActorSystem) *slog.Logger {
 	return slog.New(slog.NewTextHandler(io.Discard, nil))
 }
-
-type syncedClock struct{}
-
-func (syncedClock) Now() time.Time { return time.Now().UTC() }
-func (syncedClock) Synced() bool   { return true }
 
 // BenchmarkRawAppendAsync is the baseline of BenchmarkLightApply: the same
 // inputs journaled the same way, with no light consuming them.

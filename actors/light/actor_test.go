@@ -6,22 +6,17 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/lumen-home/lumen/actors/clock/clocktest"
 	"github.com/lumen-home/lumen/actors/light"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/broker"
 	"github.com/lumen-home/lumen/nats/journal"
 )
-
-type fakeClock struct{ synced atomic.Bool }
-
-func (*fakeClock) Now() time.Time { return time.Now().UTC() }
-func (c *fakeClock) Synced() bool { return c.synced.Load() }
 
 type logs struct {
 	mu    sync.Mutex
@@ -55,9 +50,10 @@ func TestTimersWaitForClockSync(t *testing.T) {
 	}
 	defer b.Shutdown()
 	j := journal.New(b.JetStream())
-	clock := &fakeClock{}
+	clock := clocktest.New(time.Date(2026, 11, 24, 23, 0, 0, 0, time.UTC))
+	clock.SetSynced(false)
 	var l logs
-	props, err := light.Props(light.Config{Name: "k", Journal: j, Clock: clock, ClockPoll: 50 * time.Millisecond, Logf: l.logf})
+	props, err := light.Props(light.Config{Name: "k", Journal: j, Clock: clock, ClockPoll: 5 * time.Second, Logf: l.logf})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,14 +82,26 @@ func TestTimersWaitForClockSync(t *testing.T) {
 		{"from":"*","on":"arm","to":"off","action":"startTimer('ding', 20)"},
 		{"from":"*","on":"ding","to":"red"}]}`)
 	cmd(messages.InFired, `{"transition":"arm"}`)
-	time.Sleep(300 * time.Millisecond)
+	// Long past the deadline, the light only looks at the clock again.
+	for range 3 {
+		if !clock.WaitArmed(clock.Now().Add(5*time.Second), 10*time.Second) {
+			t.Fatal("the light does not check the clock again")
+		}
+		clock.Advance(5 * time.Second)
+	}
 	if g := get(); g.State != "off" || len(g.Timers) != 1 {
 		t.Fatalf("the timer fired before the clock was synchronized: %+v", g)
 	}
 	if !l.contains("not synchronized") {
 		t.Fatalf("the light does not say why the timer waits: %v", l.lines)
 	}
-	clock.synced.Store(true)
+	clock.SetSynced(true)
+	// At its next look the light arms the timer, whose deadline passed:
+	// it fires at once.
+	if !clock.WaitArmed(clock.Now().Add(5*time.Second), 10*time.Second) {
+		t.Fatal("the light does not check the clock again")
+	}
+	clock.Advance(5 * time.Second)
 	deadline := time.Now().Add(10 * time.Second)
 	for get().State != "red" {
 		if time.Now().After(deadline) {

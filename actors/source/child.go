@@ -104,7 +104,7 @@ func (c *child) Receive(ctx actor.Context) {
 	case *Hook:
 		ctx.Respond(c.hook(ctx, msg))
 	case *histMsg:
-		c.hist.add(msg, c.cfg.Now())
+		c.hist.add(msg, c.cfg.Clock.Now())
 	}
 }
 
@@ -230,7 +230,7 @@ func (c *child) done(ctx actor.Context, msg *runDone) {
 	}
 	c.failures++
 	wait := datasource.Backoff(c.failures, c.def.Interval())
-	c.retryAt = c.cfg.Now().Add(wait)
+	c.retryAt = c.cfg.Clock.Now().Add(wait)
 	c.cfg.Logf("source %s/%s: %v; the last values are kept, retry in %v (failure %d)", c.cfg.Light, c.def.Name, msg.err, wait, c.failures)
 	c.cfg.journalError(c.def.Name, fmt.Sprintf("source %s failed (%v); the light keeps the last values and retries in %v", c.def.Name, msg.err, wait.Round(time.Millisecond)))
 }

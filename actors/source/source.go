@@ -57,6 +57,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/lumen-home/lumen/actors"
+	"github.com/lumen-home/lumen/actors/clock"
 	"github.com/lumen-home/lumen/actors/source/datasource"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/journal"
@@ -93,9 +94,9 @@ type Config struct {
 	// Strategy supervises the sources' actors (default
 	// actors.DefaultStrategy, whose restarts are journaled).
 	Strategy *actors.Strategy
-	// Now is the clock (default time.Now).
-	Now  func() time.Time
-	Logf func(format string, args ...any)
+	// Clock times the schedules and backoffs (default the system's).
+	Clock clock.Clock
+	Logf  func(format string, args ...any)
 }
 
 type (
@@ -119,7 +120,7 @@ type kid struct {
 type Manager struct {
 	cfg     *Config
 	sub     *nats.Subscription
-	cancel  context.CancelFunc
+	tick    clock.Timer // the next check of the schedules
 	loading bool
 	stale   bool
 	kids    map[string]*kid
@@ -141,8 +142,8 @@ func Props(cfg Config) (*actor.Props, error) {
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = 30 * time.Second
 	}
-	if cfg.Now == nil {
-		cfg.Now = time.Now
+	if cfg.Clock == nil {
+		cfg.Clock = clock.System(clock.Trust)
 	}
 	if cfg.Location == nil {
 		cfg.Location = time.Local
@@ -153,10 +154,10 @@ func Props(cfg Config) (*actor.Props, error) {
 	c := &cfg
 	strategy := cfg.Strategy
 	if strategy == nil {
-		strategy = actors.JournaledStrategy(c.Light, "data source", c.Journal, c.Now, c.Logf)
-		strategy.OnStop = func(child *actor.PID, reason any) {
-			c.Logf("source %s: %s failed too often (%v); it is stopped until its definition changes or lumen restarts", c.Light, child.GetId(), reason)
-			c.journalError(child.GetId(), fmt.Sprintf("data source actor %s failed too often (%v); it is stopped until its definition changes or lumen restarts", child.GetId(), reason))
+		strategy = actors.JournaledStrategy(c.Light, "data source", c.Journal, c.Clock, c.Logf)
+		strategy.OnStop = func(r actors.Restart) {
+			c.Logf("source %s: %s failed too often (%v); it is stopped until its definition changes or lumen restarts", c.Light, r.Child.GetId(), r.Reason)
+			c.journalError(r.Child.GetId(), fmt.Sprintf("data source actor %s failed too often (%v); it is stopped until its definition changes or lumen restarts", r.Child.GetId(), r.Reason))
 		}
 	}
 	return actor.PropsFromProducer(func() actor.Actor { return &Manager{cfg: c} }, actor.WithSupervisor(strategy)), nil
@@ -174,20 +175,7 @@ func (m *Manager) Receive(ctx actor.Context) {
 		}
 		m.sub = sub
 		m.followGPIO(ctx)
-		bg, cancel := context.WithCancel(context.Background())
-		m.cancel = cancel
-		go func() {
-			t := time.NewTicker(m.cfg.Tick)
-			defer t.Stop()
-			for {
-				select {
-				case <-bg.Done():
-					return
-				case <-t.C:
-					root.Send(self, &tickT{})
-				}
-			}
-		}()
+		m.armTick(ctx)
 		m.load(ctx)
 	case *actor.Stopping, *actor.Restarting:
 		// The sources' actors are stopped with their parent.
@@ -195,8 +183,8 @@ func (m *Manager) Receive(ctx actor.Context) {
 			_ = m.sub.Unsubscribe()
 		}
 		m.gpio.stop()
-		if m.cancel != nil {
-			m.cancel()
+		if m.tick != nil {
+			m.tick.Stop()
 		}
 	case *reloadT:
 		m.load(ctx)
@@ -209,12 +197,13 @@ func (m *Manager) Receive(ctx actor.Context) {
 			m.load(ctx)
 		}
 	case *tickT:
-		t := &tick{now: m.cfg.Now()}
+		t := &tick{now: m.cfg.Clock.Now()}
 		for _, k := range m.kids {
 			if k.def.Polled() {
 				ctx.Send(k.pid, t)
 			}
 		}
+		m.armTick(ctx)
 	case *gpioMsg:
 		m.gpioEdge(ctx, msg.payload)
 	case *Hook:
@@ -225,6 +214,12 @@ func (m *Manager) Receive(ctx actor.Context) {
 		}
 		ctx.Forward(k.pid)
 	}
+}
+
+// armTick schedules the next check of the schedules.
+func (m *Manager) armTick(ctx actor.Context) {
+	self, root := ctx.Self(), ctx.ActorSystem().Root
+	m.tick = m.cfg.Clock.AfterFunc(m.cfg.Tick, func() { root.Send(self, &tickT{}) })
 }
 
 // load reads the light's sources off the actor's goroutine.
@@ -308,7 +303,7 @@ func noWebhook(lightName, src string) *HookReply {
 
 // journalError records a failed run without waiting for the journal.
 func (c *Config) journalError(source, sentence string) {
-	actors.JournalFailure(c.Journal, c.Light, messages.OutErrorData{Code: 502, Kind: messages.ErrorSource, Error: sentence}, c.Now(), func(format string, args ...any) {
+	actors.JournalFailure(c.Journal, c.Light, messages.OutErrorData{Code: 502, Kind: messages.ErrorSource, Error: sentence}, c.Clock.Now(), func(format string, args ...any) {
 		c.Logf("source %s/%s: "+format, append([]any{c.Light, source}, args...)...)
 	})
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/nats-io/nats.go"
 
+	"github.com/lumen-home/lumen/actors/clock/clocktest"
 	"github.com/lumen-home/lumen/actors/light"
 	"github.com/lumen-home/lumen/actors/tool"
 	"github.com/lumen-home/lumen/messages"
@@ -19,20 +20,18 @@ import (
 	"github.com/lumen-home/lumen/nats/journal"
 )
 
-type utcClock struct{}
-
-func (utcClock) Now() time.Time { return time.Now().UTC() }
-func (utcClock) Synced() bool   { return true }
-
 // rig is one light "k" with its service, its tool manager (the built-in
-// get_time needs no Wasmtime) and, once started, its source manager.
+// get_time needs no Wasmtime) and, once started, its source manager. The
+// light and the manager share a fake clock: time passes only when the
+// test ticks it, so a loaded machine cannot move a run.
 type rig struct {
-	t    *testing.T
-	sys  *actor.ActorSystem
-	nc   *nats.Conn
-	j    *journal.Journal
-	tool *actor.PID
-	mgr  *actor.PID
+	t     *testing.T
+	sys   *actor.ActorSystem
+	nc    *nats.Conn
+	j     *journal.Journal
+	clock *clocktest.Clock
+	tool  *actor.PID
+	mgr   *actor.PID
 
 	mu   sync.Mutex
 	runs []time.Time // data inputs, as the light received them
@@ -51,8 +50,8 @@ func newRig(t *testing.T) *rig {
 		t.Fatal(err)
 	}
 	t.Cleanup(nc.Close)
-	r := &rig{t: t, sys: actor.NewActorSystem(), nc: nc, j: journal.New(b.JetStream())}
-	lp, err := light.Props(light.Config{Name: "k", Journal: r.j, Clock: utcClock{}, Logf: t.Logf})
+	r := &rig{t: t, sys: actor.NewActorSystem(), nc: nc, j: journal.New(b.JetStream()), clock: clocktest.New(time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC))}
+	lp, err := light.Props(light.Config{Name: "k", Journal: r.j, Clock: r.clock, Logf: t.Logf})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +89,7 @@ func newRig(t *testing.T) *rig {
 // start spawns the source manager.
 func (r *rig) start() {
 	r.t.Helper()
-	p, err := Props(Config{Light: "k", Tools: r.tool, Conn: r.nc, Journal: r.j, Tick: 10 * time.Millisecond, Logf: r.t.Logf})
+	p, err := Props(Config{Light: "k", Tools: r.tool, Conn: r.nc, Journal: r.j, Tick: tickEvery, Clock: r.clock, Logf: r.t.Logf})
 	if err != nil {
 		r.t.Fatal(err)
 	}
@@ -128,14 +127,42 @@ func (r *rig) runTimes() []time.Time {
 	return append([]time.Time(nil), r.runs...)
 }
 
+// tickEvery is how often the manager checks the schedules.
+const tickEvery = 20 * time.Millisecond
+
+// tick moves the clock by one check of the schedules, once the manager
+// waits for it; a run the check starts is given a moment to reach the
+// light before time moves on, so that it is stamped with this instant.
+func (r *rig) tick() {
+	r.t.Helper()
+	if !r.clock.WaitArmed(r.clock.Now().Add(tickEvery), 10*time.Second) {
+		r.t.Fatal("the source manager does not check its schedules")
+	}
+	n := r.runCount()
+	r.clock.Advance(tickEvery)
+	for deadline := time.Now().Add(20 * time.Millisecond); r.runCount() == n && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// tickUntil ticks until the clock reaches at.
+func (r *rig) tickUntil(at time.Time) {
+	r.t.Helper()
+	for r.clock.Now().Before(at) {
+		r.tick()
+	}
+}
+
+// waitRuns ticks until n runs are journaled, or fails after within of
+// the source's time.
 func (r *rig) waitRuns(n int, within time.Duration) {
 	r.t.Helper()
-	deadline := time.Now().Add(within)
+	end := r.clock.Now().Add(within)
 	for r.runCount() < n {
-		if time.Now().After(deadline) {
+		if r.clock.Now().After(end) {
 			r.t.Fatalf("%d runs after %v, want %d", r.runCount(), within, n)
 		}
-		time.Sleep(5 * time.Millisecond)
+		r.tick()
 	}
 }
 
@@ -217,7 +244,7 @@ func TestSourceResumesFromLastRun(t *testing.T) {
 	// Restarted inside the interval: nothing until the slot.
 	r.stop()
 	r.start()
-	time.Sleep(first.Add(iv * 8 / 10).Sub(time.Now()))
+	r.tickUntil(first.Add(iv * 8 / 10))
 	if n := r.runCount(); n != 1 {
 		t.Fatalf("%d runs before the slot: the restart ran it again", n)
 	}
@@ -226,12 +253,12 @@ func TestSourceResumesFromLastRun(t *testing.T) {
 	// Down past a slot: it runs at once.
 	r.stop()
 	last := r.runTimes()[1]
-	time.Sleep(time.Until(last.Add(iv * 12 / 10)))
-	started := time.Now()
+	r.clock.Set(last.Add(iv * 12 / 10))
+	started := r.clock.Now()
 	r.start()
 	defer r.stop()
 	r.waitRuns(3, 3*time.Second)
-	if d := r.runTimes()[2].Sub(started); d > 500*time.Millisecond {
+	if d := r.runTimes()[2].Sub(started); d > 5*tickEvery {
 		t.Fatalf("the missed slot ran %v after the start; want at once", d)
 	}
 	r.gaps(iv)
@@ -246,9 +273,19 @@ func TestDeletedSourceStops(t *testing.T) {
 	r.request("create_source", fmt.Sprintf(clockSource, 100))
 	r.waitRuns(2, 5*time.Second)
 	r.request("delete_source", `{"name":"clock"}`)
-	time.Sleep(50 * time.Millisecond)
+	// The manager stops the source's actor once it has read the change.
+	child := actor.NewPID(r.sys.Address(), "sources-k/source-clock")
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		if _, alive := r.sys.ProcessRegistry.GetLocal(child.Id); !alive {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the deleted source's actor still runs")
+		}
+		time.Sleep(time.Millisecond)
+	}
 	n := r.runCount()
-	time.Sleep(400 * time.Millisecond)
+	r.tickUntil(r.clock.Now().Add(400 * time.Millisecond))
 	if got := r.runCount(); got != n {
 		t.Fatalf("%d runs after the delete", got-n)
 	}

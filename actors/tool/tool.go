@@ -13,12 +13,12 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/nats-io/nats.go"
 
 	"github.com/lumen-home/lumen/actors"
+	"github.com/lumen-home/lumen/actors/clock"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/journal"
 	"github.com/lumen-home/lumen/nats/subject"
@@ -52,9 +52,9 @@ type Config struct {
 	// Journal, when set, records each restart of a tool's actor as a
 	// restart event of the light.
 	Journal *journal.Journal
-	// Now is get_time's clock (default time.Now).
-	Now  func() time.Time
-	Logf func(format string, args ...any)
+	// Clock is get_time's (default the system's).
+	Clock clock.Clock
+	Logf  func(format string, args ...any)
 }
 
 // Run asks for one run of a tool; the answer is *messages.RunToolReply or
@@ -109,11 +109,11 @@ func Props(cfg Config) (*actor.Props, error) {
 	if cfg.Logf == nil {
 		cfg.Logf = func(string, ...any) {}
 	}
-	if cfg.Now == nil {
-		cfg.Now = time.Now
+	if cfg.Clock == nil {
+		cfg.Clock = clock.System(clock.Trust)
 	}
 	return actor.PropsFromProducer(func() actor.Actor { return &Manager{cfg: cfg} },
-		actor.WithSupervisor(actors.JournaledStrategy(cfg.Light, "tool", cfg.Journal, cfg.Now, cfg.Logf))), nil
+		actor.WithSupervisor(actors.JournaledStrategy(cfg.Light, "tool", cfg.Journal, cfg.Clock, cfg.Logf))), nil
 }
 
 // Receive handles one message.
@@ -211,7 +211,7 @@ func (m *Manager) startFixed(ctx actor.Context) {
 		return &fetcher{client: client, open: true, secrets: m.cfg.Secrets}, nil
 	}
 	for _, name := range BuiltinNames() {
-		b := &builtin{name: name, now: m.cfg.Now}
+		b := &builtin{name: name, now: m.cfg.Clock.Now}
 		if name != builtinGetTime {
 			f, err := open()
 			if err != nil {

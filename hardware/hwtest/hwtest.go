@@ -1,6 +1,6 @@
-// Package hwtest has fakes of the hardware roles for tests: a manual
-// clock, an LED that records every frame, and a button whose edges a test
-// pushes at the clock's time.
+// Package hwtest has fakes of the hardware roles for tests: an LED that
+// records every frame, and a button whose edges a test pushes at the
+// time of the test's clock.
 package hwtest
 
 import (
@@ -16,30 +16,6 @@ var (
 	_ hardware.Button = (*Button)(nil)
 	_ hardware.Device = (*Device)(nil)
 )
-
-// Clock is a clock that moves only when told.
-type Clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-// NewClock returns a clock at t.
-func NewClock(t time.Time) *Clock { return &Clock{t: t} }
-
-// Now returns the clock's time.
-func (c *Clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-// Advance moves the clock forward by d and returns the new time.
-func (c *Clock) Advance(d time.Duration) time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-	return c.t
-}
 
 // LED records the frames it is shown.
 type LED struct {
@@ -86,23 +62,24 @@ func (l *LED) Count() int {
 
 // Button is a button whose edges the test pushes on C.
 type Button struct {
-	C     chan hardware.Edge
-	Clock *Clock // stamps Press and Release; time.Now when nil
+	C   chan hardware.Edge
+	Now func() time.Time // stamps Press and Release; time.Now when nil
 }
 
-// NewButton returns a button with a buffered edge channel.
-func NewButton(clock *Clock) *Button {
-	return &Button{C: make(chan hardware.Edge, 64), Clock: clock}
+// NewButton returns a button with a buffered edge channel whose edges
+// are stamped by now.
+func NewButton(now func() time.Time) *Button {
+	return &Button{C: make(chan hardware.Edge, 64), Now: now}
 }
 
 // Edges implements hardware.Button.
 func (b *Button) Edges() <-chan hardware.Edge { return b.C }
 
 func (b *Button) now() time.Time {
-	if b.Clock == nil {
+	if b.Now == nil {
 		return time.Now()
 	}
-	return b.Clock.Now()
+	return b.Now()
 }
 
 // Press pushes a down edge at the clock's time.
@@ -120,9 +97,10 @@ type Device struct {
 	halted int
 }
 
-// NewDevice returns a device with an LED of pixels pixels.
-func NewDevice(pixels int, clock *Clock) *Device {
-	return &Device{LED: &LED{N: pixels}, Button: NewButton(clock)}
+// NewDevice returns a device with an LED of pixels pixels and a button
+// whose edges now stamps.
+func NewDevice(pixels int, now func() time.Time) *Device {
+	return &Device{LED: &LED{N: pixels}, Button: NewButton(now)}
 }
 
 // Halt implements hardware.Halter; the first call closes the edges.

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/lumen-home/lumen/internal/atomicfile"
 )
 
 // fileVersion is the version of the secrets file format.
@@ -356,7 +358,7 @@ func (s *Store) commit(next map[string]entry) error {
 	if err != nil {
 		return fmt.Errorf("secrets: %w", err)
 	}
-	if err := writeAtomic(s.dir, s.path, append(data, '\n')); err != nil {
+	if err := atomicfile.WriteBytes(s.path, append(data, '\n'), 0o600); err != nil {
 		return fmt.Errorf("secrets: cannot write %s: %w", s.path, err)
 	}
 	fi, err := os.Lstat(s.path)
@@ -370,39 +372,4 @@ func (s *Store) commit(next map[string]entry) error {
 func (s *Store) set(next map[string]entry, fi fs.FileInfo) {
 	s.secrets, s.loaded = next, fi
 	s.redactor = newRedactor(next)
-}
-
-// writeAtomic replaces path with data (mode 0600) through a temporary file
-// in dir: write, fsync, rename, fsync the directory.
-func writeAtomic(dir, path string, data []byte) (err error) {
-	tmp, err := os.CreateTemp(dir, ".secrets-*.tmp") // mode 0600
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if err = tmp.Chmod(0o600); err != nil {
-		return err
-	}
-	if _, err = tmp.Write(data); err != nil {
-		return err
-	}
-	if err = tmp.Sync(); err != nil {
-		return err
-	}
-	if err = tmp.Close(); err != nil {
-		return err
-	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return err
-	}
-	if d, derr := os.Open(dir); derr == nil {
-		d.Sync() // the rename itself survives a power cut; best effort where unsupported
-		d.Close()
-	}
-	return nil
 }

@@ -1,6 +1,6 @@
 //go:build linux && (arm64 || arm)
 
-package main
+package daemon
 
 import (
 	"github.com/lumen-home/lumen/hardware"

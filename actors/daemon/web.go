@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"context"
@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/lumen-home/lumen/actors/source"
-	"github.com/lumen-home/lumen/actors/source/datasource"
 	"github.com/lumen-home/lumen/nats/broker"
 )
 
@@ -67,6 +66,9 @@ func reachable(addr net.Addr) string {
 
 // serve starts answering requests.
 func (w *webServer) serve(logf func(string, ...any)) {
+	if w == nil {
+		return
+	}
 	go func() {
 		defer close(w.done)
 		if err := w.srv.Serve(w.ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
@@ -98,34 +100,5 @@ func (w *webServer) close() {
 	case <-w.done:
 	default:
 		_ = w.ln.Close() // never served
-	}
-}
-
-// checkListeners validates --http and --mqtt with the rule of --listen:
-// a host that is not loopback needs --user and --password.
-func (c UpConfig) checkListeners() error {
-	creds := c.User != "" && c.Password != ""
-	if c.HTTP != "" {
-		if err := broker.CheckAddr("HTTP", c.HTTP, creds); err != nil {
-			return fmt.Errorf("--http: %w", err)
-		}
-	}
-	if c.MQTT != "" {
-		if err := broker.CheckAddr("MQTT", c.MQTT, creds); err != nil {
-			return fmt.Errorf("--mqtt: %w", err)
-		}
-	}
-	return nil
-}
-
-// announceListeners prints, after the ready line, where webhooks and MQTT
-// clients connect, and starts serving the webhooks.
-func (m *Main) announceListeners() {
-	if m.web != nil {
-		m.web.serve(m.logf)
-		fmt.Fprintf(m.Stdout, "lumen: webhooks on %s%s\n", m.web.URL(), datasource.HookPath("LIGHT", "SOURCE"))
-	}
-	if a := m.broker.MQTTAddr(); a != "" {
-		fmt.Fprintf(m.Stdout, "lumen: mqtt on mqtt://%s (topic home/doorbell is subject home.doorbell)\n", a)
 	}
 }

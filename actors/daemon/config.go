@@ -1,0 +1,178 @@
+package daemon
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/lumen-home/lumen/actors/clock"
+	"github.com/lumen-home/lumen/actors/source/datasource"
+	"github.com/lumen-home/lumen/agent"
+	"github.com/lumen-home/lumen/hardware"
+	"github.com/lumen-home/lumen/nats/broker"
+	"github.com/lumen-home/lumen/nats/subject"
+	"github.com/lumen-home/lumen/plugins/netpolicy"
+)
+
+// Config is the daemon's configuration: the keys of lumen.yaml (and of
+// lumen up's flags), then what the program sets. Validate checks it and
+// fills the defaults; New does so too.
+type Config struct {
+	Data          string   `yaml:"-"`
+	Listen        string   `yaml:"listen"`
+	Lights        []string `yaml:"lights"`
+	Sync          string   `yaml:"sync"`
+	User          string   `yaml:"user"`
+	Password      string   `yaml:"password"`
+	MaxBytes      int64    `yaml:"max_bytes"`
+	SnapshotEvery int      `yaml:"snapshot_every"`
+	// ClockMode says when timers may trust the system clock (clock.Auto,
+	// Trust or Wait).
+	ClockMode string `yaml:"clock"`
+	// Groups maps a group name to its lights, for lumen.group.<g>.cmd.<verb>.
+	Groups map[string][]string `yaml:"groups"`
+	// Hardware configures the LED and button (or their simulators).
+	Hardware HardwareConfig `yaml:"hardware"`
+	// AllowNet lets tools reach these hosts, IPs or CIDRs (with an
+	// optional port) even when private, and over plain HTTP.
+	AllowNet []string `yaml:"allow_net"`
+	// Agent configures the LLM agent.
+	Agent AgentConfig `yaml:"agent"`
+	// HTTP is the daemon's HTTP port for webhook sources, MQTT the
+	// embedded server's MQTT listener; both off when empty.
+	HTTP string `yaml:"http"`
+	MQTT string `yaml:"mqtt"`
+
+	// Clock is the actors' clock (default clock.System(ClockMode)).
+	Clock clock.Clock `yaml:"-"`
+	// SourceMinInterval is the shortest interval a data source may have
+	// (default datasource.MinPollInterval); only tests lower it.
+	SourceMinInterval time.Duration `yaml:"-"`
+	// Logf receives the daemon's log lines (default: none).
+	Logf func(format string, args ...any) `yaml:"-"`
+	// OnShow, when set, sees the first frame of every state a light's
+	// LED shows, raw (before gamma): the terminal's status line. It must
+	// not block.
+	OnShow func(light, state string, raw []hardware.RGB) `yaml:"-"`
+}
+
+// DefaultConfig is the configuration of `lumen up` with no flags and no
+// lumen.yaml, for the data directory data.
+func DefaultConfig(data string) Config {
+	return Config{
+		Data: data, Listen: broker.DefaultListen, Lights: []string{"demo"}, Sync: broker.SyncAlways,
+		ClockMode: clock.Auto, SnapshotEvery: 1000, MaxBytes: broker.DefaultMaxBytes,
+		Hardware: HardwareConfig{Driver: "auto"},
+		Agent: AgentConfig{MaxTurns: agent.DefaultMaxTurns, Timeout: agent.DefaultCallTimeout,
+			TranscribeModel: "whisper-1", SpeechModel: "tts-1", Voice: "alloy"},
+	}
+}
+
+// Validate checks c and fills its defaults. Its errors name the flag (or
+// the lumen.yaml key) to change.
+func (c *Config) Validate() error {
+	if c.Data == "" {
+		return fmt.Errorf("daemon: --data is empty: give the directory of the journal")
+	}
+	if c.Listen == "" {
+		c.Listen = broker.DefaultListen
+	}
+	if len(c.Lights) == 0 {
+		c.Lights = []string{"demo"}
+	}
+	seen := map[string]bool{}
+	for _, l := range c.Lights {
+		if err := subject.ValidLight(l); err != nil {
+			return fmt.Errorf("--light %q: %w", l, err)
+		}
+		if seen[l] {
+			return fmt.Errorf("--light %q is given twice", l)
+		}
+		seen[l] = true
+	}
+	switch c.Sync {
+	case "":
+		c.Sync = broker.SyncAlways
+	case broker.SyncAlways, broker.SyncBatch:
+	default:
+		return fmt.Errorf("--sync must be always or batch, not %q", c.Sync)
+	}
+	for g, members := range c.Groups {
+		if err := subject.ValidGroup(g); err != nil {
+			return fmt.Errorf("group %q: %w", g, err)
+		}
+		for _, l := range members {
+			if !seen[l] {
+				return fmt.Errorf("group %q names light %q, which is not one of --light %s", g, l, strings.Join(c.Lights, ", "))
+			}
+		}
+	}
+	if c.ClockMode == "" {
+		c.ClockMode = clock.Auto
+	}
+	if clock.ParseMode(c.ClockMode) != nil {
+		return fmt.Errorf("--clock must be auto, trust or wait, not %q", c.ClockMode)
+	}
+	if c.SnapshotEvery <= 0 {
+		c.SnapshotEvery = 1000
+	}
+	if c.MaxBytes <= 0 {
+		c.MaxBytes = broker.DefaultMaxBytes
+	}
+	if err := c.Hardware.validate(c.Lights); err != nil {
+		return err
+	}
+	creds := c.User != "" && c.Password != ""
+	for _, l := range []struct{ flag, what, addr string }{{"--http", "HTTP", c.HTTP}, {"--mqtt", "MQTT", c.MQTT}} {
+		if l.addr == "" {
+			continue
+		}
+		if err := broker.CheckAddr(l.what, l.addr, creds); err != nil {
+			return fmt.Errorf("%s: %w", l.flag, err)
+		}
+	}
+	if _, err := netpolicy.ParseAllow(c.AllowNet); err != nil {
+		return fmt.Errorf("--allow-net: %w", err)
+	}
+	if err := c.Agent.validate(); err != nil {
+		return err
+	}
+	if c.Clock == nil {
+		c.Clock = clock.System(c.ClockMode)
+	}
+	if c.SourceMinInterval <= 0 {
+		c.SourceMinInterval = datasource.MinPollInterval
+	}
+	if c.Logf == nil {
+		c.Logf = func(string, ...any) {}
+	}
+	return nil
+}
+
+// groupsOf returns the groups light is a member of, sorted.
+func (c *Config) groupsOf(light string) []string {
+	var out []string
+	for g, members := range c.Groups {
+		for _, l := range members {
+			if l == light {
+				out = append(out, g)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// sourceTick is how often the source managers check their schedules: a
+// quarter of the shortest interval, between 10 ms and 1 s.
+func (c *Config) sourceTick() time.Duration {
+	return min(max(c.SourceMinInterval/4, 10*time.Millisecond), time.Second)
+}
+
+// compactAbove is the journal size past which lights purge what their
+// snapshots cover: 3/4 of the budget, leaving room for the events that
+// arrive before the next snapshot.
+func (c *Config) compactAbove() uint64 {
+	return uint64(c.MaxBytes) / 4 * 3
+}

@@ -1,0 +1,375 @@
+// Package daemon assembles a running Lumen: the embedded NATS server and
+// its journal, and for each light the supervised actors that make it — its
+// state machine, its hardware, its tools, its data sources and its agent —
+// with their NATS services, the tool engine, the webhooks and the clock.
+// `lumen up` is a thin main over it; tests run it in process.
+package daemon
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"runtime/debug"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/micro"
+
+	"github.com/lumen-home/lumen/actors"
+	"github.com/lumen-home/lumen/actors/device"
+	"github.com/lumen-home/lumen/actors/light"
+	"github.com/lumen-home/lumen/actors/light/machine"
+	"github.com/lumen-home/lumen/actors/source"
+	"github.com/lumen-home/lumen/actors/tool"
+	"github.com/lumen-home/lumen/agent"
+	"github.com/lumen-home/lumen/hardware"
+	"github.com/lumen-home/lumen/nats/broker"
+	"github.com/lumen-home/lumen/nats/journal"
+	"github.com/lumen-home/lumen/nats/wire"
+	"github.com/lumen-home/lumen/plugins"
+	"github.com/lumen-home/lumen/plugins/netpolicy"
+	"github.com/lumen-home/lumen/plugins/secrets"
+)
+
+// maxPayload lets a spoken request (up to agent.MaxAudio) through, so a
+// larger one reaches the talk endpoint and gets its 413.
+const maxPayload = 2 * agent.MaxAudio
+
+// Daemon is a running Lumen.
+type Daemon struct {
+	cfg Config
+
+	mu      sync.Mutex
+	broker  *broker.Broker
+	nc      *nats.Conn
+	j       *journal.Journal
+	sys     *actor.ActorSystem
+	root    *actors.Root
+	lights  []*Light
+	devices *devices
+	engine  *plugins.Lazy // nil: the tool engine is not installed
+	plugins *tool.Plugins
+	web     *webServer
+	hooks   *source.Hooks
+	secrets *secrets.Store
+	allow   netpolicy.Operator
+	model   *agent.OpenAI
+}
+
+// Light is what one light runs: its actors, each supervised by the
+// root, and its instance of the NATS micro service.
+type Light struct {
+	Name                                   string
+	Machine, Device, Tools, Sources, Agent *actor.PID
+	Service                                micro.Service
+}
+
+// New checks cfg; Run starts the daemon.
+func New(cfg Config) (*Daemon, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return &Daemon{cfg: cfg}, nil
+}
+
+// Run starts the broker, then every light, and returns once each light
+// has applied its journal and its services answer. After an error, Close
+// releases what was started.
+func (d *Daemon) Run(ctx context.Context) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	cfg, logf := &d.cfg, d.cfg.Logf
+	b, err := broker.Start(ctx, broker.Config{DataDir: cfg.Data, Listen: cfg.Listen, Sync: cfg.Sync,
+		User: cfg.User, Password: cfg.Password, MaxBytes: cfg.MaxBytes, MaxPayload: maxPayload, MQTT: cfg.MQTT})
+	if err != nil {
+		return err
+	}
+	d.broker = b
+	if cfg.Sync == broker.SyncBatch {
+		logf("--sync batch: events are flushed to disk in batches; a power cut may lose the last ones")
+	}
+	if d.nc, err = b.Connect(nats.Name("lumen-daemon")); err != nil {
+		return err
+	}
+	d.j = journal.New(b.JetStream())
+	d.sys = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
+		return slog.New(slog.NewTextHandler(io.Discard, nil))
+	}))
+	if d.root, err = actors.NewRoot(d.sys, d.strategy()); err != nil {
+		return err
+	}
+	if d.devices, err = openDevices(cfg.Hardware, cfg.Lights, cfg.Clock.Now, logf); err != nil {
+		return err
+	}
+	d.allow, _ = netpolicy.ParseAllow(cfg.AllowNet) // checked by Validate
+	d.engine = d.startToolEngine()
+	d.plugins = tool.OpenPlugins(tool.PluginsConfig{Dir: filepath.Join(cfg.Data, "plugins"), Engine: plugins.Config{CacheDir: plugins.CacheDir()}, Logf: logf})
+	if d.secrets, err = secrets.Open(filepath.Join(cfg.Data, "secrets")); err != nil {
+		logf("secrets: %v; tools run without secrets", err)
+		d.secrets = nil
+	}
+	if d.model = cfg.Agent.model(); d.model == nil {
+		logf("agent: off (no model configured); set LUMEN_MODEL and OPENAI_BASE_URL or OPENAI_API_KEY to talk to the light")
+	}
+	d.hooks = source.NewHooks(d.sys.Root, cfg.User, cfg.Password)
+	if cfg.HTTP != "" {
+		if d.web, err = listenWeb(cfg.HTTP, d.hooks, cfg.User != ""); err != nil {
+			return err
+		}
+	}
+	for _, name := range cfg.Lights {
+		l, err := d.spawnLight(ctx, name)
+		if err != nil {
+			return err
+		}
+		d.lights = append(d.lights, l)
+	}
+	// The services' subscriptions must have reached the server before
+	// anyone is told to use them.
+	if err := d.nc.FlushTimeout(30 * time.Second); err != nil {
+		return fmt.Errorf("daemon: register the services: %w", err)
+	}
+	d.web.serve(logf) // nil-safe
+	return nil
+}
+
+// strategy supervises the lights' actors: a restart is logged and
+// journaled as the light's restart event.
+func (d *Daemon) strategy() *actors.Strategy {
+	s := actors.DefaultStrategy()
+	s.OnRestart = func(r actors.Restart) {
+		d.cfg.Logf("%s crashed (%v); restart %d in %s", d.describe(r), r.Reason, r.Restarts, r.Delay)
+		if err := actors.JournalRestart(d.j, r.Light, r, d.cfg.Clock.Now()); err != nil {
+			d.cfg.Logf("journal restart of %s: %v", r.Light, err)
+		}
+	}
+	s.OnStop = func(r actors.Restart) {
+		d.cfg.Logf("%s failed too often (%v); it is stopped until lumen restarts", d.describe(r), r.Reason)
+	}
+	return s
+}
+
+// describe names a crashed actor of a light for the log.
+func (d *Daemon) describe(r actors.Restart) string {
+	if r.Role == roleDevice {
+		return "the LED and button of light " + r.Light
+	}
+	return "light " + r.Light
+}
+
+// The roles of a light's actors, which name them: <role>-<light>.
+const (
+	roleMachine = "light"
+	roleDevice  = "device"
+	roleTools   = "tools"
+	roleSources = "sources"
+	roleAgent   = "agent"
+)
+
+// spawnLight starts the actors of one light and its service, and returns
+// them once the light has applied its journal.
+func (d *Daemon) spawnLight(ctx context.Context, name string) (*Light, error) {
+	cfg, logf := &d.cfg, d.cfg.Logf
+	l := &Light{Name: name}
+	demo := machine.Demo()
+	props, err := light.Props(light.Config{Name: name, Journal: d.j, Clock: cfg.Clock, Seed: &demo,
+		SnapshotEvery: cfg.SnapshotEvery, CompactAbove: cfg.compactAbove(), Logf: logf})
+	if err != nil {
+		return nil, err
+	}
+	if l.Machine, err = d.root.Spawn(name, roleMachine, props); err != nil {
+		return nil, err
+	}
+	if err := light.WaitApplied(ctx, d.sys.Root, l.Machine, d.j, name); err != nil {
+		return nil, err
+	}
+	var devPID atomic.Pointer[actor.PID] // the hardware actor answers the gpio pin checks once spawned
+	l.Service, err = light.Serve(d.nc, d.sys.Root, l.Machine, name, cfg.groupsOf(name), 30*time.Second,
+		light.WithSourceMinInterval(cfg.SourceMinInterval), light.WithToolCatalog(tool.NewCatalog(d.plugins)),
+		light.WithSourceCheck(device.SourceCheck(d.sys.Root, devPID.Load, 10*time.Second)))
+	if err != nil {
+		return nil, err
+	}
+	dev := d.devices.byLight[name]
+	dprops, err := device.Props(device.Config{Light: name, Device: dev, Inputs: d.devices.inputs[name], Journal: d.j, Conn: d.nc,
+		Render: cfg.Hardware.renderOptions(dev.Pixels()), Gestures: cfg.Hardware.gestures(), Clock: cfg.Clock, Logf: logf,
+		OnShow: func(state string, raw, _ []hardware.RGB) {
+			if cfg.OnShow != nil {
+				cfg.OnShow(name, state, raw)
+			}
+		}})
+	if err != nil {
+		return nil, err
+	}
+	if l.Device, err = d.root.Spawn(name, roleDevice, dprops); err != nil {
+		return nil, err
+	}
+	devPID.Store(l.Device)
+	if err := device.Serve(l.Service, d.sys.Root, l.Device, name, 10*time.Second); err != nil {
+		return nil, err
+	}
+	var engine tool.Engine
+	if d.engine != nil { // a nil *plugins.Lazy must not become a non-nil Engine
+		engine = d.engine
+	}
+	tprops, err := tool.Props(tool.Config{Light: name, Engine: engine, Allow: d.allow, Secrets: d.secrets, Plugins: d.plugins,
+		Conn: d.nc, Journal: d.j, Clock: cfg.Clock, Logf: logf})
+	if err != nil {
+		return nil, err
+	}
+	if l.Tools, err = d.root.Spawn(name, roleTools, tprops); err != nil {
+		return nil, err
+	}
+	if err := tool.Serve(l.Service, d.sys.Root, l.Tools, name, time.Minute); err != nil {
+		return nil, err
+	}
+	sprops, err := source.Props(source.Config{Light: name, Tools: l.Tools, Conn: d.nc, Journal: d.j, Tick: cfg.sourceTick(),
+		Hooks: d.web.URL(), Clock: cfg.Clock, Logf: logf})
+	if err != nil {
+		return nil, err
+	}
+	if l.Sources, err = d.root.Spawn(name, roleSources, sprops); err != nil {
+		return nil, err
+	}
+	d.hooks.Add(name, l.Sources)
+	acfg := agent.Config{Light: name, Journal: d.j, Clock: cfg.Clock, MaxTurns: cfg.Agent.MaxTurns, CallTimeout: cfg.Agent.Timeout, Logf: logf,
+		Tools: &agent.Tools{Light: wire.New(d.nc).Light(name), Forbidden: slices.Clone(cfg.Agent.Forbid)}}
+	if d.model != nil { // a nil *OpenAI must not become a non-nil Model
+		acfg.Model = d.model
+	}
+	acfg.Transcriber, acfg.Speaker = cfg.Agent.voice(d.model, logf)
+	aprops, err := agent.Props(acfg)
+	if err != nil {
+		return nil, err
+	}
+	if l.Agent, err = d.root.Spawn(name, roleAgent, aprops); err != nil {
+		return nil, err
+	}
+	if err := agent.Serve(l.Service, d.sys.Root, l.Agent, name); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// startToolEngine compiles the tools' engine into the disk cache in the
+// background, saying how it goes, and returns the engine that loads on
+// the first call; nil when the engine is not installed.
+func (d *Daemon) startToolEngine() *plugins.Lazy {
+	logf := d.cfg.Logf
+	path := plugins.FindGuest()
+	if path == "" {
+		logf("tools: the tool engine (guest.wasm) is not installed; custom tools cannot run (build it with the Taskfile's guest task)")
+		return nil
+	}
+	e := plugins.NewLazy(plugins.Config{WasmPath: path, Name: "guest", CacheDir: plugins.CacheDir(), Precompiled: plugins.FindPrecompiled(path)})
+	said := false
+	done := e.Warm(2*time.Second, func(p plugins.Progress) {
+		switch p.Stage {
+		case plugins.StageCompiling:
+			if !said {
+				logf("tools: compiling the tool engine (first start only; it is cached)…")
+				said = true
+			} else {
+				logf("tools: still compiling… %.0f s", p.Elapsed.Seconds())
+			}
+		case plugins.StageCached, plugins.StageCompiled:
+			logf("tools: the tool engine is ready (compiled in %.1f s)", p.Elapsed.Seconds())
+		case plugins.StagePrecompiled:
+			logf("tools: the tool engine is ready (precompiled, %s, in %.1f s)", p.Path, p.Elapsed.Seconds())
+		case plugins.StagePrecompiledRefused:
+			logf("tools: not using the precompiled tool engine: %v; compiling it instead", p.Err)
+		case plugins.StageFailed:
+			logf("tools: the tool engine failed to load: %v", p.Err)
+		}
+	})
+	go func() {
+		<-done
+		// Reading and hashing the 19 MB guest leaves garbage an idle
+		// daemon should not keep.
+		debug.FreeOSMemory()
+	}()
+	return e
+}
+
+// URL is the NATS URL clients connect to, once Run has returned.
+func (d *Daemon) URL() string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.broker == nil {
+		return ""
+	}
+	return d.broker.ClientURL()
+}
+
+// WebhookURL is http://HOST:PORT of the webhooks, "" without --http.
+func (d *Daemon) WebhookURL() string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.web.URL()
+}
+
+// MQTTAddr is the MQTT listener's HOST:PORT, "" without --mqtt.
+func (d *Daemon) MQTTAddr() string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.broker == nil {
+		return ""
+	}
+	return d.broker.MQTTAddr()
+}
+
+// Lights are the lights running, in the order of the configuration.
+func (d *Daemon) Lights() []*Light {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return append([]*Light(nil), d.lights...)
+}
+
+// Close stops the webhooks, the services, the actors, the hardware and
+// the broker, in that order. It may be called after a failed Run.
+func (d *Daemon) Close() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.web.close() // nil-safe; first, so no webhook reaches a stopping light
+	d.web = nil
+	for _, l := range d.lights {
+		_ = l.Service.Stop()
+	}
+	d.lights = nil
+	if d.root != nil {
+		d.root.Stop()
+		d.root = nil
+	}
+	if d.sys != nil {
+		d.sys.Shutdown()
+		d.sys = nil
+	}
+	if d.engine != nil {
+		d.engine.Close()
+		d.engine = nil
+	}
+	d.plugins.Close() // nil-safe
+	d.plugins = nil
+	var err error
+	if d.devices != nil {
+		if err = d.devices.halt(); err != nil {
+			d.cfg.Logf("hardware: %v", err)
+		}
+		d.devices = nil
+	}
+	if d.nc != nil {
+		d.nc.Close()
+		d.nc = nil
+	}
+	if d.broker != nil {
+		d.broker.Shutdown()
+		d.broker = nil
+	}
+	return err
+}
