@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -80,7 +81,10 @@ light on a Pi's real pins refuses it (409).`,
 				fmt.Fprintf(a.stderr, "BCM %d was already %s: no edge\n", pin, argv[1])
 				return nil
 			}
-			return a.printEvents(cmd, ch)
+			// An edge no source wants (a falling edge of a rising source)
+			// journals nothing, which is not an error.
+			a.printEvents(cmd.Context(), ch, gpioWait, gpioQuiet, func(*nats.Msg) bool { return true })
+			return nil
 		},
 	}
 	cmd.Flags().Var(&pulseFor, "for", "how long pulse keeps the pin high")
@@ -89,25 +93,34 @@ light on a Pi's real pins refuses it (409).`,
 	return cmd
 }
 
-// printEvents prints the light's events until it has been quiet for a
-// moment; an edge no source wants (a falling edge of a rising source)
-// journals nothing, which is not an error.
-func (a *app) printEvents(cmd *cobra.Command, ch chan *nats.Msg) error {
-	quiet := time.NewTimer(gpioWait)
-	defer quiet.Stop()
+// printEvents prints the light's events from ch as they come, until the
+// light has been quiet for quiet once done has said enough, or for wait
+// if it never does, or until ctx ends.
+func (a *app) printEvents(ctx context.Context, ch chan *nats.Msg, wait, quiet time.Duration, done func(*nats.Msg) bool) {
+	first := time.NewTimer(wait)
+	defer first.Stop()
+	var calm <-chan time.Time
+	enough := false
 	for {
 		select {
-		case <-cmd.Context().Done():
-			return nil
-		case <-quiet.C:
-			return nil
+		case <-ctx.Done():
+			return
+		case <-first.C:
+			if !enough {
+				return
+			}
+		case <-calm:
+			return
 		case m := <-ch:
 			if a.jsonOut {
 				fmt.Fprintf(a.stdout, "%s\n", m.Data)
 			} else {
 				fmt.Fprintln(a.stdout, tailLine(m.Subject, m.Data))
 			}
-			quiet.Reset(gpioQuiet)
+			enough = enough || done(m)
+			if enough {
+				calm = time.After(quiet)
+			}
 		}
 	}
 }

@@ -74,7 +74,22 @@ a light with a real button refuses them.`,
 					return err
 				}
 			}
-			return a.printGestures(cmd, ch, want)
+			// A click is decided only when the double-click window closes.
+			seen := 0
+			a.printEvents(cmd.Context(), ch, 3*time.Second, pressQuiet, func(m *nats.Msg) bool {
+				one, all := isGesture(m)
+				if one {
+					seen++
+				}
+				if all {
+					seen = want
+				}
+				return seen >= want
+			})
+			if seen < want && cmd.Context().Err() == nil {
+				return fmt.Errorf("the light journaled %d of the %d gestures expected; is its button simulated (lumen up without GPIO)?", seen, want)
+			}
+			return nil
 		},
 	}
 	cmd.Flags().Var(&holdFor, "for", "how long hold keeps the button down")
@@ -83,50 +98,22 @@ a light with a real button refuses them.`,
 	return cmd
 }
 
-// printGestures prints the light's events until want gestures from the
-// button were journaled and the light has been quiet for a moment.
-func (a *app) printGestures(cmd *cobra.Command, ch chan *nats.Msg, want int) error {
-	// A click is decided only when the double-click window closes.
-	deadline := time.After(3 * time.Second)
-	quiet := time.NewTimer(time.Hour)
-	defer quiet.Stop()
-	seen := 0
-	for {
-		select {
-		case <-cmd.Context().Done():
-			return nil
-		case <-deadline:
-			if seen < want {
-				return fmt.Errorf("the light journaled %d of the %d gestures expected; is its button simulated (lumen up without GPIO)?", seen, want)
-			}
-			return nil
-		case <-quiet.C:
-			return nil
-		case m := <-ch:
-			if _, dir, typ, _ := subject.Parse(m.Subject); dir == "in" && typ == messages.InFired {
-				var env messages.Envelope
-				var d messages.InFiredData
-				if messages.DecodeEnvelope(m.Data, &env) == nil && json.Unmarshal(env.Data, &d) == nil && d.Source == "button" {
-					seen++
-				}
-			} else if dir == "out" && typ == messages.OutAgent {
-				// While an agent approval is pending the press decides
-				// it instead of reaching the rules.
-				var env messages.Envelope
-				var d messages.OutAgentData
-				if messages.DecodeEnvelope(m.Data, &env) == nil && json.Unmarshal(env.Data, &d) == nil &&
-					d.Kind == messages.AgentKindDecision && d.Who == "button" {
-					seen = want
-				}
-			}
-			if a.jsonOut {
-				fmt.Fprintf(a.stdout, "%s\n", m.Data)
-			} else {
-				fmt.Fprintln(a.stdout, tailLine(m.Subject, m.Data))
-			}
-			if seen >= want {
-				quiet.Reset(pressQuiet)
-			}
-		}
+// isGesture reports whether m is a gesture of the button the light
+// journaled, or a decision of a pending agent approval by the button
+// (which a press makes instead of reaching the rules): all is true then.
+func isGesture(m *nats.Msg) (one, all bool) {
+	_, dir, typ, _ := subject.Parse(m.Subject)
+	var env messages.Envelope
+	if messages.DecodeEnvelope(m.Data, &env) != nil {
+		return false, false
 	}
+	switch {
+	case dir == subject.DirIn && typ == messages.InFired:
+		var d messages.InFiredData
+		return json.Unmarshal(env.Data, &d) == nil && d.Source == "button", false
+	case dir == subject.DirOut && typ == messages.OutAgent:
+		var d messages.OutAgentData
+		return false, json.Unmarshal(env.Data, &d) == nil && d.Kind == messages.AgentKindDecision && d.Who == "button"
+	}
+	return false, false
 }

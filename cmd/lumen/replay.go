@@ -4,15 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
-	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/spf13/cobra"
 
 	"github.com/lumen-home/lumen/actors/light"
-	"github.com/lumen-home/lumen/actors/light/machine"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/broker"
 	"github.com/lumen-home/lumen/nats/journal"
@@ -52,7 +48,24 @@ stopped); otherwise it reads the journal of the running daemon at --server.`,
 				return err
 			}
 			defer closeFn()
-			return replay(ctx, a, journal.New(js), toSeq, verify, fromSnapshot, quiet)
+			r := light.Replay{Light: a.light, ToSeq: toSeq, Verify: verify, FromSnapshot: fromSnapshot,
+				OnSnapshot: func(in uint64) { fmt.Fprintf(a.stdout, "from snapshot at input %d\n", in) }}
+			if !quiet {
+				r.OnApplied = func(ap *light.Applied) { fmt.Fprintln(a.stdout, replayLine(ap)) }
+			}
+			sum, err := r.Run(ctx, journal.New(js))
+			fmt.Fprintf(a.stdout, "%s: %d inputs applied, %d outputs, state %s", a.light, sum.Inputs, sum.Outputs, sum.State)
+			if sum.Pending > 0 {
+				fmt.Fprintf(a.stdout, ", %d inputs not applied yet", sum.Pending)
+			}
+			fmt.Fprintln(a.stdout)
+			if err != nil {
+				return err
+			}
+			if verify {
+				fmt.Fprintln(a.stdout, "verify: every recorded output matches")
+			}
+			return nil
 		},
 	}
 	f := cmd.Flags()
@@ -80,87 +93,12 @@ func (a *app) openJournal(ctx context.Context, data string) (jetstream.JetStream
 		}
 		return js, nc.Close, nil
 	}
-	if _, err := os.Stat(filepath.Join(data, "jetstream")); err != nil {
-		return nil, nil, fmt.Errorf("%s holds no lumen journal (%v)", data, err)
-	}
-	b, err := broker.Start(ctx, broker.Config{DataDir: data, Listen: "127.0.0.1:0", Sync: "batch"})
+	b, err := broker.Inspect(ctx, data)
 	if err != nil {
-		return nil, nil, fmt.Errorf("open %s (is the daemon still running on it?): %w", data, err)
+		return nil, nil, err
 	}
 	return b.JetStream(), b.Shutdown, nil
 }
-
-func replay(ctx context.Context, a *app, j *journal.Journal, toSeq uint64, verify, fromSnapshot, quiet bool) error {
-	f := &light.Fold{Light: a.light, M: machine.New(machine.WithEvalTimeout(evalReplayTimeout))}
-	if fromSnapshot {
-		var err error
-		if f, err = light.Load(ctx, j, a.light, evalReplayTimeout); err != nil {
-			return err
-		}
-		fmt.Fprintf(a.stdout, "from snapshot at input %d\n", f.Applied)
-	}
-	var inputs, outputs int
-	var bad error
-	f.OnApplied = func(ap *light.Applied) error {
-		inputs++
-		outputs += len(ap.Computed)
-		if !quiet {
-			fmt.Fprintln(a.stdout, replayLine(ap))
-		}
-		if !verify {
-			return nil
-		}
-		if seq, why := ap.Mismatch(); why != "" {
-			return fmt.Errorf("output at sequence %d differs from its recomputation (input %d):\n%s", seq, ap.Input.Seq, why)
-		}
-		return nil
-	}
-	f.OnLate = func(ap *light.Applied) error {
-		if !verify {
-			return nil
-		}
-		if seq, why := ap.Mismatch(); why != "" {
-			return fmt.Errorf("output at sequence %d differs from its recomputation (input %d, journaled late):\n%s", seq, ap.Input.Seq, why)
-		}
-		return nil
-	}
-	err := j.Replay(ctx, subject.Events(a.light), f.Applied+1, 0, func(m journal.Msg) error {
-		if toSeq > 0 && m.Seq > toSeq {
-			// Outputs of inputs up to toSeq may come after it.
-			if _, dir, _, _ := subject.Parse(m.Subject); dir == "in" {
-				return nil
-			}
-		}
-		return f.Add(light.Record{Seq: m.Seq, Subject: m.Subject, Data: m.Data, Time: m.Time})
-	})
-	if err == nil {
-		var open []*light.Applied
-		open, err = f.Finish()
-		if err == nil && len(open) > 0 && verify {
-			ap := open[0]
-			err = fmt.Errorf("input %d has only %d of its %d outputs journaled (the daemon was killed while writing them; it completes them on its next start)",
-				ap.Input.Seq, len(ap.Recorded), len(ap.Computed))
-		}
-	}
-	if err != nil {
-		bad = err
-	}
-	fmt.Fprintf(a.stdout, "%s: %d inputs applied, %d outputs, state %s", a.light, inputs, outputs, f.M.State())
-	if len(f.Pending) > 0 {
-		fmt.Fprintf(a.stdout, ", %d inputs not applied yet", len(f.Pending))
-	}
-	fmt.Fprintln(a.stdout)
-	if bad != nil {
-		return bad
-	}
-	if verify {
-		fmt.Fprintln(a.stdout, "verify: every recorded output matches")
-	}
-	return nil
-}
-
-// Recorded timeouts are taken as given, so replay can be generous.
-const evalReplayTimeout = 10 * time.Second
 
 func replayLine(ap *light.Applied) string {
 	in := ap.Input

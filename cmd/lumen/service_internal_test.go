@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/lumen-home/lumen/actors/daemon"
 )
 
 // runService runs 'lumen service ARGS…' in process and returns its
@@ -169,7 +171,7 @@ func TestServiceInstallRunningBinary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "ExecStart=" + systemdQuote(exe) + " up --data " + systemdQuote(filepath.Join(wd, "lights"))
+	want := "ExecStart=" + daemon.SystemdQuote(exe) + " up --data " + daemon.SystemdQuote(filepath.Join(wd, "lights"))
 	if !contains(strings.Split(out, "\n"), want) {
 		t.Errorf("want %q in:\n%s", want, out)
 	}

@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strconv"
 	"sync"
 	"time"
@@ -370,4 +371,18 @@ func (b *Broker) Shutdown() {
 		b.log.close()
 		b.lock.release()
 	})
+}
+
+// Inspect starts a private server on the data directory of a stopped
+// daemon, to read its journal (lumen replay --data): on loopback, on a
+// free port, without waiting for fsync.
+func Inspect(ctx context.Context, dataDir string) (*Broker, error) {
+	if _, err := os.Stat(filepath.Join(dataDir, "jetstream")); err != nil {
+		return nil, fmt.Errorf("broker: %s holds no lumen journal (%v)", dataDir, err)
+	}
+	b, err := Start(ctx, Config{DataDir: dataDir, Listen: "127.0.0.1:0", Sync: SyncBatch})
+	if err != nil {
+		return nil, fmt.Errorf("broker: open %s (is the daemon still running on it?): %w", dataDir, err)
+	}
+	return b, nil
 }
