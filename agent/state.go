@@ -2,6 +2,7 @@ package agent
 
 import (
 	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/lumen-home/lumen/messages"
@@ -99,16 +100,35 @@ func (s *State) Apply(ev messages.OutAgentData, at time.Time) {
 
 // after returns the state with ev applied, encoded, leaving s as it is.
 func (s *State) after(ev messages.OutAgentData, at time.Time) ([]byte, error) {
+	next, err := s.copy()
+	if err != nil {
+		return nil, err
+	}
+	next.Apply(ev, at)
+	return json.Marshal(next)
+}
+
+// copy returns a deep copy of s, through its JSON (the form of its
+// snapshots).
+func (s *State) copy() (*State, error) {
 	b, err := json.Marshal(s)
 	if err != nil {
 		return nil, err
 	}
-	var next State
-	if err := json.Unmarshal(b, &next); err != nil {
+	var c State
+	if err := json.Unmarshal(b, &c); err != nil {
 		return nil, err
 	}
-	next.Apply(ev, at)
-	return json.Marshal(&next)
+	return &c, nil
+}
+
+// clone is copy for a state that encodes: plain data, always.
+func (s *State) clone() *State {
+	c, err := s.copy()
+	if err != nil {
+		panic(fmt.Sprintf("agent: copy session %s: %v", s.ID, err))
+	}
+	return c
 }
 
 // trim drops the oldest requests once the transcript is past

@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/nats-io/nats.go"
@@ -168,10 +167,7 @@ func (a *Actor) Receive(ctx actor.Context) {
 	case *reload:
 		a.load(ctx)
 	case *pendingT:
-		if a.approval == "" && !a.agentSeen[msg.session] {
-			a.approval, a.approvalSession = msg.id, msg.session
-			a.enter(ctx, a.state, a.cause)
-		}
+		a.pending(ctx, msg)
 	case *edge:
 		a.emit(a.det.Edge(msg.e))
 		a.armGestures(ctx)
@@ -249,20 +245,7 @@ func (a *Actor) start(ctx actor.Context) error {
 	}()
 	a.startPins(ctx)
 	a.load(ctx)
-	// An approval pending since before a restart shows again: the agent
-	// has no event to send for it.
-	client, name, logf := a.cfg.client, a.cfg.Light, a.cfg.Logf
-	go func() {
-		var sr messages.SessionsReply
-		if client.CallRetry(bg, name, messages.VerbSessions, nil, &sr, wire.Retry{Attempts: 30, Logf: logf, Who: "device " + name}) != nil {
-			return
-		}
-		for _, s := range sr.Sessions {
-			if s.Pending != nil && s.Pending.Approval != "" {
-				root.Send(self, &pendingT{id: s.Pending.Approval, session: s.Session})
-			}
-		}
-	}()
+	a.recallApproval(ctx, bg)
 	return nil
 }
 
@@ -500,60 +483,4 @@ func pixels(f []hardware.RGB) []messages.Pixel {
 		p[i] = messages.Pixel(c)
 	}
 	return p
-}
-
-// ApprovalState is what the LED reports while an agent approval is
-// pending.
-const ApprovalState = "approval"
-
-// approvalState pulses amber about once a second: unlike any state a
-// person is likely to make, so "the light wants an answer" is plain.
-var approvalState = messages.State{Name: ApprovalState,
-	R: messages.Channel{Expr: "255*(0.55+0.45*Math.sin(frame*0.16))"},
-	G: messages.Channel{Expr: "120*(0.55+0.45*Math.sin(frame*0.16))"},
-	B: messages.Channel{Num: 0}, Speed: func() *int { ms := 40; return &ms }()}
-
-// agentEvent follows the agent's approvals.
-func (a *Actor) agentEvent(ctx actor.Context, data json.RawMessage) {
-	var d messages.OutAgentData
-	if json.Unmarshal(data, &d) != nil {
-		return
-	}
-	if a.agentSeen == nil {
-		a.agentSeen = map[string]bool{}
-	}
-	a.agentSeen[d.Session] = true
-	switch {
-	case d.Kind == messages.AgentKindApproval && d.Approval != "":
-		a.approval, a.approvalSession = d.Approval, d.Session
-	case a.approval != "" && d.Session == a.approvalSession &&
-		(d.Kind == messages.AgentKindDecision || d.Kind == messages.AgentKindEnd || d.Kind == messages.AgentKindAsk):
-		a.approval, a.approvalSession = "", ""
-	default:
-		return
-	}
-	a.enter(ctx, a.state, a.cause)
-}
-
-// decide sends a gesture's decision on the pending approval to the agent:
-// hold approves, click rejects, other gestures do nothing.
-func (a *Actor) decide(kind string) {
-	verb := ""
-	switch kind {
-	case gesture.Hold:
-		verb, a.swallowRelease = messages.VerbApprove, true
-	case gesture.Click:
-		verb = messages.VerbReject
-	default:
-		return
-	}
-	req := messages.ApprovalRequest{ID: a.approval, Who: "button"}
-	client, logf, light := a.cfg.client, a.cfg.Logf, a.cfg.Light
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := client.Call(ctx, light, verb, req, nil); err != nil {
-			logf("device %s: %s by button: %v", light, verb, err)
-		}
-	}()
 }

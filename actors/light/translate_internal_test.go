@@ -97,3 +97,44 @@ func containsAll(list []string, want ...string) bool {
 	}
 	return true
 }
+
+// create_state takes one state, or {"states":[…]}: which is said by the
+// body's top-level fields, not by the word "states" anywhere in it.
+func TestTranslateCreateState(t *testing.T) {
+	tests := []struct {
+		name, body string
+		want       []string // state names, nil for a refusal
+	}{
+		{"one state", `{"name":"red","r":255,"g":0,"b":0}`, []string{"red"}},
+		{"a state named states", `{"name":"states","r":1,"g":2,"b":3}`, []string{"states"}},
+		{"a description that is the word states", `{"name":"calm","r":0,"g":40,"b":80,"description":"states"}`, []string{"calm"}},
+		{"a list", `{"states":[{"name":"a","r":1,"g":1,"b":1},{"name":"b","r":2,"g":2,"b":2}]}`, []string{"a", "b"}},
+		{"an empty list", `{"states":[]}`, nil},
+		{"a list with a stray field", `{"states":[],"name":"x"}`, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			msg, err := translate(messages.VerbCreateState, []byte(tt.body))
+			if tt.want == nil {
+				if err == nil {
+					t.Fatalf("accepted: %#v", msg)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var in messages.InConfigData
+			if err := messages.Decode(msg.(*Command).Data, &in); err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, s := range in.States {
+				names = append(names, s.Name)
+			}
+			if in.Op != messages.OpCreateState || !reflect.DeepEqual(names, tt.want) {
+				t.Fatalf("got %s %v, want %v", in.Op, names, tt.want)
+			}
+		})
+	}
+}

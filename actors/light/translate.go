@@ -1,0 +1,330 @@
+package light
+
+// The translation of a request into the input the light journals:
+// everything that can be checked without the light's state is checked
+// here, so that malformed input is never journaled.
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/lumen-home/lumen/actors/source/datasource"
+	"github.com/lumen-home/lumen/messages"
+)
+
+// badRequest is an input error found before anything is journaled.
+type badRequest struct {
+	code int
+	msg  string
+}
+
+func (e *badRequest) Error() string { return e.msg }
+
+func bad(format string, args ...any) error {
+	return &badRequest{code: 400, msg: fmt.Sprintf(format, args...)}
+}
+
+// checks are what the service checks requests against besides their own
+// content: the operator's policy and the daemon's plugins.
+type checks struct {
+	minInterval time.Duration // of data sources
+	plugins     []string      // the operator's plugins' names
+}
+
+// pluginsUsed returns the plugins among the tools the sources fetch with,
+// sorted, for the input that creates them (InConfigData.Plugins). A name
+// that is also a defined tool is listed all the same: a plugin runs
+// instead of a defined tool of its name.
+func pluginsUsed(sources []json.RawMessage, plugins []string) []string {
+	var used []string
+	for _, raw := range sources {
+		var d struct {
+			Fetch struct {
+				Tool string `json:"tool"`
+			} `json:"fetch"`
+		}
+		if json.Unmarshal(raw, &d) != nil || !slices.Contains(plugins, d.Fetch.Tool) || slices.Contains(used, d.Fetch.Tool) {
+			continue
+		}
+		used = append(used, d.Fetch.Tool)
+	}
+	slices.Sort(used)
+	return used
+}
+
+// checkSource reads and validates a source definition as far as it can
+// be without the light's state (its tool is checked by the light), with
+// the operator's minimum interval, and returns its canonical JSON.
+func checkSource(raw []byte, minInterval time.Duration) (json.RawMessage, error) {
+	// Internal sources get the operator's minimum too: each run journals
+	// its values, and an SD card should not pay for a value every second.
+	d, err := datasource.Decode(raw, datasource.WithMinInterval(minInterval))
+	if err != nil {
+		if se := (*datasource.Error)(nil); errors.As(err, &se) {
+			return nil, &badRequest{code: se.Code, msg: se.Msg}
+		}
+		return nil, bad("%v", err)
+	}
+	switch d.Kind() {
+	case datasource.TypePoll, datasource.TypeInternal, datasource.TypeNATS, datasource.TypeWebhook, datasource.TypeMQTT, datasource.TypeTransition, datasource.TypeGPIO:
+	default:
+		return nil, bad("source %q: type %s is not supported yet; use a poll (interval_ms + fetch), internal (tracks), nats (subject), mqtt (topic) or webhook source", d.Name, d.Kind())
+	}
+	b, err := json.Marshal(d)
+	if err != nil {
+		return nil, bad("%v", err)
+	}
+	return b, nil
+}
+
+// translate checks a request body and turns it into an actor message.
+// Everything that can be checked without the light's state is checked
+// here, so malformed input is never journaled.
+func translate(verb string, body []byte) (any, error) {
+	return translateWith(verb, body, checks{minInterval: datasource.MinPollInterval})
+}
+
+// translateWith is translate with the operator's minimum interval of data
+// sources and the daemon's plugins.
+func translateWith(verb string, body []byte, c checks) (any, error) {
+	minInterval := c.minInterval
+	cmd := func(typ string, v any) (any, error) {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return nil, err
+		}
+		return &Command{Type: typ, Data: b}, nil
+	}
+	switch verb {
+	case messages.VerbGet:
+		var r struct{}
+		if err := messages.Decode(body, &r); err != nil {
+			return nil, bad("%v; get takes {}", err)
+		}
+		return &Get{}, nil
+	case messages.VerbListTools:
+		var r struct{}
+		if err := messages.Decode(body, &r); err != nil {
+			return nil, bad("%v; list_tools takes {}", err)
+		}
+		return &ListTools{}, nil
+	case messages.VerbListSources:
+		var r struct{}
+		if err := messages.Decode(body, &r); err != nil {
+			return nil, bad("%v; list_sources takes {}", err)
+		}
+		return &Get{}, nil
+	case messages.VerbCreateSource:
+		raw, err := checkSource(body, minInterval)
+		if err != nil {
+			return nil, err
+		}
+		return cmd(messages.InConfig, messages.InConfigData{Op: messages.OpCreateSource, Sources: []json.RawMessage{raw},
+			Plugins: pluginsUsed([]json.RawMessage{raw}, c.plugins)})
+	case messages.VerbDefineTransition:
+		return defineTransition(body, minInterval)
+	case messages.VerbFire:
+		var r messages.FireRequest
+		if err := messages.Decode(body, &r); err != nil {
+			return nil, bad(`%v; send {"transition":"button_click"}`, err)
+		}
+		if r.Transition == "" {
+			return nil, bad(`"transition" is required, e.g. {"transition":"button_click"}`)
+		}
+		return cmd(messages.InFired, messages.InFiredData{Transition: r.Transition, Source: "api"})
+	case messages.VerbSetState:
+		var r messages.SetStateRequest
+		if err := messages.Decode(body, &r); err != nil {
+			return nil, bad(`%v; send {"name":"red"}`, err)
+		}
+		if r.Name == "" {
+			return nil, bad(`"name" is required, e.g. {"name":"red"}`)
+		}
+		return cmd(messages.InState, messages.InStateData{Name: r.Name})
+	case messages.VerbApply:
+		var r messages.ApplyRequest
+		if err := messages.Decode(body, &r); err != nil {
+			return nil, bad("%v", err)
+		}
+		var sources []json.RawMessage
+		for _, raw := range r.Sources {
+			b, err := checkSource(raw, minInterval)
+			if err != nil {
+				return nil, err
+			}
+			sources = append(sources, b)
+		}
+		return cmd(messages.InConfig, messages.InConfigData{Op: messages.OpApply, States: r.States, Rules: r.Rules,
+			Vars: r.Vars, Initial: r.Initial, Schedules: r.Schedules, Tools: r.Tools, Sources: sources,
+			Plugins: pluginsUsed(sources, c.plugins)})
+	case messages.VerbCreateState:
+		var states []messages.State
+		if hasTopField(body, "states") {
+			var r messages.StatesRequest
+			if err := messages.Decode(body, &r); err != nil {
+				return nil, bad("%v", err)
+			}
+			states = r.States
+		} else {
+			var s messages.State
+			if err := messages.Decode(body, &s); err != nil {
+				return nil, bad(`%v; send a state like {"name":"red","r":255,"g":0,"b":0}`, err)
+			}
+			states = []messages.State{s}
+		}
+		if len(states) == 0 {
+			return nil, bad("no state given")
+		}
+		return cmd(messages.InConfig, messages.InConfigData{Op: messages.OpCreateState, States: states})
+	case messages.VerbDefineTool:
+		var tools []messages.Tool
+		if hasTopField(body, "tools") {
+			var r struct {
+				Tools []messages.Tool `json:"tools"`
+			}
+			if err := messages.Decode(body, &r); err != nil {
+				return nil, bad("%v", err)
+			}
+			tools = r.Tools
+		} else {
+			var t messages.Tool
+			if err := messages.Decode(body, &t); err != nil {
+				return nil, bad(`%v; send a tool like {"name":"get_weather","code":"return {ok: true}","hosts":["api.example.com"]}, or {"tools":[…]}`, err)
+			}
+			tools = []messages.Tool{t}
+		}
+		if len(tools) == 0 {
+			return nil, bad(`no tool given; send {"name":"…","code":"…"} or {"tools":[…]}`)
+		}
+		return cmd(messages.InConfig, messages.InConfigData{Op: messages.OpDefineTool, Tools: tools})
+	case messages.VerbDeleteState, messages.VerbDeleteSchedule, messages.VerbDeleteTool, messages.VerbDeleteSource, messages.VerbDeleteTransition:
+		var r messages.NameRequest
+		if err := messages.Decode(body, &r); err != nil {
+			return nil, bad(`%v; send {"name":"…"}`, err)
+		}
+		if r.Name == "" {
+			return nil, bad(`"name" is required`)
+		}
+		op := messages.OpDeleteState
+		switch verb {
+		case messages.VerbDeleteSchedule:
+			op = messages.OpDeleteSchedule
+		case messages.VerbDeleteTool:
+			op = messages.OpDeleteTool
+		case messages.VerbDeleteSource:
+			op = messages.OpDeleteSource
+		case messages.VerbDeleteTransition:
+			op = messages.OpDeleteTransition
+		}
+		return cmd(messages.InConfig, messages.InConfigData{Op: op, Name: r.Name})
+	case messages.VerbAppendRules:
+		var r messages.RulesRequest
+		if err := messages.Decode(body, &r); err != nil {
+			return nil, bad("%v", err)
+		}
+		if len(r.Rules) == 0 {
+			return nil, bad(`no rules given; send {"rules":[{"from":"off","on":"button_click","to":"red"}]}`)
+		}
+		return cmd(messages.InConfig, messages.InConfigData{Op: messages.OpAppendRules, Rules: r.Rules})
+	case messages.VerbDeleteRules:
+		var r messages.DeleteRulesRequest
+		if err := messages.Decode(body, &r); err != nil {
+			return nil, bad("%v", err)
+		}
+		var match *messages.RuleMatch
+		if r.From != "" || r.On != "" || r.To != "" {
+			match = &messages.RuleMatch{From: r.From, On: r.On, To: r.To}
+		}
+		if len(r.IDs) == 0 && match == nil {
+			return nil, bad(`say which rules: {"ids":["r1"]} or any of {"from","on","to"}`)
+		}
+		return cmd(messages.InConfig, messages.InConfigData{Op: messages.OpDeleteRules, IDs: r.IDs, Match: match})
+	case messages.VerbData:
+		var r messages.InDataData
+		if err := messages.Decode(body, &r); err != nil {
+			return nil, bad(`%v; send {"source":"weather","vars":{"temperature":12.5}}`, err)
+		}
+		if r.Source == "" {
+			return nil, bad(`"source" is required: the data source whose run this is, e.g. {"source":"weather","vars":{"temperature":12.5}}`)
+		}
+		if _, ok := r.Vars[""]; ok {
+			return nil, bad(`a variable in "vars" has an empty name`)
+		}
+		return cmd(messages.InData, r)
+	case messages.VerbSetVar:
+		var r messages.InVarData
+		if err := messages.Decode(body, &r); err != nil {
+			return nil, bad("%v", err)
+		}
+		if r.Name == "" {
+			return nil, bad(`"name" is required, e.g. {"name":"counter","value":3}`)
+		}
+		if r.Unset == (r.Value != nil) {
+			return nil, bad(`give either "value" or "unset":true`)
+		}
+		return cmd(messages.InVar, r)
+	case messages.VerbCreateSchedule:
+		var s messages.Schedule
+		if err := messages.Decode(body, &s); err != nil {
+			return nil, bad(`%v; send {"name":"evening","cron":"0 19 * * *","tz":"Europe/Paris","fires":"evening"}`, err)
+		}
+		if s.Next != nil {
+			return nil, bad(`"next" is computed by the light; leave it out`)
+		}
+		return cmd(messages.InConfig, messages.InConfigData{Op: messages.OpCreateSchedule, Schedules: []messages.Schedule{s}})
+	}
+	return nil, &badRequest{code: 404, msg: "unknown command"}
+}
+
+// defineTransition turns define_transition into one config input that
+// defines the predicate as a tool and its poll as a source of type
+// transition, both named after the transition: the tool sandbox runs the
+// predicate like any tool (lumen tool run NAME tests it), and the source
+// manager polls it.
+func defineTransition(body []byte, minInterval time.Duration) (any, error) {
+	var r messages.TransitionRequest
+	if err := messages.Decode(body, &r); err != nil {
+		return nil, bad(`%v; send {"name":"door_open","code":"return (await fetch('https://…')).status === 200","poll_interval_ms":5000}`, err)
+	}
+	switch {
+	case r.Name == "":
+		return nil, bad(`"name" is required: the transition to fire, e.g. "door_open"`)
+	case r.Code == "":
+		return nil, bad(`"code" is required: the body of an async JavaScript function that returns true when %s should fire`, r.Name)
+	case r.PollIntervalMs < int(min(minInterval, datasource.MinTransitionInterval).Milliseconds()):
+		return nil, bad(`"poll_interval_ms" %d is below the minimum of %d: each poll runs the predicate in a fresh sandbox; poll less often`, r.PollIntervalMs, min(minInterval, datasource.MinTransitionInterval).Milliseconds())
+	}
+	def, err := json.Marshal(datasource.Def{Name: r.Name, Type: datasource.TypeTransition, IntervalMs: r.PollIntervalMs,
+		Fetch: datasource.Fetch{Tool: r.Name, Args: json.RawMessage(`{}`)}, Fires: r.Name})
+	if err != nil {
+		return nil, bad("%v", err)
+	}
+	raw, err := checkSource(def, minInterval)
+	if err != nil {
+		return nil, err
+	}
+	desc := r.Description
+	if desc == "" {
+		desc = "the predicate of custom transition " + r.Name
+	}
+	data, err := json.Marshal(messages.InConfigData{Op: messages.OpDefineTransition, Sources: []json.RawMessage{raw},
+		Tools: []messages.Tool{{Name: r.Name, Description: desc, Code: r.Code, Hosts: r.Hosts}}})
+	if err != nil {
+		return nil, bad("%v", err)
+	}
+	return &Command{Type: messages.InConfig, Data: data}, nil
+}
+
+// hasTopField reports whether body is a JSON object with the member name
+// at its top level (a tool's code may well contain the word "tools").
+func hasTopField(body []byte, name string) bool {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(body, &obj) != nil {
+		return false
+	}
+	_, ok := obj[name]
+	return ok
+}

@@ -1,0 +1,324 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/lumen-home/lumen/actors"
+	"github.com/lumen-home/lumen/actors/clock"
+	"github.com/lumen-home/lumen/messages"
+	"github.com/lumen-home/lumen/nats/journal"
+	"github.com/lumen-home/lumen/nats/subject"
+)
+
+// Config wires the agent of one light.
+type Config struct {
+	Light   string
+	Journal *journal.Journal
+	Tools   *Tools // runs calls against the light
+	Model   Model  // nil: not configured, ask says how to configure it
+	// Loop settings; Model, Tools and Prompt are filled in.
+	MaxTurns    int
+	CallTimeout time.Duration
+	// Voice: nil Transcriber means talk is refused (no model); Speaker
+	// may fail, then the reply has text only.
+	Transcriber Transcriber
+	Speaker     Speaker
+	Logf        func(string, ...any)
+	Clock       clock.Clock // stamps the steps (default the system's)
+}
+
+// Messages of the agent actor. Reply is called once, from any goroutine.
+type (
+	// Ask starts (or, with empty text, only aborts) a request.
+	Ask struct {
+		Req   messages.AskRequest
+		Reply func(any) // *messages.AskReply or *messages.ErrorReply
+	}
+	// Decide approves or rejects a pending call.
+	Decide struct {
+		Req     messages.ApprovalRequest
+		Approve bool
+		Reply   func(any) // *messages.ApprovalReply or *messages.ErrorReply
+	}
+	// Talk transcribes audio, asks, and speaks the answer.
+	Talk struct {
+		Audio   []byte
+		Session string
+		Who     string
+		Reply   func(any) // *messages.TalkReply or *messages.ErrorReply
+	}
+	// ListSessions answers sessions.
+	ListSessions struct {
+		Req   messages.SessionsRequest
+		Reply func(any) // *messages.SessionsReply or *messages.ErrorReply
+	}
+)
+
+// DefaultSession is the session of an ask that names none.
+const DefaultSession = "default"
+
+// Props returns the props of a light's agent: a manager actor with one
+// child per session, restarted one for one.
+func Props(cfg Config) (*actor.Props, error) {
+	if err := subject.ValidLight(cfg.Light); err != nil {
+		return nil, fmt.Errorf("agent: %w", err)
+	}
+	if cfg.Journal == nil || cfg.Tools == nil {
+		return nil, errors.New("agent: a journal and tools are required")
+	}
+	if cfg.Logf == nil {
+		cfg.Logf = func(string, ...any) {}
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = clock.System(clock.Trust)
+	}
+	return actor.PropsFromProducer(func() actor.Actor { return &Manager{cfg: cfg} },
+		actor.WithSupervisor(actors.JournaledStrategy(cfg.Light, "agent session", cfg.Journal, cfg.Clock, cfg.Logf))), nil
+}
+
+// Manager is a light's agent: it routes asks and approvals to sessions,
+// one actor each, and knows them only by their PIDs.
+type Manager struct {
+	cfg      Config
+	loop     *Loop
+	sessions map[string]*actor.PID
+}
+
+// Receive handles one message.
+func (m *Manager) Receive(ctx actor.Context) {
+	switch msg := ctx.Message().(type) {
+	case *actor.Started:
+		m.loop = &Loop{Model: m.cfg.Model, Tools: m.cfg.Tools, Prompt: LightPrompt(m.cfg.Light, m.cfg.Tools),
+			MaxTurns: m.cfg.MaxTurns, CallTimeout: m.cfg.CallTimeout}
+		m.sessions = map[string]*actor.PID{}
+		states, err := m.restore()
+		if err != nil {
+			panic(fmt.Sprintf("agent %s: restore the sessions: %v", m.cfg.Light, err)) // the supervisor retries
+		}
+		for _, st := range states {
+			m.spawn(ctx, st)
+		}
+	case *Ask:
+		name := msg.Req.Session
+		if name == "" {
+			name = DefaultSession
+		}
+		if err := validSession(name); err != nil {
+			msg.Reply(&messages.ErrorReply{Code: 400, Error: err.Error()})
+			return
+		}
+		if m.cfg.Model == nil && strings.TrimSpace(msg.Req.Text) != "" {
+			msg.Reply(&messages.ErrorReply{Code: 409, Error: Unconfigured})
+			return
+		}
+		pid := m.sessions[name]
+		if pid == nil {
+			pid = m.spawn(ctx, NewState(name))
+		}
+		ctx.Send(pid, msg)
+	case *Decide:
+		m.decide(ctx, msg)
+	case *Talk:
+		m.talk(ctx, msg)
+	case *ListSessions:
+		m.list(ctx, msg)
+	}
+}
+
+// ask asks every session (all when name is "") for q, off the actor's
+// goroutine, and gives their answers to then, by session.
+func (m *Manager) ask(ctx actor.Context, name string, q any, then func(map[string]any)) {
+	pids := map[string]*actor.PID{}
+	for n, pid := range m.sessions {
+		if name == "" || n == name {
+			pids[n] = pid
+		}
+	}
+	root := ctx.ActorSystem().Root
+	go func() {
+		out := map[string]any{}
+		for n, pid := range pids {
+			if res, err := root.RequestFuture(pid, q, 10*time.Second).Result(); err == nil {
+				out[n] = res
+			}
+		}
+		then(out)
+	}()
+}
+
+// list answers sessions: every session's info, latest first, or one's
+// with its transcript.
+func (m *Manager) list(ctx actor.Context, msg *ListSessions) {
+	one := msg.Req.Session
+	if _, ok := m.sessions[one]; one != "" && !ok {
+		msg.Reply(&messages.ErrorReply{Code: 404, Error: fmt.Sprintf("sessions: no session %q; `lumen sessions` lists them", one)})
+		return
+	}
+	m.ask(ctx, one, &infoReq{transcript: one != ""}, func(res map[string]any) {
+		out := []messages.SessionInfo{}
+		for _, r := range res {
+			if in, ok := r.(*messages.SessionInfo); ok {
+				out = append(out, *in)
+			}
+		}
+		sort.Slice(out, func(i, j int) bool { return out[i].Updated > out[j].Updated })
+		msg.Reply(&messages.SessionsReply{OK: true, Sessions: out})
+	})
+}
+
+// talk transcribes off the actor's goroutine, then asks like text would
+// (an empty transcript only aborts), then speaks the answer.
+func (m *Manager) talk(ctx actor.Context, msg *Talk) {
+	if m.cfg.Model == nil || m.cfg.Transcriber == nil {
+		msg.Reply(&messages.ErrorReply{Code: 409, Error: Unconfigured})
+		return
+	}
+	if msg.Session == "" {
+		msg.Session = DefaultSession
+	}
+	if err := validSession(msg.Session); err != nil {
+		msg.Reply(&messages.ErrorReply{Code: 400, Error: err.Error()})
+		return
+	}
+	if len(msg.Audio) == 0 {
+		msg.Reply(&messages.ErrorReply{Code: 400, Error: "talk: send the audio (a WAV file) as the message body"})
+		return
+	}
+	if len(msg.Audio) > MaxAudio {
+		msg.Reply(&messages.ErrorReply{Code: 413, Error: fmt.Sprintf("talk: %d bytes of audio is more than the %d MiB a request may carry; send a shorter recording", len(msg.Audio), MaxAudio>>20)})
+		return
+	}
+	self, root, cfg := ctx.Self(), ctx.ActorSystem().Root, m.cfg
+	go func() {
+		tctx, cancel := context.WithTimeout(context.Background(), cfg.CallTimeout+time.Minute)
+		defer cancel()
+		text, err := cfg.Transcriber.Transcribe(tctx, msg.Audio, "speech.wav")
+		if err != nil {
+			answer := "I could not hear that: " + spoken(err, cfg.CallTimeout)
+			msg.Reply(speakReply(tctx, cfg, messages.AskReply{OK: true, Session: msg.Session, Status: messages.AgentFailed, Answer: answer}, ""))
+			return
+		}
+		root.Send(self, &Ask{Req: messages.AskRequest{Text: text, Session: msg.Session, Who: msg.Who}, Reply: func(v any) {
+			r, ok := v.(*messages.AskReply)
+			if !ok {
+				msg.Reply(v)
+				return
+			}
+			sctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			msg.Reply(speakReply(sctx, cfg, *r, text))
+		}})
+	}()
+}
+
+// speakReply adds the spoken answer to a reply; a cancelled request says
+// nothing.
+func speakReply(ctx context.Context, cfg Config, r messages.AskReply, transcript string) *messages.TalkReply {
+	out := &messages.TalkReply{AskReply: r, Transcript: transcript}
+	if r.Status == messages.AgentCancelled || r.Answer == "" || cfg.Speaker == nil {
+		return out
+	}
+	sp, err := cfg.Speaker.Speak(ctx, r.Answer)
+	if err != nil {
+		out.SpeechErr = err.Error()
+		return out
+	}
+	out.Audio, out.Format, out.SpokenBy = sp.Audio, sp.Format, sp.By
+	return out
+}
+
+// decide routes an approval to its session. With no id, the light's only
+// pending approval is meant.
+func (m *Manager) decide(ctx actor.Context, msg *Decide) {
+	if msg.Req.ID != "" {
+		i := strings.LastIndexByte(msg.Req.ID, '-')
+		var pid *actor.PID
+		if i > 0 {
+			pid = m.sessions[msg.Req.ID[:i]]
+		}
+		if pid == nil {
+			msg.Reply(&messages.ErrorReply{Code: 404, Error: fmt.Sprintf("no pending approval %q; `lumen sessions` shows the pending ones", msg.Req.ID)})
+			return
+		}
+		ctx.Send(pid, msg)
+		return
+	}
+	self, root := ctx.Self(), ctx.ActorSystem().Root
+	m.ask(ctx, "", &pendingReq{}, func(res map[string]any) {
+		var pending []string
+		for _, r := range res {
+			if id, _ := r.(string); id != "" {
+				pending = append(pending, id)
+			}
+		}
+		switch len(pending) {
+		case 0:
+			msg.Reply(&messages.ErrorReply{Code: 404, Error: "nothing waits for an approval"})
+		case 1:
+			req := *msg
+			req.Req.ID = pending[0]
+			root.Send(self, &req)
+		default:
+			sort.Strings(pending)
+			msg.Reply(&messages.ErrorReply{Code: 409, Error: "several approvals are pending (" + strings.Join(pending, ", ") + "); name one"})
+		}
+	})
+}
+
+// spawn starts the actor of a session whose state is st.
+func (m *Manager) spawn(ctx actor.Context, st *State) *actor.PID {
+	s := &session{cfg: m.cfg, loop: m.loop, view: st, waiters: map[string]chan Decision{}, early: map[string]Decision{}}
+	pid := ctx.Spawn(actor.PropsFromProducer(func() actor.Actor { return s }))
+	m.sessions[st.ID] = pid
+	return pid
+}
+
+// restore folds the light's agent events into sessions.
+func (m *Manager) restore() (map[string]*State, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	states := map[string]*State{}
+	snaps, err := m.cfg.Journal.Records(ctx, SnapshotKey(m.cfg.Light, ""))
+	if err != nil {
+		return nil, err
+	}
+	for key, b := range snaps {
+		st := &State{}
+		if err := json.Unmarshal(b, st); err != nil || st.ID == "" {
+			m.cfg.Logf("agent %s: skip session snapshot %s: %v", m.cfg.Light, key, err)
+			continue
+		}
+		states[st.ID] = st
+	}
+	err = m.cfg.Journal.Replay(ctx, subject.Out(m.cfg.Light, messages.OutAgent), 0, 0, func(msg journal.Msg) error {
+		var env messages.Envelope
+		if err := messages.DecodeEnvelope(msg.Data, &env); err != nil {
+			m.cfg.Logf("agent %s: skip agent event %d: %v", m.cfg.Light, msg.Seq, err)
+			return nil
+		}
+		var ev messages.OutAgentData
+		if err := json.Unmarshal(env.Data, &ev); err != nil || ev.Session == "" {
+			m.cfg.Logf("agent %s: skip agent event %d: %v", m.cfg.Light, msg.Seq, err)
+			return nil
+		}
+		st := states[ev.Session]
+		if st == nil {
+			st = NewState(ev.Session)
+			states[ev.Session] = st
+		}
+		if ev.Step <= st.Step {
+			return nil // the snapshot has it
+		}
+		st.Apply(ev, env.Time)
+		return nil
+	})
+	return states, err
+}

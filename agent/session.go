@@ -1,0 +1,321 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/lumen-home/lumen/messages"
+	"github.com/lumen-home/lumen/nats/journal"
+	"github.com/lumen-home/lumen/nats/subject"
+)
+
+// session is one conversation. Its actor owns the session's state as the
+// recorded steps make it (view) and answers approvals and listings from
+// it. A request runs in its own goroutine, one at a time, on its own copy
+// of the state, which it hands to the next request when it ends; it tells
+// the actor each step it records, and asks it for decisions, by message.
+// A new input cancels the request in flight.
+type session struct {
+	cfg  Config
+	loop *Loop
+	view *State
+
+	waiters map[string]chan Decision
+	early   map[string]Decision // decisions that came before their waiter
+	// The approval being journaled: its event may reach an approver
+	// before the step comes back to the actor.
+	expect, expectTool string
+
+	stopped context.Context // ends when the actor stops: record nothing more
+	stop    context.CancelFunc
+	cancel  context.CancelFunc // the request in flight
+	done    chan *State        // the state the request in flight ends with
+}
+
+// Messages between a session's actor and its request goroutine, and the
+// manager's questions.
+type (
+	// stepped: the request recorded a step; the actor applies it too.
+	stepped struct {
+		ev messages.OutAgentData
+		at time.Time
+	}
+	// expecting: the request is about to journal approval id.
+	expecting struct{ id, tool string }
+	// awaitDecision: the request waits for approval id's decision on ch.
+	awaitDecision struct {
+		id string
+		ch chan Decision
+	}
+	// forgetDecision: the request no longer waits for approval id.
+	forgetDecision struct{ id string }
+	// infoReq asks for the session's *messages.SessionInfo.
+	infoReq struct{ transcript bool }
+	// pendingReq asks for the id of the approval the session waits for
+	// ("" when none), a string.
+	pendingReq struct{}
+)
+
+// errStopped refuses steps of a session whose actor stops.
+var errStopped = errors.New("agent: the session is stopping")
+
+// Receive handles one message.
+func (s *session) Receive(ctx actor.Context) {
+	switch msg := ctx.Message().(type) {
+	case *actor.Started:
+		if s.stop == nil { // not on a restart: a request may still run
+			s.stopped, s.stop = context.WithCancel(context.Background())
+		}
+		if s.view.Open() {
+			s.cfg.Logf("agent %s: session %s continues after a restart", s.cfg.Light, s.view.ID)
+			if b, err := json.Marshal(s.view); err == nil { // it may live only in events so far
+				sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				saveSnapshot(sctx, s.cfg, s.view.ID, b)
+				cancel()
+			}
+			s.start(ctx, func(ctx context.Context, r *request) messages.AskReply { return s.loop.Continue(ctx, r.state, r) }, nil)
+		}
+	case *actor.Stopping:
+		// The daemon stops (or the manager restarts): the request in
+		// flight stops recording, so the journal keeps it open and the
+		// next start continues it where it stood.
+		s.stop()
+		if s.cancel != nil {
+			s.cancel()
+			<-s.done
+		}
+	case *stepped:
+		s.view.Apply(msg.ev, msg.at)
+	case *expecting:
+		s.expect, s.expectTool = msg.id, msg.tool
+	case *awaitDecision:
+		if d, ok := s.early[msg.id]; ok {
+			delete(s.early, msg.id)
+			msg.ch <- d
+			return
+		}
+		s.waiters[msg.id] = msg.ch
+	case *forgetDecision:
+		delete(s.waiters, msg.id)
+		if s.expect == msg.id {
+			s.expect, s.expectTool = "", ""
+		}
+	case *infoReq:
+		in := s.view.Info(msg.transcript)
+		ctx.Respond(&in)
+	case *pendingReq:
+		id := ""
+		if s.view.Pending != nil {
+			id = s.view.Approval
+		}
+		ctx.Respond(id)
+	case *Ask:
+		s.ask(ctx, msg)
+	case *Decide:
+		s.decide(msg)
+	}
+}
+
+// ask starts a request, or with no text only cancels the one in flight.
+func (s *session) ask(ctx actor.Context, msg *Ask) {
+	text := strings.TrimSpace(msg.Req.Text)
+	if text == "" {
+		if s.cancel != nil {
+			s.cancel()
+		}
+		msg.Reply(&messages.AskReply{OK: true, Session: s.view.ID, Status: messages.AgentCancelled})
+		return
+	}
+	who := msg.Req.Who
+	if who == "" {
+		who = "nats"
+	}
+	reply := msg.Reply
+	if msg.Req.Async {
+		msg.Reply(&messages.AskReply{OK: true, Session: s.view.ID, Status: messages.AgentAccepted})
+		reply = nil
+	}
+	s.start(ctx, func(ctx context.Context, r *request) messages.AskReply { return s.loop.Ask(ctx, r.state, r, text, who) }, reply)
+}
+
+// decide hands a decision to the request waiting for it, or keeps it for
+// the request about to wait.
+func (s *session) decide(msg *Decide) {
+	pending := s.view.Approval == msg.Req.ID && s.view.Pending != nil
+	tool := s.expectTool
+	if pending {
+		tool = s.view.Pending.Tool
+	} else if s.expect == msg.Req.ID {
+		pending = true
+	}
+	if !pending {
+		msg.Reply(&messages.ErrorReply{Code: 404, Error: fmt.Sprintf("no pending approval %q; `lumen sessions` shows the pending ones", msg.Req.ID)})
+		return
+	}
+	who := msg.Req.Who
+	if who == "" {
+		who = "nats"
+	}
+	d := Decision{Approved: msg.Approve, Who: who}
+	if w := s.waiters[msg.Req.ID]; w != nil {
+		w <- d
+		delete(s.waiters, msg.Req.ID)
+	} else {
+		s.early[msg.Req.ID] = d
+	}
+	decision := "rejected"
+	if msg.Approve {
+		decision = "approved"
+	}
+	msg.Reply(&messages.ApprovalReply{OK: true, ID: msg.Req.ID, Session: s.view.ID, Tool: tool, Decision: decision})
+}
+
+// start runs a request after the one in flight, which it cancels, on the
+// state that one ends with.
+func (s *session) start(actx actor.Context, run func(context.Context, *request) messages.AskReply, reply func(any)) {
+	prev := s.done
+	if s.cancel != nil {
+		s.cancel()
+	}
+	var first *State
+	if prev == nil {
+		first = s.view.clone()
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan *State, 1)
+	s.cancel, s.done = cancel, done
+	r := &request{cfg: s.cfg, stopped: s.stopped, self: actx.Self(), root: actx.ActorSystem().Root}
+	go func() {
+		defer cancel()
+		r.state = first
+		if prev != nil {
+			r.state = <-prev
+		}
+		defer func() { done <- r.state }()
+		if ctx.Err() != nil { // superseded before it began
+			if reply != nil {
+				reply(&messages.AskReply{OK: true, Session: r.state.ID, Status: messages.AgentCancelled})
+			}
+			return
+		}
+		res := run(ctx, r)
+		if res.Status != messages.AgentCancelled {
+			s.cfg.Logf("agent %s: session %s %s after %d steps", s.cfg.Light, r.state.ID, res.Status, res.Steps)
+		}
+		if reply != nil {
+			reply(&res)
+		}
+	}()
+}
+
+// request is the Env of one request: it owns its copy of the session's
+// state and talks to the session's actor only by message.
+type request struct {
+	cfg     Config
+	state   *State
+	stopped context.Context
+	self    *actor.PID
+	root    *actor.RootContext
+	unacked []*journal.Pending // appended steps not yet known durable
+}
+
+// Record journals an event of the session and applies it (Env). Steps
+// that only record what happened (a model reply, a call's result) are
+// appended without waiting; the journal keeps one publisher's appends in
+// order, and every step that must be durable before the session goes on
+// (a change about to run, an approval to wait for, the end of a request)
+// waits for all of them. A crash can lose only steps that changed nothing
+// yet: at worst one model call is made again after a restart.
+func (r *request) Record(ctx context.Context, ev messages.OutAgentData) error {
+	if r.stopped.Err() != nil {
+		return errStopped
+	}
+	ev.Session = r.state.ID
+	ev.Step = r.state.Step + 1
+	now := r.cfg.Clock.Now().UTC()
+	if ev.Kind == messages.AgentKindApproval && ev.Call != nil {
+		r.root.Send(r.self, &expecting{id: ev.Approval, tool: ev.Call.Tool})
+	}
+	env, err := messages.AgentStep(r.cfg.Light, ev, now)
+	if err != nil {
+		return fmt.Errorf("agent: encode step: %w", err)
+	}
+	p, err := r.cfg.Journal.AppendAsync(subject.Out(r.cfg.Light, messages.OutAgent), messages.AppendEnvelope(nil, &env), journal.MsgID(env.ID))
+	if err != nil {
+		return fmt.Errorf("agent: journal step %d: %w", ev.Step, err)
+	}
+	r.unacked = append(r.unacked, p)
+	switch ev.Kind {
+	case messages.AgentKindCall, messages.AgentKindApproval, messages.AgentKindEnd:
+		if err := r.flush(ctx); err != nil {
+			return err
+		}
+	}
+	if ev.Kind == messages.AgentKindApproval || ev.Kind == messages.AgentKindEnd {
+		// The journal's retention may purge the session's events once a
+		// light's snapshot covers them; this record keeps the session. It
+		// is saved before anyone can see the step in the session.
+		if next, err := r.state.after(ev, now); err == nil {
+			saveSnapshot(ctx, r.cfg, r.state.ID, next)
+		}
+	}
+	r.state.Apply(ev, now)
+	r.root.Send(r.self, &stepped{ev: ev, at: now})
+	return nil
+}
+
+// flush waits until every step appended so far is durable.
+func (r *request) flush(ctx context.Context) error {
+	for len(r.unacked) > 0 {
+		if _, err := r.unacked[0].Wait(ctx); err != nil {
+			r.unacked = nil
+			return fmt.Errorf("agent: journal: %w", err)
+		}
+		r.unacked = r.unacked[1:]
+	}
+	return nil
+}
+
+// Decide waits for a decision on approval id (Env).
+func (r *request) Decide(ctx context.Context, id string) (Decision, error) {
+	ch := make(chan Decision, 1)
+	r.root.Send(r.self, &awaitDecision{id: id, ch: ch})
+	defer r.root.Send(r.self, &forgetDecision{id: id})
+	select {
+	case d := <-ch:
+		return d, nil
+	case <-ctx.Done():
+		return Decision{}, ctx.Err()
+	}
+}
+
+// saveSnapshot saves a session's state in the snapshot bucket; a failure
+// only costs the state's survival of a purge, so it is logged.
+func saveSnapshot(ctx context.Context, cfg Config, session string, b []byte) {
+	if err := cfg.Journal.SaveRecord(ctx, SnapshotKey(cfg.Light, session), b); err != nil {
+		cfg.Logf("agent %s: snapshot session %s: %v", cfg.Light, session, err)
+	}
+}
+
+// SnapshotKey is where a session's snapshot is kept in the snapshot
+// bucket.
+func SnapshotKey(light, session string) string { return "agent." + light + "." + session }
+
+// validSession checks a session name: [a-z0-9_-], 1 to 64.
+func validSession(name string) error {
+	if len(name) == 0 || len(name) > 64 {
+		return fmt.Errorf("ask: session %q must be 1 to 64 characters of a-z, 0-9, _ and -", name)
+	}
+	for _, c := range name {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return fmt.Errorf("ask: session %q must be 1 to 64 characters of a-z, 0-9, _ and -", name)
+		}
+	}
+	return nil
+}
