@@ -141,7 +141,7 @@ func (l *Loop) callTimeout() time.Duration {
 // complete asks the model for the next turn.
 func (l *Loop) complete(ctx context.Context, s *State) (messages.AgentMessage, error) {
 	if l.Model == nil {
-		return messages.AgentMessage{}, errors.New(Unconfigured)
+		return messages.AgentMessage{}, &wire.Error{Code: 409, Msg: Unconfigured}
 	}
 	ctx, cancel := context.WithTimeout(ctx, l.callTimeout())
 	defer cancel()

