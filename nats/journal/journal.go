@@ -1,7 +1,7 @@
 // Package journal is Lumen's event journal over NATS JetStream: append with
 // deduplication and optimistic concurrency, replay a range in order,
-// consume durably one event at a time, bound retention, and keep one
-// snapshot per light.
+// follow a history live, consume durably one event at a time, bound
+// retention, and keep one snapshot per light.
 //
 // Every method takes a context and returns errors prefixed "journal:";
 // ErrConflict, ErrNotFound, ErrFull and ErrClosed can be tested with
