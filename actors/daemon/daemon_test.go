@@ -1,0 +1,213 @@
+package daemon_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/lumen-home/lumen/actors/daemon"
+	"github.com/lumen-home/lumen/actors/light"
+	"github.com/lumen-home/lumen/messages"
+	"github.com/lumen-home/lumen/nats/broker"
+	"github.com/lumen-home/lumen/nats/journal"
+	"github.com/lumen-home/lumen/nats/wire"
+)
+
+// start runs a daemon in process on data with lights, on loopback with a
+// free port and simulated hardware; it is closed when the test ends.
+func start(t *testing.T, data string, lights ...string) *daemon.Daemon {
+	t.Helper()
+	cfg := daemon.DefaultConfig(data)
+	cfg.Listen, cfg.Lights, cfg.Sync, cfg.ClockMode, cfg.Hardware.Driver = "127.0.0.1:0", lights, broker.SyncBatch, "trust", "sim"
+	cfg.Logf = testLog(t)
+	d, err := daemon.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = d.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := d.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// testLog is t.Logf until the test has ended: the daemon's background
+// work (the tool engine's compile) may still log after it is closed.
+func testLog(t *testing.T) func(string, ...any) {
+	var mu sync.Mutex
+	ended := false
+	t.Cleanup(func() { mu.Lock(); ended = true; mu.Unlock() }) // registered first, so run last
+	return func(format string, args ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		if !ended {
+			t.Logf(format, args...)
+		}
+	}
+}
+
+// copyDir copies the directory tree from into to.
+func copyDir(t *testing.T, from, to string) {
+	t.Helper()
+	err := filepath.WalkDir(from, func(p string, e os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(from, p)
+		if e.IsDir() {
+			return os.MkdirAll(filepath.Join(to, rel), 0o700)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(to, rel), b, 0o600)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A data directory written by lumen before the daemon became a library
+// (commit 0e16483: two lights, one of them desk-light-1, with states,
+// rules, variables, a schedule, a tool, a data source and its runs, a
+// snapshot, a restart, a render error, a bare input from `nats pub`, and
+// a timer pending at shutdown) starts, the late timer fires, and replay
+// recomputes every recorded output byte for byte. Every later change must
+// keep it so.
+func TestOldDataDirStartsAndReplays(t *testing.T) {
+	data := t.TempDir()
+	copyDir(t, filepath.Join("testdata", "datadir-0e16483"), data)
+	d := start(t, data, "kitchen", "desk-light-1")
+	nc, err := nats.Connect(d.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	c := wire.New(nc)
+	ctx := context.Background()
+	get := func(light string) messages.GetReply {
+		t.Helper()
+		var g messages.GetReply
+		if err := c.Call(ctx, light, messages.VerbGet, nil, &g); err != nil {
+			t.Fatal(err)
+		}
+		return g
+	}
+
+	// The timer set by the last click, pending at shutdown, fires late:
+	// color/blue → off by rule r9.
+	deadline := time.Now().Add(30 * time.Second)
+	for get("kitchen").State != "off" {
+		if time.Now().After(deadline) {
+			t.Fatalf("the late timer did not fire: %+v", get("kitchen"))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	g := get("kitchen")
+	var states, rules, tools []string
+	for _, s := range g.States {
+		states = append(states, s.Name)
+	}
+	for _, r := range g.Rules {
+		rules = append(rules, r.ID)
+	}
+	for _, tl := range g.Tools {
+		tools = append(tools, tl.Name)
+	}
+	vars := map[string]string{}
+	for k, v := range g.Vars {
+		vars[k] = string(v)
+	}
+	switch {
+	case !slices.Equal(states, []string{"off", "red", "green", "color/blue", "party", "broken"}):
+		t.Errorf("states %v", states)
+	case !slices.Equal(rules, []string{"r6", "r7", "r8", "r9", "r10", "r11", "r12"}):
+		t.Errorf("rules %v", rules)
+	case vars["greeting"] != `"héllo wörld"` || vars["temp"] != "12.5" || vars["temp_prev"] != "30" || vars["note"] != `{"a":[1,2,"ü"]}` || vars["limit"] != "":
+		t.Errorf("vars %v", vars)
+	case !slices.Equal(tools, []string{"double"}) || len(g.Sources) != 1 || g.LastRuns["weather"].IsZero():
+		t.Errorf("tools %v, sources %s, last runs %v", tools, g.Sources, g.LastRuns)
+	case len(g.Schedules) != 1 || g.Schedules[0].Name != "nightly" || g.Schedules[0].Next == nil:
+		t.Errorf("schedules %+v", g.Schedules)
+	}
+	if s := get("desk-light-1").State; s != "green" {
+		t.Errorf("desk-light-1 is %s, want green", s)
+	}
+	// One more input, through the new code.
+	if err := c.Call(ctx, "kitchen", messages.VerbFire, messages.FireRequest{Transition: "button_click"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if s := get("kitchen").State; s != "red" {
+		t.Errorf("a click from off gives %s, want red", s)
+	}
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	// The stopped directory replays, old events and new.
+	b, err := broker.Inspect(ctx, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Shutdown()
+	for _, l := range []string{"kitchen", "desk-light-1"} {
+		sum, err := light.Replay{Light: l, Verify: true}.Run(ctx, journal.New(b.JetStream()))
+		if err != nil {
+			t.Errorf("replay --verify %s: %v", l, err)
+		}
+		if sum.Inputs == 0 || sum.Pending != 0 {
+			t.Errorf("replay %s: %+v", l, sum)
+		}
+	}
+}
+
+// The daemon in process answers on the wire like the binary: every light
+// is a micro service instance, with its groups.
+func TestDaemonInProcess(t *testing.T) {
+	cfg := daemon.DefaultConfig(t.TempDir())
+	cfg.Listen, cfg.Lights, cfg.Sync, cfg.Hardware.Driver = "127.0.0.1:0", []string{"kitchen", "hall"}, broker.SyncBatch, "sim"
+	cfg.Groups = map[string][]string{"downstairs": {"hall"}}
+	d, err := daemon.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if err := d.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(d.Lights()); n != 2 {
+		t.Fatalf("%d lights", n)
+	}
+	for _, l := range d.Lights() {
+		if l.Machine == nil || l.Device == nil || l.Tools == nil || l.Sources == nil || l.Agent == nil || l.Service == nil {
+			t.Fatalf("light %s lacks an actor: %+v", l.Name, l)
+		}
+	}
+	nc, err := nats.Connect(d.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	msg, err := nc.Request("lumen.group.downstairs.cmd.fire", []byte(`{"transition":"button_click"}`), 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r messages.Reply
+	if err := json.Unmarshal(msg.Data, &r); err != nil || !r.OK || r.State != "red" {
+		t.Fatalf("group fire: %s", msg.Data)
+	}
+	var g messages.GetReply
+	if err := wire.New(nc).Call(context.Background(), "kitchen", messages.VerbGet, nil, &g); err != nil || g.State != "off" {
+		t.Fatalf("kitchen, not in the group: %+v %v", g, err)
+	}
+}
