@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 
 	"github.com/openai/openai-go/v3"
@@ -139,4 +140,30 @@ func (f Fallback) Speak(ctx context.Context, text string) (Speech, error) {
 		}
 	}
 	return f.Secondary.Speak(ctx, text)
+}
+
+// Play plays a WAV with the first of the system's players (aplay,
+// paplay, ffplay, afplay) that works, and waits until it has played.
+func Play(ctx context.Context, wav []byte) error {
+	f, err := os.CreateTemp("", "lumen-answer-*.wav")
+	if err != nil {
+		return fmt.Errorf("agent: play: %w", err)
+	}
+	defer os.Remove(f.Name())
+	_, err = f.Write(wav)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("agent: play: %w", err)
+	}
+	for _, p := range [][]string{{"aplay", "-q"}, {"paplay"}, {"ffplay", "-nodisp", "-autoexit", "-loglevel", "quiet"}, {"afplay"}} {
+		if _, err := exec.LookPath(p[0]); err != nil {
+			continue
+		}
+		if exec.CommandContext(ctx, p[0], append(p[1:], f.Name())...).Run() == nil {
+			return nil
+		}
+	}
+	return errors.New("no audio player worked (aplay, paplay, ffplay, afplay)")
 }

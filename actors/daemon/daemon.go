@@ -110,7 +110,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 	d.allow, _ = netpolicy.ParseAllow(cfg.AllowNet) // checked by Validate
 	d.engine = d.startToolEngine()
 	d.plugins = tool.OpenPlugins(tool.PluginsConfig{Dir: filepath.Join(cfg.Data, "plugins"), Engine: plugins.Config{CacheDir: plugins.CacheDir()}, Logf: logf})
-	if d.secrets, err = secrets.Open(filepath.Join(cfg.Data, "secrets")); err != nil {
+	if d.secrets, err = secrets.Open(secrets.Dir(cfg.Data)); err != nil {
 		logf("secrets: %v; tools run without secrets", err)
 		d.secrets = nil
 	}

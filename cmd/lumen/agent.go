@@ -20,34 +20,3 @@ func agentFlags(f *pflag.FlagSet, c *daemon.AgentConfig) {
 	f.StringVar(&c.SpeechModel, "speech-model", c.SpeechModel, "text-to-speech model of the endpoint; espeak: the local espeak-ng only (also the fallback)")
 	f.StringVar(&c.Voice, "voice", c.Voice, "voice of the endpoint's speech")
 }
-
-// mergeAgent takes the file's agent settings under explicit flags.
-func mergeAgent(set func(string) bool, c *daemon.AgentConfig, file daemon.AgentConfig) {
-	if !set("openai-base-url") && file.BaseURL != "" {
-		c.BaseURL = file.BaseURL
-	}
-	if !set("model") && file.Model != "" {
-		c.Model = file.Model
-	}
-	if !set("agent-max-turns") && file.MaxTurns > 0 {
-		c.MaxTurns = file.MaxTurns
-	}
-	if !set("agent-timeout") && file.Timeout > 0 {
-		c.Timeout = file.Timeout
-	}
-	if !set("agent-forbid") && len(file.Forbid) > 0 {
-		c.Forbid = file.Forbid
-	}
-	if !set("agent-stream") && file.Stream {
-		c.Stream = true
-	}
-	if !set("transcribe-model") && file.TranscribeModel != "" {
-		c.TranscribeModel = file.TranscribeModel
-	}
-	if !set("speech-model") && file.SpeechModel != "" {
-		c.SpeechModel = file.SpeechModel
-	}
-	if !set("voice") && file.Voice != "" {
-		c.Voice = file.Voice
-	}
-}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -400,7 +399,7 @@ the agent is doing.`,
 				if r.SpeechErr != "" {
 					fmt.Fprintf(a.stderr, "lumen: no spoken answer: %s\n", r.SpeechErr)
 				}
-			} else if err := a.playOrSave(r.Audio, out, noPlay); err != nil {
+			} else if err := a.playOrSave(context.Background(), r.Audio, out, noPlay); err != nil {
 				return err
 			}
 			if r.Status == messages.AgentFailed {
@@ -419,30 +418,14 @@ the agent is doing.`,
 	return cmd
 }
 
-// playOrSave plays audio with the first player found, or writes it.
-func (a *app) playOrSave(audio []byte, out string, noPlay bool) error {
+// playOrSave plays audio (agent.Play), or writes it to out.
+func (a *app) playOrSave(ctx context.Context, audio []byte, out string, noPlay bool) error {
 	if out == "" && !noPlay {
-		for _, p := range [][]string{{"aplay", "-q"}, {"paplay"}, {"ffplay", "-nodisp", "-autoexit", "-loglevel", "quiet"}, {"afplay"}} {
-			if _, err := exec.LookPath(p[0]); err != nil {
-				continue
-			}
-			f, err := os.CreateTemp("", "lumen-answer-*.wav")
-			if err != nil {
-				return err
-			}
-			defer os.Remove(f.Name())
-			if _, err := f.Write(audio); err != nil {
-				f.Close()
-				return err
-			}
-			f.Close()
-			cmd := exec.Command(p[0], append(p[1:], f.Name())...)
-			if err := cmd.Run(); err == nil {
-				return nil
-			}
+		err := agent.Play(ctx, audio)
+		if err == nil {
+			return nil
 		}
-		out = "lumen-answer.wav"
-		fmt.Fprintln(a.stderr, "lumen: no audio player worked (aplay, paplay, ffplay, afplay); the answer is in "+out)
+		fmt.Fprintf(a.stderr, "lumen: %v; the answer is in lumen-answer.wav\n", err)
 	}
 	if out == "" {
 		out = "lumen-answer.wav"

@@ -1,20 +1,15 @@
 package main
 
 import (
-	"bufio"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/sys/unix"
 
 	"github.com/lumen-home/lumen/plugins/secrets"
 )
@@ -84,13 +79,13 @@ without being sent.`,
 				}
 				canon = append(canon, c)
 			}
-			st, err := secrets.Open(secretsDir(*data))
+			st, err := secrets.Open(secrets.Dir(*data))
 			if err != nil {
 				return err
 			}
-			value, err := readSecretValue(cmd.Context(), a.stdin, a.stderr, name)
+			value, err := secrets.ReadValue(cmd.Context(), a.stdin, a.stderr, name)
 			if err != nil {
-				return err
+				return secretError(err)
 			}
 			if err := st.Set(name, canon, value); err != nil {
 				return secretError(err)
@@ -114,7 +109,7 @@ file as its owner.`,
   sudo lumen secret ls --data /var/lib/lumen --json`,
 		Args: args(cobra.NoArgs),
 		RunE: func(_ *cobra.Command, _ []string) error {
-			list, err := listSecrets(*data)
+			list, err := secrets.List(secrets.Dir(*data))
 			if err != nil {
 				return err
 			}
@@ -127,7 +122,7 @@ file as its owner.`,
 				return err
 			}
 			if len(list) == 0 {
-				fmt.Fprintf(a.stdout, "no secrets in %s; add one with 'lumen secret set NAME --host HOST'\n", secretsDir(*data))
+				fmt.Fprintf(a.stdout, "no secrets in %s; add one with 'lumen secret set NAME --host HOST'\n", secrets.Dir(*data))
 				return nil
 			}
 			w := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
@@ -155,7 +150,7 @@ on, once the running 'lumen up' has reloaded the file.`,
 			if err := secrets.ValidName(name); err != nil {
 				return usageError{err}
 			}
-			dir := secretsDir(*data)
+			dir := secrets.Dir(*data)
 			if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
 				return fmt.Errorf("no secret %s: there are no secrets in %s", name, dir)
 			}
@@ -172,95 +167,10 @@ on, once the running 'lumen up' has reloaded the file.`,
 	}
 }
 
-// secretsDir is where 'lumen up --data DATA' keeps its secrets.
-func secretsDir(data string) string { return filepath.Join(data, "secrets") }
-
-// listSecrets lists the secrets without creating the directory.
-func listSecrets(data string) ([]secrets.Info, error) {
-	dir := secretsDir(data)
-	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
-		return []secrets.Info{}, nil
-	}
-	st, err := secrets.Open(dir)
-	if err != nil {
-		return nil, err
-	}
-	return st.List(), nil
-}
-
 // secretError makes invalid names, hosts and values usage errors.
 func secretError(err error) error {
 	if errors.Is(err, secrets.ErrInvalid) {
 		return usageError{err}
 	}
 	return err
-}
-
-// readSecretValue reads a secret's value: one line typed without echo on
-// a terminal, else all of in with one trailing newline dropped.
-func readSecretValue(ctx context.Context, in io.Reader, prompt io.Writer, name string) (string, error) {
-	if in == nil {
-		return "", usageError{errors.New("no standard input to read the value from")}
-	}
-	if f, ok := in.(*os.File); ok {
-		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
-			if v, ok, err := readHidden(ctx, f, prompt, name); ok {
-				return v, err
-			}
-			fmt.Fprintf(prompt, "enter the value of %s, then Ctrl-D:\n", name)
-		}
-	}
-	b, err := io.ReadAll(io.LimitReader(in, secrets.MaxValueLen+3))
-	if err != nil {
-		return "", fmt.Errorf("cannot read the value: %w", err)
-	}
-	v := strings.TrimSuffix(strings.TrimSuffix(string(b), "\n"), "\r")
-	if v == "" {
-		return "", usageError{fmt.Errorf("no value for %s on standard input; type it, or pipe it in: lumen secret set %s --host HOST < FILE", name, name)}
-	}
-	return v, nil
-}
-
-// readHidden reads one line from a terminal with echo off, restoring the
-// terminal afterwards, also on Ctrl-C. ok is false if echo cannot be
-// turned off.
-func readHidden(ctx context.Context, f *os.File, prompt io.Writer, name string) (v string, ok bool, err error) {
-	fd := int(f.Fd())
-	old, err := unix.IoctlGetTermios(fd, unix.TCGETS)
-	if err != nil {
-		return "", false, nil
-	}
-	quiet := *old
-	quiet.Lflag &^= unix.ECHO
-	quiet.Lflag |= unix.ICANON | unix.ISIG
-	quiet.Iflag |= unix.ICRNL
-	if err := unix.IoctlSetTermios(fd, unix.TCSETS, &quiet); err != nil {
-		return "", false, nil
-	}
-	defer unix.IoctlSetTermios(fd, unix.TCSETS, old)
-	fmt.Fprintf(prompt, "value of %s (not shown), then Enter: ", name)
-	type line struct {
-		s   string
-		err error
-	}
-	got := make(chan line, 1)
-	go func() {
-		s, err := bufio.NewReader(f).ReadString('\n')
-		got <- line{s, err}
-	}()
-	select {
-	case <-ctx.Done():
-		fmt.Fprintln(prompt)
-		return "", true, ctx.Err()
-	case l := <-got:
-		fmt.Fprintln(prompt)
-		v = strings.TrimSuffix(strings.TrimSuffix(l.s, "\n"), "\r")
-		if l.err != nil && !errors.Is(l.err, io.EOF) {
-			return "", true, fmt.Errorf("cannot read the value: %w", l.err)
-		}
-		if v == "" {
-			return "", true, usageError{fmt.Errorf("no value typed for %s", name)}
-		}
-		return v, true, nil
-	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"gopkg.in/yaml.v3"
 
 	"github.com/lumen-home/lumen/actors/daemon"
@@ -108,8 +110,8 @@ too: 'lumen gpio PIN high|low|pulse' drives one.`,
 	return cmd
 }
 
-// loadUpConfig merges the configuration file under the flags that were
-// set explicitly.
+// loadUpConfig reads the configuration file under the flags that were
+// given.
 func loadUpConfig(cmd *cobra.Command, flags daemon.Config, file string) (daemon.Config, error) {
 	explicit := file != ""
 	if file == "" {
@@ -118,59 +120,13 @@ func loadUpConfig(cmd *cobra.Command, flags daemon.Config, file string) (daemon.
 	cfg := flags
 	b, err := os.ReadFile(file)
 	switch {
-	case err == nil:
-		var fromFile daemon.Config
-		dec := yaml.NewDecoder(strings.NewReader(string(b)))
-		dec.KnownFields(true)
-		if err := dec.Decode(&fromFile); err != nil && !errors.Is(err, io.EOF) {
+	case errors.Is(err, os.ErrNotExist) && !explicit:
+	case err != nil:
+		return cfg, fmt.Errorf("config: %w", err)
+	default:
+		if err := mergeFile(cmd.Flags(), &cfg, b); err != nil {
 			return cfg, fmt.Errorf("config %s: %w", file, err)
 		}
-		set := func(name string) bool { return cmd.Flags().Changed(name) }
-		if !set("listen") && fromFile.Listen != "" {
-			cfg.Listen = fromFile.Listen
-		}
-		if !set("light") && len(fromFile.Lights) > 0 {
-			cfg.Lights = fromFile.Lights
-		}
-		if !set("sync") && fromFile.Sync != "" {
-			cfg.Sync = fromFile.Sync
-		}
-		if !set("user") && fromFile.User != "" {
-			cfg.User = fromFile.User
-		}
-		if !set("password") && fromFile.Password != "" {
-			cfg.Password = fromFile.Password
-		}
-		if !set("clock") && fromFile.ClockMode != "" {
-			cfg.ClockMode = fromFile.ClockMode
-		}
-		if !set("snapshot-every") && fromFile.SnapshotEvery > 0 {
-			cfg.SnapshotEvery = fromFile.SnapshotEvery
-		}
-		if !set("group") && len(fromFile.Groups) > 0 {
-			cfg.Groups = fromFile.Groups
-		}
-		if !set("max-bytes") && fromFile.MaxBytes > 0 {
-			cfg.MaxBytes = fromFile.MaxBytes
-		}
-		if !set("allow-net") && len(fromFile.AllowNet) > 0 {
-			cfg.AllowNet = fromFile.AllowNet
-		}
-		if !set("http") && fromFile.HTTP != "" {
-			cfg.HTTP = fromFile.HTTP
-		}
-		if !set("mqtt") && fromFile.MQTT != "" {
-			cfg.MQTT = fromFile.MQTT
-		}
-		mergeAgent(set, &cfg.Agent, fromFile.Agent)
-		driver := cfg.Hardware.Driver
-		cfg.Hardware = fromFile.Hardware
-		if set("hardware") || cfg.Hardware.Driver == "" {
-			cfg.Hardware.Driver = driver
-		}
-	case errors.Is(err, os.ErrNotExist) && !explicit:
-	default:
-		return cfg, fmt.Errorf("config: %w", err)
 	}
 	cfg.Agent.APIKey = os.Getenv("OPENAI_API_KEY")
 	cfg.SourceMinInterval = sourceMinInterval(cmd.ErrOrStderr())
@@ -178,6 +134,50 @@ func loadUpConfig(cmd *cobra.Command, flags daemon.Config, file string) (daemon.
 		return cfg, usageError{err}
 	}
 	return cfg, nil
+}
+
+// mergeFile decodes lumen.yaml over cfg, but for the keys whose flags
+// were given: flags win.
+func mergeFile(flags *pflag.FlagSet, cfg *daemon.Config, b []byte) error {
+	var strict daemon.Config // refuses unknown keys and wrong types
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	if err := dec.Decode(&strict); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil // an empty file
+		}
+		return err
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(b, &doc); err != nil {
+		return err
+	}
+	keys := map[string]string{"listen": "listen", "light": "lights", "sync": "sync", "user": "user", "password": "password",
+		"clock": "clock", "snapshot-every": "snapshot_every", "group": "groups", "max-bytes": "max_bytes", "allow-net": "allow_net",
+		"http": "http", "mqtt": "mqtt", "hardware": "hardware.driver", "openai-base-url": "agent.base_url", "model": "agent.model",
+		"agent-max-turns": "agent.max_turns", "agent-timeout": "agent.timeout", "agent-forbid": "agent.forbid", "agent-stream": "agent.stream",
+		"transcribe-model": "agent.transcribe_model", "speech-model": "agent.speech_model", "voice": "agent.voice"}
+	flags.Visit(func(f *pflag.Flag) {
+		if key, ok := keys[f.Name]; ok && len(doc.Content) == 1 {
+			dropKey(doc.Content[0], strings.Split(key, "."))
+		}
+	})
+	return doc.Decode(cfg)
+}
+
+// dropKey removes the key at path from a YAML mapping.
+func dropKey(m *yaml.Node, path []string) {
+	for i := 0; m.Kind == yaml.MappingNode && i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value != path[0] {
+			continue
+		}
+		if len(path) == 1 {
+			m.Content = append(m.Content[:i], m.Content[i+2:]...)
+		} else {
+			dropKey(m.Content[i+1], path[1:])
+		}
+		return
+	}
 }
 
 // runDaemon runs lumen up until ctx ends: the daemon, its ready line and

@@ -373,3 +373,19 @@ func (s *Store) set(next map[string]entry, fi fs.FileInfo) {
 	s.secrets, s.loaded = next, fi
 	s.redactor = newRedactor(next)
 }
+
+// Dir is where the daemon with data directory data keeps its secrets.
+func Dir(data string) string { return filepath.Join(data, "secrets") }
+
+// List lists the secrets of dir without creating it: none when it does
+// not exist.
+func List(dir string) ([]Info, error) {
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		return []Info{}, nil
+	}
+	st, err := Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	return st.List(), nil
+}
