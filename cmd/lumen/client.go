@@ -223,19 +223,9 @@ vars, initial, schedules, tools, sources. Use -f - for standard input.`,
 			if file == "" {
 				return usageError{errors.New("apply needs -f FILE")}
 			}
-			var raw []byte
-			var err error
-			if file == "-" {
-				raw, err = io.ReadAll(a.stdin)
-			} else {
-				raw, err = os.ReadFile(file)
-			}
+			body, err := a.readFile(file)
 			if err != nil {
 				return err
-			}
-			body, err := toJSON(raw, filepath.Ext(file))
-			if err != nil {
-				return fmt.Errorf("%s: %w", file, err)
 			}
 			return a.mutate(messages.VerbApply, body)
 		},
@@ -244,6 +234,29 @@ vars, initial, schedules, tools, sources. Use -f - for standard input.`,
 	lightFlag(cmd, a)
 	jsonFlag(cmd, a)
 	return cmd
+}
+
+// errBadFile marks a file that is neither YAML nor JSON.
+var errBadFile = errors.New("not YAML nor JSON")
+
+// readFile reads a YAML or JSON file (- for standard input) and returns
+// it as JSON; a file that is neither is an errBadFile.
+func (a *app) readFile(file string) ([]byte, error) {
+	var raw []byte
+	var err error
+	if file == "-" {
+		raw, err = io.ReadAll(a.stdin)
+	} else {
+		raw, err = os.ReadFile(file)
+	}
+	if err != nil {
+		return nil, err
+	}
+	body, err := toJSON(raw, strings.ToLower(filepath.Ext(file)))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w (%w)", file, err, errBadFile)
+	}
+	return body, nil
 }
 
 // toJSON accepts JSON or YAML and returns JSON.

@@ -4,10 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -22,16 +19,8 @@ import (
 // without a file.
 type sourceFlags struct {
 	file     string
-	typ      string
 	interval durationFlag
-	tool     string
-	args     string
-	store    []string
-	fires    string
-	tracks   string
-	subject  string
-	topic    string
-	token    string
+	parts    datasource.Parts
 }
 
 func newSource(a *app) *cobra.Command {
@@ -84,7 +73,7 @@ the result: result.temp, result.list[0].name, result["odd key"].`,
   echo '{"name":"dur","type":"internal","tracks":"state_duration"}' | lumen source add -f -`,
 		Args: args(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
-			body, err := f.definition(cmd, argv, a.stdin)
+			body, err := f.definition(cmd, argv, a)
 			if err != nil {
 				return err
 			}
@@ -93,16 +82,16 @@ the result: result.temp, result.list[0].name, result["odd key"].`,
 	}
 	fl := add.Flags()
 	fl.StringVarP(&f.file, "file", "f", "", "the definition (YAML or JSON; - for stdin) instead of flags")
-	fl.StringVar(&f.typ, "type", "", "poll, internal, nats, mqtt or webhook (default: from the other flags)")
+	fl.StringVar(&f.parts.Type, "type", "", "poll, internal, nats, mqtt or webhook (default: from the other flags)")
 	fl.Var(&f.interval, "interval", "how often a poll or internal source runs, e.g. 1h, 30s (poll: at least 10s)")
-	fl.StringVar(&f.tool, "tool", "", "poll: the tool to run")
-	fl.StringVar(&f.args, "args", "", "poll: the tool's arguments, a JSON object")
-	fl.StringArrayVar(&f.store, "store", nil, "VAR=PATH: store the value at PATH of the result in variable VAR (repeatable)")
-	fl.StringVar(&f.fires, "fires", "", "the transition to fire after storing")
-	fl.StringVar(&f.tracks, "tracks", "", "internal: state_duration, time_in_state_ms, transitions_today or last_5_transitions")
-	fl.StringVar(&f.subject, "subject", "", "nats: the subject to listen on, e.g. home.doorbell (not under lumen.)")
-	fl.StringVar(&f.topic, "topic", "", "mqtt: the topic to listen on, e.g. home/doorbell (lumen up --mqtt)")
-	fl.StringVar(&f.token, "token", "", "webhook: a secret callers must send (Authorization: Bearer …); only its hash is kept")
+	fl.StringVar(&f.parts.Tool, "tool", "", "poll: the tool to run")
+	fl.StringVar(&f.parts.Args, "args", "", "poll: the tool's arguments, a JSON object")
+	fl.StringArrayVar(&f.parts.Store, "store", nil, "VAR=PATH: store the value at PATH of the result in variable VAR (repeatable)")
+	fl.StringVar(&f.parts.Fires, "fires", "", "the transition to fire after storing")
+	fl.StringVar(&f.parts.Tracks, "tracks", "", "internal: state_duration, time_in_state_ms, transitions_today or last_5_transitions")
+	fl.StringVar(&f.parts.Subject, "subject", "", "nats: the subject to listen on, e.g. home.doorbell (not under lumen.)")
+	fl.StringVar(&f.parts.Topic, "topic", "", "mqtt: the topic to listen on, e.g. home/doorbell (lumen up --mqtt)")
+	fl.StringVar(&f.parts.Token, "token", "", "webhook: a secret callers must send (Authorization: Bearer …); only its hash is kept")
 
 	ls := &cobra.Command{
 		Use:   "ls",
@@ -152,7 +141,7 @@ the result: result.temp, result.list[0].name, result["odd key"].`,
 // definition returns the body of create_source: the file's, or one built
 // from the flags. The light validates it; only how the command was called
 // is checked here.
-func (f *sourceFlags) definition(cmd *cobra.Command, argv []string, stdin io.Reader) ([]byte, error) {
+func (f *sourceFlags) definition(cmd *cobra.Command, argv []string, a *app) ([]byte, error) {
 	if f.file != "" {
 		var set []string
 		for _, name := range []string{"type", "interval", "tool", "args", "store", "fires", "tracks", "subject", "topic", "token"} {
@@ -163,79 +152,22 @@ func (f *sourceFlags) definition(cmd *cobra.Command, argv []string, stdin io.Rea
 		if len(set) > 0 || len(argv) > 0 {
 			return nil, usageError{fmt.Errorf("-f FILE gives the whole definition; drop %s", strings.Join(append(argv, set...), " "))}
 		}
-		var raw []byte
-		var err error
-		if f.file == "-" {
-			raw, err = io.ReadAll(stdin)
-		} else {
-			raw, err = os.ReadFile(f.file)
+		body, err := a.readFile(f.file)
+		if errors.Is(err, errBadFile) {
+			return nil, usageError{err}
 		}
-		if err != nil {
-			return nil, err
-		}
-		body, err := toJSON(raw, strings.ToLower(filepath.Ext(f.file)))
-		if err != nil {
-			return nil, usageError{fmt.Errorf("%s: %w", f.file, err)}
-		}
-		return body, nil
+		return body, err
 	}
 	if len(argv) == 0 {
 		return nil, usageError{errors.New("name the source (lumen source add NAME --tool … --interval … --store VAR=PATH), or give -f FILE")}
 	}
-	def := map[string]any{"name": argv[0]}
-	typ := f.typ
-	if typ == "" {
-		switch {
-		case f.tracks != "":
-			typ = datasource.TypeInternal
-		case f.subject != "":
-			typ = datasource.TypeNATS
-		case f.topic != "":
-			typ = datasource.TypeMQTT
-		case f.token != "":
-			typ = datasource.TypeWebhook
-		}
+	f.parts.Name = argv[0]
+	f.parts.Interval = time.Duration(f.interval)
+	body, err := f.parts.JSON()
+	if err != nil {
+		return nil, usageError{err}
 	}
-	if typ != "" {
-		def["type"] = typ
-	}
-	if f.interval != 0 {
-		iv := time.Duration(f.interval)
-		if iv < time.Millisecond {
-			return nil, usageError{fmt.Errorf("--interval %s is too short; give a duration like 30s or 1h", iv)}
-		}
-		def["interval_ms"] = iv.Milliseconds()
-	}
-	if f.tool != "" || f.args != "" {
-		fetch := map[string]any{"tool": f.tool}
-		if f.args != "" {
-			if !json.Valid([]byte(f.args)) {
-				return nil, usageError{fmt.Errorf("--args is not JSON: %s; give an object like '{\"location\":\"Paris\"}'", f.args)}
-			}
-			fetch["args"] = json.RawMessage(f.args)
-		}
-		def["fetch"] = fetch
-	}
-	if len(f.store) > 0 {
-		store := make(map[string]string, len(f.store))
-		for _, s := range f.store {
-			v, p, ok := strings.Cut(s, "=")
-			if !ok || v == "" || p == "" {
-				return nil, usageError{fmt.Errorf("--store %q: give VAR=PATH, e.g. --store temperature=result.temp", s)}
-			}
-			if _, dup := store[v]; dup {
-				return nil, usageError{fmt.Errorf("--store: variable %s is given twice", v)}
-			}
-			store[v] = p
-		}
-		def["store"] = store
-	}
-	for k, v := range map[string]string{"fires": f.fires, "tracks": f.tracks, "subject": f.subject, "topic": f.topic, "token": f.token} {
-		if v != "" {
-			def[k] = v
-		}
-	}
-	return json.Marshal(def)
+	return body, nil
 }
 
 // sourceLine renders one definition for a person: name, kind and what

@@ -2,10 +2,9 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -48,13 +47,12 @@ syntax-checked; an error names its line and column.`,
 			if file == "" {
 				return usageError{fmt.Errorf("-f FILE is required")}
 			}
-			raw, err := os.ReadFile(file)
+			body, err := a.readFile(file)
+			if errors.Is(err, errBadFile) {
+				return usageError{err}
+			}
 			if err != nil {
 				return err
-			}
-			body, err := toJSON(raw, strings.ToLower(filepath.Ext(file)))
-			if err != nil {
-				return usageError{fmt.Errorf("%s: %w", file, err)}
 			}
 			return a.mutate(messages.VerbDefineTool, body)
 		},
