@@ -168,10 +168,9 @@ func (m *Manager) Receive(ctx actor.Context) {
 	switch msg := ctx.Message().(type) {
 	case *actor.Started:
 		m.kids = map[string]*kid{}
-		self, root := ctx.Self(), ctx.ActorSystem().Root
-		sub, err := m.cfg.Conn.Subscribe(subject.Out(m.cfg.Light, messages.OutConfig), func(*nats.Msg) { root.Send(self, &reloadT{}) })
+		sub, err := actors.OnConfig(ctx, m.cfg.Conn, m.cfg.Light, &reloadT{})
 		if err != nil {
-			panic(fmt.Sprintf("source %s: follow the light's configuration: %v", m.cfg.Light, err))
+			panic(fmt.Sprintf("source %s: %v", m.cfg.Light, err))
 		}
 		m.sub = sub
 		m.followGPIO(ctx)

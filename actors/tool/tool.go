@@ -122,10 +122,9 @@ func (m *Manager) Receive(ctx actor.Context) {
 	case *actor.Started:
 		m.tools, m.runners = map[string]messages.Tool{}, map[string]*actor.PID{}
 		m.startFixed(ctx)
-		self, root := ctx.Self(), ctx.ActorSystem().Root
-		sub, err := m.cfg.Conn.Subscribe(subject.Out(m.cfg.Light, messages.OutConfig), func(*nats.Msg) { root.Send(self, &reloadT{}) })
+		sub, err := actors.OnConfig(ctx, m.cfg.Conn, m.cfg.Light, &reloadT{})
 		if err != nil {
-			panic(fmt.Sprintf("tool %s: follow the light's configuration: %v", m.cfg.Light, err))
+			panic(fmt.Sprintf("tool %s: %v", m.cfg.Light, err))
 		}
 		m.sub = sub
 		m.load(ctx)

@@ -1,12 +1,18 @@
 package actors
 
+// How the actors meet the bus: answering a request with an actor's
+// reply, and hearing of a light's configuration changes.
+
 import (
 	"fmt"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/micro"
 
+	"github.com/lumen-home/lumen/messages"
+	"github.com/lumen-home/lumen/nats/subject"
 	"github.com/lumen-home/lumen/nats/wire"
 )
 
@@ -29,4 +35,16 @@ func Answer(req micro.Request, root *actor.RootContext, pid *actor.PID, msg any,
 		}
 		wire.Respond(req, res)
 	}()
+}
+
+// OnConfig sends msg to the actor of ctx whenever light journals a
+// configuration change: the light's tools and sources read the model
+// again then. Unsubscribe when the actor stops.
+func OnConfig(ctx actor.Context, nc *nats.Conn, light string, msg any) (*nats.Subscription, error) {
+	self, root := ctx.Self(), ctx.ActorSystem().Root
+	sub, err := nc.Subscribe(subject.Out(light, messages.OutConfig), func(*nats.Msg) { root.Send(self, msg) })
+	if err != nil {
+		return nil, fmt.Errorf("actors: follow the configuration of %s: %w", light, err)
+	}
+	return sub, nil
 }
