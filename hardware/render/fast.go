@@ -54,7 +54,7 @@ const maxSafeInt = 1 << 53
 // random stream.
 type env struct {
 	frame, t, i, n float64
-	rng            splitmix
+	rng            pixelRand
 }
 
 type (
@@ -718,7 +718,7 @@ func (c *fastCompiler) call(x *ast.CallExpression) (numFn, bool) {
 			for _, f := range rest {
 				f(e)
 			}
-			return e.rng.float()
+			return e.rng.Float64()
 		}, true
 	case "min", "max":
 		return minMax(name == "max", args), true

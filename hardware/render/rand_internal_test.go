@@ -23,10 +23,10 @@ func TestPixelStreams(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var r splitmix
+			var r pixelRand
 			r.seed(tt.given.seed, tt.given.frame, tt.given.index)
-			got := [2]uint64{r.next(), r.next()}
-			third := r.float()
+			got := [2]uint64{r.Uint64(), r.Uint64()}
+			third := r.Float64()
 			if got != tt.want || third != tt.third {
 				t.Errorf("draws %#x, %v; want %#x, %v", got, third, tt.want, tt.third)
 			}

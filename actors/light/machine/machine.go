@@ -108,7 +108,7 @@ type core struct {
 	seq      uint64
 	now      time.Time
 	nowJS    goja.Value
-	rng      splitmix
+	rng      inputRand
 	timedOut []string
 	inAction bool
 	args     [2]goja.Value // (state, transition) of the evaluation, reused
