@@ -138,14 +138,10 @@ func (c *core) commit(cfg config) error {
 		}
 		ti := index[r.On]
 		if ti == nil {
-			ti = &transIndex{js: c.vm.ToValue(r.On), exact: make(map[string][]*rule), cache: make(map[string][]*rule)}
+			ti = newTransIndex(c.vm.ToValue(r.On))
 			index[r.On] = ti
 		}
-		if r.wild {
-			ti.wild = append(ti.wild, r)
-		} else {
-			ti.exact[r.From] = append(ti.exact[r.From], r)
-		}
+		ti.add(r)
 	}
 	c.index = index
 	c.exprs = exprs
@@ -192,10 +188,11 @@ func (c *core) checkStates(list []messages.State) ([]*stateDef, *rejection) {
 	seen := make(map[string]bool, len(list))
 	out := make([]*stateDef, 0, len(list))
 	for i, s := range list {
+		_, wild := wildcard(s.Name)
 		switch {
 		case strings.TrimSpace(s.Name) == "":
 			return nil, rejectf(400, "states[%d] has no name; give every state a name", i)
-		case s.Name == "*" || strings.HasSuffix(s.Name, "/*"):
+		case wild:
 			return nil, rejectf(400, "state %q: a state name cannot be * or end in /* (those are rule wildcards); rename it", s.Name)
 		case seen[s.Name]:
 			return nil, rejectf(409, "state %q is listed twice; list each state once", s.Name)
@@ -300,11 +297,7 @@ func (c *core) checkRules(list []messages.Rule, states map[string]*stateDef, tak
 		case states[r.To] == nil:
 			return nil, 0, rejectf(404, "%s: to names state %q, which does not exist; create the state first or fix the rule", label, r.To)
 		}
-		if r.From == "*" {
-			r.wild = true
-		} else if p, ok := strings.CutSuffix(r.From, "*"); ok && strings.HasSuffix(p, "/") {
-			r.wild, r.prefix = true, p
-		} else if states[r.From] == nil {
+		if r.prefix, r.wild = wildcard(r.From); !r.wild && states[r.From] == nil {
 			return nil, 0, rejectf(404, "%s: from names state %q, which does not exist; create the state first, or use * or prefix/*", label, r.From)
 		}
 		var se *syntaxError
