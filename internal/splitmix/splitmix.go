@@ -1,8 +1,8 @@
 // Package splitmix is SplitMix64, the deterministic generator behind
-// random() in the light machine and the renderer. Its output is fixed by
-// its definition, not by a library that may change with a Go release, so
-// a journal replays to the same numbers and a state renders the same
-// frames forever.
+// random() in the light machine and the renderer, and behind data sources'
+// jitter. Its output is fixed by its definition, not by a library that may
+// change with a Go release, so a journal replays to the same numbers and a
+// state renders the same frames forever.
 //
 // Where a stream starts (an input's sequence, a frame's pixel) is each
 // user's own business; this package only draws from it.
