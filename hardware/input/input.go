@@ -97,12 +97,11 @@ func (d *Debouncer) Reset(high bool) {
 // returns the changes it decides, in time order (at most two: one that
 // became due at the end of the window, then the one at at).
 func (d *Debouncer) Sample(high bool, at time.Time) []Change {
-	now := d.clamp(at)
 	var out []Change
-	if c, ok := d.settle(now); ok {
+	if c, ok := d.Settle(at); ok {
 		out = append(out, c)
 	}
-	if c, ok := d.set(high, now); ok {
+	if c, ok := d.Set(high, at); ok {
 		out = append(out, c)
 	}
 	return out
@@ -118,23 +117,35 @@ func (d *Debouncer) Tick(now time.Time) []Change {
 	return nil
 }
 
-// Settle is Tick for a wrapper with timers of its own (hardware/gesture),
-// which needs no slice: the change that became due by now, if any.
+// Settle is Tick without the slice, for a wrapper with timers of its own
+// (hardware/gesture): the change that became due by now, if any.
 func (d *Debouncer) Settle(now time.Time) (Change, bool) {
-	return d.settle(d.clamp(now))
+	if !d.due(d.clamp(now)) {
+		return Change{}, false
+	}
+	// Accepted at the window's end, when it became knowable, not at now:
+	// a late Tick must not shift the change's time.
+	return d.accept(d.quiet), true
 }
 
-// Set is the rest of Sample for such a wrapper, which settles the pin
-// itself, in time order with its own decisions: it feeds the raw level
-// read at at to a debouncer with nothing due by at (Settle(at) reported
-// nothing more, or Deadline is after at) and returns the change at at, if
-// any. It panics if a change is due, which would come out of order.
+// Set is the rest of Sample, for such a wrapper, which settles the pin in
+// time order with its own decisions: it feeds the raw level read at at to
+// a debouncer with nothing due by at (Settle(at) reported nothing more, or
+// Deadline is after at) and returns the change at at, if any. It panics if
+// a change is due, which would come out of order.
 func (d *Debouncer) Set(high bool, at time.Time) (Change, bool) {
 	now := d.clamp(at)
 	if d.due(now) {
 		panic("input: Set with a change due at " + d.quiet.String() + "; call Settle first")
 	}
-	return d.set(high, now)
+	if high == d.raw {
+		return Change{}, false
+	}
+	d.raw = high
+	if now.Before(d.quiet) {
+		return Change{}, false // a bounce; reconciled when the window ends
+	}
+	return d.accept(now), true
 }
 
 // Deadline is when Tick could next decide a change: the end of the window
@@ -150,28 +161,6 @@ func (d *Debouncer) Deadline() (time.Time, bool) {
 // different from the debounced one.
 func (d *Debouncer) due(now time.Time) bool {
 	return d.raw != d.level && !now.Before(d.quiet)
-}
-
-// settle reconciles the level at the end of a window that closed by now.
-func (d *Debouncer) settle(now time.Time) (Change, bool) {
-	if !d.due(now) {
-		return Change{}, false
-	}
-	// Accepted at the window's end, when it became knowable, not at now:
-	// a late Tick must not shift the change's time.
-	return d.accept(d.quiet), true
-}
-
-// set takes the raw level at now, with nothing due by now.
-func (d *Debouncer) set(high bool, now time.Time) (Change, bool) {
-	if high == d.raw {
-		return Change{}, false
-	}
-	d.raw = high
-	if now.Before(d.quiet) {
-		return Change{}, false // a bounce; reconciled when the window ends
-	}
-	return d.accept(now), true
 }
 
 func (d *Debouncer) accept(at time.Time) Change {
