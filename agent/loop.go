@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lumen-home/lumen/internal/clip"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/wire"
 )
@@ -199,7 +200,7 @@ func (l *Loop) call(ctx context.Context, s *State, env Env, tc messages.AgentToo
 	}
 	if prev, dup := s.Seen[DedupKey(tc.Name, step.Args)]; dup {
 		step.Blocked = true
-		step.Error = fmt.Sprintf("blocked: you already called %s with exactly these arguments in this request, and got %s. Do not repeat it: use that result, change the arguments, or call done", tc.Name, clipText(prev, 500))
+		step.Error = fmt.Sprintf("blocked: you already called %s with exactly these arguments in this request, and got %s. Do not repeat it: use that result, change the arguments, or call done", tc.Name, clip.To(prev, 500, " …"))
 		return finish()
 	}
 	switch step.Tier {
@@ -306,7 +307,7 @@ func spoken(err error, timeout time.Duration) string {
 	case errors.As(err, &api):
 		return fmt.Sprintf("The language model service failed (HTTP %d); try again in a moment.", api.Status)
 	}
-	return "I could not reach the language model (" + clipText(err.Error(), 200) + ")."
+	return "I could not reach the language model (" + clip.To(err.Error(), 200, " …") + ")."
 }
 
 // lastAssistant is the request's last model reply if it called tools.
@@ -425,9 +426,9 @@ func Confirmation(c messages.ToolStep) string {
 			Result json.RawMessage `json:"result"`
 		}
 		_ = json.Unmarshal(c.Result, &r)
-		return fmt.Sprintf("%s says %s.", a.Name, clipText(string(r.Result), 120))
+		return fmt.Sprintf("%s says %s.", a.Name, clip.To(string(r.Result), 120, " …"))
 	case ToolGetState:
-		return fmt.Sprintf("The state %s is %s.", a.Name, clipText(string(c.Result), 160))
+		return fmt.Sprintf("The state %s is %s.", a.Name, clip.To(string(c.Result), 160, " …"))
 	case ToolGetVariables:
 		var r struct {
 			Vars map[string]json.RawMessage `json:"vars"`
@@ -438,10 +439,10 @@ func Confirmation(c messages.ToolStep) string {
 		}
 		names := make([]string, 0, len(r.Vars))
 		for k, v := range r.Vars {
-			names = append(names, k+" is "+clipText(string(v), 40))
+			names = append(names, k+" is "+clip.To(string(v), 40, " …"))
 		}
 		sort.Strings(names)
-		return clipText(strings.Join(names, ", "), 300) + "."
+		return clip.To(strings.Join(names, ", "), 300, " …") + "."
 	}
 	return "Done."
 }
@@ -500,11 +501,4 @@ func journalArgs(raw string) json.RawMessage {
 	}
 	b, _ := json.Marshal(raw)
 	return b
-}
-
-func clipText(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + " …"
 }

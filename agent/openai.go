@@ -13,6 +13,7 @@ import (
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/shared"
 
+	"github.com/lumen-home/lumen/internal/clip"
 	"github.com/lumen-home/lumen/messages"
 )
 
@@ -138,7 +139,7 @@ func apiErr(err error) error {
 		if msg == "" {
 			msg = strings.TrimSpace(e.RawJSON())
 		}
-		return &APIError{Status: e.StatusCode, Message: clipText(msg, 300)}
+		return &APIError{Status: e.StatusCode, Message: clip.To(msg, 300, " …")}
 	}
 	return fmt.Errorf("agent: model call: %w", err)
 }

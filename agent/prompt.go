@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/lumen-home/lumen/internal/clip"
 	"github.com/lumen-home/lumen/messages"
 )
 
@@ -77,7 +78,7 @@ func Prompt(light string, m *messages.GetReply) string {
 	sort.Strings(names)
 	st.WriteString("\nVariables:")
 	for _, k := range names {
-		fmt.Fprintf(&st, " %s=%s", k, clipText(string(m.Vars[k]), 80))
+		fmt.Fprintf(&st, " %s=%s", k, clip.To(string(m.Vars[k]), 80, " …"))
 	}
 	if len(names) == 0 {
 		st.WriteString(" none")
@@ -91,7 +92,7 @@ func Prompt(light string, m *messages.GetReply) string {
 	}
 	st.WriteString("\nData sources:")
 	for _, s := range m.Sources {
-		fmt.Fprintf(&st, " %s", clipText(string(s), 200))
+		fmt.Fprintf(&st, " %s", clip.To(string(s), 200, " …"))
 	}
 	if len(m.Sources) == 0 {
 		st.WriteString(" none")

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/lumen-home/lumen/internal/clip"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/wire"
 )
@@ -379,15 +380,15 @@ func (t *Tools) command(ctx context.Context, verb string, args json.RawMessage) 
 			b = nb
 		}
 	}
-	return clip(b), nil
+	return boundResult(b), nil
 }
 
-// clip bounds a result for the model, keeping it valid JSON.
-func clip(b []byte) json.RawMessage {
+// boundResult bounds a result for the model, keeping it valid JSON.
+func boundResult(b []byte) json.RawMessage {
 	if len(b) <= maxResult {
 		return b
 	}
-	s, _ := json.Marshal(map[string]string{"truncated": string(b[:maxResult]) + " …"})
+	s, _ := json.Marshal(map[string]string{"truncated": clip.To(string(b), maxResult, " …")})
 	return s
 }
 

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/bytecodealliance/wasmtime-go/v39"
+
+	"github.com/lumen-home/lumen/internal/clip"
 )
 
 // Request is one call: the tool's code, its params (a JSON object; {}
@@ -210,10 +212,7 @@ func (st *state) stderrHead() string {
 	if s == "" {
 		return ""
 	}
-	if len(s) > 300 {
-		s = s[:300] + "…"
-	}
-	return " (stderr: " + s + ")"
+	return " (stderr: " + clip.To(s, 300, "…") + ")"
 }
 
 func firstLine(s string) string {

@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/lumen-home/lumen/internal/clip"
 	"github.com/lumen-home/lumen/plugins"
 	"github.com/lumen-home/lumen/plugins/netpolicy"
 )
@@ -266,12 +267,5 @@ func excerpt(body string) string {
 	if body == "" {
 		return "(empty body)"
 	}
-	if len(body) > 200 {
-		cut := 200
-		for cut > 0 && !utf8.RuneStart(body[cut]) {
-			cut--
-		}
-		body = body[:cut] + "…"
-	}
-	return strings.ToValidUTF8(body, "\uFFFD")
+	return strings.ToValidUTF8(clip.To(body, 200, "…"), "\uFFFD")
 }

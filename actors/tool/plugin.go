@@ -10,8 +10,8 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
+	"github.com/lumen-home/lumen/internal/clip"
 	"github.com/lumen-home/lumen/plugins"
 )
 
@@ -188,15 +188,7 @@ func (pl *plugin) run(ctx context.Context, args []byte, fetch plugins.Fetcher) (
 // operator or an LLM reading a reply.
 func brief(err error) string {
 	s, _, _ := strings.Cut(err.Error(), "Stack backtrace:")
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > 400 {
-		cut := 400
-		for cut > 0 && !utf8.RuneStart(s[cut]) {
-			cut--
-		}
-		s = s[:cut] + "…"
-	}
-	return s
+	return clip.Line(s, 400, "…")
 }
 
 // validToolName is the rule of custom tools' names (actors/light/machine),

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/lumen-home/lumen/agent"
+	"github.com/lumen-home/lumen/internal/clip"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/subject"
 	"github.com/lumen-home/lumen/nats/wire"
@@ -158,7 +159,7 @@ func agentStepLine(data []byte, session string) string {
 			return ""
 		}
 		return fmt.Sprintf("  ? %s %s needs your approval: lumen approve %s  (or lumen reject %s; on the light: hold approves, click rejects)",
-			d.Call.Tool, clip(string(d.Call.Args), 160), d.Approval, d.Approval)
+			d.Call.Tool, clip.Line(string(d.Call.Args), 160, "…"), d.Approval, d.Approval)
 	case messages.AgentKindDecision:
 		return fmt.Sprintf("    %s by %s", d.Status, d.Who)
 	}
@@ -170,7 +171,7 @@ func agentLine(d messages.OutAgentData) string {
 	head := fmt.Sprintf("%s#%d %s", d.Session, d.Step, d.Kind)
 	switch d.Kind {
 	case messages.AgentKindAsk:
-		return fmt.Sprintf("%s by %s: %s", head, d.Who, clip(d.Text, 200))
+		return fmt.Sprintf("%s by %s: %s", head, d.Who, clip.Line(d.Text, 200, "…"))
 	case messages.AgentKindModel:
 		if d.Message == nil {
 			return head
@@ -182,7 +183,7 @@ func agentLine(d messages.OutAgentData) string {
 		if len(calls) > 0 {
 			return fmt.Sprintf("%s calls %s", head, strings.Join(calls, ", "))
 		}
-		return fmt.Sprintf("%s says %s", head, clip(d.Message.Content, 200))
+		return fmt.Sprintf("%s says %s", head, clip.Line(d.Message.Content, 200, "…"))
 	case messages.AgentKindCall, messages.AgentKindTool:
 		if d.Call != nil {
 			return fmt.Sprintf("%s [%s] %s", head, d.Call.Tier, callLine(*d.Call))
@@ -194,26 +195,18 @@ func agentLine(d messages.OutAgentData) string {
 	case messages.AgentKindDecision:
 		return fmt.Sprintf("%s %s %s by %s", head, d.Approval, d.Status, d.Who)
 	case messages.AgentKindEnd:
-		return fmt.Sprintf("%s %s: %s", head, d.Status, clip(d.Text, 200))
+		return fmt.Sprintf("%s %s: %s", head, d.Status, clip.Line(d.Text, 200, "…"))
 	}
 	return head
 }
 
 // callLine renders one tool call.
 func callLine(c messages.ToolStep) string {
-	args := clip(string(c.Args), 160)
+	args := clip.Line(string(c.Args), 160, "…")
 	if c.OK {
 		return fmt.Sprintf("✓ %s %s", c.Tool, args)
 	}
-	return fmt.Sprintf("✗ %s %s: %s", c.Tool, args, clip(c.Error, 240))
-}
-
-func clip(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
+	return fmt.Sprintf("✗ %s %s: %s", c.Tool, args, clip.Line(c.Error, 240, "…"))
 }
 
 func newApproval(a *app, approve bool) *cobra.Command {
@@ -282,7 +275,7 @@ func newSessions(a *app) *cobra.Command {
 					if s.Pending != nil {
 						pending = s.Pending.Tool + " (lumen approve " + s.Pending.Approval + ")"
 					}
-					fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", s.Session, s.Status, s.Steps, s.Updated, clip(s.LastAsk, 50), pending)
+					fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", s.Session, s.Status, s.Steps, s.Updated, clip.Line(s.LastAsk, 50, "…"), pending)
 				}
 				return tw.Flush()
 			}
@@ -301,13 +294,13 @@ func newSessions(a *app) *cobra.Command {
 							fmt.Fprintf(a.stdout, "agent: %s\n", m.Content)
 						}
 						for _, tc := range m.ToolCalls {
-							fmt.Fprintf(a.stdout, "  → %s %s\n", tc.Name, clip(tc.Args, 160))
+							fmt.Fprintf(a.stdout, "  → %s %s\n", tc.Name, clip.Line(tc.Args, 160, "…"))
 						}
 					case "tool":
 						if c, ok := results[m.ToolCallID]; ok {
 							fmt.Fprintf(a.stdout, "    %s\n", callLine(c))
 						} else {
-							fmt.Fprintf(a.stdout, "    %s\n", clip(m.Content, 160))
+							fmt.Fprintf(a.stdout, "    %s\n", clip.Line(m.Content, 160, "…"))
 						}
 					}
 				}

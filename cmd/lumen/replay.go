@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/lumen-home/lumen/actors/light"
+	"github.com/lumen-home/lumen/internal/clip"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/broker"
 	"github.com/lumen-home/lumen/nats/journal"
@@ -117,7 +118,7 @@ func replayLine(ap *light.Applied) string {
 		}
 	}
 	if len(what) > 60 {
-		what = what[:57] + "…"
+		what = clip.To(what, 57, "…")
 	}
 	line := fmt.Sprintf("%6d %-8s %s", in.Seq, in.Type, what)
 	r := ap.Result

@@ -1,10 +1,12 @@
 // Package gesture turns a button's raw edges into clicks, double clicks,
 // holds and releases.
 //
-// It is pure and clock-driven, like periph's gpioutil debounce wrapper: the
-// Detector does no I/O, starts no goroutines and never reads the clock.
-// Time comes only from the edges' timestamps and from Tick, so the caller
-// owns the one timer (armed at Deadline) and tests replay timelines exactly.
+// It is pure and clock-driven, and composes like periph's gpioutil
+// wrappers: the Detector wraps an input.Debouncer, the one debouncer, and
+// decides gestures from the level changes it accepts. It does no I/O,
+// starts no goroutines and never reads the clock. Time comes only from
+// the edges' timestamps and from Tick, so the caller owns the one timer
+// (armed at Deadline) and tests replay timelines exactly.
 package gesture
 
 import (
@@ -13,6 +15,7 @@ import (
 	"time"
 
 	"github.com/lumen-home/lumen/hardware"
+	"github.com/lumen-home/lumen/hardware/input"
 )
 
 // Gesture kinds. They are the transition names a light's state machine
@@ -58,6 +61,8 @@ func (c Config) Validate() error {
 	switch {
 	case c.Debounce < 0:
 		return fmt.Errorf("gesture: debounce %v is negative", c.Debounce)
+	case c.Debounce > input.MaxDebounce:
+		return fmt.Errorf("gesture: debounce %v is longer than %v; a button's contacts settle within tens of milliseconds", c.Debounce, input.MaxDebounce)
 	case c.DoubleWindow < 0:
 		return fmt.Errorf("gesture: double-click window %v is negative", c.DoubleWindow)
 	case c.Hold < 0:
@@ -81,19 +86,18 @@ func (c Config) Validate() error {
 type Detector struct {
 	cfg Config
 
-	last time.Time // latest instant seen by Edge or Tick; time never goes back
+	// pin debounces the raw level (down is high). Its clock is the
+	// detector's: the latest instant seen by Edge or Tick, which never goes
+	// back.
+	pin input.Debouncer
 
-	// Debounce.
-	raw       bool      // latest raw level
-	pressed   bool      // debounced level
-	lockUntil time.Time // end of the bounce window opened by the last accepted change
-
-	// Gestures.
-	pressAt    time.Time // when the current debounced press began
-	held       bool      // Hold already fired for the current press
-	pending    bool      // a click's release waits for its double window to close
-	releasedAt time.Time // that click's release
-	second     bool      // the current press began inside the double window
+	// The deadlines are kept rather than the instants they follow from,
+	// because next runs several times per edge.
+	holdAt  time.Time // when the current debounced press becomes a hold
+	held    bool      // Hold already fired for the current press
+	pending bool      // a click's release waits for its double window to close
+	clickAt time.Time // when that window closes
+	second  bool      // the current press began inside the double window
 }
 
 // New returns a detector for cfg. Zero fields take DefaultConfig's values,
@@ -112,29 +116,36 @@ func New(cfg Config) (*Detector, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &Detector{cfg: cfg}, nil
+	pin, err := input.New(cfg.Debounce, false)
+	if err != nil {
+		return nil, fmt.Errorf("gesture: %w", err)
+	}
+	return &Detector{cfg: cfg, pin: *pin}, nil
 }
 
 // Edge feeds one raw edge and returns the gestures it decided, in time
 // order. Edges must come in order; an At earlier than the last instant seen
 // is taken as that instant, because decisions already made cannot be undone.
 func (d *Detector) Edge(e hardware.Edge) []Gesture {
-	now := d.clamp(e.At)
-	out := d.advance(now, nil)
-	if e.Down == d.raw {
-		return out // a repeat of the level we already know
+	// Decisions due by e.At come first (none if e.At is earlier than the
+	// last instant seen); then the pin takes the edge, at most one change.
+	out := d.advance(e.At, nil)
+	if c, ok := d.pin.Set(e.Down, e.At); ok {
+		out = d.accept(c, out)
 	}
-	d.raw = e.Down
-	if now.Before(d.lockUntil) {
-		return out // a bounce; reconciled when the window ends
-	}
-	return d.accept(now, out)
+	return out
 }
 
 // Tick tells the detector that time reached now with no edge, and returns
 // what became due, in time order. Calling it early or twice is harmless.
 func (d *Detector) Tick(now time.Time) []Gesture {
-	return d.advance(d.clamp(now), nil)
+	out := d.advance(now, nil)
+	// The pin, settled by advance, learns that time reached now, so that
+	// an edge stamped earlier is taken as now.
+	if c, ok := d.pin.Settle(now); ok {
+		out = d.accept(c, out) // none: advance settled it
+	}
+	return out
 }
 
 // Deadline returns the next instant at which Tick could decide something: a
@@ -147,19 +158,14 @@ func (d *Detector) Deadline() (time.Time, bool) {
 }
 
 // Pressed reports the debounced level.
-func (d *Detector) Pressed() bool { return d.pressed }
+func (d *Detector) Pressed() bool { return d.pin.Level() }
 
 // Reset forgets all state, keeping the config, as if the button had just
 // been connected and was released: a driver restart loses edges, so any
 // half-seen gesture is dropped rather than guessed at.
-func (d *Detector) Reset() { *d = Detector{cfg: d.cfg} }
-
-func (d *Detector) clamp(t time.Time) time.Time {
-	if t.Before(d.last) {
-		return d.last
-	}
-	d.last = t
-	return t
+func (d *Detector) Reset() {
+	d.pin.Reset(false)
+	*d = Detector{cfg: d.cfg, pin: d.pin}
 }
 
 // event is a time-driven decision.
@@ -175,21 +181,23 @@ const (
 // win ties with a settling level change, so a press at exactly the window's
 // end is too late for a double and a release at exactly Hold is a hold.
 func (d *Detector) next() (time.Time, event, bool) {
+	settle, settling := d.pin.Deadline()
+	pressed := d.pin.Level()
 	switch {
-	case d.pressed && !d.held:
-		at := d.pressAt.Add(d.cfg.Hold)
-		if d.raw != d.pressed && d.lockUntil.Before(at) {
-			return d.lockUntil, evSettle, true
+	case pressed && !d.held:
+		at := d.holdAt
+		if settling && settle.Before(at) {
+			return settle, evSettle, true
 		}
 		return at, evHold, true
-	case !d.pressed && d.pending:
-		at := d.releasedAt.Add(d.cfg.DoubleWindow)
-		if d.raw != d.pressed && d.lockUntil.Before(at) {
-			return d.lockUntil, evSettle, true
+	case !pressed && d.pending:
+		at := d.clickAt
+		if settling && settle.Before(at) {
+			return settle, evSettle, true
 		}
 		return at, evClick, true
-	case d.raw != d.pressed:
-		return d.lockUntil, evSettle, true
+	case settling:
+		return settle, evSettle, true
 	}
 	return time.Time{}, 0, false
 }
@@ -206,38 +214,47 @@ func (d *Detector) advance(now time.Time, out []Gesture) []Gesture {
 			if d.second {
 				// The second press is no double after all, so the first
 				// press was a plain click; say so before the hold.
-				out = append(out, Gesture{Click, at})
+				out = emit(out, Click, at)
 				d.second, d.pending = false, false
 			}
 			d.held = true
-			out = append(out, Gesture{Hold, at})
+			out = emit(out, Hold, at)
 		case evClick:
 			d.pending = false
-			out = append(out, Gesture{Click, at})
+			out = emit(out, Click, at)
 		case evSettle:
-			out = d.accept(at, out)
+			if c, ok := d.pin.Settle(at); ok {
+				out = d.accept(c, out)
+			}
 		}
 	}
 }
 
-// accept makes the raw level the debounced one at t and opens a new bounce
-// window there.
-func (d *Detector) accept(t time.Time, out []Gesture) []Gesture {
-	d.pressed = d.raw
-	d.lockUntil = t.Add(d.cfg.Debounce)
-	if d.pressed {
-		d.pressAt, d.held = t, false
+// accept decides what a change of the debounced level means.
+func (d *Detector) accept(c input.Change, out []Gesture) []Gesture {
+	t := c.At
+	if c.High {
+		d.holdAt, d.held = t.Add(d.cfg.Hold), false
 		d.second = d.pending // advance closed the window if it had passed
 		return out
 	}
 	switch {
 	case d.held:
 		d.held = false
-		return append(out, Gesture{Release, t})
+		return emit(out, Release, t)
 	case d.second:
 		d.second, d.pending = false, false
-		return append(out, Gesture{Double, t})
+		return emit(out, Double, t)
 	}
-	d.pending, d.releasedAt = true, t
+	d.pending, d.clickAt = true, t.Add(d.cfg.DoubleWindow)
 	return out
+}
+
+// emit appends a gesture to out. Most calls decide one gesture, so the
+// first is allocated alone, which is cheaper than growing a nil slice.
+func emit(out []Gesture, kind string, at time.Time) []Gesture {
+	if out == nil {
+		return []Gesture{{kind, at}}
+	}
+	return append(out, Gesture{kind, at})
 }

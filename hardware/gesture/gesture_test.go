@@ -220,6 +220,7 @@ func TestValidate(t *testing.T) {
 		{"negative hold", gesture.Config{Debounce: 20 * ms, DoubleWindow: 300 * ms, Hold: -ms}, "gesture: hold -1ms is negative"},
 		{"zero window", gesture.Config{Debounce: 20 * ms, Hold: 800 * ms}, "gesture: double-click window must be positive"},
 		{"debounce equals hold", gesture.Config{Debounce: 800 * ms, DoubleWindow: 900 * ms, Hold: 800 * ms}, "gesture: debounce 800ms must be shorter than hold 800ms"},
+		{"debounce longer than the debouncer takes", gesture.Config{Debounce: 11 * time.Second, DoubleWindow: 20 * time.Second, Hold: 30 * time.Second}, "gesture: debounce 11s is longer than 10s"},
 		{"window equals debounce", gesture.Config{Debounce: 20 * ms, DoubleWindow: 20 * ms, Hold: 800 * ms}, "gesture: double-click window 20ms must be longer than debounce 20ms"},
 	}
 	for _, tt := range tests {

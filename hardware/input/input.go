@@ -1,10 +1,12 @@
 // Package input debounces the raw levels of GPIO input pins (a PIR motion
 // sensor, a reed switch, a doorbell contact) into clean edges.
 //
-// It is pure and clock-driven like hardware/gesture: a Debouncer does no
-// I/O, starts no goroutines and never reads the clock. Time comes only
-// from the levels' timestamps and from Tick, so the caller owns one timer
-// (armed at Deadline) and tests replay timelines exactly.
+// It is pure and clock-driven: a Debouncer does no I/O, starts no
+// goroutines and never reads the clock. Time comes only from the levels'
+// timestamps and from Tick, so the caller owns one timer (armed at
+// Deadline) and tests replay timelines exactly. It is the one debouncer:
+// hardware/gesture wraps it for the button, as periph's gesture and
+// debounce wrappers compose.
 package input
 
 import (
@@ -85,27 +87,65 @@ func New(debounce time.Duration, high bool) (*Debouncer, error) {
 // Level is the debounced level.
 func (d *Debouncer) Level() bool { return d.level }
 
+// Reset forgets all state but the window, as if the pin had just been
+// connected at level high: a wrapper that restarts drops what it had seen.
+func (d *Debouncer) Reset(high bool) {
+	*d = Debouncer{window: d.window, raw: high, level: high}
+}
+
 // Sample feeds the raw level read at at (a poll or an injected edge) and
 // returns the changes it decides, in time order (at most two: one that
 // became due at the end of the window, then the one at at).
 func (d *Debouncer) Sample(high bool, at time.Time) []Change {
-	now := d.clamp(at)
-	out := d.settle(now, nil)
-	if high == d.raw {
-		return out
+	var out []Change
+	if c, ok := d.Settle(at); ok {
+		out = append(out, c)
 	}
-	d.raw = high
-	if now.Before(d.quiet) {
-		return out // a bounce; reconciled when the window ends
+	if c, ok := d.Set(high, at); ok {
+		out = append(out, c)
 	}
-	return d.accept(now, out)
+	return out
 }
 
 // Tick tells the debouncer that time reached now with no new level, and
 // returns the change that became due, if any. Early or repeated calls are
 // harmless.
 func (d *Debouncer) Tick(now time.Time) []Change {
-	return d.settle(d.clamp(now), nil)
+	if c, ok := d.Settle(now); ok {
+		return []Change{c}
+	}
+	return nil
+}
+
+// Settle is Tick without the slice, for a wrapper with timers of its own
+// (hardware/gesture): the change that became due by now, if any.
+func (d *Debouncer) Settle(now time.Time) (Change, bool) {
+	if !d.due(d.clamp(now)) {
+		return Change{}, false
+	}
+	// Accepted at the window's end, when it became knowable, not at now:
+	// a late Tick must not shift the change's time.
+	return d.accept(d.quiet), true
+}
+
+// Set is the rest of Sample, for such a wrapper, which settles the pin in
+// time order with its own decisions: it feeds the raw level read at at to
+// a debouncer with nothing due by at (Settle(at) reported nothing more, or
+// Deadline is after at) and returns the change at at, if any. It panics if
+// a change is due, which would come out of order.
+func (d *Debouncer) Set(high bool, at time.Time) (Change, bool) {
+	now := d.clamp(at)
+	if d.due(now) {
+		panic("input: Set with a change due at " + d.quiet.String() + "; call Settle first")
+	}
+	if high == d.raw {
+		return Change{}, false
+	}
+	d.raw = high
+	if now.Before(d.quiet) {
+		return Change{}, false // a bounce; reconciled when the window ends
+	}
+	return d.accept(now), true
 }
 
 // Deadline is when Tick could next decide a change: the end of the window
@@ -117,20 +157,16 @@ func (d *Debouncer) Deadline() (time.Time, bool) {
 	return d.quiet, true
 }
 
-// settle reconciles the level at the end of a window that closed by now.
-func (d *Debouncer) settle(now time.Time, out []Change) []Change {
-	if d.raw != d.level && !now.Before(d.quiet) {
-		// Accepted at the window's end, when it became knowable, not at
-		// now: a late Tick must not shift the change's time.
-		return d.accept(d.quiet, out)
-	}
-	return out
+// due reports whether a window that closed by now left the raw level
+// different from the debounced one.
+func (d *Debouncer) due(now time.Time) bool {
+	return d.raw != d.level && !now.Before(d.quiet)
 }
 
-func (d *Debouncer) accept(at time.Time, out []Change) []Change {
+func (d *Debouncer) accept(at time.Time) Change {
 	d.level = d.raw
 	d.quiet = at.Add(d.window)
-	return append(out, Change{High: d.level, At: at})
+	return Change{High: d.level, At: at}
 }
 
 func (d *Debouncer) clamp(t time.Time) time.Time {

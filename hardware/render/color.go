@@ -112,33 +112,3 @@ func hsv(h, s, v float64) (r, g, b float64) {
 	m := v - c
 	return (r1 + m) * 255, (g1 + m) * 255, (b1 + m) * 255
 }
-
-// splitmix is the generator behind random() and Math.random():
-// SplitMix64, whose output is fixed by its definition, so a frame renders
-// the same on every machine and every Go release.
-type splitmix struct{ s uint64 }
-
-func (r *splitmix) next() uint64 {
-	r.s += 0x9e3779b97f4a7c15
-	return mix64(r.s)
-}
-
-// float returns a number in [0, 1) with 53 random bits.
-func (r *splitmix) float() float64 {
-	return float64(r.next()>>11) / (1 << 53)
-}
-
-// seed starts the stream of one pixel of one frame: random() depends on
-// the state's seed, the frame and the pixel only, not on how many pixels
-// there are or which pixels were drawn before.
-func (r *splitmix) seed(seed uint64, frame int, pixel int) {
-	h := mix64(seed ^ 0x6c756d656e2e7278) // "lumen.rx"
-	h = mix64(h + uint64(frame))
-	r.s = mix64(h ^ uint64(pixel)*0x9e3779b97f4a7c15)
-}
-
-func mix64(z uint64) uint64 {
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
-	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
-	return z ^ (z >> 31)
-}

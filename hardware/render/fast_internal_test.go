@@ -170,6 +170,8 @@ func TestFastPathMatchesJavaScript(t *testing.T) {
 
 // gojaEval compiles src in a goja engine like the renderer's and returns
 // a function that evaluates it for one pixel with its own random stream.
+// With the value it returns the stream's next draw, which tells where the
+// stream was left as exactly as its state (each draw is a bijection of it).
 func gojaEval(t *testing.T, e *engine, c int, src string) func(frame int, tt float64, i, n int, seed uint64) (float64, uint64) {
 	t.Helper()
 	v, err := e.compileChannel(channelNames[c], src)
@@ -194,7 +196,7 @@ func gojaEval(t *testing.T, e *engine, c int, src string) func(frame int, tt flo
 				t.Fatalf("%s gave %v, not a number", src, res)
 			}
 		}
-		return res.ToFloat(), e.rng.s
+		return res.ToFloat(), e.rng.Uint64()
 	}
 }
 
@@ -210,7 +212,7 @@ func fastEval(t *testing.T, c int, src string) func(frame int, tt float64, i, n 
 		e := &p.env
 		e.frame, e.t, e.i, e.n = float64(frame), tt, float64(i), float64(n)
 		e.rng.seed(seed, frame, i)
-		return p.ch[c](e), e.rng.s
+		return p.ch[c](e), e.rng.Uint64()
 	}
 }
 

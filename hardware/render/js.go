@@ -141,7 +141,7 @@ type engine struct {
 
 	progs map[[3]string]*program
 
-	rng    splitmix
+	rng    pixelRand
 	now    time.Time // what Date sees: the frame's time
 	seed   uint64    // the state's seed
 	index  int       // the frame being computed
@@ -162,7 +162,7 @@ type engine struct {
 
 func newEngine(pixels int, timeout time.Duration) *engine {
 	e := &engine{timeout: timeout, progs: map[[3]string]*program{}}
-	box := jsbox.New("render", e.rng.float, jsbox.Clock(&e.now), maxCallDepth)
+	box := jsbox.New("render", e.rng.Float64, jsbox.Clock(&e.now), maxCallDepth)
 	vm := box.VM
 	e.vm = vm
 	box.Host("random", e.jsRandom)
@@ -382,7 +382,7 @@ func (e *engine) setVars(vars map[string]json.RawMessage) {
 // ---- host functions ----
 
 func (e *engine) jsRandom(goja.FunctionCall) goja.Value {
-	return e.vm.ToValue(e.rng.float())
+	return e.vm.ToValue(e.rng.Float64())
 }
 
 func (e *engine) jsHSV(call goja.FunctionCall) goja.Value {

@@ -28,11 +28,12 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/dop251/goja"
 	"github.com/dop251/goja/ast"
 	"github.com/dop251/goja/parser"
+
+	"github.com/lumen-home/lumen/internal/clip"
 )
 
 // Box sets up one sandboxed runtime. Its helpers panic on error, since a
@@ -227,7 +228,7 @@ type Failure struct {
 	// thrown value's text ("an error" when there is none). Otherwise Msg
 	// is err's own text.
 	Thrown bool
-	Msg    string // at most maxMsg bytes, and an ellipsis
+	Msg    string // at most maxMsg bytes, and an ellipsis if cut
 	// Src is the name of the innermost stack frame in one of the sources
 	// asked for, "" if none; Line and Col are its position in the user's
 	// source (a one-line wrapper head taken off), 0 when unknown.
@@ -266,7 +267,7 @@ func Explain(err error, describe goja.Callable, maxMsg int, srcs ...string) Fail
 	default:
 		f.Thrown, f.Msg = false, err.Error()
 	}
-	f.Msg = Truncate(f.Msg, maxMsg)
+	f.Msg = clip.To(f.Msg, maxMsg, "…") // a thrown value's text is the user's, of any length
 	for i := range stack {
 		if n := stack[i].SrcName(); slices.Contains(srcs, n) {
 			f.Src = n
@@ -277,19 +278,6 @@ func Explain(err error, describe goja.Callable, maxMsg int, srcs ...string) Fail
 		}
 	}
 	return f
-}
-
-// Truncate cuts s to at most n bytes, at a character boundary, marking
-// the cut with an ellipsis: a thrown value's text is the user's and can
-// be of any length.
-func Truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
 }
 
 // Clock returns a time source for New that reads *t: the caller sets *t

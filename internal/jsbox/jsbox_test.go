@@ -2,7 +2,6 @@ package jsbox_test
 
 import (
 	"errors"
-	"strings"
 	"testing"
 	"time"
 
@@ -85,14 +84,5 @@ func TestParseError(t *testing.T) {
 		if got != want {
 			t.Errorf("ParseError(%q) = %+v, want %+v", src, got, want)
 		}
-	}
-}
-
-func TestTruncate(t *testing.T) {
-	if got := jsbox.Truncate("héllo", 2); got != "h…" {
-		t.Errorf("Truncate = %q", got)
-	}
-	if got := jsbox.Truncate(strings.Repeat("a", 3), 3); got != "aaa" {
-		t.Errorf("Truncate = %q", got)
 	}
 }

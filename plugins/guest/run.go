@@ -15,6 +15,7 @@ import (
 
 	"github.com/dop251/goja"
 
+	"github.com/lumen-home/lumen/internal/clip"
 	"github.com/lumen-home/lumen/internal/jsbox"
 )
 
@@ -106,7 +107,7 @@ func evaluate(in []byte, h host) reply {
 	}
 	if err != nil {
 		s := jsbox.ParseError(c.Code, err)
-		r := reply{Kind: "syntax", Error: "SyntaxError: " + jsbox.Truncate(s.Msg, maxMsg), Line: s.Line, Column: s.Col}
+		r := reply{Kind: "syntax", Error: "SyntaxError: " + clip.To(s.Msg, maxMsg, "…"), Line: s.Line, Column: s.Col}
 		if s.AtEnd {
 			r.Error += " (at the end of the code: is a bracket left open?)"
 		}
@@ -159,7 +160,7 @@ func evaluate(in []byte, h host) reply {
 		if errors.As(err, &re) {
 			return re.r
 		}
-		return reply{Kind: "invalid_result", Error: jsbox.Truncate(err.Error(), maxMsg)}
+		return reply{Kind: "invalid_result", Error: clip.To(err.Error(), maxMsg, "…")}
 	}
 	return reply{OK: true, Result: out}
 }
@@ -186,7 +187,7 @@ var atTool = regexp.MustCompile(regexp.QuoteMeta(srcName) + `:(\d+):(\d+)`)
 // rejected describes the reason an async function's promise was rejected
 // for: what it threw, with the position from the Error's stack.
 func rejected(reason goja.Value, describe func(goja.Value) string) reply {
-	r := reply{Kind: "exception", Error: jsbox.Truncate(describe(reason), maxMsg)}
+	r := reply{Kind: "exception", Error: clip.To(describe(reason), maxMsg, "…")}
 	if o, ok := reason.(*goja.Object); ok {
 		if st := o.Get("stack"); st != nil && !goja.IsUndefined(st) {
 			if m := atTool.FindStringSubmatch(st.String()); m != nil {
@@ -318,7 +319,7 @@ func encode(vm *goja.Runtime, v goja.Value) (out []byte, err error) {
 		if p := recover(); p != nil {
 			// A getter or toJSON threw.
 			if ex, ok := p.(*goja.Exception); ok {
-				err = replyError{reply{Kind: "exception", Error: jsbox.Truncate(ex.Error(), maxMsg)}}
+				err = replyError{reply{Kind: "exception", Error: clip.To(ex.Error(), maxMsg, "…")}}
 				return
 			}
 			panic(p)

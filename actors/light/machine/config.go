@@ -1,383 +1,16 @@
 package machine
 
 import (
-	"fmt"
 	"maps"
-	"math"
 	"slices"
-	"strconv"
 	"strings"
-	"time"
-
-	"github.com/dop251/goja"
-	"github.com/robfig/cron/v3"
 
 	"github.com/lumen-home/lumen/messages"
 )
 
-// offState is the built-in state every light has.
-const offState = "off"
-
-// Schedule operations, the "op" of messages.OutScheduleData.
-const (
-	scheduleSet    = "set"
-	scheduleDelete = "delete"
-	scheduleFire   = "fire"
-)
-
-type stateDef struct {
-	messages.State
-	js goja.Value // the name as a JS string, the "state" of expressions
-}
-
-type rule struct {
-	messages.Rule
-	idp    *string // &ID, shared by every output naming the rule
-	ord    int     // position in insertion order
-	cond   *expr
-	act    *expr
-	wild   bool   // from is "*" or "prefix/*"
-	prefix string // "prefix/" for "prefix/*", "" for "*"
-}
-
-type schedule struct {
-	messages.Schedule // Next is always nil here
-	spec              cron.Schedule
-	loc               *time.Location
-	next              *time.Time
-}
-
-// after returns the first tick strictly after t, nil if there is none.
-func (s *schedule) after(t time.Time) *time.Time {
-	n := s.spec.Next(t.In(s.loc))
-	if n.IsZero() {
-		return nil
-	}
-	n = n.UTC()
-	return &n
-}
-
-func (s *schedule) sameAs(o *schedule) bool {
-	return o != nil && s.Name == o.Name && s.Cron == o.Cron && s.TZ == o.TZ && s.Fires == o.Fires
-}
-
-// rejection is an input refused as a whole, with a code and a sentence
-// that says what to fix.
-type rejection struct {
-	code int
-	msg  string
-}
-
-func (r *rejection) Error() string { return fmt.Sprintf("machine: %d: %s", r.code, r.msg) }
-
-func rejectf(code int, format string, args ...any) *rejection {
-	return &rejection{code: code, msg: fmt.Sprintf(format, args...)}
-}
-
-// failed is the error output of a rule that was skipped. A timeout's
-// sentence depends only on the rule, so that replay, which does not run
-// the rule, writes the same bytes; it covers the memory bound too, which
-// the watchdog enforces the same way and replay takes as given as well.
-func (r *rule) failed(f *failure, kind exprKind) Output {
-	e := messages.OutErrorData{Code: 400, Rule: r.ID}
-	if f.timeout {
-		e.Kind = messages.ErrorTimeout
-		e.Error = fmt.Sprintf("rule %s ran longer, or used more memory, than an expression may and was skipped; make its condition and action finish quickly (no unbounded loops)", r.ID)
-	} else {
-		e.Kind = messages.ErrorException
-		where := ""
-		if f.line > 0 {
-			where = fmt.Sprintf(" at line %d, column %d", f.line, f.col)
-		}
-		e.Error = fmt.Sprintf("rule %s: its %s threw %s%s and the rule was skipped; fix the JavaScript", r.ID, kind, f.msg, where)
-	}
-	return Output{Type: messages.OutError, Data: e}
-}
-
-// ---- committing a configuration ----
-
-type config struct {
-	states   []*stateDef
-	rules    []*rule
-	initial  string
-	scheds   []*schedule
-	tools    []*tool
-	sources  []*sourceDef
-	nextRule uint64
-}
-
-func configOf(states []*stateDef, rules []*rule, initial string, scheds []*schedule, tools []*tool, nextRule uint64) config {
-	if initial == "" {
-		initial = offState
-	}
-	return config{states: states, rules: rules, initial: initial, scheds: scheds, tools: tools, nextRule: nextRule}
-}
-
-// commit installs a validated configuration. It does not change the
-// current state; callers do.
-func (c *core) commit(cfg config) error {
-	c.states = cfg.states
-	c.stateIdx = make(map[string]*stateDef, len(cfg.states))
-	for _, s := range cfg.states {
-		c.stateIdx[s.Name] = s
-	}
-	c.rules = cfg.rules
-	c.ruleIdx = make(map[string]*rule, len(cfg.rules))
-	exprs := make(map[exprKey]*expr)
-	index := make(map[string]*transIndex)
-	for i, r := range cfg.rules {
-		r.ord = i
-		c.ruleIdx[r.ID] = r
-		for _, e := range []*expr{r.cond, r.act} {
-			if e != nil {
-				exprs[exprKey{e.kind, e.src}] = e
-			}
-		}
-		if !r.Enabled {
-			continue
-		}
-		ti := index[r.On]
-		if ti == nil {
-			ti = &transIndex{js: c.vm.ToValue(r.On), exact: make(map[string][]*rule), cache: make(map[string][]*rule)}
-			index[r.On] = ti
-		}
-		if r.wild {
-			ti.wild = append(ti.wild, r)
-		} else {
-			ti.exact[r.From] = append(ti.exact[r.From], r)
-		}
-	}
-	c.index = index
-	c.exprs = exprs
-	c.initial = cfg.initial
-	c.scheds = cfg.scheds
-	c.schedIdx = make(map[string]*schedule, len(cfg.scheds))
-	for _, s := range cfg.scheds {
-		c.schedIdx[s.Name] = s
-	}
-	c.tools = cfg.tools
-	c.toolIdx = make(map[string]*tool, len(cfg.tools))
-	for _, t := range cfg.tools {
-		c.toolIdx[t.Name] = t
-	}
-	c.keepRuns(cfg.sources)
-	c.sources = cfg.sources
-	c.nextRule = cfg.nextRule
-	if c.stateIdx[offState] == nil {
-		return fmt.Errorf("machine: configuration without the %s state", offState)
-	}
-	return nil
-}
-
-func (c *core) current() config {
-	return config{states: c.states, rules: c.rules, initial: c.initial, scheds: c.scheds, tools: c.tools, sources: c.sources, nextRule: c.nextRule}
-}
-
-func (c *core) defaultOff() *stateDef {
-	return c.newStateDef(messages.State{Name: offState, R: messages.Num(0), G: messages.Num(0), B: messages.Num(0)})
-}
-
-func (c *core) newStateDef(s messages.State) *stateDef {
-	if s.Speed != nil {
-		v := *s.Speed
-		s.Speed = &v
-	}
-	return &stateDef{State: s, js: c.vm.ToValue(s.Name)}
-}
-
-// ---- validation ----
-
-// checkStates validates states given together (apply, create_state).
-func (c *core) checkStates(list []messages.State) ([]*stateDef, *rejection) {
-	seen := make(map[string]bool, len(list))
-	out := make([]*stateDef, 0, len(list))
-	for i, s := range list {
-		switch {
-		case strings.TrimSpace(s.Name) == "":
-			return nil, rejectf(400, "states[%d] has no name; give every state a name", i)
-		case s.Name == "*" || strings.HasSuffix(s.Name, "/*"):
-			return nil, rejectf(400, "state %q: a state name cannot be * or end in /* (those are rule wildcards); rename it", s.Name)
-		case seen[s.Name]:
-			return nil, rejectf(409, "state %q is listed twice; list each state once", s.Name)
-		}
-		seen[s.Name] = true
-		for _, ch := range []struct {
-			name string
-			v    messages.Channel
-		}{{"r", s.R}, {"g", s.G}, {"b", s.B}} {
-			if ch.v.IsExpr() {
-				if _, se := c.compile(kindChannel, ch.v.Expr); se != nil {
-					return nil, rejectf(400, "state %q: channel %s has a syntax error %s; fix the JavaScript expression", s.Name, ch.name, se)
-				}
-				continue
-			}
-			if math.IsNaN(ch.v.Num) || ch.v.Num < 0 || ch.v.Num > 255 {
-				return nil, rejectf(400, "state %q: channel %s is %s; use a number from 0 to 255 or a JavaScript expression", s.Name, ch.name, strconv.FormatFloat(ch.v.Num, 'g', -1, 64))
-			}
-		}
-		if s.Speed != nil && *s.Speed <= 0 {
-			return nil, rejectf(400, "state %q: speed is %d; give a positive frame period in milliseconds, or leave speed out for a static color", s.Name, *s.Speed)
-		}
-		out = append(out, c.newStateDef(s))
-	}
-	return out, nil
-}
-
-// mergeByName replaces the items of base that add names again, in place,
-// and appends the new ones: states and schedules are merged alike.
-func mergeByName[T any](base, add []T, name func(T) string) []T {
-	out := slices.Clone(base)
-	pos := make(map[string]int, len(out))
-	for i, s := range out {
-		pos[name(s)] = i
-	}
-	for _, s := range add {
-		if i, ok := pos[name(s)]; ok {
-			out[i] = s
-			continue
-		}
-		pos[name(s)] = len(out)
-		out = append(out, s)
-	}
-	return out
-}
-
-func mergeStates(base, add []*stateDef) []*stateDef {
-	return mergeByName(base, add, func(s *stateDef) string { return s.Name })
-}
-
-// ruleNumber returns N for an id r<N>.
-func ruleNumber(id string) (uint64, bool) {
-	digits, ok := strings.CutPrefix(id, "r")
-	if !ok || digits == "" || len(digits) > 15 {
-		return 0, false
-	}
-	n, err := strconv.ParseUint(digits, 10, 64)
-	return n, err == nil
-}
-
-// checkRules validates rules given together against the states they may
-// name, assigns ids (taken: ids already in use) and compiles expressions.
-// It returns the rules and the next rule number.
-func (c *core) checkRules(list []messages.Rule, states map[string]*stateDef, taken map[string]*rule, next uint64) ([]*rule, uint64, *rejection) {
-	used := make(map[string]bool, len(list))
-	for _, r := range list {
-		if r.ID == "" {
-			continue
-		}
-		if used[r.ID] || taken[r.ID] != nil {
-			return nil, 0, rejectf(409, "rule id %q is already used; give each rule a unique id, or leave id out to get one", r.ID)
-		}
-		used[r.ID] = true
-		if n, ok := ruleNumber(r.ID); ok && n >= next {
-			next = n + 1
-		}
-	}
-	out := make([]*rule, 0, len(list))
-	for i, mr := range list {
-		r := &rule{Rule: mr}
-		label := "rule " + r.ID
-		if r.ID == "" {
-			for {
-				r.ID = "r" + strconv.FormatUint(next, 10)
-				next++
-				if !used[r.ID] && taken[r.ID] == nil {
-					break
-				}
-			}
-			used[r.ID] = true
-			label = fmt.Sprintf("rule %s (rules[%d])", r.ID, i)
-		}
-		id := r.ID
-		r.idp = &id
-		switch {
-		case r.On == "":
-			return nil, 0, rejectf(400, "%s: on is empty; name the transition that triggers it, e.g. button_click", label)
-		case r.From == "":
-			return nil, 0, rejectf(400, "%s: from is empty; give a state name, * for any state, or prefix/* for the states under prefix/", label)
-		case r.To == "":
-			return nil, 0, rejectf(400, "%s: to is empty; name the state it goes to", label)
-		case states[r.To] == nil:
-			return nil, 0, rejectf(404, "%s: to names state %q, which does not exist; create the state first or fix the rule", label, r.To)
-		}
-		if r.From == "*" {
-			r.wild = true
-		} else if p, ok := strings.CutSuffix(r.From, "*"); ok && strings.HasSuffix(p, "/") {
-			r.wild, r.prefix = true, p
-		} else if states[r.From] == nil {
-			return nil, 0, rejectf(404, "%s: from names state %q, which does not exist; create the state first, or use * or prefix/*", label, r.From)
-		}
-		var se *syntaxError
-		if strings.TrimSpace(r.Condition) != "" {
-			if r.cond, se = c.compile(kindCondition, r.Condition); se != nil {
-				return nil, 0, rejectf(400, "%s: the condition has a syntax error %s; write one JavaScript expression, e.g. getData('n') > 0", label, se)
-			}
-		}
-		if strings.TrimSpace(r.Action) != "" {
-			if r.act, se = c.compile(kindAction, r.Action); se != nil {
-				return nil, 0, rejectf(400, "%s: the action has a syntax error %s; fix the JavaScript", label, se)
-			}
-		}
-		out = append(out, r)
-	}
-	return out, next, nil
-}
-
-// checkSchedules validates schedules given together. The next tick is
-// kept for a schedule identical to an existing one, else computed from
-// the input's time.
-func (c *core) checkSchedules(list []messages.Schedule) ([]*schedule, *rejection) {
-	seen := make(map[string]bool, len(list))
-	out := make([]*schedule, 0, len(list))
-	for i, ms := range list {
-		ms.Next = nil
-		switch {
-		case strings.TrimSpace(ms.Name) == "":
-			return nil, rejectf(400, "schedules[%d] has no name; give every schedule a name", i)
-		case seen[ms.Name]:
-			return nil, rejectf(409, "schedule %q is listed twice; list each schedule once", ms.Name)
-		case ms.Fires == "":
-			return nil, rejectf(400, "schedule %q: fires is empty; name the transition it fires", ms.Name)
-		case strings.TrimSpace(ms.Cron) == "":
-			return nil, rejectf(400, "schedule %q: cron is empty; use five fields (minute hour day month weekday) like \"0 19 * * *\" or a descriptor like @hourly", ms.Name)
-		case strings.HasPrefix(ms.Cron, "TZ=") || strings.HasPrefix(ms.Cron, "CRON_TZ="):
-			return nil, rejectf(400, "schedule %q: put the time zone in tz, not in cron", ms.Name)
-		}
-		seen[ms.Name] = true
-		spec, err := cron.ParseStandard(ms.Cron)
-		if err != nil {
-			return nil, rejectf(400, "schedule %q: cron %q is not valid (%v); use five fields (minute hour day month weekday) like \"0 19 * * *\" or a descriptor like @hourly", ms.Name, ms.Cron, err)
-		}
-		loc := time.UTC
-		if ms.TZ != "" {
-			if ms.TZ == "Local" {
-				return nil, rejectf(400, "schedule %q: tz Local depends on the machine; use an IANA time zone like Europe/Paris", ms.Name)
-			}
-			if loc, err = time.LoadLocation(ms.TZ); err != nil {
-				return nil, rejectf(400, "schedule %q: unknown time zone %q; use an IANA time zone like Europe/Paris, or leave tz out for UTC", ms.Name, ms.TZ)
-			}
-		}
-		s := &schedule{Schedule: ms, spec: spec, loc: loc}
-		if c.restoring {
-			s.next = copyTime(list[i].Next)
-			if s.next != nil {
-				*s.next = s.next.UTC()
-			}
-		} else if old := c.schedIdx[ms.Name]; s.sameAs(old) {
-			s.next = old.next
-		} else if s.next = s.after(c.now); s.next == nil {
-			return nil, rejectf(400, "schedule %q: cron %q never fires; check the day and month fields", ms.Name, ms.Cron)
-		}
-		out = append(out, s)
-	}
-	return out, nil
-}
-
-func mergeSchedules(base, add []*schedule) []*schedule {
-	return mergeByName(base, add, func(s *schedule) string { return s.Name })
-}
-
-// ---- the config input ----
+// The config input: its ops change the states, rules and schedules
+// (tools and sources have theirs in tools.go and sources.go), each
+// validated, committed whole and reported in outputs.
 
 func (c *core) configInput(in *messages.InConfigData) Result {
 	if r := checkFields(in); r != nil {
@@ -423,49 +56,6 @@ func (c *core) configInput(in *messages.InConfigData) Result {
 		res.Changed = last.Data.(messages.OutStateData).Changed
 	}
 	return res
-}
-
-var opFields = map[string][]string{
-	messages.OpApply:            {"states", "rules", "vars", "initial", "schedules", "tools", "sources", "plugins"},
-	messages.OpCreateState:      {"states"},
-	messages.OpDeleteState:      {"name"},
-	messages.OpAppendRules:      {"rules"},
-	messages.OpDeleteRules:      {"ids", "match"},
-	messages.OpCreateSchedule:   {"schedules"},
-	messages.OpDeleteSchedule:   {"name"},
-	messages.OpDefineTool:       {"tools"},
-	messages.OpDeleteTool:       {"name"},
-	messages.OpCreateSource:     {"sources", "plugins"},
-	messages.OpDeleteSource:     {"name"},
-	messages.OpDefineTransition: {"tools", "sources"},
-	messages.OpDeleteTransition: {"name"},
-}
-
-// checkFields rejects an unknown op and fields the op does not take.
-func checkFields(in *messages.InConfigData) *rejection {
-	allowed, ok := opFields[in.Op]
-	if !ok {
-		ops := slices.Sorted(maps.Keys(opFields))
-		if in.Op == "" {
-			return rejectf(400, "config: op is empty; use one of %s", strings.Join(ops, ", "))
-		}
-		return rejectf(400, "config: unknown op %q; use one of %s", in.Op, strings.Join(ops, ", "))
-	}
-	given := []struct {
-		name string
-		set  bool
-	}{
-		{"states", in.States != nil}, {"rules", in.Rules != nil}, {"vars", in.Vars != nil},
-		{"initial", in.Initial != ""}, {"schedules", in.Schedules != nil}, {"name", in.Name != ""},
-		{"ids", in.IDs != nil}, {"match", in.Match != nil}, {"tools", in.Tools != nil},
-		{"sources", in.Sources != nil}, {"plugins", in.Plugins != nil},
-	}
-	for _, g := range given {
-		if g.set && !slices.Contains(allowed, g.name) {
-			return rejectf(400, "config: %s does not take %s; it takes %s", in.Op, g.name, strings.Join(allowed, ", "))
-		}
-	}
-	return nil
 }
 
 func (c *core) opApply(in *messages.InConfigData) ([]Output, *rejection) {
@@ -723,4 +313,31 @@ func (c *core) opDeleteSchedule(in *messages.InConfigData) ([]Output, *rejection
 		{Type: messages.OutConfig, Data: messages.OutConfigData{Op: in.Op, Schedules: []string{s.Name}}},
 		{Type: messages.OutSchedule, Data: messages.OutScheduleData{Op: scheduleDelete, Schedule: s.Schedule}},
 	}, nil
+}
+
+// mergeByName replaces the items of base that add names again, in place,
+// and appends the new ones: states and schedules are merged alike.
+func mergeByName[T any](base, add []T, name func(T) string) []T {
+	out := slices.Clone(base)
+	pos := make(map[string]int, len(out))
+	for i, s := range out {
+		pos[name(s)] = i
+	}
+	for _, s := range add {
+		if i, ok := pos[name(s)]; ok {
+			out[i] = s
+			continue
+		}
+		pos[name(s)] = len(out)
+		out = append(out, s)
+	}
+	return out
+}
+
+func mergeStates(base, add []*stateDef) []*stateDef {
+	return mergeByName(base, add, func(s *stateDef) string { return s.Name })
+}
+
+func mergeSchedules(base, add []*schedule) []*schedule {
+	return mergeByName(base, add, func(s *schedule) string { return s.Name })
 }

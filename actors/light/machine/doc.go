@@ -49,4 +49,13 @@
 // output. A rejected input changes nothing and gives one error output
 // (kind rejected, code 400, 404 or 409, and a sentence that says what to
 // fix).
+//
+// # Files
+//
+// machine.go applies inputs and fires rules; match.go is where a rule's
+// from is matched and the candidates are put in order; tx.go holds an
+// action's effects until it completes. model.go, validate.go and config.go
+// are the configuration's types, its checks and the config input's ops;
+// view.go reads the model out. js.go and fast.go evaluate expressions,
+// rand.go starts random()'s streams.
 package machine

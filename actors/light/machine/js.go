@@ -105,7 +105,7 @@ func (v *value) equal(w *value) bool {
 // initJS sets up the runtime of c: host functions, deterministic time and
 // randomness, no source-map loading, no eval, frozen built-ins.
 func (c *core) initJS() {
-	box := jsbox.New("machine", c.rng.float, jsbox.Clock(&c.now), maxCallDepth)
+	box := jsbox.New("machine", c.rng.Float64, jsbox.Clock(&c.now), maxCallDepth)
 	vm := box.VM
 	c.vm = vm
 	box.Host("getData", c.jsGetData)
@@ -367,7 +367,7 @@ func isObject(v goja.Value) bool {
 }
 
 func (c *core) jsRandom(goja.FunctionCall) goja.Value {
-	return c.vm.ToValue(c.rng.float())
+	return c.vm.ToValue(c.rng.Float64())
 }
 
 func (c *core) jsNow(goja.FunctionCall) goja.Value {

@@ -1,10 +1,8 @@
 package machine
 
 import (
-	"encoding/json"
 	"fmt"
 	"runtime"
-	"slices"
 	"strings"
 	"time"
 
@@ -108,7 +106,7 @@ type core struct {
 	seq      uint64
 	now      time.Time
 	nowJS    goja.Value
-	rng      splitmix
+	rng      inputRand
 	timedOut []string
 	inAction bool
 	args     [2]goja.Value // (state, transition) of the evaluation, reused
@@ -376,95 +374,6 @@ func (c *core) setState(name string) {
 	c.curJS = c.stateIdx[name].js
 }
 
-// ---- transactions of an action ----
-
-// tx holds an action's effects until the action completes.
-type tx struct {
-	vars   []varWrite // in order of first change
-	timers []timerOp  // in call order
-}
-
-type varWrite struct {
-	name string
-	v    *value // nil: unset
-}
-
-type timerOp struct {
-	op   string // messages.TimerSet or TimerCancel
-	name string
-	at   time.Time
-}
-
-func (t *tx) reset() {
-	clear(t.vars)
-	t.vars = t.vars[:0]
-	t.timers = t.timers[:0]
-}
-
-func (t *tx) setVar(name string, v *value) {
-	for i := range t.vars {
-		if t.vars[i].name == name {
-			t.vars[i].v = v
-			return
-		}
-	}
-	t.vars = append(t.vars, varWrite{name: name, v: v})
-}
-
-// pending returns timer name's deadline as the action sees it.
-func (t *tx) pending(c *core, name string) (time.Time, bool) {
-	for i := len(t.timers) - 1; i >= 0; i-- {
-		if op := &t.timers[i]; op.name == name {
-			return op.at, op.op == messages.TimerSet
-		}
-	}
-	at, ok := c.timers[name]
-	return at, ok
-}
-
-func (t *tx) startTimer(c *core, name string, at time.Time) {
-	if old, ok := t.pending(c, name); ok {
-		t.timers = append(t.timers, timerOp{op: messages.TimerCancel, name: name, at: old})
-	}
-	t.timers = append(t.timers, timerOp{op: messages.TimerSet, name: name, at: at})
-}
-
-func (t *tx) cancelTimer(c *core, name string) bool {
-	old, ok := t.pending(c, name)
-	if ok {
-		t.timers = append(t.timers, timerOp{op: messages.TimerCancel, name: name, at: old})
-	}
-	return ok
-}
-
-// commitTx applies the completed action's effects: variables whose value
-// changed (in order of first change), then timer operations in call order.
-func (c *core) commitTx(out []Output) []Output {
-	for _, w := range c.tx.vars {
-		old := c.vars[w.name]
-		if old.equal(w.v) {
-			continue
-		}
-		if w.v == nil {
-			delete(c.vars, w.name)
-			out = append(out, Output{Type: messages.OutVar, Data: messages.OutVarData{Name: w.name, Unset: true}})
-		} else {
-			c.vars[w.name] = w.v
-			out = append(out, Output{Type: messages.OutVar, Data: messages.OutVarData{Name: w.name, Value: w.v.raw}})
-		}
-	}
-	for _, op := range c.tx.timers {
-		if op.op == messages.TimerSet {
-			c.timers[op.name] = op.at
-		} else {
-			delete(c.timers, op.name)
-		}
-		out = append(out, Output{Type: messages.OutTimer, Data: messages.OutTimerData{Op: op.op, Name: op.name, Deadline: op.at}})
-	}
-	c.tx.reset()
-	return out
-}
-
 // ---- other inputs ----
 
 func (c *core) setStateInput(name string) Result {
@@ -551,104 +460,4 @@ func copyTime(t *time.Time) *time.Time {
 	}
 	u := *t
 	return &u
-}
-
-// ---- reading the model ----
-
-// Model returns the light's whole current model for a get reply; OK,
-// Light and Seq are left for the caller.
-func (m *Machine) Model() messages.GetReply {
-	c := m.c
-	return messages.GetReply{
-		State:     c.cur,
-		Initial:   c.initial,
-		States:    c.stateList(),
-		Rules:     c.ruleList(),
-		Vars:      c.varMap(),
-		Timers:    m.PendingTimers(),
-		Schedules: m.NextSchedules(),
-		Tools:     c.toolList(),
-		Sources:   c.sourceList(),
-		LastRuns:  c.lastRuns(),
-	}
-}
-
-// Export returns the whole configuration, custom tools included, with the
-// current variables, in a form that Apply(ev, "config", {"op":"apply",…})
-// accepts.
-func (m *Machine) Export() messages.ApplyRequest {
-	c := m.c
-	req := messages.ApplyRequest{
-		States:  c.stateList(),
-		Rules:   c.ruleList(),
-		Initial: c.initial,
-	}
-	if len(c.vars) > 0 {
-		req.Vars = c.varMap()
-	}
-	for _, s := range c.scheds {
-		req.Schedules = append(req.Schedules, s.Schedule)
-	}
-	if len(c.tools) > 0 {
-		req.Tools = c.toolList()
-	}
-	if len(c.sources) > 0 {
-		req.Sources = c.sourceList()
-	}
-	return req
-}
-
-func (c *core) stateList() []messages.State {
-	out := make([]messages.State, len(c.states))
-	for i, s := range c.states {
-		out[i] = s.State
-		if s.Speed != nil {
-			v := *s.Speed
-			out[i].Speed = &v
-		}
-	}
-	return out
-}
-
-func (c *core) ruleList() []messages.Rule {
-	out := make([]messages.Rule, len(c.rules))
-	for i, r := range c.rules {
-		out[i] = r.Rule
-	}
-	return out
-}
-
-func (c *core) varMap() map[string]json.RawMessage {
-	out := make(map[string]json.RawMessage, len(c.vars))
-	for k, v := range c.vars {
-		out[k] = slices.Clone(v.raw)
-	}
-	return out
-}
-
-// PendingTimers returns the pending timers by deadline, then name, for
-// the actor to arm.
-func (m *Machine) PendingTimers() []messages.Timer {
-	out := make([]messages.Timer, 0, len(m.c.timers))
-	for name, at := range m.c.timers {
-		out = append(out, messages.Timer{Name: name, Deadline: at})
-	}
-	slices.SortFunc(out, func(a, b messages.Timer) int {
-		if c := a.Deadline.Compare(b.Deadline); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Name, b.Name)
-	})
-	return out
-}
-
-// NextSchedules returns the schedules in insertion order, each with its
-// next tick (nil if it never fires again), for the actor to arm.
-func (m *Machine) NextSchedules() []messages.Schedule {
-	out := make([]messages.Schedule, len(m.c.scheds))
-	for i, s := range m.c.scheds {
-		out[i] = s.Schedule
-		out[i].Next = copyTime(s.next)
-	}
-	return out
 }

@@ -8,18 +8,25 @@ import (
 	"github.com/dop251/goja"
 )
 
-// Matches reports whether a rule's from (a state name, "*" or
-// "prefix/*") matches state.
-func Matches(from, state string) bool {
+// Where a rule is matched: a rule's from is a state name, "*" for any
+// state, or "prefix/*" for the states under prefix/. wildcard reads it,
+// rule.matches applies it, and a transIndex gives, for a transition and a
+// state, the rules to try in order.
+
+// wildcard reports whether from is "*" or "prefix/*", and the prefix
+// ("prefix/", or "" for "*"). No state may be named so.
+func wildcard(from string) (prefix string, ok bool) {
 	if from == "*" {
-		return true
+		return "", true
 	}
-	if prefix, ok := strings.CutSuffix(from, "*"); ok && strings.HasSuffix(prefix, "/") {
-		return len(state) > len(prefix) && strings.HasPrefix(state, prefix)
+	if p, ok := strings.CutSuffix(from, "*"); ok && strings.HasSuffix(p, "/") {
+		return p, true
 	}
-	return from == state
+	return "", false
 }
 
+// matches reports whether the rule's from matches state. A prefix matches
+// the states under it, not itself.
 func (r *rule) matches(state string) bool {
 	if !r.wild {
 		return r.From == state
@@ -37,6 +44,21 @@ type transIndex struct {
 	cache map[string][]*rule
 }
 
+func newTransIndex(js goja.Value) *transIndex {
+	return &transIndex{js: js, exact: make(map[string][]*rule), cache: make(map[string][]*rule)}
+}
+
+// add indexes an enabled rule, in insertion order.
+func (ti *transIndex) add(r *rule) {
+	if r.wild {
+		ti.wild = append(ti.wild, r)
+	} else {
+		ti.exact[r.From] = append(ti.exact[r.From], r) // matches: From == state
+	}
+}
+
+// candidates returns the rules whose from matches state, by priority
+// (highest first), then insertion order.
 func (ti *transIndex) candidates(state string) []*rule {
 	if l, ok := ti.cache[state]; ok {
 		return l

@@ -8,7 +8,8 @@ import (
 	"github.com/lumen-home/lumen/messages"
 )
 
-// The seed's test_wildcards.py.
+// The seed's test_wildcards.py, through the matching the machine runs: a
+// rule whose from is the pattern fires from the state, or is not tried.
 func TestMatches(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -27,10 +28,20 @@ func TestMatches(t *testing.T) {
 		{"prefix does not match the prefix itself", struct{ from, state string }{"color/*", "color"}, false},
 		{"prefix does not match a longer word", struct{ from, state string }{"color/*", "colorful/red"}, false},
 	}
+	const states = `{"op":"create_state","states":[{"name":"matched","r":1,"g":2,"b":3},
+		{"name":"on","r":255,"g":255,"b":255},{"name":"rainbow","r":"random()*255","g":0,"b":0},
+		{"name":"color","r":9,"g":9,"b":9},{"name":"color/red","r":255,"g":0,"b":0},{"name":"color/blue","r":0,"g":0,"b":255},
+		{"name":"color/dark/blue","r":0,"g":0,"b":99},{"name":"colorful/red","r":200,"g":0,"b":0},
+		{"name":"animation/pulse","r":"sin(frame*0.1)*127+128","g":0,"b":0,"speed":33}]}`
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := machine.Matches(tt.given.from, tt.given.state); got != tt.want {
-				t.Errorf("Matches(%q, %q) = %v, want %v", tt.given.from, tt.given.state, got, tt.want)
+			l := newLight(t)
+			l.config(states)
+			l.config(`{"op":"append_rules","rules":[{"from":"` + tt.given.from + `","on":"go","to":"matched"}]}`)
+			l.ok(messages.InState, `{"name":"`+tt.given.state+`"}`)
+			r := l.fire("go")
+			if got := r.Rule != nil; got != tt.want {
+				t.Errorf("rule from %q in state %q fired: %v, want %v: %v", tt.given.from, tt.given.state, got, tt.want, outputs(t, r))
 			}
 		})
 	}

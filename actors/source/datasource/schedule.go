@@ -1,6 +1,11 @@
 package datasource
 
-import "time"
+import (
+	"hash/fnv"
+	"time"
+
+	"github.com/lumen-home/lumen/internal/splitmix"
+)
 
 // Scheduling. A polled source runs once per slot: the next slot is the
 // last run plus the interval, moved by a jitter of at most ±JitterPercent
@@ -27,23 +32,16 @@ const (
 // Seed returns the jitter seed of a source of a light: FNV-1a of both
 // names, stable forever.
 func Seed(light, source string) uint64 {
-	h := uint64(14695981039346656037)
-	for _, s := range []string{light, "\x00", source} {
-		for i := 0; i < len(s); i++ {
-			h ^= uint64(s[i])
-			h *= 1099511628211
-		}
-	}
-	return h
+	h := fnv.New64a()
+	h.Write([]byte(light + "\x00" + source))
+	return h.Sum64()
 }
 
-// mix is SplitMix64's finalizer: fixed by its definition, so a schedule
-// never changes with a Go release.
+// mix is one SplitMix64 draw from z: fixed by its definition, so a
+// schedule never changes with a Go release.
 func mix(z uint64) uint64 {
-	z += 0x9e3779b97f4a7c15
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
-	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
-	return z ^ (z >> 31)
+	r := splitmix.New(z)
+	return r.Uint64()
 }
 
 // jitterSpan is the largest jitter of an interval.

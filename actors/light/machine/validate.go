@@ -1,0 +1,222 @@
+package machine
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/robfig/cron/v3"
+
+	"github.com/lumen-home/lumen/messages"
+)
+
+// Validation of what a config input gives: states, rules, schedules and
+// the fields each op takes. A check returns the model's values or a
+// rejection that says what to fix; it changes nothing.
+
+// checkStates validates states given together (apply, create_state).
+func (c *core) checkStates(list []messages.State) ([]*stateDef, *rejection) {
+	seen := make(map[string]bool, len(list))
+	out := make([]*stateDef, 0, len(list))
+	for i, s := range list {
+		_, wild := wildcard(s.Name)
+		switch {
+		case strings.TrimSpace(s.Name) == "":
+			return nil, rejectf(400, "states[%d] has no name; give every state a name", i)
+		case wild:
+			return nil, rejectf(400, "state %q: a state name cannot be * or end in /* (those are rule wildcards); rename it", s.Name)
+		case seen[s.Name]:
+			return nil, rejectf(409, "state %q is listed twice; list each state once", s.Name)
+		}
+		seen[s.Name] = true
+		for _, ch := range []struct {
+			name string
+			v    messages.Channel
+		}{{"r", s.R}, {"g", s.G}, {"b", s.B}} {
+			if ch.v.IsExpr() {
+				if _, se := c.compile(kindChannel, ch.v.Expr); se != nil {
+					return nil, rejectf(400, "state %q: channel %s has a syntax error %s; fix the JavaScript expression", s.Name, ch.name, se)
+				}
+				continue
+			}
+			if math.IsNaN(ch.v.Num) || ch.v.Num < 0 || ch.v.Num > 255 {
+				return nil, rejectf(400, "state %q: channel %s is %s; use a number from 0 to 255 or a JavaScript expression", s.Name, ch.name, strconv.FormatFloat(ch.v.Num, 'g', -1, 64))
+			}
+		}
+		if s.Speed != nil && *s.Speed <= 0 {
+			return nil, rejectf(400, "state %q: speed is %d; give a positive frame period in milliseconds, or leave speed out for a static color", s.Name, *s.Speed)
+		}
+		out = append(out, c.newStateDef(s))
+	}
+	return out, nil
+}
+
+// ruleNumber returns N for an id r<N>.
+func ruleNumber(id string) (uint64, bool) {
+	digits, ok := strings.CutPrefix(id, "r")
+	if !ok || digits == "" || len(digits) > 15 {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(digits, 10, 64)
+	return n, err == nil
+}
+
+// checkRules validates rules given together against the states they may
+// name, assigns ids (taken: ids already in use) and compiles expressions.
+// It returns the rules and the next rule number.
+func (c *core) checkRules(list []messages.Rule, states map[string]*stateDef, taken map[string]*rule, next uint64) ([]*rule, uint64, *rejection) {
+	used := make(map[string]bool, len(list))
+	for _, r := range list {
+		if r.ID == "" {
+			continue
+		}
+		if used[r.ID] || taken[r.ID] != nil {
+			return nil, 0, rejectf(409, "rule id %q is already used; give each rule a unique id, or leave id out to get one", r.ID)
+		}
+		used[r.ID] = true
+		if n, ok := ruleNumber(r.ID); ok && n >= next {
+			next = n + 1
+		}
+	}
+	out := make([]*rule, 0, len(list))
+	for i, mr := range list {
+		r := &rule{Rule: mr}
+		label := "rule " + r.ID
+		if r.ID == "" {
+			for {
+				r.ID = "r" + strconv.FormatUint(next, 10)
+				next++
+				if !used[r.ID] && taken[r.ID] == nil {
+					break
+				}
+			}
+			used[r.ID] = true
+			label = fmt.Sprintf("rule %s (rules[%d])", r.ID, i)
+		}
+		id := r.ID
+		r.idp = &id
+		switch {
+		case r.On == "":
+			return nil, 0, rejectf(400, "%s: on is empty; name the transition that triggers it, e.g. button_click", label)
+		case r.From == "":
+			return nil, 0, rejectf(400, "%s: from is empty; give a state name, * for any state, or prefix/* for the states under prefix/", label)
+		case r.To == "":
+			return nil, 0, rejectf(400, "%s: to is empty; name the state it goes to", label)
+		case states[r.To] == nil:
+			return nil, 0, rejectf(404, "%s: to names state %q, which does not exist; create the state first or fix the rule", label, r.To)
+		}
+		if r.prefix, r.wild = wildcard(r.From); !r.wild && states[r.From] == nil {
+			return nil, 0, rejectf(404, "%s: from names state %q, which does not exist; create the state first, or use * or prefix/*", label, r.From)
+		}
+		var se *syntaxError
+		if strings.TrimSpace(r.Condition) != "" {
+			if r.cond, se = c.compile(kindCondition, r.Condition); se != nil {
+				return nil, 0, rejectf(400, "%s: the condition has a syntax error %s; write one JavaScript expression, e.g. getData('n') > 0", label, se)
+			}
+		}
+		if strings.TrimSpace(r.Action) != "" {
+			if r.act, se = c.compile(kindAction, r.Action); se != nil {
+				return nil, 0, rejectf(400, "%s: the action has a syntax error %s; fix the JavaScript", label, se)
+			}
+		}
+		out = append(out, r)
+	}
+	return out, next, nil
+}
+
+// checkSchedules validates schedules given together. The next tick is
+// kept for a schedule identical to an existing one, else computed from
+// the input's time.
+func (c *core) checkSchedules(list []messages.Schedule) ([]*schedule, *rejection) {
+	seen := make(map[string]bool, len(list))
+	out := make([]*schedule, 0, len(list))
+	for i, ms := range list {
+		ms.Next = nil
+		switch {
+		case strings.TrimSpace(ms.Name) == "":
+			return nil, rejectf(400, "schedules[%d] has no name; give every schedule a name", i)
+		case seen[ms.Name]:
+			return nil, rejectf(409, "schedule %q is listed twice; list each schedule once", ms.Name)
+		case ms.Fires == "":
+			return nil, rejectf(400, "schedule %q: fires is empty; name the transition it fires", ms.Name)
+		case strings.TrimSpace(ms.Cron) == "":
+			return nil, rejectf(400, "schedule %q: cron is empty; use five fields (minute hour day month weekday) like \"0 19 * * *\" or a descriptor like @hourly", ms.Name)
+		case strings.HasPrefix(ms.Cron, "TZ=") || strings.HasPrefix(ms.Cron, "CRON_TZ="):
+			return nil, rejectf(400, "schedule %q: put the time zone in tz, not in cron", ms.Name)
+		}
+		seen[ms.Name] = true
+		spec, err := cron.ParseStandard(ms.Cron)
+		if err != nil {
+			return nil, rejectf(400, "schedule %q: cron %q is not valid (%v); use five fields (minute hour day month weekday) like \"0 19 * * *\" or a descriptor like @hourly", ms.Name, ms.Cron, err)
+		}
+		loc := time.UTC
+		if ms.TZ != "" {
+			if ms.TZ == "Local" {
+				return nil, rejectf(400, "schedule %q: tz Local depends on the machine; use an IANA time zone like Europe/Paris", ms.Name)
+			}
+			if loc, err = time.LoadLocation(ms.TZ); err != nil {
+				return nil, rejectf(400, "schedule %q: unknown time zone %q; use an IANA time zone like Europe/Paris, or leave tz out for UTC", ms.Name, ms.TZ)
+			}
+		}
+		s := &schedule{Schedule: ms, spec: spec, loc: loc}
+		if c.restoring {
+			s.next = copyTime(list[i].Next)
+			if s.next != nil {
+				*s.next = s.next.UTC()
+			}
+		} else if old := c.schedIdx[ms.Name]; s.sameAs(old) {
+			s.next = old.next
+		} else if s.next = s.after(c.now); s.next == nil {
+			return nil, rejectf(400, "schedule %q: cron %q never fires; check the day and month fields", ms.Name, ms.Cron)
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+var opFields = map[string][]string{
+	messages.OpApply:            {"states", "rules", "vars", "initial", "schedules", "tools", "sources", "plugins"},
+	messages.OpCreateState:      {"states"},
+	messages.OpDeleteState:      {"name"},
+	messages.OpAppendRules:      {"rules"},
+	messages.OpDeleteRules:      {"ids", "match"},
+	messages.OpCreateSchedule:   {"schedules"},
+	messages.OpDeleteSchedule:   {"name"},
+	messages.OpDefineTool:       {"tools"},
+	messages.OpDeleteTool:       {"name"},
+	messages.OpCreateSource:     {"sources", "plugins"},
+	messages.OpDeleteSource:     {"name"},
+	messages.OpDefineTransition: {"tools", "sources"},
+	messages.OpDeleteTransition: {"name"},
+}
+
+// checkFields rejects an unknown op and fields the op does not take.
+func checkFields(in *messages.InConfigData) *rejection {
+	allowed, ok := opFields[in.Op]
+	if !ok {
+		ops := slices.Sorted(maps.Keys(opFields))
+		if in.Op == "" {
+			return rejectf(400, "config: op is empty; use one of %s", strings.Join(ops, ", "))
+		}
+		return rejectf(400, "config: unknown op %q; use one of %s", in.Op, strings.Join(ops, ", "))
+	}
+	given := []struct {
+		name string
+		set  bool
+	}{
+		{"states", in.States != nil}, {"rules", in.Rules != nil}, {"vars", in.Vars != nil},
+		{"initial", in.Initial != ""}, {"schedules", in.Schedules != nil}, {"name", in.Name != ""},
+		{"ids", in.IDs != nil}, {"match", in.Match != nil}, {"tools", in.Tools != nil},
+		{"sources", in.Sources != nil}, {"plugins", in.Plugins != nil},
+	}
+	for _, g := range given {
+		if g.set && !slices.Contains(allowed, g.name) {
+			return rejectf(400, "config: %s does not take %s; it takes %s", in.Op, g.name, strings.Join(allowed, ", "))
+		}
+	}
+	return nil
+}
