@@ -32,7 +32,7 @@ var layers = []layer{
 		pkgs:   []string{"messages"},
 		forbid: []string{module + "/"}},
 	{name: "pure", why: "pure logic, reused by replay, which has no network, bus, actors, sandbox or pins",
-		pkgs: []string{"actors/light/machine", "actors/source/datasource", "hardware", "hardware/gesture", "hardware/input",
+		pkgs: []string{"messages/describe", "actors/light/machine", "actors/source/datasource", "hardware", "hardware/gesture", "hardware/input",
 			"hardware/render", "hardware/ws2812", "hardware/sim", "hardware/hwtest", "internal/jsbox", "internal/splitmix",
 			"internal/clip", "nats/subject"},
 		forbid: ioPaths},

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/lumen-home/lumen/actors/light/machine"
+	"github.com/lumen-home/lumen/internal/clip"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/subject"
 )
@@ -298,4 +299,38 @@ func timedOutRules(outs []Record) []string {
 		}
 	}
 	return ids
+}
+
+// Line says in one line what an input was and what it did, as lumen
+// replay prints it.
+func (ap *Applied) Line() string {
+	in := ap.Input
+	what := string(in.Data)
+	switch in.Type {
+	case messages.InFired:
+		var d messages.InFiredData
+		if json.Unmarshal(in.Data, &d) == nil {
+			what = d.Transition
+		}
+	case messages.InData:
+		var d messages.InDataData
+		if json.Unmarshal(in.Data, &d) == nil {
+			vars, _ := json.Marshal(d.Vars)
+			what = d.Source + " " + string(vars)
+		}
+	}
+	if len(what) > 60 {
+		what = clip.To(what, 57, "…")
+	}
+	line := fmt.Sprintf("%6d %-8s %s", in.Seq, in.Type, what)
+	r := ap.Result
+	switch {
+	case r.Err != nil:
+		line += fmt.Sprintf("  ✗ %s", r.Err.Error)
+	case r.Rule != nil:
+		line += fmt.Sprintf("  → %s (rule %s)", r.State, *r.Rule)
+	default:
+		line += fmt.Sprintf("  → %s", r.State)
+	}
+	return line
 }

@@ -6,15 +6,14 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/spf13/cobra"
 
 	"github.com/lumen-home/lumen/agent"
-	"github.com/lumen-home/lumen/internal/clip"
 	"github.com/lumen-home/lumen/messages"
+	"github.com/lumen-home/lumen/messages/describe"
 	"github.com/lumen-home/lumen/nats/subject"
 	"github.com/lumen-home/lumen/nats/wire"
 )
@@ -64,25 +63,13 @@ after its maximum steps; 1 when it failed (model unreachable, not configured).`,
 				}
 				defer stop()
 			}
-			type result struct {
-				b   []byte
-				err error
-			}
-			done := make(chan result, 1)
-			go func() {
-				b, err := a.requestWithin(nc, messages.VerbAsk, req, time.Duration(wait))
-				done <- result{b, err}
-			}()
-			var res result
-			select {
-			case res = <-done:
-			case <-cmd.Context().Done():
+			b, err := a.requestWithin(cmd.Context(), nc, messages.VerbAsk, req, time.Duration(wait))
+			if cmd.Context().Err() != nil {
 				// Ctrl-C stops the agent too, not just this command.
-				_, _ = a.requestWithin(nc, messages.VerbAsk, messages.AskRequest{Session: session, Who: "cli"}, 5*time.Second)
+				_, _ = a.requestWithin(context.Background(), nc, messages.VerbAsk, messages.AskRequest{Session: session, Who: "cli"}, 5*time.Second)
 				fmt.Fprintln(a.stdout, "cancelled")
 				return nil
 			}
-			b, err := res.b, res.err
 			if err != nil {
 				return err
 			}
@@ -127,7 +114,7 @@ func (a *app) decodeReply(b []byte, out any) (raw bool, err error) {
 // followAgent prints the session's tool calls as they happen, until stop.
 func (a *app) followAgent(nc *nats.Conn, session string) (stop func(), err error) {
 	sub, err := nc.Subscribe(subject.Out(a.light, messages.OutAgent), func(m *nats.Msg) {
-		if line := agentStepLine(m.Data, session); line != "" {
+		if line := describe.AgentStep(m.Data, session); line != "" {
 			fmt.Fprintln(a.stdout, line)
 		}
 	})
@@ -135,78 +122,6 @@ func (a *app) followAgent(nc *nats.Conn, session string) (stop func(), err error
 		return nil, err
 	}
 	return func() { _ = sub.Unsubscribe() }, nil
-}
-
-// agentStepLine renders an agent event of session for `lumen ask`, or ""
-// for events it does not show.
-func agentStepLine(data []byte, session string) string {
-	var env messages.Envelope
-	if messages.DecodeEnvelope(data, &env) != nil {
-		return ""
-	}
-	var d messages.OutAgentData
-	if json.Unmarshal(env.Data, &d) != nil || d.Session != session {
-		return ""
-	}
-	switch d.Kind {
-	case messages.AgentKindTool:
-		if d.Call == nil || d.Call.Tool == "done" || d.Call.Tool == "askUser" {
-			return ""
-		}
-		return "  " + callLine(*d.Call)
-	case messages.AgentKindApproval:
-		if d.Call == nil {
-			return ""
-		}
-		return fmt.Sprintf("  ? %s %s needs your approval: lumen approve %s  (or lumen reject %s; on the light: hold approves, click rejects)",
-			d.Call.Tool, clip.Line(string(d.Call.Args), 160, "…"), d.Approval, d.Approval)
-	case messages.AgentKindDecision:
-		return fmt.Sprintf("    %s by %s", d.Status, d.Who)
-	}
-	return ""
-}
-
-// agentLine renders any agent event in one line, for tail.
-func agentLine(d messages.OutAgentData) string {
-	head := fmt.Sprintf("%s#%d %s", d.Session, d.Step, d.Kind)
-	switch d.Kind {
-	case messages.AgentKindAsk:
-		return fmt.Sprintf("%s by %s: %s", head, d.Who, clip.Line(d.Text, 200, "…"))
-	case messages.AgentKindModel:
-		if d.Message == nil {
-			return head
-		}
-		var calls []string
-		for _, tc := range d.Message.ToolCalls {
-			calls = append(calls, tc.Name)
-		}
-		if len(calls) > 0 {
-			return fmt.Sprintf("%s calls %s", head, strings.Join(calls, ", "))
-		}
-		return fmt.Sprintf("%s says %s", head, clip.Line(d.Message.Content, 200, "…"))
-	case messages.AgentKindCall, messages.AgentKindTool:
-		if d.Call != nil {
-			return fmt.Sprintf("%s [%s] %s", head, d.Call.Tier, callLine(*d.Call))
-		}
-	case messages.AgentKindApproval:
-		if d.Call != nil {
-			return fmt.Sprintf("%s %s waits for approval %s", head, d.Call.Tool, d.Approval)
-		}
-	case messages.AgentKindDecision:
-		return fmt.Sprintf("%s %s %s by %s", head, d.Approval, d.Status, d.Who)
-	case messages.AgentKindEnd:
-		return fmt.Sprintf("%s %s: %s", head, d.Status, clip.Line(d.Text, 200, "…"))
-	}
-	return head
-}
-
-// callLine renders one tool call.
-func callLine(c messages.ToolStep) string {
-	args := clip.Line(string(c.Args), 160, "…")
-	if c.OK {
-		return fmt.Sprintf("✓ %s %s", c.Tool, args)
-	}
-	return fmt.Sprintf("✗ %s %s: %s", c.Tool, args, clip.Line(c.Error, 240, "…"))
 }
 
 func newApproval(a *app, approve bool) *cobra.Command {
@@ -221,12 +136,12 @@ func newApproval(a *app, approve bool) *cobra.Command {
 without one, the light's only pending approval is meant.`,
 		Example: fmt.Sprintf("  lumen %s default-7\n  lumen %s --light kitchen", verb, verb),
 		Args:    args(cobra.MaximumNArgs(1)),
-		RunE: func(_ *cobra.Command, ids []string) error {
+		RunE: func(cmd *cobra.Command, ids []string) error {
 			r := messages.ApprovalRequest{Who: "cli"}
 			if len(ids) == 1 {
 				r.ID = ids[0]
 			}
-			b, err := a.request(verb, r)
+			b, err := a.request(cmd.Context(), verb, r)
 			if err != nil {
 				return err
 			}
@@ -250,12 +165,12 @@ func newSessions(a *app) *cobra.Command {
 		Example: `  lumen sessions
   lumen sessions default`,
 		Args: args(cobra.MaximumNArgs(1)),
-		RunE: func(_ *cobra.Command, names []string) error {
+		RunE: func(cmd *cobra.Command, names []string) error {
 			var r messages.SessionsRequest
 			if len(names) == 1 {
 				r.Session = names[0]
 			}
-			b, err := a.request(messages.VerbSessions, r)
+			b, err := a.request(cmd.Context(), messages.VerbSessions, r)
 			if err != nil {
 				return err
 			}
@@ -264,52 +179,10 @@ func newSessions(a *app) *cobra.Command {
 				return err
 			}
 			if r.Session == "" {
-				if len(rep.Sessions) == 0 {
-					fmt.Fprintln(a.stdout, "no sessions yet; start one with: lumen ask \"…\"")
-					return nil
-				}
-				tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
-				fmt.Fprintln(tw, "SESSION\tSTATUS\tSTEPS\tUPDATED\tLAST ASK\tPENDING")
-				for _, s := range rep.Sessions {
-					pending := ""
-					if s.Pending != nil {
-						pending = s.Pending.Tool + " (lumen approve " + s.Pending.Approval + ")"
-					}
-					fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", s.Session, s.Status, s.Steps, s.Updated, clip.Line(s.LastAsk, 50, "…"), pending)
-				}
-				return tw.Flush()
+				return describe.Sessions(a.stdout, rep.Sessions)
 			}
 			for _, s := range rep.Sessions {
-				fmt.Fprintf(a.stdout, "session %s: %s, %d steps, updated %s\n", s.Session, s.Status, s.Steps, s.Updated)
-				results := map[string]messages.ToolStep{}
-				for _, c := range s.Calls {
-					results[c.ID] = c
-				}
-				for _, m := range s.Transcript {
-					switch m.Role {
-					case "user":
-						fmt.Fprintf(a.stdout, "you:   %s\n", m.Content)
-					case "assistant":
-						if m.Content != "" {
-							fmt.Fprintf(a.stdout, "agent: %s\n", m.Content)
-						}
-						for _, tc := range m.ToolCalls {
-							fmt.Fprintf(a.stdout, "  → %s %s\n", tc.Name, clip.Line(tc.Args, 160, "…"))
-						}
-					case "tool":
-						if c, ok := results[m.ToolCallID]; ok {
-							fmt.Fprintf(a.stdout, "    %s\n", callLine(c))
-						} else {
-							fmt.Fprintf(a.stdout, "    %s\n", clip.Line(m.Content, 160, "…"))
-						}
-					}
-				}
-				if s.LastAnswer != "" {
-					fmt.Fprintf(a.stdout, "answer: %s\n", s.LastAnswer)
-				}
-				if s.Pending != nil {
-					fmt.Fprintf(a.stdout, "waiting: %s needs approval: lumen approve %s\n", s.Pending.Tool, s.Pending.Approval)
-				}
+				describe.Transcript(a.stdout, s)
 			}
 			return nil
 		},
@@ -337,7 +210,7 @@ the agent is doing.`,
   lumen talk request.wav --out answer.wav
   espeak-ng -w request.wav "make it red" && lumen talk request.wav`,
 		Args: args(cobra.ExactArgs(1)),
-		RunE: func(_ *cobra.Command, files []string) error {
+		RunE: func(cmd *cobra.Command, files []string) error {
 			// Refused here rather than by the server: past its maximum
 			// payload a client cannot even send it.
 			if st, err := os.Stat(files[0]); err == nil && st.Size() > agent.MaxAudio {
@@ -369,7 +242,7 @@ the agent is doing.`,
 			msg.Data = audio
 			msg.Header.Set(messages.HeaderSession, session)
 			msg.Header.Set(messages.HeaderWho, "cli")
-			b, err := wire.New(nc, wire.WithTimeout(time.Duration(wait))).RequestMsg(context.Background(), msg)
+			b, err := wire.New(nc, wire.WithTimeout(time.Duration(wait))).RequestMsg(cmd.Context(), msg)
 			if err := a.explain(err, time.Duration(wait)); err != nil {
 				return err
 			}
@@ -392,7 +265,7 @@ the agent is doing.`,
 				if r.SpeechErr != "" {
 					fmt.Fprintf(a.stderr, "lumen: no spoken answer: %s\n", r.SpeechErr)
 				}
-			} else if err := a.playOrSave(context.Background(), r.Audio, out, noPlay); err != nil {
+			} else if err := a.playOrSave(cmd.Context(), r.Audio, out, noPlay); err != nil {
 				return err
 			}
 			if r.Status == messages.AgentFailed {

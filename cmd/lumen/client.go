@@ -18,6 +18,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/lumen-home/lumen/messages"
+	"github.com/lumen-home/lumen/messages/describe"
 	"github.com/lumen-home/lumen/nats/subject"
 	"github.com/lumen-home/lumen/nats/wire"
 )
@@ -60,7 +61,7 @@ func (a *app) connect() (*nats.Conn, error) {
 
 // request sends one command to --light and returns the reply body, or an
 // error in the user's words.
-func (a *app) request(verb string, body any) ([]byte, error) {
+func (a *app) request(ctx context.Context, verb string, body any) ([]byte, error) {
 	if err := subject.ValidLight(a.light); err != nil {
 		return nil, usageError{fmt.Errorf("--light: %w", err)}
 	}
@@ -69,17 +70,17 @@ func (a *app) request(verb string, body any) ([]byte, error) {
 		return nil, err
 	}
 	defer nc.Close()
-	return a.requestOn(nc, verb, body)
+	return a.requestOn(ctx, nc, verb, body)
 }
 
 // requestOn is request over an open connection.
-func (a *app) requestOn(nc *nats.Conn, verb string, body any) ([]byte, error) {
-	return a.requestWithin(nc, verb, body, time.Duration(a.timeout))
+func (a *app) requestOn(ctx context.Context, nc *nats.Conn, verb string, body any) ([]byte, error) {
+	return a.requestWithin(ctx, nc, verb, body, time.Duration(a.timeout))
 }
 
 // requestWithin is requestOn with its own timeout.
-func (a *app) requestWithin(nc *nats.Conn, verb string, body any, timeout time.Duration) ([]byte, error) {
-	b, err := wire.New(nc, wire.WithTimeout(timeout)).Request(context.Background(), a.light, verb, body)
+func (a *app) requestWithin(ctx context.Context, nc *nats.Conn, verb string, body any, timeout time.Duration) ([]byte, error) {
+	b, err := wire.New(nc, wire.WithTimeout(timeout)).Request(ctx, a.light, verb, body)
 	return b, a.explain(err, timeout)
 }
 
@@ -111,8 +112,8 @@ func (a *app) printJSON(b []byte) error {
 }
 
 // mutate sends a mutation and prints its reply.
-func (a *app) mutate(verb string, body any) error {
-	b, err := a.request(verb, body)
+func (a *app) mutate(ctx context.Context, verb string, body any) error {
+	b, err := a.request(ctx, verb, body)
 	if err != nil {
 		return err
 	}
@@ -120,9 +121,9 @@ func (a *app) mutate(verb string, body any) error {
 }
 
 // get fetches a light's model.
-func (a *app) get() (messages.GetReply, error) {
+func (a *app) get(ctx context.Context) (messages.GetReply, error) {
 	var g messages.GetReply
-	b, err := a.request(messages.VerbGet, struct{}{})
+	b, err := a.request(ctx, messages.VerbGet, struct{}{})
 	if err != nil {
 		return g, err
 	}
@@ -142,7 +143,7 @@ func (a *app) printReply(b []byte) error {
 		return fmt.Errorf("unexpected reply: %s", b)
 	}
 	for _, o := range r.Outputs {
-		fmt.Fprintln(a.stdout, describe(o))
+		fmt.Fprintln(a.stdout, describe.Output(o))
 	}
 	return nil
 }
@@ -157,8 +158,8 @@ every event it caused (state change, variables, timers, rule errors).`,
   lumen fire weather_updated --light kitchen
   lumen fire button_hold --json`,
 		Args: args(cobra.ExactArgs(1)),
-		RunE: func(_ *cobra.Command, args []string) error {
-			return a.mutate(messages.VerbFire, messages.FireRequest{Transition: args[0]})
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.mutate(cmd.Context(), messages.VerbFire, messages.FireRequest{Transition: args[0]})
 		},
 	}
 	lightFlag(cmd, a)
@@ -173,16 +174,16 @@ func newState(a *app) *cobra.Command {
 		Example: `  lumen state            # prints the current state
   lumen state red        # go to red now, without a rule`,
 		Args: args(cobra.MaximumNArgs(1)),
-		RunE: func(_ *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				g, err := a.get()
+				g, err := a.get(cmd.Context())
 				if err != nil {
 					return err
 				}
 				fmt.Fprintln(a.stdout, g.State)
 				return nil
 			}
-			return a.mutate(messages.VerbSetState, messages.SetStateRequest{Name: args[0]})
+			return a.mutate(cmd.Context(), messages.VerbSetState, messages.SetStateRequest{Name: args[0]})
 		},
 	}
 	lightFlag(cmd, a)
@@ -196,8 +197,8 @@ func newGet(a *app) *cobra.Command {
 		Short:   "Print a light's whole model: state, states, rules, variables, timers, schedules",
 		Example: `  lumen get --light kitchen`,
 		Args:    args(cobra.NoArgs),
-		RunE: func(_ *cobra.Command, _ []string) error {
-			b, err := a.request(messages.VerbGet, struct{}{})
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			b, err := a.request(cmd.Context(), messages.VerbGet, struct{}{})
 			if err != nil {
 				return err
 			}
@@ -219,7 +220,7 @@ nothing changes. The file has the shape of 'lumen export': states, rules,
 vars, initial, schedules, tools, sources. Use -f - for standard input.`,
 		Example: `  lumen export > demo.yaml && $EDITOR demo.yaml && lumen apply -f demo.yaml`,
 		Args:    args(cobra.NoArgs),
-		RunE: func(_ *cobra.Command, _ []string) error {
+		RunE: func(cmd *cobra.Command, _ []string) error {
 			if file == "" {
 				return usageError{errors.New("apply needs -f FILE")}
 			}
@@ -227,7 +228,7 @@ vars, initial, schedules, tools, sources. Use -f - for standard input.`,
 			if err != nil {
 				return err
 			}
-			return a.mutate(messages.VerbApply, body)
+			return a.mutate(cmd.Context(), messages.VerbApply, body)
 		},
 	}
 	cmd.Flags().StringVarP(&file, "file", "f", "", "configuration file (.yaml, .yml or .json; - for stdin)")
@@ -284,11 +285,11 @@ func newExport(a *app) *cobra.Command {
 		Example: `  lumen export > kitchen.yaml
   lumen export --format json --light hall`,
 		Args: args(cobra.NoArgs),
-		RunE: func(_ *cobra.Command, _ []string) error {
+		RunE: func(cmd *cobra.Command, _ []string) error {
 			if format != "yaml" && format != "json" {
 				return usageError{fmt.Errorf("--format must be yaml or json")}
 			}
-			g, err := a.get()
+			g, err := a.get(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -362,7 +363,7 @@ outputs (what it did). --light '*' follows every light.`,
 						fmt.Fprintf(a.stdout, "%s\n", m.Data)
 						continue
 					}
-					fmt.Fprintln(a.stdout, tailLine(m.Subject, m.Data))
+					fmt.Fprintln(a.stdout, describe.Event(m.Subject, m.Data))
 				}
 			}
 		},
@@ -370,68 +371,6 @@ outputs (what it did). --light '*' follows every light.`,
 	lightFlag(cmd, a)
 	jsonFlag(cmd, a)
 	return cmd
-}
-
-// tailLine renders one event for a person.
-func tailLine(subj string, data []byte) string {
-	light, dir, typ, _ := subject.Parse(subj)
-	var env messages.Envelope
-	if err := messages.DecodeEnvelope(data, &env); err != nil || env.V == 0 {
-		return fmt.Sprintf("%s %-3s %-8s %s", light, dir, typ, bytes.TrimSpace(data))
-	}
-	env.Type = typ
-	ts := env.Time.Local().Format("15:04:05.000")
-	if dir == "in" {
-		return fmt.Sprintf("%s %s in  %-8s %s", ts, light, typ, env.Data)
-	}
-	return fmt.Sprintf("%s %s out %s", ts, light, describe(env))
-}
-
-// describe renders an output event in one line.
-func describe(env messages.Envelope) string {
-	cause := ""
-	if env.Cause != 0 {
-		cause = fmt.Sprintf(" (input %d)", env.Cause)
-	}
-	switch env.Type {
-	case messages.OutState:
-		var d messages.OutStateData
-		if json.Unmarshal(env.Data, &d) == nil {
-			via := "set"
-			if d.Rule != nil {
-				via = fmt.Sprintf("%s by rule %s", d.Transition, *d.Rule)
-			}
-			return fmt.Sprintf("state  %s → %s  [%s]%s", d.From, d.To, via, cause)
-		}
-	case messages.OutVar:
-		var d messages.OutVarData
-		if json.Unmarshal(env.Data, &d) == nil {
-			if d.Unset {
-				return fmt.Sprintf("var    %s unset%s", d.Name, cause)
-			}
-			return fmt.Sprintf("var    %s = %s%s", d.Name, d.Value, cause)
-		}
-	case messages.OutError:
-		var d messages.OutErrorData
-		if json.Unmarshal(env.Data, &d) == nil {
-			rule := ""
-			if d.Rule != "" {
-				rule = " rule " + d.Rule + ":"
-			}
-			return fmt.Sprintf("error  %s%s %s%s", d.Kind, rule, d.Error, cause)
-		}
-	case messages.OutAgent:
-		var d messages.OutAgentData
-		if json.Unmarshal(env.Data, &d) == nil {
-			return "agent  " + agentLine(d)
-		}
-	case messages.OutIgnored:
-		var d messages.OutIgnoredData
-		if json.Unmarshal(env.Data, &d) == nil {
-			return fmt.Sprintf("ignored %s%s", d.Reason, cause)
-		}
-	}
-	return fmt.Sprintf("%-6s %s%s", env.Type, strings.TrimSpace(string(env.Data)), cause)
 }
 
 // watchLight connects and subscribes to the events of --light before a

@@ -12,6 +12,7 @@ import (
 
 	"github.com/lumen-home/lumen/actors/source/datasource"
 	"github.com/lumen-home/lumen/messages"
+	"github.com/lumen-home/lumen/messages/describe"
 )
 
 // gpioQuiet is how long `lumen gpio` keeps printing after the last event,
@@ -67,7 +68,7 @@ light on a Pi's real pins refuses it (409).`,
 				if i > 0 {
 					time.Sleep(time.Duration(pulseFor))
 				}
-				body, err := a.requestOn(nc, messages.VerbGPIO, messages.GPIORequest{Pin: &pin, Level: &l})
+				body, err := a.requestOn(cmd.Context(), nc, messages.VerbGPIO, messages.GPIORequest{Pin: &pin, Level: &l})
 				if err != nil {
 					return err
 				}
@@ -115,7 +116,7 @@ func (a *app) printEvents(ctx context.Context, ch chan *nats.Msg, wait, quiet ti
 			if a.jsonOut {
 				fmt.Fprintf(a.stdout, "%s\n", m.Data)
 			} else {
-				fmt.Fprintln(a.stdout, tailLine(m.Subject, m.Data))
+				fmt.Fprintln(a.stdout, describe.Event(m.Subject, m.Data))
 			}
 			enough = enough || done(m)
 			if enough {

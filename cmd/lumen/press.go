@@ -66,11 +66,11 @@ a light with a real button refuses them.`,
 				if i > 0 {
 					time.Sleep(pressGap)
 				}
-				if _, err := a.request(messages.VerbButton, messages.ButtonRequest{Edge: messages.EdgeDown}); err != nil {
+				if _, err := a.request(cmd.Context(), messages.VerbButton, messages.ButtonRequest{Edge: messages.EdgeDown}); err != nil {
 					return err
 				}
 				time.Sleep(d)
-				if _, err := a.request(messages.VerbButton, messages.ButtonRequest{Edge: messages.EdgeUp}); err != nil {
+				if _, err := a.request(cmd.Context(), messages.VerbButton, messages.ButtonRequest{Edge: messages.EdgeUp}); err != nil {
 					return err
 				}
 			}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"strings"
@@ -34,8 +35,8 @@ gamma correction and the brightness cap.`,
   lumen preview rainbow --frames 30 --pixels 60 --png rainbow.png
   lumen preview '{"name":"pulse","r":"sin(t*3)*127+128","g":0,"b":0,"speed":50}'`,
 		Args: args(cobra.ExactArgs(1)),
-		RunE: func(_ *cobra.Command, argv []string) error {
-			st, err := a.previewState(argv[0])
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			st, err := a.previewState(cmd.Context(), argv[0])
 			if err != nil {
 				return err
 			}
@@ -79,7 +80,7 @@ gamma correction and the brightness cap.`,
 
 // previewState reads STATE: a JSON state, or the name of one of the
 // light's states.
-func (a *app) previewState(arg string) (messages.State, error) {
+func (a *app) previewState(ctx context.Context, arg string) (messages.State, error) {
 	if strings.HasPrefix(strings.TrimSpace(arg), "{") {
 		var st messages.State
 		if err := messages.Decode([]byte(arg), &st); err != nil {
@@ -90,7 +91,7 @@ func (a *app) previewState(arg string) (messages.State, error) {
 		}
 		return st, nil
 	}
-	g, err := a.get()
+	g, err := a.get(ctx)
 	if err != nil {
 		return messages.State{}, err
 	}

@@ -2,15 +2,12 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/spf13/cobra"
 
 	"github.com/lumen-home/lumen/actors/light"
-	"github.com/lumen-home/lumen/internal/clip"
-	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/broker"
 	"github.com/lumen-home/lumen/nats/journal"
 	"github.com/lumen-home/lumen/nats/subject"
@@ -52,7 +49,7 @@ stopped); otherwise it reads the journal of the running daemon at --server.`,
 			r := light.Replay{Light: a.light, ToSeq: toSeq, Verify: verify, FromSnapshot: fromSnapshot,
 				OnSnapshot: func(in uint64) { fmt.Fprintf(a.stdout, "from snapshot at input %d\n", in) }}
 			if !quiet {
-				r.OnApplied = func(ap *light.Applied) { fmt.Fprintln(a.stdout, replayLine(ap)) }
+				r.OnApplied = func(ap *light.Applied) { fmt.Fprintln(a.stdout, ap.Line()) }
 			}
 			sum, err := r.Run(ctx, journal.New(js))
 			fmt.Fprintf(a.stdout, "%s: %d inputs applied, %d outputs, state %s", a.light, sum.Inputs, sum.Outputs, sum.State)
@@ -99,36 +96,4 @@ func (a *app) openJournal(ctx context.Context, data string) (jetstream.JetStream
 		return nil, nil, err
 	}
 	return b.JetStream(), b.Shutdown, nil
-}
-
-func replayLine(ap *light.Applied) string {
-	in := ap.Input
-	what := string(in.Data)
-	switch in.Type {
-	case messages.InFired:
-		var d messages.InFiredData
-		if json.Unmarshal(in.Data, &d) == nil {
-			what = d.Transition
-		}
-	case messages.InData:
-		var d messages.InDataData
-		if json.Unmarshal(in.Data, &d) == nil {
-			vars, _ := json.Marshal(d.Vars)
-			what = d.Source + " " + string(vars)
-		}
-	}
-	if len(what) > 60 {
-		what = clip.To(what, 57, "…")
-	}
-	line := fmt.Sprintf("%6d %-8s %s", in.Seq, in.Type, what)
-	r := ap.Result
-	switch {
-	case r.Err != nil:
-		line += fmt.Sprintf("  ✗ %s", r.Err.Error)
-	case r.Rule != nil:
-		line += fmt.Sprintf("  → %s (rule %s)", r.State, *r.Rule)
-	default:
-		line += fmt.Sprintf("  → %s", r.State)
-	}
-	return line
 }

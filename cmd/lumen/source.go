@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
 	"time"
 
@@ -13,6 +11,7 @@ import (
 
 	"github.com/lumen-home/lumen/actors/source/datasource"
 	"github.com/lumen-home/lumen/messages"
+	"github.com/lumen-home/lumen/messages/describe"
 )
 
 // sourceFlags are the flags of `lumen source add` that build a definition
@@ -77,7 +76,7 @@ the result: result.temp, result.list[0].name, result["odd key"].`,
 			if err != nil {
 				return err
 			}
-			return a.mutate(messages.VerbCreateSource, body)
+			return a.mutate(cmd.Context(), messages.VerbCreateSource, body)
 		},
 	}
 	fl := add.Flags()
@@ -99,8 +98,8 @@ the result: result.temp, result.list[0].name, result["odd key"].`,
 		Example: `  lumen source ls
   lumen source ls --light kitchen --json`,
 		Args: args(cobra.NoArgs),
-		RunE: func(_ *cobra.Command, _ []string) error {
-			b, err := a.request(messages.VerbListSources, struct{}{})
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			b, err := a.request(cmd.Context(), messages.VerbListSources, struct{}{})
 			if err != nil {
 				return err
 			}
@@ -116,7 +115,7 @@ the result: result.temp, result.list[0].name, result["odd key"].`,
 			}
 			now := time.Now()
 			for _, raw := range r.Sources {
-				fmt.Fprintln(a.stdout, sourceLine(raw, r.LastRuns, now))
+				fmt.Fprintln(a.stdout, describe.Source(raw, r.LastRuns, now))
 			}
 			return nil
 		},
@@ -126,8 +125,8 @@ the result: result.temp, result.list[0].name, result["odd key"].`,
 		Short:   "Delete a data source (its variables keep their last values)",
 		Example: `  lumen source rm weather`,
 		Args:    args(cobra.ExactArgs(1)),
-		RunE: func(_ *cobra.Command, argv []string) error {
-			return a.mutate(messages.VerbDeleteSource, messages.NameRequest{Name: argv[0]})
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			return a.mutate(cmd.Context(), messages.VerbDeleteSource, messages.NameRequest{Name: argv[0]})
 		},
 	}
 	for _, c := range []*cobra.Command{add, ls, rm} {
@@ -168,48 +167,4 @@ func (f *sourceFlags) definition(cmd *cobra.Command, argv []string, a *app) ([]b
 		return nil, usageError{err}
 	}
 	return body, nil
-}
-
-// sourceLine renders one definition for a person: name, kind and what
-// triggers it, what it stores, what it fires, and when it last stored a
-// run (of lastRuns; a custom transition records none).
-func sourceLine(raw json.RawMessage, lastRuns map[string]time.Time, now time.Time) string {
-	var d datasource.Def
-	if err := d.UnmarshalJSON(raw); err != nil {
-		return string(raw)
-	}
-	var what string
-	switch d.Kind() {
-	case datasource.TypePoll:
-		what = fmt.Sprintf("poll every %v: %s %s", d.Interval(), d.Fetch.Tool, d.Fetch.Args)
-	case datasource.TypeInternal:
-		what = fmt.Sprintf("internal every %v: %s", d.Interval(), d.Tracks)
-	case datasource.TypeNATS:
-		what = "nats " + d.Subject
-	case datasource.TypeMQTT:
-		what = "mqtt " + d.Topic
-	case datasource.TypeWebhook:
-		what = "webhook POST /hooks/<light>/" + d.Name
-	case datasource.TypeTransition:
-		what = fmt.Sprintf("custom transition, predicate %s every %v", d.Fetch.Tool, d.Interval())
-	case datasource.TypeGPIO:
-		what = fmt.Sprintf("gpio BCM %d %s, pull %s, debounce %v", *d.Pin, d.Edge, d.Pull, d.Debounce())
-	default:
-		what = d.Kind()
-	}
-	parts := []string{fmt.Sprintf("%-16s %s", d.Name, what)}
-	if len(d.Store) > 0 {
-		var st []string
-		for _, v := range slices.Sorted(maps.Keys(d.Store)) {
-			st = append(st, v+"="+d.Store[v])
-		}
-		parts = append(parts, "store "+strings.Join(st, " "))
-	}
-	if d.Fires != "" {
-		parts = append(parts, "fires "+d.Fires)
-	}
-	if at, ok := lastRuns[d.Name]; ok {
-		parts = append(parts, "last run "+now.Sub(at).Round(time.Second).String()+" ago")
-	}
-	return strings.Join(parts, "  ")
 }

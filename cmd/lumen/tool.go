@@ -4,12 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/lumen-home/lumen/messages"
+	"github.com/lumen-home/lumen/messages/describe"
 )
 
 func newTool(a *app) *cobra.Command {
@@ -54,7 +53,7 @@ syntax-checked; an error names its line and column.`,
 			if err != nil {
 				return err
 			}
-			return a.mutate(messages.VerbDefineTool, body)
+			return a.mutate(cmd.Context(), messages.VerbDefineTool, body)
 		},
 	}
 	define.Flags().StringP("file", "f", "", "the tool definition (YAML or JSON)")
@@ -65,7 +64,7 @@ syntax-checked; an error names its line and column.`,
 		Example: `  lumen tool run weather
   lumen tool run price --args '{"coin":"bitcoin"}'`,
 		Args: args(cobra.ExactArgs(1)),
-		RunE: func(_ *cobra.Command, argv []string) error {
+		RunE: func(cmd *cobra.Command, argv []string) error {
 			req := messages.RunToolRequest{Name: argv[0]}
 			if argsJSON != "" {
 				if !json.Valid([]byte(argsJSON)) {
@@ -73,7 +72,7 @@ syntax-checked; an error names its line and column.`,
 				}
 				req.Args = json.RawMessage(argsJSON)
 			}
-			b, err := a.request(messages.VerbRunTool, req)
+			b, err := a.request(cmd.Context(), messages.VerbRunTool, req)
 			if err != nil {
 				return err
 			}
@@ -98,8 +97,8 @@ syntax-checked; an error names its line and column.`,
 		Short:   "List the light's tools: defined, built-in and plugins",
 		Example: `  lumen tool ls --light kitchen`,
 		Args:    args(cobra.NoArgs),
-		RunE: func(_ *cobra.Command, _ []string) error {
-			b, err := a.request(messages.VerbListTools, struct{}{})
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			b, err := a.request(cmd.Context(), messages.VerbListTools, struct{}{})
 			if err != nil {
 				return err
 			}
@@ -110,7 +109,7 @@ syntax-checked; an error names its line and column.`,
 			if err := json.Unmarshal(b, &r); err != nil {
 				return err
 			}
-			printTools(a.stdout, a.light, r)
+			describe.Tools(a.stdout, a.light, r)
 			return nil
 		},
 	}
@@ -119,8 +118,8 @@ syntax-checked; an error names its line and column.`,
 		Short:   "Delete a tool",
 		Example: `  lumen tool rm weather`,
 		Args:    args(cobra.ExactArgs(1)),
-		RunE: func(_ *cobra.Command, argv []string) error {
-			return a.mutate(messages.VerbDeleteTool, messages.NameRequest{Name: argv[0]})
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			return a.mutate(cmd.Context(), messages.VerbDeleteTool, messages.NameRequest{Name: argv[0]})
 		},
 	}
 	for _, c := range []*cobra.Command{define, run, ls, rm} {
@@ -130,38 +129,4 @@ syntax-checked; an error names its line and column.`,
 	}
 	cmd.AddCommand(newToolPrecompile())
 	return cmd
-}
-
-// printTools prints list_tools' reply, one tool a line: the defined tools
-// (a plugin of the same name runs instead), the operator's plugins with
-// their status, then the built-ins.
-func printTools(w io.Writer, lightName string, r messages.ToolsReply) {
-	plugin := map[string]bool{}
-	for _, p := range r.Plugins {
-		plugin[p.Name] = true
-	}
-	if len(r.Tools)+len(r.Plugins)+len(r.Builtin) == 0 {
-		fmt.Fprintf(w, "light %s has no tools\n", lightName)
-	}
-	for _, t := range r.Tools {
-		note := ""
-		if plugin[t.Name] {
-			note = "  [the plugin " + t.Name + " runs instead]"
-		}
-		hosts := "none"
-		if len(t.Hosts) > 0 {
-			hosts = strings.Join(t.Hosts, ", ")
-		}
-		fmt.Fprintf(w, "%-20s %s  (hosts: %s)%s\n", t.Name, t.Description, hosts, note)
-	}
-	for _, p := range r.Plugins {
-		status := p.Status
-		if p.Error != "" {
-			status += ": " + p.Error
-		}
-		fmt.Fprintf(w, "%-20s plugin, %s\n", p.Name, status)
-	}
-	for _, b := range r.Builtin {
-		fmt.Fprintf(w, "%-20s built-in: %s\n", b.Name, b.Description)
-	}
 }

@@ -1,0 +1,288 @@
+// Package describe puts events, definitions and replies into words for a
+// person: one line per event as lumen tail prints it, an agent's steps,
+// a data source, the tools, the agent's sessions. The CLI prints them;
+// anything else that shows the light to a person says it the same way.
+package describe
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/lumen-home/lumen/actors/source/datasource"
+	"github.com/lumen-home/lumen/internal/clip"
+	"github.com/lumen-home/lumen/messages"
+	"github.com/lumen-home/lumen/nats/subject"
+)
+
+// Event renders one event of the journal for a person, as lumen tail
+// prints it: time, light, direction, then what it says.
+func Event(subj string, data []byte) string {
+	light, dir, typ, _ := subject.Parse(subj)
+	var env messages.Envelope
+	if err := messages.DecodeEnvelope(data, &env); err != nil || env.V == 0 {
+		return fmt.Sprintf("%s %-3s %-8s %s", light, dir, typ, bytes.TrimSpace(data))
+	}
+	env.Type = typ
+	ts := env.Time.Local().Format("15:04:05.000")
+	if dir == "in" {
+		return fmt.Sprintf("%s %s in  %-8s %s", ts, light, typ, env.Data)
+	}
+	return fmt.Sprintf("%s %s out %s", ts, light, Output(env))
+}
+
+// Output renders an output event in one line.
+func Output(env messages.Envelope) string {
+	cause := ""
+	if env.Cause != 0 {
+		cause = fmt.Sprintf(" (input %d)", env.Cause)
+	}
+	switch env.Type {
+	case messages.OutState:
+		var d messages.OutStateData
+		if json.Unmarshal(env.Data, &d) == nil {
+			via := "set"
+			if d.Rule != nil {
+				via = fmt.Sprintf("%s by rule %s", d.Transition, *d.Rule)
+			}
+			return fmt.Sprintf("state  %s → %s  [%s]%s", d.From, d.To, via, cause)
+		}
+	case messages.OutVar:
+		var d messages.OutVarData
+		if json.Unmarshal(env.Data, &d) == nil {
+			if d.Unset {
+				return fmt.Sprintf("var    %s unset%s", d.Name, cause)
+			}
+			return fmt.Sprintf("var    %s = %s%s", d.Name, d.Value, cause)
+		}
+	case messages.OutError:
+		var d messages.OutErrorData
+		if json.Unmarshal(env.Data, &d) == nil {
+			rule := ""
+			if d.Rule != "" {
+				rule = " rule " + d.Rule + ":"
+			}
+			return fmt.Sprintf("error  %s%s %s%s", d.Kind, rule, d.Error, cause)
+		}
+	case messages.OutAgent:
+		var d messages.OutAgentData
+		if json.Unmarshal(env.Data, &d) == nil {
+			return "agent  " + Agent(d)
+		}
+	case messages.OutIgnored:
+		var d messages.OutIgnoredData
+		if json.Unmarshal(env.Data, &d) == nil {
+			return fmt.Sprintf("ignored %s%s", d.Reason, cause)
+		}
+	}
+	return fmt.Sprintf("%-6s %s%s", env.Type, strings.TrimSpace(string(env.Data)), cause)
+}
+
+// AgentStep renders an agent event of session as lumen ask shows it while
+// the request runs, or "" for events it does not show.
+func AgentStep(data []byte, session string) string {
+	var env messages.Envelope
+	if messages.DecodeEnvelope(data, &env) != nil {
+		return ""
+	}
+	var d messages.OutAgentData
+	if json.Unmarshal(env.Data, &d) != nil || d.Session != session {
+		return ""
+	}
+	switch d.Kind {
+	case messages.AgentKindTool:
+		if d.Call == nil || d.Call.Tool == "done" || d.Call.Tool == "askUser" {
+			return ""
+		}
+		return "  " + Call(*d.Call)
+	case messages.AgentKindApproval:
+		if d.Call == nil {
+			return ""
+		}
+		return fmt.Sprintf("  ? %s %s needs your approval: lumen approve %s  (or lumen reject %s; on the light: hold approves, click rejects)",
+			d.Call.Tool, clip.Line(string(d.Call.Args), 160, "…"), d.Approval, d.Approval)
+	case messages.AgentKindDecision:
+		return fmt.Sprintf("    %s by %s", d.Status, d.Who)
+	}
+	return ""
+}
+
+// Agent renders any agent event in one line, for tail.
+func Agent(d messages.OutAgentData) string {
+	head := fmt.Sprintf("%s#%d %s", d.Session, d.Step, d.Kind)
+	switch d.Kind {
+	case messages.AgentKindAsk:
+		return fmt.Sprintf("%s by %s: %s", head, d.Who, clip.Line(d.Text, 200, "…"))
+	case messages.AgentKindModel:
+		if d.Message == nil {
+			return head
+		}
+		var calls []string
+		for _, tc := range d.Message.ToolCalls {
+			calls = append(calls, tc.Name)
+		}
+		if len(calls) > 0 {
+			return fmt.Sprintf("%s calls %s", head, strings.Join(calls, ", "))
+		}
+		return fmt.Sprintf("%s says %s", head, clip.Line(d.Message.Content, 200, "…"))
+	case messages.AgentKindCall, messages.AgentKindTool:
+		if d.Call != nil {
+			return fmt.Sprintf("%s [%s] %s", head, d.Call.Tier, Call(*d.Call))
+		}
+	case messages.AgentKindApproval:
+		if d.Call != nil {
+			return fmt.Sprintf("%s %s waits for approval %s", head, d.Call.Tool, d.Approval)
+		}
+	case messages.AgentKindDecision:
+		return fmt.Sprintf("%s %s %s by %s", head, d.Approval, d.Status, d.Who)
+	case messages.AgentKindEnd:
+		return fmt.Sprintf("%s %s: %s", head, d.Status, clip.Line(d.Text, 200, "…"))
+	}
+	return head
+}
+
+// Call renders one tool call of the agent.
+func Call(c messages.ToolStep) string {
+	args := clip.Line(string(c.Args), 160, "…")
+	if c.OK {
+		return fmt.Sprintf("✓ %s %s", c.Tool, args)
+	}
+	return fmt.Sprintf("✗ %s %s: %s", c.Tool, args, clip.Line(c.Error, 240, "…"))
+}
+
+// Source renders one definition of a data source for a person: name, kind and what
+// triggers it, what it stores, what it fires, and when it last stored a
+// run (of lastRuns; a custom transition records none).
+func Source(raw json.RawMessage, lastRuns map[string]time.Time, now time.Time) string {
+	var d datasource.Def
+	if err := d.UnmarshalJSON(raw); err != nil {
+		return string(raw)
+	}
+	var what string
+	switch d.Kind() {
+	case datasource.TypePoll:
+		what = fmt.Sprintf("poll every %v: %s %s", d.Interval(), d.Fetch.Tool, d.Fetch.Args)
+	case datasource.TypeInternal:
+		what = fmt.Sprintf("internal every %v: %s", d.Interval(), d.Tracks)
+	case datasource.TypeNATS:
+		what = "nats " + d.Subject
+	case datasource.TypeMQTT:
+		what = "mqtt " + d.Topic
+	case datasource.TypeWebhook:
+		what = "webhook POST /hooks/<light>/" + d.Name
+	case datasource.TypeTransition:
+		what = fmt.Sprintf("custom transition, predicate %s every %v", d.Fetch.Tool, d.Interval())
+	case datasource.TypeGPIO:
+		what = fmt.Sprintf("gpio BCM %d %s, pull %s, debounce %v", *d.Pin, d.Edge, d.Pull, d.Debounce())
+	default:
+		what = d.Kind()
+	}
+	parts := []string{fmt.Sprintf("%-16s %s", d.Name, what)}
+	if len(d.Store) > 0 {
+		var st []string
+		for _, v := range slices.Sorted(maps.Keys(d.Store)) {
+			st = append(st, v+"="+d.Store[v])
+		}
+		parts = append(parts, "store "+strings.Join(st, " "))
+	}
+	if d.Fires != "" {
+		parts = append(parts, "fires "+d.Fires)
+	}
+	if at, ok := lastRuns[d.Name]; ok {
+		parts = append(parts, "last run "+now.Sub(at).Round(time.Second).String()+" ago")
+	}
+	return strings.Join(parts, "  ")
+}
+
+// Tools writes list_tools' reply, one tool a line: the defined tools
+// (a plugin of the same name runs instead), the operator's plugins with
+// their status, then the built-ins.
+func Tools(w io.Writer, lightName string, r messages.ToolsReply) {
+	plugin := map[string]bool{}
+	for _, p := range r.Plugins {
+		plugin[p.Name] = true
+	}
+	if len(r.Tools)+len(r.Plugins)+len(r.Builtin) == 0 {
+		fmt.Fprintf(w, "light %s has no tools\n", lightName)
+	}
+	for _, t := range r.Tools {
+		note := ""
+		if plugin[t.Name] {
+			note = "  [the plugin " + t.Name + " runs instead]"
+		}
+		hosts := "none"
+		if len(t.Hosts) > 0 {
+			hosts = strings.Join(t.Hosts, ", ")
+		}
+		fmt.Fprintf(w, "%-20s %s  (hosts: %s)%s\n", t.Name, t.Description, hosts, note)
+	}
+	for _, p := range r.Plugins {
+		status := p.Status
+		if p.Error != "" {
+			status += ": " + p.Error
+		}
+		fmt.Fprintf(w, "%-20s plugin, %s\n", p.Name, status)
+	}
+	for _, b := range r.Builtin {
+		fmt.Fprintf(w, "%-20s built-in: %s\n", b.Name, b.Description)
+	}
+}
+
+// Sessions writes the agent's sessions as a table, latest first.
+func Sessions(w io.Writer, list []messages.SessionInfo) error {
+	if len(list) == 0 {
+		_, err := fmt.Fprintln(w, "no sessions yet; start one with: lumen ask \"…\"")
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SESSION\tSTATUS\tSTEPS\tUPDATED\tLAST ASK\tPENDING")
+	for _, s := range list {
+		pending := ""
+		if s.Pending != nil {
+			pending = s.Pending.Tool + " (lumen approve " + s.Pending.Approval + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", s.Session, s.Status, s.Steps, s.Updated, clip.Line(s.LastAsk, 50, "…"), pending)
+	}
+	return tw.Flush()
+}
+
+// Transcript writes one session's conversation: what was asked, what the
+// agent said and called, and what waits.
+func Transcript(w io.Writer, s messages.SessionInfo) {
+	fmt.Fprintf(w, "session %s: %s, %d steps, updated %s\n", s.Session, s.Status, s.Steps, s.Updated)
+	results := map[string]messages.ToolStep{}
+	for _, c := range s.Calls {
+		results[c.ID] = c
+	}
+	for _, m := range s.Transcript {
+		switch m.Role {
+		case "user":
+			fmt.Fprintf(w, "you:   %s\n", m.Content)
+		case "assistant":
+			if m.Content != "" {
+				fmt.Fprintf(w, "agent: %s\n", m.Content)
+			}
+			for _, tc := range m.ToolCalls {
+				fmt.Fprintf(w, "  → %s %s\n", tc.Name, clip.Line(tc.Args, 160, "…"))
+			}
+		case "tool":
+			if c, ok := results[m.ToolCallID]; ok {
+				fmt.Fprintf(w, "    %s\n", Call(c))
+			} else {
+				fmt.Fprintf(w, "    %s\n", clip.Line(m.Content, 160, "…"))
+			}
+		}
+	}
+	if s.LastAnswer != "" {
+		fmt.Fprintf(w, "answer: %s\n", s.LastAnswer)
+	}
+	if s.Pending != nil {
+		fmt.Fprintf(w, "waiting: %s needs approval: lumen approve %s\n", s.Pending.Tool, s.Pending.Approval)
+	}
+}

@@ -1,0 +1,70 @@
+package describe_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lumen-home/lumen/messages"
+	"github.com/lumen-home/lumen/messages/describe"
+)
+
+func TestTools(t *testing.T) {
+	tests := []struct {
+		name string
+		r    messages.ToolsReply
+		want []string
+	}{
+		{"nothing at all", messages.ToolsReply{}, []string{"light demo has no tools"}},
+		{"every kind", messages.ToolsReply{
+			Tools: []messages.Tool{{Name: "weather", Description: "the weather", Hosts: []string{"api.example.com"}}, {Name: "hello", Description: "mine"}},
+			Plugins: []messages.PluginTool{{Name: "hello", Status: messages.PluginReady},
+				{Name: "broken", Status: messages.PluginFailed, Error: "not wasm"}},
+			Builtin: []messages.BuiltinTool{{Name: "get_time", Description: "the time"}},
+		}, []string{
+			"weather              the weather  (hosts: api.example.com)",
+			"hello                mine  (hosts: none)  [the plugin hello runs instead]",
+			"hello                plugin, ready",
+			"broken               plugin, failed: not wasm",
+			"get_time             built-in: the time",
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var b bytes.Buffer
+			describe.Tools(&b, "demo", tt.r)
+			if got := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n"); strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
+				t.Errorf("got\n%s\nwant\n%s", b.String(), strings.Join(tt.want, "\n"))
+			}
+		})
+	}
+}
+
+func TestOutputsAndSources(t *testing.T) {
+	rule := "r2"
+	out := func(typ string, cause uint64, d any) messages.Envelope {
+		b, _ := json.Marshal(d)
+		return messages.Output("k", cause, 0, typ, time.Unix(0, 0), b)
+	}
+	now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	tests := []struct{ got, want string }{
+		{describe.Output(out(messages.OutState, 7, messages.OutStateData{From: "off", To: "red", Rule: &rule, Transition: "button_click"})),
+			"state  off → red  [button_click by rule r2] (input 7)"},
+		{describe.Output(out(messages.OutVar, 7, messages.OutVarData{Name: "n", Value: json.RawMessage("3")})), "var    n = 3 (input 7)"},
+		{describe.Output(out(messages.OutError, 0, messages.OutErrorData{Kind: messages.ErrorRender, Error: "nope"})), "error  render nope"},
+		{describe.Output(out(messages.OutAgent, 0, messages.OutAgentData{Session: "s", Step: 2, Kind: messages.AgentKindAsk, Who: "cli", Text: "make it   red"})),
+			"agent  s#2 ask by cli: make it red"},
+		{describe.Call(messages.ToolStep{Tool: "setState", Args: json.RawMessage(`{"name":"red"}`), Error: "no state red"}),
+			`✗ setState {"name":"red"}: no state red`},
+		{describe.Source(json.RawMessage(`{"name":"door","type":"nats","subject":"home.doorbell","store":{"who":"result.who"},"fires":"ring"}`),
+			map[string]time.Time{"door": now.Add(-90 * time.Second)}, now),
+			"door             nats home.doorbell  store who=result.who  fires ring  last run 1m30s ago"},
+	}
+	for _, tt := range tests {
+		if tt.got != tt.want {
+			t.Errorf("got  %q\nwant %q", tt.got, tt.want)
+		}
+	}
+}
