@@ -167,3 +167,13 @@ func Play(ctx context.Context, wav []byte) error {
 	}
 	return errors.New("no audio player worked (aplay, paplay, ffplay, afplay)")
 }
+
+// ReadAudio reads a recording to send to talk, refusing one over MaxAudio
+// before reading it: past the server's maximum payload a client cannot
+// even send it.
+func ReadAudio(path string) ([]byte, error) {
+	if st, err := os.Stat(path); err == nil && st.Size() > MaxAudio {
+		return nil, fmt.Errorf("talk: %s is %.1f MiB; a spoken request may be at most %d MiB (about 4 minutes of 16 kHz mono); record a shorter one", path, float64(st.Size())/(1<<20), MaxAudio>>20)
+	}
+	return os.ReadFile(path)
+}

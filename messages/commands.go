@@ -8,6 +8,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"gopkg.in/yaml.v3"
 )
 
 // Command verbs of lumen.<light>.cmd.<verb>.
@@ -218,4 +220,22 @@ func kindName(k string) string {
 		return "a number"
 	}
 	return k
+}
+
+// ToJSON reads a configuration a person wrote, JSON or YAML (as the
+// file's extension ext says, else as it looks), and returns it as JSON.
+func ToJSON(raw []byte, ext string) ([]byte, error) {
+	trimmed := bytes.TrimSpace(raw)
+	if ext == ".json" || (len(trimmed) > 0 && trimmed[0] == '{') {
+		if !json.Valid(trimmed) {
+			var v any
+			return nil, fmt.Errorf("invalid JSON: %s", Explain(json.Unmarshal(trimmed, &v)))
+		}
+		return trimmed, nil
+	}
+	var v any
+	if err := yaml.Unmarshal(raw, &v); err != nil {
+		return nil, fmt.Errorf("invalid YAML: %w", err)
+	}
+	return json.Marshal(v)
 }

@@ -1,10 +1,17 @@
 package daemon
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
+
+	"gopkg.in/yaml.v3"
 
 	"github.com/lumen-home/lumen/actors/clock"
 	"github.com/lumen-home/lumen/actors/source/datasource"
@@ -175,4 +182,73 @@ func (c *Config) sourceTick() time.Duration {
 // arrive before the next snapshot.
 func (c *Config) compactAbove() uint64 {
 	return uint64(c.MaxBytes) / 4 * 3
+}
+
+// Decode reads a lumen.yaml over c: the keys it has replace c's values,
+// but for the keys in keep (dotted paths, e.g. agent.model), which keep
+// c's (flags given on the command line win). Unknown keys and values of
+// the wrong type are refused.
+func (c *Config) Decode(file []byte, keep []string) error {
+	var strict Config
+	dec := yaml.NewDecoder(bytes.NewReader(file))
+	dec.KnownFields(true)
+	if err := dec.Decode(&strict); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil // an empty file
+		}
+		return err
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(file, &doc); err != nil {
+		return err
+	}
+	for _, key := range keep {
+		if len(doc.Content) == 1 {
+			dropKey(doc.Content[0], strings.Split(key, "."))
+		}
+	}
+	return doc.Decode(c)
+}
+
+// dropKey removes the key at path from a YAML mapping.
+func dropKey(m *yaml.Node, path []string) {
+	for i := 0; m.Kind == yaml.MappingNode && i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value != path[0] {
+			continue
+		}
+		if len(path) == 1 {
+			m.Content = append(m.Content[:i], m.Content[i+2:]...)
+		} else {
+			dropKey(m.Content[i+1], path[1:])
+		}
+		return
+	}
+}
+
+// ParseGroups reads lumen up's --group GROUP=LIGHT,LIGHT flags.
+func ParseGroups(flags []string) (map[string][]string, error) {
+	if len(flags) == 0 {
+		return nil, nil
+	}
+	out := map[string][]string{}
+	for _, f := range flags {
+		g, members, ok := strings.Cut(f, "=")
+		if !ok || g == "" || members == "" {
+			return nil, fmt.Errorf("--group %q: write GROUP=LIGHT,LIGHT", f)
+		}
+		out[g] = append(out[g], strings.Split(members, ",")...)
+	}
+	return out, nil
+}
+
+// DataDir is the data directory of a daemon not told another:
+// $XDG_DATA_HOME/lumen, else ~/.local/share/lumen.
+func DataDir() string {
+	if d := os.Getenv("XDG_DATA_HOME"); d != "" {
+		return filepath.Join(d, "lumen")
+	}
+	if h, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(h, ".local", "share", "lumen")
+	}
+	return "lumen-data"
 }

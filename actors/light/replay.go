@@ -94,3 +94,12 @@ func (r Replay) Run(ctx context.Context, j *journal.Journal) (ReplaySummary, err
 	sum.State, sum.Pending = f.M.State(), len(f.Pending)
 	return sum, err
 }
+
+// String says what the replay did in a few words.
+func (s ReplaySummary) String() string {
+	out := fmt.Sprintf("%d inputs applied, %d outputs, state %s", s.Inputs, s.Outputs, s.State)
+	if s.Pending > 0 {
+		out += fmt.Sprintf(", %d inputs not applied yet", s.Pending)
+	}
+	return out
+}

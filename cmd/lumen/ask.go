@@ -99,6 +99,16 @@ after its maximum steps; 1 when it failed (model unreachable, not configured).`,
 	return cmd
 }
 
+// query sends verb to --light and decodes the reply into out; with --json
+// it prints the reply as is instead, and raw is true.
+func (a *app) query(ctx context.Context, verb string, body, out any) (raw bool, err error) {
+	b, err := a.request(ctx, verb, body)
+	if err != nil {
+		return false, err
+	}
+	return a.decodeReply(b, out)
+}
+
 // decodeReply prints a reply as is with --json (raw is true), or decodes
 // it into out.
 func (a *app) decodeReply(b []byte, out any) (raw bool, err error) {
@@ -141,12 +151,8 @@ without one, the light's only pending approval is meant.`,
 			if len(ids) == 1 {
 				r.ID = ids[0]
 			}
-			b, err := a.request(cmd.Context(), verb, r)
-			if err != nil {
-				return err
-			}
 			var rep messages.ApprovalReply
-			if raw, err := a.decodeReply(b, &rep); raw || err != nil {
+			if raw, err := a.query(cmd.Context(), verb, r, &rep); raw || err != nil {
 				return err
 			}
 			fmt.Fprintf(a.stdout, "%s %s (%s, session %s)\n", rep.Decision, rep.Tool, rep.ID, rep.Session)
@@ -170,12 +176,8 @@ func newSessions(a *app) *cobra.Command {
 			if len(names) == 1 {
 				r.Session = names[0]
 			}
-			b, err := a.request(cmd.Context(), messages.VerbSessions, r)
-			if err != nil {
-				return err
-			}
 			var rep messages.SessionsReply
-			if raw, err := a.decodeReply(b, &rep); raw || err != nil {
+			if raw, err := a.query(cmd.Context(), messages.VerbSessions, r, &rep); raw || err != nil {
 				return err
 			}
 			if r.Session == "" {
@@ -211,12 +213,7 @@ the agent is doing.`,
   espeak-ng -w request.wav "make it red" && lumen talk request.wav`,
 		Args: args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, files []string) error {
-			// Refused here rather than by the server: past its maximum
-			// payload a client cannot even send it.
-			if st, err := os.Stat(files[0]); err == nil && st.Size() > agent.MaxAudio {
-				return fmt.Errorf("talk: %s is %.1f MiB; a spoken request may be at most %d MiB (about 4 minutes of 16 kHz mono); record a shorter one", files[0], float64(st.Size())/(1<<20), agent.MaxAudio>>20)
-			}
-			audio, err := os.ReadFile(files[0])
+			audio, err := agent.ReadAudio(files[0])
 			if err != nil {
 				return err
 			}

@@ -121,16 +121,12 @@ func (a *app) mutate(ctx context.Context, verb string, body any) error {
 }
 
 // get fetches a light's model.
-func (a *app) get(ctx context.Context) (messages.GetReply, error) {
-	var g messages.GetReply
+func (a *app) get(ctx context.Context) (g messages.GetReply, err error) {
 	b, err := a.request(ctx, messages.VerbGet, struct{}{})
-	if err != nil {
-		return g, err
+	if err == nil && json.Unmarshal(b, &g) != nil {
+		err = fmt.Errorf("unexpected reply: %s", b)
 	}
-	if err := json.Unmarshal(b, &g); err != nil {
-		return g, fmt.Errorf("unexpected reply: %s", b)
-	}
-	return g, nil
+	return g, err
 }
 
 // printReply prints a mutation's reply for a person.
@@ -253,28 +249,11 @@ func (a *app) readFile(file string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	body, err := toJSON(raw, strings.ToLower(filepath.Ext(file)))
+	body, err := messages.ToJSON(raw, strings.ToLower(filepath.Ext(file)))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w (%w)", file, err, errBadFile)
 	}
 	return body, nil
-}
-
-// toJSON accepts JSON or YAML and returns JSON.
-func toJSON(raw []byte, ext string) ([]byte, error) {
-	trimmed := bytes.TrimSpace(raw)
-	if ext == ".json" || (len(trimmed) > 0 && trimmed[0] == '{') {
-		if !json.Valid(trimmed) {
-			var v any
-			return nil, fmt.Errorf("invalid JSON: %s", messages.Explain(json.Unmarshal(trimmed, &v)))
-		}
-		return trimmed, nil
-	}
-	var v any
-	if err := yaml.Unmarshal(raw, &v); err != nil {
-		return nil, fmt.Errorf("invalid YAML: %w", err)
-	}
-	return json.Marshal(v)
 }
 
 func newExport(a *app) *cobra.Command {
@@ -293,14 +272,7 @@ func newExport(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			for i := range g.Schedules {
-				g.Schedules[i].Next = nil
-			}
-			// Everything apply takes, so that export | apply round-trips:
-			// the data sources too (custom transitions are a tool and a
-			// source, both here), as their canonical definitions.
-			exp := messages.ApplyRequest{States: g.States, Rules: g.Rules, Vars: g.Vars, Initial: g.State, Schedules: g.Schedules, Tools: g.Tools, Sources: g.Sources}
-			out, err := json.MarshalIndent(exp, "", "  ")
+			out, err := json.MarshalIndent(g.Config(), "", "  ")
 			if err != nil {
 				return err
 			}
@@ -339,33 +311,14 @@ outputs (what it did). --light '*' follows every light.`,
 				}
 				filter = subject.Events(a.light)
 			}
-			nc, err := a.connect()
+			nc, ch, err := a.watch(filter)
 			if err != nil {
 				return err
 			}
 			defer nc.Close()
-			ch := make(chan *nats.Msg, 1024)
-			sub, err := nc.ChanSubscribe(filter, ch)
-			if err != nil {
-				return err
-			}
-			defer sub.Unsubscribe()
-			if err := nc.Flush(); err != nil {
-				return err
-			}
 			fmt.Fprintf(a.stderr, "lumen: following %s on %s (Ctrl-C to stop)\n", filter, a.server)
-			for {
-				select {
-				case <-cmd.Context().Done():
-					return nil
-				case m := <-ch:
-					if a.jsonOut {
-						fmt.Fprintf(a.stdout, "%s\n", m.Data)
-						continue
-					}
-					fmt.Fprintln(a.stdout, describe.Event(m.Subject, m.Data))
-				}
-			}
+			a.printEvents(cmd.Context(), ch, 0, 0, func(*nats.Msg) bool { return false })
+			return nil
 		},
 	}
 	lightFlag(cmd, a)
@@ -374,18 +327,23 @@ outputs (what it did). --light '*' follows every light.`,
 }
 
 // watchLight connects and subscribes to the events of --light before a
-// command acts, so that none of what follows is missed. Closing the
-// connection ends the subscription.
+// command acts, so that none of what follows is missed.
 func (a *app) watchLight() (*nats.Conn, chan *nats.Msg, error) {
 	if err := subject.ValidLight(a.light); err != nil {
 		return nil, nil, usageError{fmt.Errorf("--light: %w", err)}
 	}
+	return a.watch(subject.Events(a.light))
+}
+
+// watch connects and subscribes to the events matching filter. Closing
+// the connection ends the subscription.
+func (a *app) watch(filter string) (*nats.Conn, chan *nats.Msg, error) {
 	nc, err := a.connect()
 	if err != nil {
 		return nil, nil, err
 	}
-	ch := make(chan *nats.Msg, 256)
-	if _, err := nc.ChanSubscribe(subject.Events(a.light), ch); err != nil {
+	ch := make(chan *nats.Msg, 1024)
+	if _, err := nc.ChanSubscribe(filter, ch); err != nil {
 		nc.Close()
 		return nil, nil, err
 	}

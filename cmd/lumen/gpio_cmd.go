@@ -47,15 +47,8 @@ light on a Pi's real pins refuses it (409).`,
 			if err != nil || pin < 0 || pin > datasource.MaxGPIOPin {
 				return usageError{fmt.Errorf("gpio %q: PIN is a BCM number from 0 to %d, e.g. 23", argv[0], datasource.MaxGPIOPin)}
 			}
-			var levels []int
-			switch argv[1] {
-			case "high":
-				levels = []int{1}
-			case "low":
-				levels = []int{0}
-			case "pulse":
-				levels = []int{1, 0}
-			default:
+			levels := map[string][]int{"high": {1}, "low": {0}, "pulse": {1, 0}}[argv[1]]
+			if levels == nil {
 				return usageError{fmt.Errorf("gpio %s %q: say high, low or pulse", argv[0], argv[1])}
 			}
 			nc, ch, err := a.watchLight()
@@ -96,10 +89,13 @@ light on a Pi's real pins refuses it (409).`,
 
 // printEvents prints the light's events from ch as they come, until the
 // light has been quiet for quiet once done has said enough, or for wait
-// if it never does, or until ctx ends.
+// if it never does (0: no limit), or until ctx ends.
 func (a *app) printEvents(ctx context.Context, ch chan *nats.Msg, wait, quiet time.Duration, done func(*nats.Msg) bool) {
 	first := time.NewTimer(wait)
 	defer first.Stop()
+	if wait <= 0 {
+		first.Stop()
+	}
 	var calm <-chan time.Time
 	enough := false
 	for {

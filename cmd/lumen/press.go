@@ -8,18 +8,13 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/spf13/cobra"
 
+	"github.com/lumen-home/lumen/hardware/gesture"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/subject"
 )
 
-// Edge timings of `lumen press`: well clear of the default debounce, and
-// a double's gap well inside the double-click window.
-const (
-	pressClickFor = 60 * time.Millisecond
-	pressGap      = 100 * time.Millisecond
-	// pressQuiet is how long press keeps printing after the last event.
-	pressQuiet = 400 * time.Millisecond
-)
+// pressQuiet is how long press keeps printing after the last event.
+const pressQuiet = 400 * time.Millisecond
 
 func newPress(a *app) *cobra.Command {
 	var holdFor durationFlag = durationFlag(time.Second)
@@ -45,17 +40,9 @@ a light with a real button refuses them.`,
 			if len(argv) == 1 {
 				kind = argv[0]
 			}
-			var plan []time.Duration // hold time of each press
-			want := 1                // gestures expected
-			switch kind {
-			case "click":
-				plan = []time.Duration{pressClickFor}
-			case "double":
-				plan = []time.Duration{pressClickFor, pressClickFor}
-			case "hold":
-				plan, want = []time.Duration{time.Duration(holdFor)}, 2
-			default:
-				return usageError{fmt.Errorf("press %q: say click, double or hold", kind)}
+			plan, want, err := gesture.Presses(kind, time.Duration(holdFor))
+			if err != nil {
+				return usageError{err}
 			}
 			nc, ch, err := a.watchLight()
 			if err != nil {
@@ -64,13 +51,13 @@ a light with a real button refuses them.`,
 			defer nc.Close()
 			for i, d := range plan {
 				if i > 0 {
-					time.Sleep(pressGap)
+					time.Sleep(gesture.PressGap)
 				}
-				if _, err := a.request(cmd.Context(), messages.VerbButton, messages.ButtonRequest{Edge: messages.EdgeDown}); err != nil {
+				if _, err := a.requestOn(cmd.Context(), nc, messages.VerbButton, messages.ButtonRequest{Edge: messages.EdgeDown}); err != nil {
 					return err
 				}
 				time.Sleep(d)
-				if _, err := a.request(cmd.Context(), messages.VerbButton, messages.ButtonRequest{Edge: messages.EdgeUp}); err != nil {
+				if _, err := a.requestOn(cmd.Context(), nc, messages.VerbButton, messages.ButtonRequest{Edge: messages.EdgeUp}); err != nil {
 					return err
 				}
 			}

@@ -52,11 +52,7 @@ stopped); otherwise it reads the journal of the running daemon at --server.`,
 				r.OnApplied = func(ap *light.Applied) { fmt.Fprintln(a.stdout, ap.Line()) }
 			}
 			sum, err := r.Run(ctx, journal.New(js))
-			fmt.Fprintf(a.stdout, "%s: %d inputs applied, %d outputs, state %s", a.light, sum.Inputs, sum.Outputs, sum.State)
-			if sum.Pending > 0 {
-				fmt.Fprintf(a.stdout, ", %d inputs not applied yet", sum.Pending)
-			}
-			fmt.Fprintln(a.stdout)
+			fmt.Fprintf(a.stdout, "%s: %s\n", a.light, sum)
 			if err != nil {
 				return err
 			}

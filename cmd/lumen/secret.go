@@ -4,13 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
+	"github.com/lumen-home/lumen/actors/daemon"
 	"github.com/lumen-home/lumen/plugins/secrets"
 )
 
@@ -39,7 +38,7 @@ reloads the file. Run them as the user that runs 'lumen up' (root for
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	cmd.PersistentFlags().StringVar(&data, "data", defaultDataDir(), "data directory of the light (lumen up --data); secrets are in DATA/secrets")
+	cmd.PersistentFlags().StringVar(&data, "data", daemon.DataDir(), "data directory of the light (lumen up --data); secrets are in DATA/secrets")
 	cmd.AddCommand(newSecretSet(a, &data), newSecretLs(a, &data), newSecretRm(a, &data))
 	return cmd
 }
@@ -146,22 +145,10 @@ on, once the running 'lumen up' has reloaded the file.`,
 		Example: `  lumen secret rm OPENWEATHER_KEY`,
 		Args:    args(cobra.ExactArgs(1)),
 		RunE: func(_ *cobra.Command, args []string) error {
-			name := args[0]
-			if err := secrets.ValidName(name); err != nil {
-				return usageError{err}
-			}
-			dir := secrets.Dir(*data)
-			if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
-				return fmt.Errorf("no secret %s: there are no secrets in %s", name, dir)
-			}
-			st, err := secrets.Open(dir)
-			if err != nil {
-				return err
-			}
-			if err := st.Delete(name); err != nil {
+			if err := secrets.Remove(secrets.Dir(*data), args[0]); err != nil {
 				return secretError(err)
 			}
-			fmt.Fprintf(a.stdout, "secret %s removed\n", name)
+			fmt.Fprintf(a.stdout, "secret %s removed\n", args[0])
 			return nil
 		},
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -99,16 +98,9 @@ the result: result.temp, result.list[0].name, result["odd key"].`,
   lumen source ls --light kitchen --json`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			b, err := a.request(cmd.Context(), messages.VerbListSources, struct{}{})
-			if err != nil {
-				return err
-			}
-			if a.jsonOut {
-				return a.printJSON(b)
-			}
 			var r messages.SourcesReply
-			if err := json.Unmarshal(b, &r); err != nil {
-				return fmt.Errorf("unexpected reply: %s", b)
+			if raw, err := a.query(cmd.Context(), messages.VerbListSources, nil, &r); raw || err != nil {
+				return err
 			}
 			if len(r.Sources) == 0 {
 				fmt.Fprintf(a.stdout, "light %s has no data sources\n", a.light)

@@ -72,15 +72,8 @@ syntax-checked; an error names its line and column.`,
 				}
 				req.Args = json.RawMessage(argsJSON)
 			}
-			b, err := a.request(cmd.Context(), messages.VerbRunTool, req)
-			if err != nil {
-				return err
-			}
-			if a.jsonOut {
-				return a.printJSON(b)
-			}
 			var r messages.RunToolReply
-			if err := json.Unmarshal(b, &r); err != nil {
+			if raw, err := a.query(cmd.Context(), messages.VerbRunTool, req, &r); raw || err != nil {
 				return err
 			}
 			for _, l := range r.Log {
@@ -98,15 +91,8 @@ syntax-checked; an error names its line and column.`,
 		Example: `  lumen tool ls --light kitchen`,
 		Args:    args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			b, err := a.request(cmd.Context(), messages.VerbListTools, struct{}{})
-			if err != nil {
-				return err
-			}
-			if a.jsonOut {
-				return a.printJSON(b)
-			}
 			var r messages.ToolsReply
-			if err := json.Unmarshal(b, &r); err != nil {
+			if raw, err := a.query(cmd.Context(), messages.VerbListTools, nil, &r); raw || err != nil {
 				return err
 			}
 			describe.Tools(a.stdout, a.light, r)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,30 +8,19 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"gopkg.in/yaml.v3"
 
 	"github.com/lumen-home/lumen/actors/daemon"
 	"github.com/lumen-home/lumen/actors/source/datasource"
 	"github.com/lumen-home/lumen/hardware"
+	"github.com/lumen-home/lumen/hardware/render"
 )
 
-func defaultDataDir() string {
-	if d := os.Getenv("XDG_DATA_HOME"); d != "" {
-		return filepath.Join(d, "lumen")
-	}
-	if h, err := os.UserHomeDir(); err == nil {
-		return filepath.Join(h, ".local", "share", "lumen")
-	}
-	return "lumen-data"
-}
-
 func newUp(a *app) *cobra.Command {
-	cfg := daemon.DefaultConfig(defaultDataDir())
+	cfg := daemon.DefaultConfig(daemon.DataDir())
 	var configFile string
 	var groupFlags []string
 	cmd := &cobra.Command{
@@ -78,9 +66,9 @@ too: 'lumen gpio PIN high|low|pulse' drives one.`,
   lumen up --http 127.0.0.1:8080 --mqtt 127.0.0.1:1883`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			groups, err := parseGroups(groupFlags)
+			groups, err := daemon.ParseGroups(groupFlags)
 			if err != nil {
-				return err
+				return usageError{err}
 			}
 			cfg.Groups = groups
 			final, err := loadUpConfig(cmd, cfg, configFile)
@@ -139,53 +127,26 @@ func loadUpConfig(cmd *cobra.Command, flags daemon.Config, file string) (daemon.
 // mergeFile decodes lumen.yaml over cfg, but for the keys whose flags
 // were given: flags win.
 func mergeFile(flags *pflag.FlagSet, cfg *daemon.Config, b []byte) error {
-	var strict daemon.Config // refuses unknown keys and wrong types
-	dec := yaml.NewDecoder(bytes.NewReader(b))
-	dec.KnownFields(true)
-	if err := dec.Decode(&strict); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil // an empty file
-		}
-		return err
-	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(b, &doc); err != nil {
-		return err
-	}
 	keys := map[string]string{"listen": "listen", "light": "lights", "sync": "sync", "user": "user", "password": "password",
 		"clock": "clock", "snapshot-every": "snapshot_every", "group": "groups", "max-bytes": "max_bytes", "allow-net": "allow_net",
 		"http": "http", "mqtt": "mqtt", "hardware": "hardware.driver", "openai-base-url": "agent.base_url", "model": "agent.model",
 		"agent-max-turns": "agent.max_turns", "agent-timeout": "agent.timeout", "agent-forbid": "agent.forbid", "agent-stream": "agent.stream",
 		"transcribe-model": "agent.transcribe_model", "speech-model": "agent.speech_model", "voice": "agent.voice"}
+	var given []string
 	flags.Visit(func(f *pflag.Flag) {
-		if key, ok := keys[f.Name]; ok && len(doc.Content) == 1 {
-			dropKey(doc.Content[0], strings.Split(key, "."))
+		if key, ok := keys[f.Name]; ok {
+			given = append(given, key)
 		}
 	})
-	return doc.Decode(cfg)
-}
-
-// dropKey removes the key at path from a YAML mapping.
-func dropKey(m *yaml.Node, path []string) {
-	for i := 0; m.Kind == yaml.MappingNode && i+1 < len(m.Content); i += 2 {
-		if m.Content[i].Value != path[0] {
-			continue
-		}
-		if len(path) == 1 {
-			m.Content = append(m.Content[:i], m.Content[i+2:]...)
-		} else {
-			dropKey(m.Content[i+1], path[1:])
-		}
-		return
-	}
+	return cfg.Decode(b, given)
 }
 
 // runDaemon runs lumen up until ctx ends: the daemon, its ready line and
 // where to reach it, the status line on a terminal.
 func (a *app) runDaemon(ctx context.Context, cfg daemon.Config) error {
-	status := newStatusLine(a.stdout, cfg.Lights)
+	status := render.NewStatus(a.stdout, cfg.Lights)
 	cfg.Logf = func(format string, args ...any) { fmt.Fprintf(a.stderr, "lumen: "+format+"\n", args...) }
-	cfg.OnShow = func(light, state string, raw []hardware.RGB) { status.show(light, state, raw) }
+	cfg.OnShow = func(light, state string, raw []hardware.RGB) { status.Show(light, state, raw) }
 	d, err := daemon.New(cfg)
 	if err != nil {
 		return usageError{err}
@@ -212,29 +173,9 @@ func (a *app) runDaemon(ctx context.Context, cfg daemon.Config) error {
 // cannot wait 10 s per fetch. 0 keeps the daemon's minimum.
 func sourceMinInterval(stderr io.Writer) time.Duration {
 	v := os.Getenv("LUMEN_SOURCE_MIN_INTERVAL_MS")
-	if v == "" {
-		return 0
-	}
 	ms, err := strconv.Atoi(v)
-	if err != nil || ms <= 0 {
+	if v != "" && (err != nil || ms <= 0) {
 		fmt.Fprintf(stderr, "lumen: LUMEN_SOURCE_MIN_INTERVAL_MS=%q is not a positive number of milliseconds; ignored\n", v)
-		return 0
 	}
-	return time.Duration(ms) * time.Millisecond
-}
-
-// parseGroups reads --group GROUP=LIGHT,LIGHT flags.
-func parseGroups(flags []string) (map[string][]string, error) {
-	if len(flags) == 0 {
-		return nil, nil
-	}
-	out := map[string][]string{}
-	for _, f := range flags {
-		g, members, ok := strings.Cut(f, "=")
-		if !ok || g == "" || members == "" {
-			return nil, usageError{fmt.Errorf("--group %q: write GROUP=LIGHT,LIGHT", f)}
-		}
-		out[g] = append(out[g], strings.Split(members, ",")...)
-	}
-	return out, nil
+	return time.Duration(max(ms, 0)) * time.Millisecond
 }

@@ -258,3 +258,26 @@ func emit(out []Gesture, kind string, at time.Time) []Gesture {
 	}
 	return append(out, Gesture{kind, at})
 }
+
+// Timings of a gesture made by a program (lumen press): well clear of the
+// default debounce, and a double's gap well inside the double-click
+// window.
+const (
+	ClickFor = 60 * time.Millisecond  // how long a click holds the button down
+	PressGap = 100 * time.Millisecond // between the presses of a double click
+)
+
+// Presses returns how long each press of gesture kind ("click",
+// "double" or "hold", held for hold) keeps the button down, and how many
+// gestures the light then sees (a hold ends with a release).
+func Presses(kind string, hold time.Duration) (downs []time.Duration, gestures int, err error) {
+	switch kind {
+	case "click":
+		return []time.Duration{ClickFor}, 1, nil
+	case "double":
+		return []time.Duration{ClickFor, ClickFor}, 1, nil
+	case "hold":
+		return []time.Duration{hold}, 2, nil
+	}
+	return nil, 0, fmt.Errorf("press %q: say click, double or hold", kind)
+}

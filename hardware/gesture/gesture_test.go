@@ -2,6 +2,7 @@ package gesture_test
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -316,5 +317,41 @@ func BenchmarkGesture(b *testing.B) {
 		d.Edge(hardware.Edge{Down: true, At: ms(2005)})
 		d.Edge(hardware.Edge{Down: false, At: ms(2008)})
 		t = t.Add(3 * time.Second)
+	}
+}
+
+func TestPresses(t *testing.T) {
+	for _, tt := range []struct {
+		kind     string
+		downs    []time.Duration
+		gestures int
+	}{
+		{"click", []time.Duration{gesture.ClickFor}, 1},
+		{"double", []time.Duration{gesture.ClickFor, gesture.ClickFor}, 1},
+		{"hold", []time.Duration{2 * time.Second}, 2},
+	} {
+		downs, n, err := gesture.Presses(tt.kind, 2*time.Second)
+		if err != nil || !slices.Equal(downs, tt.downs) || n != tt.gestures {
+			t.Errorf("%s: %v %d %v", tt.kind, downs, n, err)
+		}
+		// The presses make that gesture on the default detector.
+		d, _ := gesture.New(gesture.Config{})
+		at := time.Unix(0, 0)
+		var got []gesture.Gesture
+		for i, down := range downs {
+			if i > 0 {
+				at = at.Add(gesture.PressGap)
+			}
+			got = append(got, d.Edge(hardware.Edge{Down: true, At: at})...)
+			at = at.Add(down)
+			got = append(got, d.Edge(hardware.Edge{Down: false, At: at})...)
+		}
+		got = append(got, d.Tick(at.Add(time.Second))...)
+		if len(got) != tt.gestures {
+			t.Errorf("%s makes %v", tt.kind, got)
+		}
+	}
+	if _, _, err := gesture.Presses("wiggle", 0); err == nil {
+		t.Error("a wiggle")
 	}
 }

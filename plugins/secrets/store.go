@@ -389,3 +389,19 @@ func List(dir string) ([]Info, error) {
 	}
 	return st.List(), nil
 }
+
+// Remove deletes the secret name of dir, without creating dir: a bad name
+// is an ErrInvalid.
+func Remove(dir, name string) error {
+	if err := ValidName(name); err != nil {
+		return err
+	}
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("secrets: no secret %s: there are no secrets in %s", name, dir)
+	}
+	st, err := Open(dir)
+	if err != nil {
+		return err
+	}
+	return st.Delete(name)
+}

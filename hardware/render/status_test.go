@@ -1,4 +1,4 @@
-package main
+package render_test
 
 import (
 	"bytes"
@@ -6,19 +6,20 @@ import (
 	"testing"
 
 	"github.com/lumen-home/lumen/hardware"
+	"github.com/lumen-home/lumen/hardware/render"
 )
 
 func TestStatusLine(t *testing.T) {
-	if s := newStatusLine(&bytes.Buffer{}, []string{"a"}); s != nil {
+	if s := render.NewStatus(&bytes.Buffer{}, []string{"a"}); s != nil {
 		t.Fatal("a status line on something that is not a terminal")
 	}
-	var nilLine *statusLine
-	nilLine.show("a", "red", []hardware.RGB{{R: 255}}) // no terminal: a no-op
+	var nilLine *render.Status
+	nilLine.Show("a", "red", []hardware.RGB{{R: 255}}) // no terminal: a no-op
 
 	var buf bytes.Buffer
-	s := &statusLine{w: &buf, order: []string{"kitchen", "hall"}, shown: map[string]string{}}
-	s.show("hall", "blue", []hardware.RGB{{B: 255}})
-	s.show("kitchen", "red", []hardware.RGB{{R: 255}})
+	s := render.NewStatusOn(&buf, []string{"kitchen", "hall"})
+	s.Show("hall", "blue", []hardware.RGB{{B: 255}})
+	s.Show("kitchen", "red", []hardware.RGB{{R: 255}})
 	lines := strings.Split(buf.String(), "\r\x1b[K")
 	last := lines[len(lines)-1]
 	k, h := strings.Index(last, "kitchen: red"), strings.Index(last, "hall: blue")
