@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/nats-io/nats.go"
 )
@@ -31,117 +30,6 @@ func led(t *testing.T, nc *nats.Conn, light string) (state string, pixels, raw [
 		raw = append(raw, [3]int{p.R, p.G, p.B})
 	}
 	return body.State, pixels, raw
-}
-
-// waitLED polls cmd.led until the device shows state.
-func waitLED(t *testing.T, nc *nats.Conn, light, state string) (pixels, raw [][3]int) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		s, p, r := led(t, nc, light)
-		if s == state {
-			return p, r
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the LED of %s shows %q, want %q", light, s, state)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-func edge(t *testing.T, nc *nats.Conn, light, e string) {
-	t.Helper()
-	mustOK(t, request(t, nc, "lumen."+light+".cmd.button", `{"edge":"`+e+`"}`))
-}
-
-// Raw edges over NATS go through debounce and gesture detection, become
-// fired inputs, the rules react, and the LED shows the new state.
-func TestSimulatedButtonAndLED(t *testing.T) {
-	t.Parallel()
-	d := startDaemon(t, t.TempDir(), "--hardware", "sim")
-	nc := connect(t, d.URL)
-	events := subscribeEvents(t, nc, "demo")
-
-	if p, raw := waitLED(t, nc, "demo", "off"); p[0] != [3]int{0, 0, 0} || raw[0] != [3]int{0, 0, 0} {
-		t.Fatalf("off shows %v (raw %v)", p, raw)
-	}
-	// A click with contact bounce on the way down.
-	edge(t, nc, "demo", "down")
-	edge(t, nc, "demo", "up")
-	edge(t, nc, "demo", "down")
-	time.Sleep(60 * time.Millisecond)
-	edge(t, nc, "demo", "up")
-	in := waitEvent(t, events, "lumen.demo.evt.in.fired", `"button_click"`)
-	if !strings.Contains(string(in.Data), `"source":"button"`) {
-		t.Fatalf("gesture input does not say it came from the button: %s", in.Data)
-	}
-	waitEvent(t, events, "lumen.demo.evt.out.state", `"to":"red"`)
-	if p, raw := waitLED(t, nc, "demo", "red"); raw[0] != [3]int{255, 0, 0} || p[0][0] == 0 || p[0][1] != 0 {
-		t.Fatalf("red shows %v (raw %v)", p, raw)
-	}
-
-	// A hold turns it off (the demo's wildcard rule), then a release.
-	edge(t, nc, "demo", "down")
-	waitEvent(t, events, "lumen.demo.evt.in.fired", `"button_hold"`)
-	edge(t, nc, "demo", "up")
-	waitEvent(t, events, "lumen.demo.evt.in.fired", `"button_release"`)
-	waitLED(t, nc, "demo", "off")
-
-	// Two quick clicks are one double click, never two clicks.
-	for range 2 {
-		edge(t, nc, "demo", "down")
-		time.Sleep(40 * time.Millisecond)
-		edge(t, nc, "demo", "up")
-		time.Sleep(60 * time.Millisecond)
-	}
-	waitEvent(t, events, "lumen.demo.evt.in.fired", `"button_double_click"`)
-	time.Sleep(500 * time.Millisecond)
-	for {
-		select {
-		case m := <-events:
-			if strings.Contains(string(m.Data), `"button_click"`) {
-				t.Fatalf("a double click also fired a click: %s", m.Data)
-			}
-			continue
-		default:
-		}
-		break
-	}
-
-	// Bad edges get clear errors.
-	if r := request(t, nc, "lumen.demo.cmd.button", `{"edge":"sideways"}`); r.Code != "400" || !strings.Contains(r.Body["error"].(string), "down") {
-		t.Fatalf("bad edge: %s", r.Raw)
-	}
-	if r := request(t, nc, "lumen.demo.cmd.button", `{"edge":"up"}`); r.Code != "409" {
-		t.Fatalf("up while up: %s", r.Raw)
-	}
-}
-
-// A state whose color expression fails shows the error color and
-// journals one error, not one per frame.
-func TestRenderErrorIsJournaledOnce(t *testing.T) {
-	t.Parallel()
-	d := startDaemon(t, t.TempDir(), "--hardware", "sim")
-	nc := connect(t, d.URL)
-	events := subscribeEvents(t, nc, "demo")
-	mustOK(t, request(t, nc, "lumen.demo.cmd.create_state", `{"name":"broken","r":"undefinedThing * 2","g":0,"b":0,"speed":20}`))
-	mustOK(t, request(t, nc, "lumen.demo.cmd.set_state", `{"name":"broken"}`))
-	waitEvent(t, events, "lumen.demo.evt.out.error", `"kind":"render"`)
-	time.Sleep(300 * time.Millisecond) // 15 frames
-	for {
-		select {
-		case m := <-events:
-			if strings.Contains(string(m.Data), `"kind":"render"`) {
-				t.Fatalf("a second render error for the same state: %s", m.Data)
-			}
-			continue
-		default:
-		}
-		break
-	}
-	if _, code := runCLI(t, d.URL, "replay", "--light", "demo", "--verify"); code != 0 {
-		t.Fatal("replay --verify fails once a render error is journaled")
-	}
 }
 
 func TestPressCLI(t *testing.T) {
