@@ -43,7 +43,8 @@ type Config struct {
 	Allow   netpolicy.Operator // what the operator lets tools reach beyond the defaults
 	Secrets *secrets.Store     // nil: no secrets
 	// Conn reads the light's tool definitions over NATS.
-	Conn *nats.Conn
+	Conn   *nats.Conn
+	client *wire.Client
 	// Plugins are the operator's precompiled plugins, shared by every
 	// light (OpenPlugins); nil: none.
 	Plugins *Plugins
@@ -103,6 +104,7 @@ func Props(cfg Config) (*actor.Props, error) {
 	if cfg.Conn == nil {
 		return nil, errors.New("tool: a connection is required")
 	}
+	cfg.client = wire.New(cfg.Conn)
 	if cfg.Concurrency <= 0 {
 		cfg.Concurrency = 4
 	}
@@ -242,7 +244,7 @@ func (m *Manager) load(ctx actor.Context) {
 	}
 	m.loading = true
 	self, root := ctx.Self(), ctx.ActorSystem().Root
-	client, name, logf := wire.New(m.cfg.Conn), m.cfg.Light, m.cfg.Logf
+	client, name, logf := m.cfg.client, m.cfg.Light, m.cfg.Logf
 	go func() {
 		var r messages.ToolsReply
 		err := client.CallRetry(context.Background(), name, messages.VerbListTools, nil, &r, wire.Retry{Attempts: 50, Logf: logf, Who: "tools of " + name})
