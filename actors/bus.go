@@ -48,3 +48,32 @@ func OnConfig(ctx actor.Context, nc *nats.Conn, light string, msg any) (*nats.Su
 	}
 	return sub, nil
 }
+
+// Reader reads what an actor follows of its light (the model, its sources,
+// its tools) off the actor's goroutine, one read at a time: a read asked
+// for while one runs is made again once that one is in, since it may
+// predate the change that asked for it. Only the actor's goroutine uses
+// it.
+type Reader struct{ reading, again bool }
+
+// Read runs read in its own goroutine, unless a read runs: then the next
+// Done asks for another. read sends its result to the actor.
+func (r *Reader) Read(read func()) {
+	if r.reading {
+		r.again = true
+		return
+	}
+	r.reading = true
+	go read()
+}
+
+// Reading reports whether a read runs.
+func (r *Reader) Reading() bool { return r.reading }
+
+// Done is told that a read's result is in; it reports whether to read
+// again.
+func (r *Reader) Done() (again bool) {
+	r.reading = false
+	again, r.again = r.again, false
+	return again
+}

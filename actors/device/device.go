@@ -129,8 +129,7 @@ type Actor struct {
 	frameGen, gestureGen int
 	frameTimer           clock.Timer
 	gestureTimer         clock.Timer
-	loading              bool
-	stale                bool // the model changed while it was being read
+	model                actors.Reader // of the light's model
 
 	gpio pinState
 }
@@ -158,10 +157,11 @@ func (a *Actor) Receive(ctx actor.Context) {
 	case *output:
 		a.follow(ctx, msg.msg)
 	case *model:
-		a.loading = false
+		again := a.model.Done()
 		a.apply(ctx, msg.reply)
-		if a.stale {
-			a.stale = false
+		if again {
+			// The read may predate the change (a new gpio source would
+			// go unwatched until the next one).
 			a.load(ctx)
 		}
 	case *reload:
@@ -272,21 +272,14 @@ func (a *Actor) stop() {
 
 // load asks the light for its model, off the actor's goroutine.
 func (a *Actor) load(ctx actor.Context) {
-	if a.loading {
-		// Read again once this read is in: it may predate the change
-		// (a new gpio source would go unwatched until the next one).
-		a.stale = true
-		return
-	}
-	a.loading = true
 	self, root := ctx.Self(), ctx.ActorSystem().Root
 	bg, client, name, logf := a.ctx, a.cfg.client, a.cfg.Light, a.cfg.Logf
-	go func() {
+	a.model.Read(func() {
 		var g messages.GetReply
 		if client.CallRetry(bg, name, messages.VerbGet, nil, &g, wire.Retry{Logf: logf, Who: "device " + name}) == nil {
 			root.Send(self, &model{reply: &g})
 		}
-	}()
+	})
 }
 
 // apply takes the light's model: its states, variables and current state.

@@ -56,7 +56,7 @@ func (g *gpioState) stop() {
 // other edge of a rising-only source is no result at all: it journals
 // nothing.
 func (m *Manager) gpioEdge(ctx actor.Context, payload []byte) {
-	if m.loading {
+	if m.defs.Reading() {
 		if len(m.gpio.pending) < maxPendingGPIO {
 			m.gpio.pending = append(m.gpio.pending, payload)
 		}

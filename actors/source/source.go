@@ -118,13 +118,12 @@ type kid struct {
 
 // Manager supervises the data sources of one light.
 type Manager struct {
-	cfg     *Config
-	sub     *nats.Subscription
-	tick    clock.Timer // the next check of the schedules
-	loading bool
-	stale   bool
-	kids    map[string]*kid
-	gpio    gpioState
+	cfg  *Config
+	sub  *nats.Subscription
+	tick clock.Timer   // the next check of the schedules
+	defs actors.Reader // of the light's source definitions
+	kids map[string]*kid
+	gpio gpioState
 }
 
 // Props returns the manager's props.
@@ -188,11 +187,10 @@ func (m *Manager) Receive(ctx actor.Context) {
 	case *reloadT:
 		m.load(ctx)
 	case *defsMsg:
-		m.loading = false
+		again := m.defs.Done()
 		m.apply(ctx, msg)
 		m.drainGPIO(ctx)
-		if m.stale {
-			m.stale = false
+		if again {
 			m.load(ctx)
 		}
 	case *tickT:
@@ -223,21 +221,16 @@ func (m *Manager) armTick(ctx actor.Context) {
 
 // load reads the light's sources off the actor's goroutine.
 func (m *Manager) load(ctx actor.Context) {
-	if m.loading {
-		m.stale = true
-		return
-	}
-	m.loading = true
 	self, root := ctx.Self(), ctx.ActorSystem().Root
 	client, name, logf := m.cfg.client, m.cfg.Light, m.cfg.Logf
-	go func() {
+	m.defs.Read(func() {
 		var r messages.SourcesReply
 		if err := client.CallRetry(context.Background(), name, messages.VerbListSources, nil, &r, wire.Retry{Attempts: 50, Logf: logf, Who: "sources of " + name}); err != nil {
 			root.Send(self, &defsMsg{}) // give up this round; the next config change reloads
 			return
 		}
 		root.Send(self, &defsMsg{list: r.Sources, lastRuns: r.LastRuns, loaded: true})
-	}()
+	})
 }
 
 // apply follows the definitions: a new or changed source gets a new actor

@@ -86,14 +86,13 @@ type Manager struct {
 	// ago may not have reached the manager; they are answered once the
 	// definitions are read again.
 	waiting []waitingRun
-	stale   bool // a reload was asked for while one was under way
 	tools   map[string]messages.Tool
 	runners map[string]*actor.PID
 	// fixed are the built-in tools and the plugins: they exist for the
 	// manager's whole life and win over a defined tool of the same name
 	// (the light refuses a built-in's name; a plugin is the operator's).
-	fixed   map[string]*actor.PID
-	loading bool
+	fixed map[string]*actor.PID
+	defs  actors.Reader // of the light's tool definitions
 }
 
 // Props returns the manager's props.
@@ -137,13 +136,12 @@ func (m *Manager) Receive(ctx actor.Context) {
 	case *reloadT:
 		m.load(ctx)
 	case *defs:
-		m.loading = false
+		again := m.defs.Done()
 		if msg.ok {
 			m.apply(ctx, msg.tools)
 		}
-		if m.stale {
+		if again {
 			// These definitions may predate what was asked for.
-			m.stale = false
 			m.load(ctx)
 			return
 		}
@@ -238,18 +236,13 @@ func (m *Manager) startFixed(ctx actor.Context) {
 
 // load reads the light's tools off the actor's goroutine.
 func (m *Manager) load(ctx actor.Context) {
-	if m.loading {
-		m.stale = true
-		return
-	}
-	m.loading = true
 	self, root := ctx.Self(), ctx.ActorSystem().Root
 	client, name, logf := m.cfg.client, m.cfg.Light, m.cfg.Logf
-	go func() {
+	m.defs.Read(func() {
 		var r messages.ToolsReply
 		err := client.CallRetry(context.Background(), name, messages.VerbListTools, nil, &r, wire.Retry{Attempts: 50, Logf: logf, Who: "tools of " + name})
 		root.Send(self, &defs{tools: r.Tools, ok: err == nil})
-	}()
+	})
 }
 
 // apply starts, replaces and stops tool actors to match the definitions.
