@@ -235,11 +235,10 @@ the agent is doing.`,
 				}
 				defer stop()
 			}
-			msg := nats.NewMsg(subject.Cmd(a.light, messages.VerbTalk))
-			msg.Data = audio
+			msg := &nats.Msg{Data: audio, Header: nats.Header{}}
 			msg.Header.Set(messages.HeaderSession, session)
 			msg.Header.Set(messages.HeaderWho, "cli")
-			b, err := wire.New(nc, wire.WithTimeout(time.Duration(wait))).RequestMsg(cmd.Context(), msg)
+			b, err := wire.New(nc, wire.WithTimeout(time.Duration(wait))).RequestMsg(cmd.Context(), a.light, messages.VerbTalk, msg)
 			if err := a.explain(err, time.Duration(wait)); err != nil {
 				return err
 			}

@@ -90,7 +90,7 @@ func (c *Client) Request(ctx context.Context, light, verb string, body any) ([]b
 	if err != nil {
 		return nil, fmt.Errorf("wire: %s: %w", verb, err)
 	}
-	return c.RequestMsg(ctx, &nats.Msg{Subject: subject.Cmd(light, verb), Data: data})
+	return c.RequestMsg(ctx, light, verb, &nats.Msg{Data: data})
 }
 
 // Call is Request, decoding a success into out (nil: not decoded).
@@ -102,9 +102,10 @@ func (c *Client) Call(ctx context.Context, light, verb string, body, out any) er
 	return decode(verb, b, out)
 }
 
-// RequestMsg sends a prepared request (raw body, headers) on its subject,
-// a light's verb, and returns the body of a success, as Request does.
-func (c *Client) RequestMsg(ctx context.Context, m *nats.Msg) ([]byte, error) {
+// RequestMsg sends a prepared request (raw body, headers) to light's
+// verb, and returns the body of a success, as Request does.
+func (c *Client) RequestMsg(ctx context.Context, light, verb string, m *nats.Msg) ([]byte, error) {
+	m.Subject = subject.Cmd(light, verb)
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, c.timeout)
