@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"runtime/debug"
 	"slices"
@@ -85,6 +86,10 @@ func (d *Daemon) Run(ctx context.Context) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	cfg, logf := &d.cfg, d.cfg.Logf
+	// Only its user reads the journal, the snapshots and lumen.yaml.
+	if err := os.MkdirAll(cfg.Data, 0o700); err != nil {
+		return fmt.Errorf("daemon: data dir: %w", err)
+	}
 	b, err := broker.Start(ctx, broker.Config{DataDir: cfg.Data, Listen: cfg.Listen, Sync: cfg.Sync,
 		User: cfg.User, Password: cfg.Password, MaxBytes: cfg.MaxBytes, MaxPayload: maxPayload, MQTT: cfg.MQTT})
 	if err != nil {
