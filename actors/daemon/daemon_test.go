@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -209,5 +210,52 @@ func TestDaemonInProcess(t *testing.T) {
 	var g messages.GetReply
 	if err := wire.New(nc).Call(context.Background(), "kitchen", messages.VerbGet, nil, &g); err != nil || g.State != "off" {
 		t.Fatalf("kitchen, not in the group: %+v %v", g, err)
+	}
+}
+
+// Replay stops at --to-seq (the outputs of later inputs are not fed to
+// it), and refuses a light the journal does not have, naming those it
+// has.
+func TestReplayToSeqAndUnknownLight(t *testing.T) {
+	data := t.TempDir()
+	d := start(t, data, "demo", "hall")
+	nc, err := nats.Connect(d.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	c := wire.New(nc)
+	ctx := context.Background()
+	var seqs []uint64
+	for range 4 {
+		var r messages.Reply
+		if err := c.Call(ctx, "demo", messages.VerbFire, messages.FireRequest{Transition: "button_click"}, &r); err != nil {
+			t.Fatal(err)
+		}
+		seqs = append(seqs, r.Seq)
+	}
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := broker.Inspect(ctx, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Shutdown()
+	j := journal.New(b.JetStream())
+	all, err := light.Replay{Light: "demo", Verify: true}.Run(ctx, j)
+	if err != nil {
+		t.Fatal(err)
+	}
+	half, err := light.Replay{Light: "demo", Verify: true, ToSeq: seqs[1]}.Run(ctx, j)
+	if err != nil {
+		t.Fatalf("replay --to-seq %d: %v", seqs[1], err)
+	}
+	if half.Inputs != all.Inputs-2 || half.State != "green" {
+		t.Fatalf("to input %d: %+v; all: %+v", seqs[1], half, all)
+	}
+	_, err = light.Replay{Light: "kichen"}.Run(ctx, j)
+	if err == nil || !strings.Contains(err.Error(), `no light "kichen" in the journal; it has demo, hall`) {
+		t.Fatalf("replay of a light that does not exist: %v", err)
 	}
 }

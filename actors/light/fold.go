@@ -220,8 +220,7 @@ func (f *Fold) Add(r Record) error {
 	}
 	i := slices.IndexFunc(f.Pending, func(in Input) bool { return in.Seq == cause })
 	if i < 0 {
-		return fmt.Errorf("light: output at sequence %d is caused by input %d, which is not in the journal after input %d: the events before it were compacted (replay with --from-snapshot) or the journal is out of order",
-			r.Seq, cause, f.Applied)
+		return &MissingInputError{Output: r.Seq, Cause: cause, After: f.Applied}
 	}
 	// Inputs before it with no outputs at all were applied, but the
 	// journal refused their outputs.
@@ -271,6 +270,17 @@ func (f *Fold) flush() error {
 		return f.OnApplied(a)
 	}
 	return nil
+}
+
+// MissingInputError is an output whose input the fold has not seen: it
+// was purged (compacted) before the fold's start, or the journal lacks it.
+type MissingInputError struct {
+	Output, Cause uint64
+	After         uint64 // the last input applied
+}
+
+func (e *MissingInputError) Error() string {
+	return fmt.Sprintf("light: output at sequence %d is caused by input %d, which is not in the journal after input %d", e.Output, e.Cause, e.After)
 }
 
 func causeOf(b []byte) (uint64, error) {

@@ -2,7 +2,9 @@ package light
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/lumen-home/lumen/actors/light/machine"
@@ -73,15 +75,25 @@ func (r Replay) Run(ctx context.Context, j *journal.Journal) (ReplaySummary, err
 		return check(ap, "")
 	}
 	f.OnLate = func(ap *Applied) error { return check(ap, ", journaled late") }
+	if err := r.exists(ctx, j); err != nil {
+		return sum, err
+	}
 	err := j.Replay(ctx, subject.Events(r.Light), f.Applied+1, 0, func(m journal.Msg) error {
 		if r.ToSeq > 0 && m.Seq > r.ToSeq {
-			// Outputs of inputs up to ToSeq may come after it.
+			// Outputs of inputs up to ToSeq may come after it; those of
+			// later inputs are not replayed.
 			if _, dir, _, _ := subject.Parse(m.Subject); dir == subject.DirIn {
+				return nil
+			}
+			if cause, err := causeOf(m.Data); err == nil && cause > r.ToSeq {
 				return nil
 			}
 		}
 		return f.Add(Record{Seq: m.Seq, Subject: m.Subject, Data: m.Data, Time: m.Time})
 	})
+	if mi := (*MissingInputError)(nil); errors.As(err, &mi) {
+		err = r.explainMissing(ctx, j, mi)
+	}
 	if err == nil {
 		var open []*Applied
 		open, err = f.Finish()
@@ -102,4 +114,37 @@ func (s ReplaySummary) String() string {
 		out += fmt.Sprintf(", %d inputs not applied yet", s.Pending)
 	}
 	return out
+}
+
+// exists fails when the journal has neither an event nor a snapshot of the
+// light, naming the lights it has.
+func (r Replay) exists(ctx context.Context, j *journal.Journal) error {
+	_, err := j.LastMsg(ctx, subject.Events(r.Light))
+	if !errors.Is(err, journal.ErrNotFound) {
+		return err
+	}
+	if _, err := j.LoadSnapshot(ctx, r.Light); !errors.Is(err, journal.ErrNotFound) {
+		return err
+	}
+	lights, err := j.Lights(ctx)
+	if err != nil {
+		return err
+	}
+	if len(lights) == 0 {
+		return fmt.Errorf("light: no light %q: the journal holds no light at all", r.Light)
+	}
+	return fmt.Errorf("light: no light %q in the journal; it has %s", r.Light, strings.Join(lights, ", "))
+}
+
+// explainMissing says why an output's input is missing: compacted away
+// (the stream starts after it), or not in the journal at all.
+func (r Replay) explainMissing(ctx context.Context, j *journal.Journal, mi *MissingInputError) error {
+	first, err := j.FirstSeq(ctx)
+	switch {
+	case err != nil:
+		return fmt.Errorf("%w (%v)", mi, err)
+	case mi.Cause < first:
+		return fmt.Errorf("%w: the journal was compacted, it starts at sequence %d; replay with --from-snapshot", mi, first)
+	}
+	return fmt.Errorf("%w: the journal lacks it or is out of order", mi)
 }

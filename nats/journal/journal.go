@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -126,6 +127,36 @@ func (j *Journal) LastSeq(ctx context.Context) (uint64, error) {
 		return 0, err
 	}
 	return info.State.LastSeq, nil
+}
+
+// FirstSeq is the stream's first sequence: retention purged everything
+// before it.
+func (j *Journal) FirstSeq(ctx context.Context) (uint64, error) {
+	info, err := j.info(ctx)
+	if err != nil {
+		return 0, err
+	}
+	return info.State.FirstSeq, nil
+}
+
+// Lights are the names of the lights with events in the journal, sorted.
+func (j *Journal) Lights(ctx context.Context) ([]string, error) {
+	str, err := j.streamHandle(ctx)
+	if err != nil {
+		return nil, err
+	}
+	info, err := str.Info(ctx, jetstream.WithSubjectFilter(subject.AllEvents))
+	if err != nil {
+		return nil, fmt.Errorf("journal: lights: %w", err)
+	}
+	var out []string
+	for subj := range info.State.Subjects {
+		if light, _, _, ok := subject.Parse(subj); ok && !slices.Contains(out, light) {
+			out = append(out, light)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
 }
 
 // Size is the stream's current size in bytes and messages.
