@@ -42,3 +42,14 @@ func TestOutputIDMatchesItsConstructor(t *testing.T) {
 		t.Fatalf("id %q", e.ID)
 	}
 }
+
+// export | apply round-trips: the configured initial state, not the
+// current one, and no schedule's next time.
+func TestGetReplyConfig(t *testing.T) {
+	next := time.Unix(100, 0)
+	g := messages.GetReply{State: "red", Initial: "off", Schedules: []messages.Schedule{{Name: "n", Cron: "0 3 * * *", Fires: "x", Next: &next}}}
+	c := g.Config()
+	if c.Initial != "off" || len(c.Schedules) != 1 || c.Schedules[0].Next != nil || g.Schedules[0].Next == nil {
+		t.Fatalf("config %+v (the reply's schedules %+v)", c, g.Schedules)
+	}
+}

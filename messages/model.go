@@ -212,15 +212,15 @@ type Timer struct {
 }
 
 // Config is the light's configuration in a get reply as apply takes it,
-// so that export | apply round-trips: the data sources too (a custom
-// transition is a tool and a source, both here), as their canonical
-// definitions; the schedules without their next time, which the light
-// computes.
+// so that export | apply round-trips: its initial state as configured
+// (not the state it is in), the data sources too (a custom transition is
+// a tool and a source, both here) as their canonical definitions, the
+// schedules without their next time, which the light computes.
 func (g GetReply) Config() ApplyRequest {
 	var scheds []Schedule
 	for _, s := range g.Schedules {
 		s.Next = nil
 		scheds = append(scheds, s)
 	}
-	return ApplyRequest{States: g.States, Rules: g.Rules, Vars: g.Vars, Initial: g.State, Schedules: scheds, Tools: g.Tools, Sources: g.Sources}
+	return ApplyRequest{States: g.States, Rules: g.Rules, Vars: g.Vars, Initial: g.Initial, Schedules: scheds, Tools: g.Tools, Sources: g.Sources}
 }
