@@ -178,14 +178,16 @@ func (h *Hooks) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	writeHook(w, rep.Code, hookBody{Error: rep.Error, Queued: rep.Queued})
 }
 
-// token is the token a request presents: Authorization: Bearer TOKEN, or
-// X-Lumen-Token: TOKEN for senders that cannot set Authorization.
+// token is the token a request presents: Authorization: Bearer TOKEN
+// (the scheme in any case, RFC 7235), or X-Lumen-Token: TOKEN for senders
+// that cannot set Authorization.
 func token(r *http.Request) string {
 	if t := r.Header.Get("X-Lumen-Token"); t != "" {
 		return t
 	}
-	if a, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
-		return strings.TrimSpace(a)
+	scheme, t, ok := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
+	if ok && strings.EqualFold(scheme, "Bearer") {
+		return strings.TrimSpace(t)
 	}
 	return ""
 }

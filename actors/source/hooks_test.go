@@ -67,6 +67,18 @@ func TestHooksHTTP(t *testing.T) {
 					t.Fatalf("token %q", h.Token)
 				}
 			}},
+		{"bearer in any case", req{method: "POST", path: "/hooks/kitchen/door", header: map[string]string{"Authorization": "bearer  tok-3"}}, 202, "",
+			func(t *testing.T, h *source.Hook) {
+				if h.Token != "tok-3" {
+					t.Fatalf("token %q", h.Token)
+				}
+			}},
+		{"another scheme", req{method: "POST", path: "/hooks/kitchen/door", header: map[string]string{"Authorization": "Basic tok-4"}}, 202, "",
+			func(t *testing.T, h *source.Hook) {
+				if h.Token != "" {
+					t.Fatalf("token %q from a Basic header", h.Token)
+				}
+			}},
 		{"token header", req{method: "POST", path: "/hooks/kitchen/door", header: map[string]string{"X-Lumen-Token": "tok-2"}}, 202, "",
 			func(t *testing.T, h *source.Hook) {
 				if h.Token != "tok-2" {
