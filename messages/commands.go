@@ -103,6 +103,10 @@ type ApplyRequest struct {
 	Schedules []Schedule                 `json:"schedules,omitempty"`
 	Tools     []Tool                     `json:"tools,omitempty"`
 	Sources   []json.RawMessage          `json:"sources,omitempty"`
+	// ConfirmEmpty says that a configuration with no states and no
+	// rules really means to empty the light; without it apply refuses
+	// one (an empty file is more often a mistake).
+	ConfirmEmpty bool `json:"confirm_empty,omitempty"`
 }
 
 // StatesRequest is the list form of create_state.

@@ -23,7 +23,7 @@ func TestTranslateNamesPlugins(t *testing.T) {
 		{"a source on a built-in", messages.VerbCreateSource, src("a", "fetch_json"), nil},
 		{"a source on a defined tool", messages.VerbCreateSource, src("a", "mine"), nil},
 		{"an internal source", messages.VerbCreateSource, `{"name":"state_duration","internal":true}`, nil},
-		{"apply", messages.VerbApply, `{"states":[],"rules":[],"sources":[` + src("a", "weather") + `,` + src("b", "hello") + `,` + src("c", "hello") + `,` + src("d", "fetch_text") + `]}`,
+		{"apply", messages.VerbApply, `{"confirm_empty":true,"states":[],"rules":[],"sources":[` + src("a", "weather") + `,` + src("b", "hello") + `,` + src("c", "hello") + `,` + src("d", "fetch_text") + `]}`,
 			[]string{"hello", "weather"}},
 	}
 	for _, tt := range tests {

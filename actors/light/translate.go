@@ -149,6 +149,9 @@ func translateWith(verb string, body []byte, c checks) (any, error) {
 		if err := messages.Decode(body, &r); err != nil {
 			return nil, bad("%v", err)
 		}
+		if len(r.States) == 0 && len(r.Rules) == 0 && !r.ConfirmEmpty {
+			return nil, bad(`the configuration has no states and no rules: applying it would delete every state, rule, variable, schedule, tool and source of the light. Send a configuration (lumen export prints one), or "confirm_empty":true (lumen apply --replace-all) to empty the light on purpose`)
+		}
 		var sources []json.RawMessage
 		for _, raw := range r.Sources {
 			b, err := checkSource(raw, minInterval)

@@ -52,7 +52,7 @@ func TestTranslateTools(t *testing.T) {
 				t.Errorf("got %#v", msg)
 			}
 		}},
-		{"apply carries tools", messages.VerbApply, `{"states":[],"rules":[],"tools":[{"name":"a","code":"return 1"}]}`, func(t *testing.T, msg any) {
+		{"apply carries tools", messages.VerbApply, `{"confirm_empty":true,"states":[],"rules":[],"tools":[{"name":"a","code":"return 1"}]}`, func(t *testing.T, msg any) {
 			if in := config(t, msg); len(in.Tools) != 1 || in.Tools[0].Name != "a" {
 				t.Errorf("got %+v", in)
 			}
@@ -136,5 +136,26 @@ func TestTranslateCreateState(t *testing.T) {
 				t.Fatalf("got %s %v, want %v", in.Op, names, tt.want)
 			}
 		})
+	}
+}
+
+// A configuration with no states and no rules would empty the light: it
+// is refused unless the request says it means it.
+func TestTranslateEmptyApply(t *testing.T) {
+	for _, body := range []string{``, `{}`, `null`, `{"states":[],"rules":[]}`, `{"vars":{"n":1}}`} {
+		if _, err := translate(messages.VerbApply, []byte(body)); err == nil || !strings.Contains(err.Error(), `"confirm_empty":true`) {
+			t.Errorf("apply %q: %v", body, err)
+		}
+	}
+	msg, err := translate(messages.VerbApply, []byte(`{"confirm_empty":true}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var in messages.InConfigData
+	if err := messages.Decode(msg.(*Command).Data, &in); err != nil || in.Op != messages.OpApply || len(in.States)+len(in.Rules) != 0 {
+		t.Fatalf("confirmed empty apply: %+v %v", in, err)
+	}
+	if _, err := translate(messages.VerbApply, []byte(`{"rules":[{"from":"*","on":"x","to":"off"}]}`)); err != nil {
+		t.Errorf("rules only: %v", err)
 	}
 }

@@ -207,13 +207,16 @@ func newGet(a *app) *cobra.Command {
 
 func newApply(a *app) *cobra.Command {
 	var file string
+	var replaceAll bool
 	cmd := &cobra.Command{
 		Use:   "apply -f FILE",
 		Short: "Replace a light's whole configuration from a YAML or JSON file",
 		Long: `Replace the light's states, rules, schedules, tools and data sources (and
 variables, if given) with the file's, validated as a whole: on any error
 nothing changes. The file has the shape of 'lumen export': states, rules,
-vars, initial, schedules, tools, sources. Use -f - for standard input.`,
+vars, initial, schedules, tools, sources. Use -f - for standard input. A file
+with no states and no rules (an empty one) is refused, since it would empty
+the light: --replace-all empties it on purpose.`,
 		Example: `  lumen export > demo.yaml && $EDITOR demo.yaml && lumen apply -f demo.yaml`,
 		Args:    args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -223,11 +226,19 @@ vars, initial, schedules, tools, sources. Use -f - for standard input.`,
 			body, err := a.readFile(file)
 			if err != nil {
 				return err
+			} else if !replaceAll {
+				return a.mutate(cmd.Context(), messages.VerbApply, body)
 			}
-			return a.mutate(cmd.Context(), messages.VerbApply, body)
+			var r messages.ApplyRequest
+			if err := messages.Decode(body, &r); err != nil {
+				return fmt.Errorf("%s: %w", file, err)
+			}
+			r.ConfirmEmpty = true
+			return a.mutate(cmd.Context(), messages.VerbApply, r)
 		},
 	}
 	cmd.Flags().StringVarP(&file, "file", "f", "", "configuration file (.yaml, .yml or .json; - for stdin)")
+	cmd.Flags().BoolVar(&replaceAll, "replace-all", false, "apply even a configuration with no states and no rules, which empties the light")
 	lightFlag(cmd, a)
 	jsonFlag(cmd, a)
 	return cmd

@@ -152,7 +152,7 @@ func TestToolCatalogPluginSourcesAndExport(t *testing.T) {
 				vars, _ := mustOK(t, request(t, nc, "lumen.copy.cmd.get", `{}`)).Body["vars"].(map[string]any)
 				return vars["greeting"] == "hello, ada"
 			})
-			mustOK(t, request(t, nc, "lumen.copy.cmd.apply", `{"states":[],"rules":[]}`))
+			mustOK(t, request(t, nc, "lumen.copy.cmd.apply", `{"confirm_empty":true,"states":[],"rules":[]}`))
 			if got := config("copy"); len(got["sources"].([]any)) != 0 || len(got["tools"].([]any)) != 0 {
 				t.Fatalf("an empty apply keeps %v", got)
 			}

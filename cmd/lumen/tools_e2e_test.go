@@ -116,9 +116,9 @@ func TestToolDefinitions(t *testing.T) {
 	wantTools(t, nc, "hello")
 
 	// apply replaces the tools.
-	mustOK(t, request(t, nc, "lumen.demo.cmd.apply", `{"states":[],"rules":[],"tools":[{"name":"btc","code":"return 1"}]}`))
+	mustOK(t, request(t, nc, "lumen.demo.cmd.apply", `{"confirm_empty":true,"states":[],"rules":[],"tools":[{"name":"btc","code":"return 1"}]}`))
 	wantTools(t, nc, "btc")
-	mustOK(t, request(t, nc, "lumen.demo.cmd.apply", `{"states":[],"rules":[]}`))
+	mustOK(t, request(t, nc, "lumen.demo.cmd.apply", `{"confirm_empty":true,"states":[],"rules":[]}`))
 	wantTools(t, nc)
 
 	d.Stop()
