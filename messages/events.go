@@ -66,6 +66,12 @@ type InDataData struct {
 	Vars   map[string]json.RawMessage `json:"vars,omitempty"`
 }
 
+// What apply does with the variables, the "vars_op" of InConfigData.
+const (
+	VarsKeep    = "keep"    // vars was not given: the variables stay
+	VarsReplace = "replace" // the variables become vars, each change an output
+)
+
 // Config operations, the "op" of InConfigData.
 const (
 	OpApply          = "apply"           // replace everything: states, rules, vars, initial, schedules, tools
@@ -81,7 +87,12 @@ const (
 //   - op         one of the Op* constants.
 //   - states     apply, create_state.
 //   - rules      apply, append_rules.
-//   - vars       apply: the variables after the change.
+//   - vars       apply: the variables after the change, as vars_op says.
+//   - vars_op    apply: keep (vars was not given: the variables stay as
+//     they are) or replace (the variables become vars, and every one
+//     set, changed or unset is an output). Inputs journaled before
+//     vars_op existed have none: their vars replace the variables
+//     silently, as they did then, so that they replay the same.
 //   - initial    apply: the state to enter (default: the current one if it
 //     still exists, else "off").
 //   - schedules  apply, create_schedule.
@@ -95,6 +106,7 @@ type InConfigData struct {
 	States    []State                    `json:"states,omitempty"`
 	Rules     []Rule                     `json:"rules,omitempty"`
 	Vars      map[string]json.RawMessage `json:"vars,omitempty"`
+	VarsOp    string                     `json:"vars_op,omitempty"`
 	Initial   string                     `json:"initial,omitempty"`
 	Schedules []Schedule                 `json:"schedules,omitempty"`
 	Name      string                     `json:"name,omitempty"`

@@ -160,8 +160,12 @@ func translateWith(verb string, body []byte, c checks) (any, error) {
 			}
 			sources = append(sources, b)
 		}
+		varsOp := messages.VarsReplace
+		if r.Vars == nil {
+			varsOp = messages.VarsKeep
+		}
 		return cmd(messages.InConfig, messages.InConfigData{Op: messages.OpApply, States: r.States, Rules: r.Rules,
-			Vars: r.Vars, Initial: r.Initial, Schedules: r.Schedules, Tools: r.Tools, Sources: sources,
+			Vars: r.Vars, VarsOp: varsOp, Initial: r.Initial, Schedules: r.Schedules, Tools: r.Tools, Sources: sources,
 			Plugins: pluginsUsed(sources, c.plugins)})
 	case messages.VerbCreateState:
 		var states []messages.State

@@ -32,3 +32,35 @@ func TestApplyEmptyFile(t *testing.T) {
 		t.Fatalf("apply --replace-all: exit %d, %d states:\n%s", code, states(), out)
 	}
 }
+
+// A file without vars keeps the light's variables; one with vars replaces
+// them, and tail shows what changed.
+func TestApplyKeepsVariables(t *testing.T) {
+	t.Parallel()
+	d := startDaemon(t, t.TempDir())
+	nc := connect(t, d.URL)
+	events := subscribeEvents(t, nc, "demo")
+	mustOK(t, request(t, nc, "lumen.demo.cmd.set_var", `{"name":"n","value":3}`))
+	dir := t.TempDir()
+	file := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	vars := func() map[string]any {
+		return mustOK(t, request(t, nc, "lumen.demo.cmd.get", `{}`)).Body["vars"].(map[string]any)
+	}
+	if out, code := runCLI(t, d.URL, "apply", "-f", file("a.yaml", "states: [{name: red, r: 255, g: 0, b: 0}]\nrules: []\n")); code != 0 || vars()["n"] != 3.0 {
+		t.Fatalf("apply without vars: exit %d, vars %v\n%s", code, vars(), out)
+	}
+	out, code := runCLI(t, d.URL, "apply", "-f", file("b.yaml", "states: [{name: red, r: 255, g: 0, b: 0}]\nrules: []\nvars: {m: 1}\n"))
+	if code != 0 || vars()["n"] != nil || vars()["m"] != 1.0 || !strings.Contains(out, "var    n unset") || !strings.Contains(out, "var    m = 1") {
+		t.Fatalf("apply with vars: exit %d, vars %v\n%s", code, vars(), out)
+	}
+	waitEvent(t, events, "lumen.demo.evt.out.var", `"name":"n","unset":true`)
+	if out, code := runCLI(t, d.URL, "replay", "--light", "demo", "--verify", "--quiet"); code != 0 {
+		t.Fatalf("replay --verify: %s", out)
+	}
+}

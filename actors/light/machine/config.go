@@ -72,6 +72,15 @@ func (c *core) opApply(in *messages.InConfigData) ([]Output, *rejection) {
 	if r != nil {
 		return nil, r
 	}
+	switch in.VarsOp {
+	case "", messages.VarsReplace:
+	case messages.VarsKeep:
+		if in.Vars != nil {
+			return nil, rejectf(400, "vars_op keep takes no vars; give vars_op replace to change them")
+		}
+	default:
+		return nil, rejectf(400, "vars_op %q is neither keep nor replace", in.VarsOp)
+	}
 	vars := make(map[string]*value, len(in.Vars))
 	for _, name := range slices.Sorted(maps.Keys(in.Vars)) {
 		if name == "" {
@@ -111,7 +120,7 @@ func (c *core) opApply(in *messages.InConfigData) ([]Output, *rejection) {
 	if err := c.commit(cfg); err != nil {
 		return nil, rejectf(500, "%v", err)
 	}
-	c.vars = vars
+	varOuts := c.applyVars(in.VarsOp, vars)
 	data := messages.OutConfigData{Op: in.Op}
 	for _, s := range states {
 		data.States = append(data.States, s.Name)
@@ -128,7 +137,7 @@ func (c *core) opApply(in *messages.InConfigData) ([]Output, *rejection) {
 	for _, s := range sources {
 		data.Sources = append(data.Sources, s.def.Name)
 	}
-	out := []Output{{Type: messages.OutConfig, Data: data}}
+	out := append([]Output{{Type: messages.OutConfig, Data: data}}, varOuts...)
 	for _, s := range old {
 		if c.schedIdx[s.Name] == nil {
 			out = append(out, Output{Type: messages.OutSchedule, Data: messages.OutScheduleData{Op: scheduleDelete, Schedule: s.Schedule}})
@@ -340,4 +349,36 @@ func mergeStates(base, add []*stateDef) []*stateDef {
 
 func mergeSchedules(base, add []*schedule) []*schedule {
 	return mergeByName(base, add, func(s *schedule) string { return s.Name })
+}
+
+// applyVars sets the variables as apply's vars_op says and returns the
+// outputs of what changed, by name: none for keep, and none for an input
+// journaled before vars_op, which replaced the variables silently.
+func (c *core) applyVars(op string, vars map[string]*value) []Output {
+	switch op {
+	case messages.VarsKeep:
+		return nil
+	case "":
+		c.vars = vars
+		return nil
+	}
+	var out []Output
+	names := slices.Sorted(maps.Keys(c.vars))
+	for name := range vars {
+		if _, ok := c.vars[name]; !ok {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		old, v := c.vars[name], vars[name]
+		switch {
+		case v == nil:
+			out = append(out, Output{Type: messages.OutVar, Data: messages.OutVarData{Name: name, Unset: true}})
+		case !v.equal(old):
+			out = append(out, Output{Type: messages.OutVar, Data: messages.OutVarData{Name: name, Value: v.raw}})
+		}
+	}
+	c.vars = vars
+	return out
 }

@@ -277,3 +277,30 @@ func TestExport(t *testing.T) {
 		t.Errorf("models differ:\n%+v\n%+v", m1, m2)
 	}
 }
+
+// apply and the variables: kept when the request gave none, replaced with
+// an output for each one set, changed or unset when it did, and replaced
+// silently by an input journaled before vars_op existed, as it was then.
+func TestApplyVarsOp(t *testing.T) {
+	l := newLight(t)
+	l.config(`{"op":"apply","states":[{"name":"red","r":255,"g":0,"b":0}],"rules":[],"vars":{"a":1,"b":"x","c":true},"vars_op":"replace"}`)
+	l.config(`{"op":"apply","states":[{"name":"red","r":255,"g":0,"b":0}],"rules":[],"vars_op":"keep"}`)
+	if v := l.m.Model().Vars; len(v) != 3 {
+		t.Fatalf("keep lost variables: %v", v)
+	}
+	r := l.config(`{"op":"apply","states":[{"name":"red","r":255,"g":0,"b":0}],"rules":[],"vars":{"a":1,"b":"y","d":null},"vars_op":"replace"}`)
+	equalLines(t, outputs(t, r)[1:], []string{
+		`var {"name":"b","value":"y"}`,
+		`var {"name":"c","unset":true}`,
+		`var {"name":"d","value":null}`,
+	})
+	r = l.config(`{"op":"apply","states":[{"name":"red","r":255,"g":0,"b":0}],"rules":[]}`)
+	if len(r.Outputs) != 1 || len(l.m.Model().Vars) != 0 {
+		t.Fatalf("an old apply without vars: %v, vars %v", outputs(t, r), l.m.Model().Vars)
+	}
+	for _, bad := range []string{`{"op":"apply","states":[],"rules":[],"vars":{"a":1},"vars_op":"keep"}`, `{"op":"apply","states":[],"rules":[],"vars_op":"merge"}`, `{"op":"create_state","states":[{"name":"x","r":1,"g":1,"b":1}],"vars_op":"keep"}`} {
+		if r := l.apply(messages.InConfig, bad); r.Err == nil || r.Err.Code != 400 {
+			t.Errorf("%s: %+v", bad, r.Err)
+		}
+	}
+}

@@ -179,7 +179,7 @@ func (c *core) checkSchedules(list []messages.Schedule) ([]*schedule, *rejection
 }
 
 var opFields = map[string][]string{
-	messages.OpApply:            {"states", "rules", "vars", "initial", "schedules", "tools", "sources", "plugins"},
+	messages.OpApply:            {"states", "rules", "vars", "vars_op", "initial", "schedules", "tools", "sources", "plugins"},
 	messages.OpCreateState:      {"states"},
 	messages.OpDeleteState:      {"name"},
 	messages.OpAppendRules:      {"rules"},
@@ -208,7 +208,7 @@ func checkFields(in *messages.InConfigData) *rejection {
 		name string
 		set  bool
 	}{
-		{"states", in.States != nil}, {"rules", in.Rules != nil}, {"vars", in.Vars != nil},
+		{"states", in.States != nil}, {"rules", in.Rules != nil}, {"vars", in.Vars != nil}, {"vars_op", in.VarsOp != ""},
 		{"initial", in.Initial != ""}, {"schedules", in.Schedules != nil}, {"name", in.Name != ""},
 		{"ids", in.IDs != nil}, {"match", in.Match != nil}, {"tools", in.Tools != nil},
 		{"sources", in.Sources != nil}, {"plugins", in.Plugins != nil},
