@@ -53,3 +53,27 @@ func TestGetReplyConfig(t *testing.T) {
 		t.Fatalf("config %+v (the reply's schedules %+v)", c, g.Schedules)
 	}
 }
+
+func TestButtonGesture(t *testing.T) {
+	at := time.Unix(0, 0)
+	ev := func(typ string, d any) []byte {
+		b, _ := json.Marshal(d)
+		e := messages.Input("k", typ, "id", at, b)
+		return messages.AppendEnvelope(nil, &e)
+	}
+	for _, tt := range []struct {
+		name             string
+		event            []byte
+		gesture, decided bool
+	}{
+		{"a click", ev(messages.InFired, messages.InFiredData{Transition: "button_click", Source: "button"}), true, false},
+		{"a fire from the CLI", ev(messages.InFired, messages.InFiredData{Transition: "button_click", Source: "api"}), false, false},
+		{"an approval decided by the button", ev(messages.OutAgent, messages.OutAgentData{Kind: messages.AgentKindDecision, Who: "button"}), false, true},
+		{"an approval decided by the CLI", ev(messages.OutAgent, messages.OutAgentData{Kind: messages.AgentKindDecision, Who: "cli"}), false, false},
+		{"a bare payload", []byte(`{"transition":"button_click","source":"button"}`), false, false},
+	} {
+		if g, d := messages.ButtonGesture(tt.event); g != tt.gesture || d != tt.decided {
+			t.Errorf("%s: %v %v", tt.name, g, d)
+		}
+	}
+}

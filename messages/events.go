@@ -237,3 +237,22 @@ type OutRestartData struct {
 	Reason   string `json:"reason"`
 	Restarts int    `json:"restarts"`
 }
+
+// ButtonGesture reports whether an event is a gesture of the light's
+// button (a fired input from the button), or an agent's approval the
+// button decided (which a press makes instead of reaching the rules).
+func ButtonGesture(event []byte) (gesture, decided bool) {
+	var env Envelope
+	if DecodeEnvelope(event, &env) != nil {
+		return false, false
+	}
+	switch env.Type {
+	case InFired:
+		var d InFiredData
+		return json.Unmarshal(env.Data, &d) == nil && d.Source == "button", false
+	case OutAgent:
+		var d OutAgentData
+		return false, json.Unmarshal(env.Data, &d) == nil && d.Kind == AgentKindDecision && d.Who == "button"
+	}
+	return false, false
+}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -10,7 +9,6 @@ import (
 
 	"github.com/lumen-home/lumen/hardware/gesture"
 	"github.com/lumen-home/lumen/messages"
-	"github.com/lumen-home/lumen/nats/subject"
 )
 
 // pressQuiet is how long press keeps printing after the last event.
@@ -64,7 +62,7 @@ a light with a real button refuses them.`,
 			// A click is decided only when the double-click window closes.
 			seen := 0
 			a.printEvents(cmd.Context(), ch, 3*time.Second, pressQuiet, func(m *nats.Msg) bool {
-				one, all := isGesture(m)
+				one, all := messages.ButtonGesture(m.Data)
 				if one {
 					seen++
 				}
@@ -83,24 +81,4 @@ a light with a real button refuses them.`,
 	lightFlag(cmd, a)
 	jsonFlag(cmd, a)
 	return cmd
-}
-
-// isGesture reports whether m is a gesture of the button the light
-// journaled, or a decision of a pending agent approval by the button
-// (which a press makes instead of reaching the rules): all is true then.
-func isGesture(m *nats.Msg) (one, all bool) {
-	_, dir, typ, _ := subject.Parse(m.Subject)
-	var env messages.Envelope
-	if messages.DecodeEnvelope(m.Data, &env) != nil {
-		return false, false
-	}
-	switch {
-	case dir == subject.DirIn && typ == messages.InFired:
-		var d messages.InFiredData
-		return json.Unmarshal(env.Data, &d) == nil && d.Source == "button", false
-	case dir == subject.DirOut && typ == messages.OutAgent:
-		var d messages.OutAgentData
-		return false, json.Unmarshal(env.Data, &d) == nil && d.Kind == messages.AgentKindDecision && d.Who == "button"
-	}
-	return false, false
 }

@@ -36,6 +36,12 @@ reloads the file. Run them as the user that runs 'lumen up' (root for
   sudo lumen secret rm OPENWEATHER_KEY --data /var/lib/lumen`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			if f := cmd.Flag("server"); f != nil && f.Changed {
+				return usageError{fmt.Errorf("lumen secret works on the daemon's data directory (--data, now %s), not over --server; run it where lumen up runs", data)}
+			}
+			return nil
+		},
 	}
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	cmd.PersistentFlags().StringVar(&data, "data", daemon.DataDir(), "data directory of the light (lumen up --data); secrets are in DATA/secrets")
@@ -148,7 +154,7 @@ on, once the running 'lumen up' has reloaded the file.`,
 			if err := secrets.Remove(secrets.Dir(*data), args[0]); err != nil {
 				return secretError(err)
 			}
-			fmt.Fprintf(a.stdout, "secret %s removed\n", args[0])
+			fmt.Fprintf(a.stdout, "secret %s removed from %s\n", args[0], secrets.Dir(*data))
 			return nil
 		},
 	}

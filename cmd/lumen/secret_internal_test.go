@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -153,5 +154,15 @@ func TestSecretRefusesWorldReadable(t *testing.T) {
 	_, err := runSecret(t, "", "ls", "--data", data)
 	if !errors.Is(err, secrets.ErrUnsafePermissions) || isUsage(err) || !strings.Contains(err.Error(), "chmod 600 "+file) {
 		t.Fatalf("ls on a world-readable file: %v", err)
+	}
+}
+
+// lumen secret works on a data directory: --server would not reach the
+// daemon's, so it is refused rather than ignored.
+func TestSecretRefusesServer(t *testing.T) {
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), []string{"secret", "ls", "--server", "nats://127.0.0.1:1", "--data", t.TempDir()}, strings.NewReader(""), &out, &errOut)
+	if code != 2 || !strings.Contains(errOut.String(), "not over --server") {
+		t.Fatalf("exit %d: %s", code, errOut.String())
 	}
 }
