@@ -52,9 +52,15 @@ func TestPreviewCLI(t *testing.T) {
 	t.Parallel()
 	d := startDaemon(t, t.TempDir(), "--hardware", "sim")
 	// A state of the light, by name: static, so every frame is the same.
+	// Not a terminal: the numbers, no color escapes.
 	out, code := runCLI(t, d.URL, "preview", "red", "--frames", "3")
-	if code != 0 || strings.Count(out, "\x1b[48;2;255;0;0m") != 3 || !strings.Contains(out, "255   0   0") {
+	if code != 0 || strings.Count(out, "255   0   0") != 3 || strings.Contains(out, "\x1b[") {
 		t.Fatalf("lumen preview red (%d):\n%q", code, out)
+	}
+	// A broken expression: the frames in the error color, and exit 1.
+	out, code = runCLI(t, d.URL, "preview", `{"name":"bad","r":"nope.x","g":0,"b":0}`, "--frames", "2")
+	if code != 1 || !strings.Contains(out, "the light shows its error color") || strings.Count(out, "255   0 128") != 2 {
+		t.Fatalf("lumen preview of a broken state (%d):\n%s", code, out)
 	}
 	// Nothing was applied.
 	if s, _, _ := led(t, connect(t, d.URL), "demo"); s != "off" {

@@ -45,7 +45,7 @@ gamma correction and the brightness cap.`,
 				return usageError{err}
 			}
 			if err != nil {
-				fmt.Fprintf(a.stderr, "lumen: state %s: %v (the light shows its error color)\n", st.Name, err)
+				err = fmt.Errorf("state %s: %w (the light shows its error color)", st.Name, err)
 			}
 			if pngFile != "" {
 				var buf bytes.Buffer
@@ -56,16 +56,13 @@ gamma correction and the brightness cap.`,
 					return err
 				}
 				fmt.Fprintf(a.stdout, "%s: %d frames × %d pixels written to %s\n", st.Name, len(out), pixels, pngFile)
-				return nil
+				return err
 			}
+			color := render.Terminal(a.stdout)
 			for i, f := range out {
-				line := fmt.Sprintf("%4d %s", i, render.ANSI(f))
-				if len(f) == 1 {
-					line += fmt.Sprintf("  %3d %3d %3d", f[0].R, f[0].G, f[0].B)
-				}
-				fmt.Fprintln(a.stdout, line)
+				fmt.Fprintf(a.stdout, "%4d %s\n", i, render.FrameLine(f, color))
 			}
-			return nil
+			return err
 		},
 	}
 	f := cmd.Flags()

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync"
 
 	"github.com/lumen-home/lumen/hardware"
@@ -21,11 +22,7 @@ type Status struct {
 // NewStatus returns the status line of lights on w; nil, which shows
 // nothing, unless w is a terminal.
 func NewStatus(w io.Writer, lights []string) *Status {
-	f, ok := w.(*os.File)
-	if !ok {
-		return nil
-	}
-	if fi, err := f.Stat(); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+	if !Terminal(w) {
 		return nil
 	}
 	return &Status{w: w, order: lights, shown: map[string]string{}}
@@ -46,4 +43,32 @@ func (s *Status) Show(light, state string, raw []hardware.RGB) {
 		}
 	}
 	fmt.Fprint(s.w, line)
+}
+
+// Terminal reports whether w is a terminal, where colors may be drawn
+// with ANSI escapes; a pipe or a file gets none.
+func Terminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// FrameLine is a frame for a person: colored blocks when color (a
+// terminal), with the numbers of a lone pixel; else each pixel's
+// numbers.
+func FrameLine(f []hardware.RGB, color bool) string {
+	var b strings.Builder
+	if color {
+		b.WriteString(ANSI(f))
+	}
+	if color && len(f) != 1 {
+		return b.String()
+	}
+	for _, p := range f {
+		fmt.Fprintf(&b, "  %3d %3d %3d", p.R, p.G, p.B)
+	}
+	return b.String()
 }

@@ -30,3 +30,25 @@ func TestStatusLine(t *testing.T) {
 		t.Fatalf("status line %q has no colored blocks", last)
 	}
 }
+
+func TestFrameLine(t *testing.T) {
+	red := []hardware.RGB{{R: 255}}
+	two := []hardware.RGB{{R: 255}, {B: 7}}
+	for _, tt := range []struct {
+		f     []hardware.RGB
+		color bool
+		want  string
+	}{
+		{red, false, "  255   0   0"},
+		{two, false, "  255   0   0    0   0   7"},
+		{red, true, render.ANSI(red) + "  255   0   0"},
+		{two, true, render.ANSI(two)},
+	} {
+		if got := render.FrameLine(tt.f, tt.color); got != tt.want {
+			t.Errorf("FrameLine(%v, %v) = %q, want %q", tt.f, tt.color, got, tt.want)
+		}
+	}
+	if render.Terminal(&bytes.Buffer{}) {
+		t.Error("a buffer is no terminal")
+	}
+}
