@@ -138,8 +138,9 @@ func (a *app) printReply(b []byte) error {
 	if err := json.Unmarshal(b, &r); err != nil {
 		return fmt.Errorf("unexpected reply: %s", b)
 	}
+	var d describe.Events
 	for _, o := range r.Outputs {
-		fmt.Fprintln(a.stdout, describe.Output(o))
+		fmt.Fprintln(a.stdout, d.Output(o))
 	}
 	return nil
 }

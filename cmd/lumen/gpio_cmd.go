@@ -97,6 +97,7 @@ func (a *app) printEvents(ctx context.Context, ch chan *nats.Msg, wait, quiet ti
 		first.Stop()
 	}
 	var calm <-chan time.Time
+	var events describe.Events
 	enough := false
 	for {
 		select {
@@ -112,7 +113,7 @@ func (a *app) printEvents(ctx context.Context, ch chan *nats.Msg, wait, quiet ti
 			if a.jsonOut {
 				fmt.Fprintf(a.stdout, "%s\n", m.Data)
 			} else {
-				fmt.Fprintln(a.stdout, describe.Event(m.Subject, m.Data))
+				fmt.Fprintln(a.stdout, events.Event(m.Subject, m.Data))
 			}
 			enough = enough || done(m)
 			if enough {

@@ -21,9 +21,17 @@ import (
 	"github.com/lumen-home/lumen/nats/subject"
 )
 
+// Events describes a light's events one after another, as they come:
+// what an input's earlier outputs said is kept for its later ones (after
+// a rule that failed, "no rule matches" means no other rule did). The
+// zero value is ready to use.
+type Events struct {
+	failed uint64 // the input whose rule failed last
+}
+
 // Event renders one event of the journal for a person, as lumen tail
 // prints it: time, light, direction, then what it says.
-func Event(subj string, data []byte) string {
+func (e *Events) Event(subj string, data []byte) string {
 	light, dir, typ, _ := subject.Parse(subj)
 	var env messages.Envelope
 	if err := messages.DecodeEnvelope(data, &env); err != nil || env.V == 0 {
@@ -34,11 +42,11 @@ func Event(subj string, data []byte) string {
 	if dir == "in" {
 		return fmt.Sprintf("%s %s in  %-8s %s", ts, light, typ, env.Data)
 	}
-	return fmt.Sprintf("%s %s out %s", ts, light, Output(env))
+	return fmt.Sprintf("%s %s out %s", ts, light, e.Output(env))
 }
 
 // Output renders an output event in one line.
-func Output(env messages.Envelope) string {
+func (e *Events) Output(env messages.Envelope) string {
 	cause := ""
 	if env.Cause != 0 {
 		cause = fmt.Sprintf(" (input %d)", env.Cause)
@@ -63,12 +71,15 @@ func Output(env messages.Envelope) string {
 		}
 	case messages.OutError:
 		var d messages.OutErrorData
+		if json.Unmarshal(env.Data, &d) == nil && d.Rule != "" {
+			// One line per failed rule: its id once, what it did, and that
+			// the light went on to the next matching rule.
+			e.failed = env.Cause
+			what := strings.TrimLeft(strings.TrimPrefix(d.Error, "rule "+d.Rule), ": ")
+			return fmt.Sprintf("error  %s in rule %s: %s; the next matching rule was tried%s", d.Kind, d.Rule, what, cause)
+		}
 		if json.Unmarshal(env.Data, &d) == nil {
-			rule := ""
-			if d.Rule != "" {
-				rule = " rule " + d.Rule + ":"
-			}
-			return fmt.Sprintf("error  %s%s %s%s", d.Kind, rule, d.Error, cause)
+			return fmt.Sprintf("error  %s %s%s", d.Kind, d.Error, cause)
 		}
 	case messages.OutAgent:
 		var d messages.OutAgentData
@@ -78,7 +89,11 @@ func Output(env messages.Envelope) string {
 	case messages.OutIgnored:
 		var d messages.OutIgnoredData
 		if json.Unmarshal(env.Data, &d) == nil {
-			return fmt.Sprintf("ignored %s%s", d.Reason, cause)
+			reason := d.Reason
+			if env.Cause != 0 && env.Cause == e.failed {
+				reason = strings.Replace(reason, "no rule matches", "no other rule matches", 1)
+			}
+			return fmt.Sprintf("ignored %s%s", reason, cause)
 		}
 	}
 	return fmt.Sprintf("%-6s %s%s", env.Type, strings.TrimSpace(string(env.Data)), cause)

@@ -49,13 +49,24 @@ func TestOutputsAndSources(t *testing.T) {
 		return messages.Output("k", cause, 0, typ, time.Unix(0, 0), b)
 	}
 	now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	var d describe.Events
 	tests := []struct{ got, want string }{
-		{describe.Output(out(messages.OutState, 7, messages.OutStateData{From: "off", To: "red", Rule: &rule, Transition: "button_click"})),
+		{d.Output(out(messages.OutState, 7, messages.OutStateData{From: "off", To: "red", Rule: &rule, Transition: "button_click"})),
 			"state  off → red  [button_click by rule r2] (input 7)"},
-		{describe.Output(out(messages.OutVar, 7, messages.OutVarData{Name: "n", Value: json.RawMessage("3")})), "var    n = 3 (input 7)"},
-		{describe.Output(out(messages.OutError, 0, messages.OutErrorData{Kind: messages.ErrorRender, Error: "nope"})), "error  render nope"},
-		{describe.Output(out(messages.OutAgent, 0, messages.OutAgentData{Session: "s", Step: 2, Kind: messages.AgentKindAsk, Who: "cli", Text: "make it   red"})),
+		{d.Output(out(messages.OutVar, 7, messages.OutVarData{Name: "n", Value: json.RawMessage("3")})), "var    n = 3 (input 7)"},
+		{d.Output(out(messages.OutError, 0, messages.OutErrorData{Kind: messages.ErrorRender, Error: "nope"})), "error  render nope"},
+		{d.Output(out(messages.OutAgent, 0, messages.OutAgentData{Session: "s", Step: 2, Kind: messages.AgentKindAsk, Who: "cli", Text: "make it   red"})),
 			"agent  s#2 ask by cli: make it red"},
+		// A rule that threw: its id once, and the next rule tried; the
+		// input's "no rule matches" then means no other rule did.
+		{d.Output(out(messages.OutError, 9, messages.OutErrorData{Kind: messages.ErrorException, Rule: "r47", Error: "rule r47: its condition threw ReferenceError: x is not defined and the rule was skipped; fix the JavaScript"})),
+			"error  exception in rule r47: its condition threw ReferenceError: x is not defined and the rule was skipped; fix the JavaScript; the next matching rule was tried (input 9)"},
+		{d.Output(out(messages.OutIgnored, 9, messages.OutIgnoredData{Transition: "y", Reason: "no rule matches y in state off"})),
+			"ignored no other rule matches y in state off (input 9)"},
+		{d.Output(out(messages.OutIgnored, 10, messages.OutIgnoredData{Transition: "y", Reason: "no rule matches y in state off"})),
+			"ignored no rule matches y in state off (input 10)"},
+		{d.Output(out(messages.OutError, 11, messages.OutErrorData{Kind: messages.ErrorTimeout, Rule: "r5", Error: "rule r5 ran longer than an expression may"})),
+			"error  timeout in rule r5: ran longer than an expression may; the next matching rule was tried (input 11)"},
 		{describe.Call(messages.ToolStep{Tool: "setState", Args: json.RawMessage(`{"name":"red"}`), Error: "no state red"}),
 			`✗ setState {"name":"red"}: no state red`},
 		{describe.Source(json.RawMessage(`{"name":"door","type":"nats","subject":"home.doorbell","store":{"who":"result.who"},"fires":"ring"}`),
