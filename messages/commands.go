@@ -1,15 +1,8 @@
 package messages
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
-	"strings"
 	"time"
-
-	"gopkg.in/yaml.v3"
 )
 
 // Command verbs of lumen.<light>.cmd.<verb>.
@@ -169,77 +162,4 @@ type ErrorReply struct {
 	OK    bool   `json:"ok"`
 	Code  int    `json:"code"`
 	Error string `json:"error"`
-}
-
-// Decode decodes one JSON value strictly into v: unknown fields, trailing
-// data and wrong types are errors whose text says what to fix.
-func Decode(b []byte, v any) error {
-	if len(bytes.TrimSpace(b)) == 0 {
-		b = []byte("{}")
-	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return errors.New(Explain(err))
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return errors.New("unexpected data after the JSON value; send exactly one JSON object")
-	}
-	return nil
-}
-
-// Explain turns an encoding/json error into a sentence for a person.
-func Explain(err error) string {
-	var syn *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &syn):
-		return fmt.Sprintf("malformed JSON at byte %d: %s", syn.Offset, syn.Error())
-	case errors.As(err, &typ):
-		if typ.Field != "" {
-			return fmt.Sprintf("field %q must be %s, not a JSON %s", typ.Field, kindName(typ.Type.Kind().String()), typ.Value)
-		}
-		return fmt.Sprintf("expected %s, not a JSON %s", kindName(typ.Type.Kind().String()), typ.Value)
-	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		return "malformed JSON: the input ends early"
-	}
-	msg := err.Error()
-	if f, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
-		return fmt.Sprintf("unknown field %s; check the spelling against the documented fields", f)
-	}
-	return strings.TrimPrefix(msg, "json: ")
-}
-
-func kindName(k string) string {
-	switch k {
-	case "string":
-		return "a string"
-	case "struct", "map":
-		return "an object"
-	case "slice", "array":
-		return "an array"
-	case "bool":
-		return "true or false"
-	case "int", "int64", "uint64", "float64", "int32":
-		return "a number"
-	}
-	return k
-}
-
-// ToJSON reads a configuration a person wrote, JSON or YAML (as the
-// file's extension ext says, else as it looks), and returns it as JSON.
-func ToJSON(raw []byte, ext string) ([]byte, error) {
-	trimmed := bytes.TrimSpace(raw)
-	if ext == ".json" || (len(trimmed) > 0 && trimmed[0] == '{') {
-		if !json.Valid(trimmed) {
-			var v any
-			return nil, fmt.Errorf("invalid JSON: %s", Explain(json.Unmarshal(trimmed, &v)))
-		}
-		return trimmed, nil
-	}
-	var v any
-	if err := yaml.Unmarshal(raw, &v); err != nil {
-		return nil, fmt.Errorf("invalid YAML: %w", err)
-	}
-	return json.Marshal(v)
 }

@@ -114,34 +114,31 @@ type Rule struct {
 const MaxPriority = 1_000_000
 
 type ruleWire struct {
-	ID         string       `json:"id"`
-	From       *string      `json:"from"`
-	On         *string      `json:"on"`
-	To         *string      `json:"to"`
-	State1     *string      `json:"state1"`
-	Transition *string      `json:"transition"`
-	State2     *string      `json:"state2"`
-	Condition  *string      `json:"condition"`
-	Action     *string      `json:"action"`
-	Priority   *json.Number `json:"priority"`
-	Enabled    *bool        `json:"enabled"`
+	ID         string          `json:"id"`
+	From       *string         `json:"from"`
+	On         *string         `json:"on"`
+	To         *string         `json:"to"`
+	State1     *string         `json:"state1"`
+	Transition *string         `json:"transition"`
+	State2     *string         `json:"state2"`
+	Condition  *string         `json:"condition"`
+	Action     *string         `json:"action"`
+	Priority   json.RawMessage `json:"priority"`
+	Enabled    *bool           `json:"enabled"`
 }
 
 // UnmarshalJSON reads a rule strictly: unknown fields are an error, the
 // seed's aliases are accepted, priority must be an integer, enabled
-// defaults to true.
+// defaults to true. An error is a *FieldError naming the field.
 func (r *Rule) UnmarshalJSON(b []byte) error {
 	var w ruleWire
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	dec.UseNumber()
-	if err := dec.Decode(&w); err != nil {
-		return fmt.Errorf("rule: %s", Explain(err))
+	if err := Decode(b, &w); err != nil {
+		return err
 	}
 	pick := func(field, alias string, a, b *string) (string, error) {
 		switch {
 		case a != nil && b != nil && *a != *b:
-			return "", fmt.Errorf("rule: %q and its alias %q disagree; give only one", field, alias)
+			return "", &FieldError{Path: alias, Msg: fmt.Sprintf("disagrees with %q, of which it is an alias; give only one", field)}
 		case a != nil:
 			return *a, nil
 		case b != nil:
@@ -167,10 +164,15 @@ func (r *Rule) UnmarshalJSON(b []byte) error {
 	if w.Action != nil {
 		out.Action = *w.Action
 	}
-	if w.Priority != nil {
-		p, err := strconv.ParseInt(string(*w.Priority), 10, 64)
+	if len(w.Priority) > 0 && string(w.Priority) != "null" {
+		// A quoted integer ("5") has always been taken.
+		digits := string(w.Priority)
+		if s, err := strconv.Unquote(digits); err == nil {
+			digits = s
+		}
+		p, err := strconv.ParseInt(digits, 10, 64)
 		if err != nil || p > MaxPriority || p < -MaxPriority {
-			return fmt.Errorf("rule: priority must be an integer between %d and %d, got %s", -MaxPriority, MaxPriority, *w.Priority)
+			return &FieldError{Path: "priority", Msg: fmt.Sprintf("must be an integer between %d and %d, not %s", -MaxPriority, MaxPriority, w.Priority)}
 		}
 		out.Priority = int(p)
 	}

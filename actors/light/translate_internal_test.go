@@ -70,7 +70,7 @@ func TestTranslateTools(t *testing.T) {
 
 	bads := []struct{ verb, body, says string }{
 		{messages.VerbDefineTool, `{"tools":[]}`, "no tool given"},
-		{messages.VerbDefineTool, `{"name":"x","code":"return 1","cod":""}`, `unknown field "cod"`},
+		{messages.VerbDefineTool, `{"name":"x","code":"return 1","cod":""}`, `cod: unknown field`},
 		{messages.VerbDeleteTool, `{}`, `"name" is required`},
 		{messages.VerbListTools, `{"x":1}`, "list_tools takes {}"},
 	}

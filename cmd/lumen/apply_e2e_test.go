@@ -64,3 +64,28 @@ func TestApplyKeepsVariables(t *testing.T) {
 		t.Fatalf("replay --verify: %s", out)
 	}
 }
+
+// A mistake in a file is reported at the file's line, with the field's
+// path: a bad indent where it is, a wrong type by its field, a refusal
+// of the light at the thing it names.
+func TestApplyErrorsPointAtTheLine(t *testing.T) {
+	t.Parallel()
+	d := startDaemon(t, t.TempDir())
+	dir := t.TempDir()
+	tests := []struct{ name, body, want string }{
+		{"indent.yaml", "states:\n  - name: red\n    r: 255\n   g: 0\n", "indent.yaml:4: invalid YAML: did not find expected '-' indicator"},
+		{"type.yaml", "states:\n  - name: red\n    r: 255\nrules:\n  - {from: off, on: click, to: red}\n  - from: red\n    on: click\n    to: off\n    priority: high\n",
+			`type.yaml:9: apply: rules[1].priority: must be an integer between -1000000 and 1000000, not "high"`},
+		{"state.yaml", "states:\n  - name: red\n    r: 255\n  - name: blue\n    b: 'vars.x +'\n", `state.yaml:4: state "blue": channel b has a syntax error`},
+	}
+	for _, tt := range tests {
+		p := filepath.Join(dir, tt.name)
+		if err := os.WriteFile(p, []byte(tt.body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		out, code := runCLI(t, d.URL, "apply", "-f", p)
+		if code != 1 || !strings.Contains(out, tt.want) {
+			t.Errorf("lumen apply -f %s: exit %d\n%s\nwant %q", tt.name, code, out, tt.want)
+		}
+	}
+}

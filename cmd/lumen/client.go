@@ -224,18 +224,19 @@ the light: --replace-all empties it on purpose.`,
 			if file == "" {
 				return usageError{errors.New("apply needs -f FILE")}
 			}
-			body, err := a.readFile(file)
+			raw, body, err := a.readFile(file)
 			if err != nil {
 				return err
-			} else if !replaceAll {
-				return a.mutate(cmd.Context(), messages.VerbApply, body)
+			}
+			if !replaceAll {
+				return blame(file, raw, a.mutate(cmd.Context(), messages.VerbApply, body))
 			}
 			var r messages.ApplyRequest
 			if err := messages.Decode(body, &r); err != nil {
-				return fmt.Errorf("%s: %w", file, err)
+				return blame(file, raw, err)
 			}
 			r.ConfirmEmpty = true
-			return a.mutate(cmd.Context(), messages.VerbApply, r)
+			return blame(file, raw, a.mutate(cmd.Context(), messages.VerbApply, r))
 		},
 	}
 	cmd.Flags().StringVarP(&file, "file", "f", "", "configuration file (.yaml, .yml or .json; - for stdin)")
@@ -245,27 +246,47 @@ the light: --replace-all empties it on purpose.`,
 	return cmd
 }
 
-// errBadFile marks a file that is neither YAML nor JSON.
-var errBadFile = errors.New("not YAML nor JSON")
+// badFile is a file that cannot be read as YAML or JSON.
+type badFile struct{ error }
 
 // readFile reads a YAML or JSON file (- for standard input) and returns
-// it as JSON; a file that is neither is an errBadFile.
-func (a *app) readFile(file string) ([]byte, error) {
-	var raw []byte
-	var err error
+// it as written and as JSON; a file that is neither is a badFile.
+func (a *app) readFile(file string) (raw, body []byte, err error) {
 	if file == "-" {
 		raw, err = io.ReadAll(a.stdin)
 	} else {
 		raw, err = os.ReadFile(file)
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	body, err := messages.ToJSON(raw, strings.ToLower(filepath.Ext(file)))
+	body, err = messages.ToJSON(raw, strings.ToLower(filepath.Ext(file)))
+	var se *messages.SourceError
+	if errors.As(err, &se) {
+		return nil, nil, badFile{fmt.Errorf("%s:%d: %s", fileName(file), se.Line, se.Msg)}
+	} else if err != nil {
+		return nil, nil, badFile{fmt.Errorf("%s: %w", fileName(file), err)}
+	}
+	return raw, body, nil
+}
+
+// blame points a refusal that names a field (rules[2].priority, state
+// "red") at the file's line.
+func blame(file string, raw []byte, err error) error {
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w (%w)", file, err, errBadFile)
+		if line := messages.Line(raw, err.Error()); line > 0 {
+			return fmt.Errorf("%s:%d: %w", fileName(file), line, err)
+		}
 	}
-	return body, nil
+	return err
+}
+
+// fileName names a file in a message; - is standard input.
+func fileName(file string) string {
+	if file == "-" {
+		return "<stdin>"
+	}
+	return file
 }
 
 func newExport(a *app) *cobra.Command {

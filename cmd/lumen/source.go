@@ -143,8 +143,8 @@ func (f *sourceFlags) definition(cmd *cobra.Command, argv []string, a *app) ([]b
 		if len(set) > 0 || len(argv) > 0 {
 			return nil, usageError{fmt.Errorf("-f FILE gives the whole definition; drop %s", strings.Join(append(argv, set...), " "))}
 		}
-		body, err := a.readFile(f.file)
-		if errors.Is(err, errBadFile) {
+		_, body, err := a.readFile(f.file)
+		if errors.As(err, new(badFile)) {
 			return nil, usageError{err}
 		}
 		return body, err

@@ -46,8 +46,8 @@ syntax-checked; an error names its line and column.`,
 			if file == "" {
 				return usageError{fmt.Errorf("-f FILE is required")}
 			}
-			body, err := a.readFile(file)
-			if errors.Is(err, errBadFile) {
+			_, body, err := a.readFile(file)
+			if errors.As(err, new(badFile)) {
 				return usageError{err}
 			}
 			if err != nil {

@@ -154,7 +154,7 @@ func TestToolValidation(t *testing.T) {
 		{"create_state with tools", `{"op":"create_state","states":[{"name":"x","r":1,"g":1,"b":1}],"tools":[]}`,
 			400, "config: create_state does not take tools; it takes states"},
 		{"a tool with an unknown field", `{"op":"define_tool","tools":[{"name":"t","code":"return 1","host":["x"]}]}`,
-			400, `config: unknown field "host"; check the spelling against the documented fields`},
+			400, `config: tools[0].host: unknown field; check the spelling against the documented fields`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
