@@ -57,6 +57,9 @@ func Serve(svc micro.Service, root *actor.RootContext, pid *actor.PID, lightName
 		}
 	}
 	for verb, h := range endpoints {
+		if verb != messages.VerbTalk { // audio: talk has its own limit
+			h = wire.Bounded(verb, messages.MaxBody, h)
+		}
 		if err := grp.AddEndpoint(verb, h, meta); err != nil {
 			return fmt.Errorf("agent %s: endpoint %s: %w", lightName, verb, err)
 		}

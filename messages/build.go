@@ -33,6 +33,9 @@ func Input(light, typ, id string, at time.Time, data json.RawMessage) Envelope {
 // SeedID is the id of a light's seed configuration: one per light, ever.
 func SeedID(light string) string { return light + ":seed" }
 
+// UpgradeID is the id of the input that takes a light to level.
+func UpgradeID(light string, level int) string { return light + ":upgrade:" + strconv.Itoa(level) }
+
 // DueID is the id of the input a timer or schedule (typ InTimer or
 // InSchedule) named name journals when its deadline comes.
 func DueID(light, typ, name string, deadline time.Time) string {

@@ -14,6 +14,7 @@ const (
 	InTimer    = "timer"    // InTimerData: a durable timer's deadline came
 	InSchedule = "schedule" // InScheduleData: a schedule ticked
 	InData     = "data"     // InDataData: a data source's run: store its values, then fire
+	InUpgrade  = "upgrade"  // InUpgradeData: check the inputs after this one at a newer level
 )
 
 // Output types: the last token of lumen.<light>.evt.out.<type>.
@@ -26,6 +27,7 @@ const (
 	OutIgnored  = "ignored"  // OutIgnoredData: the input changed nothing
 	OutError    = "error"    // OutErrorData: the input was refused, or a rule failed
 	OutRestart  = "restart"  // OutRestartData: an actor was restarted by its supervisor
+	OutUpgrade  = "upgrade"  // OutUpgradeData: the light checks inputs at a newer level
 )
 
 // InFiredData fires a transition: {"transition":"button_click"}.
@@ -34,6 +36,22 @@ const (
 type InFiredData struct {
 	Transition string `json:"transition"`
 	Source     string `json:"source,omitempty"`
+}
+
+// InUpgradeData raises the level of checks a light applies to the inputs
+// after it: {"level":1}. A light journals one when it starts with a lumen
+// that checks more than the light's journal was written with; the inputs
+// before it are applied as they were, so an old journal replays to the
+// same light. Level 1 brings the limits (MaxName …). A level never goes
+// down.
+type InUpgradeData struct {
+	Level int `json:"level"`
+}
+
+// OutUpgradeData is the answer to an upgrade: {"from":0,"to":1}.
+type OutUpgradeData struct {
+	From int `json:"from"`
+	To   int `json:"to"`
 }
 
 // InStateData moves the light to a state without a rule: {"name":"red"}.

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/lumen-home/lumen/actors/daemon"
 	"github.com/lumen-home/lumen/actors/light"
@@ -257,5 +258,51 @@ func TestReplayToSeqAndUnknownLight(t *testing.T) {
 	_, err = light.Replay{Light: "kichen"}.Run(ctx, j)
 	if err == nil || !strings.Contains(err.Error(), `no light "kichen" in the journal; it has demo, hall`) {
 		t.Fatalf("replay of a light that does not exist: %v", err)
+	}
+}
+
+// A new light's journal starts with its upgrade to this lumen's level,
+// and the limits hold on the wire: an oversized body is a 413, a name past
+// the limit a 400 that names it, and neither is journaled.
+func TestLimitsOnTheWire(t *testing.T) {
+	d := start(t, t.TempDir(), "demo")
+	nc, err := nats.Connect(d.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	ctx := context.Background()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := journal.New(js)
+	first, err := j.LastMsg(ctx, "lumen.demo.evt.out.upgrade")
+	if err != nil || !strings.Contains(string(first.Data), `"data":{"from":0,"to":1}`) {
+		t.Fatalf("the upgrade output of a new light: %s %v", first.Data, err)
+	}
+	last, err := j.LastSeq(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		verb, body, code, says string
+	}{
+		{"fire", `{"transition":"` + strings.Repeat("x", 65) + `"}`, "400", "the transition name"},
+		{"set_var", `{"name":"v","value":"` + strings.Repeat("x", 64<<10) + `"}`, "400", "a variable holds at most 64 KiB"},
+		{"apply", `{"states":[{"name":"a","description":"` + strings.Repeat("x", 1<<20) + `"}]}`, "413", "a request is at most 1048576 bytes"},
+		{"run_tool", strings.Repeat(" ", 1<<20+1), "413", "a request is at most 1048576 bytes"},
+		{"ask", strings.Repeat(" ", 1<<20+1), "413", "a request is at most 1048576 bytes"},
+	} {
+		msg, err := nc.Request("lumen.demo.cmd."+tt.verb, []byte(tt.body), 10*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if code := msg.Header.Get("Nats-Service-Error-Code"); code != tt.code || !strings.Contains(string(msg.Data), tt.says) || len(msg.Data) > 1000 {
+			t.Errorf("%s: %s %.300s", tt.verb, code, msg.Data)
+		}
+	}
+	if now, err := j.LastSeq(ctx); err != nil || now != last {
+		t.Errorf("refused requests were journaled: last sequence %d, was %d (%v)", now, last, err)
 	}
 }

@@ -21,7 +21,7 @@ import (
 func Serve(svc micro.Service, root *actor.RootContext, pid *actor.PID, lightName string, timeout time.Duration) error {
 	grp := svc.AddGroup(subject.CmdPrefix(lightName))
 	meta := micro.WithEndpointMetadata(map[string]string{"light": lightName})
-	if err := grp.AddEndpoint(messages.VerbButton, micro.HandlerFunc(func(req micro.Request) {
+	if err := grp.AddEndpoint(messages.VerbButton, wire.Bounded(messages.VerbButton, messages.MaxBody, func(req micro.Request) {
 		var r messages.ButtonRequest
 		if err := messages.Decode(req.Data(), &r); err != nil {
 			wire.RespondError(req, 400, fmt.Sprintf(`button: %v; send {"edge":"down"} or {"edge":"up"}`, err))
@@ -35,7 +35,7 @@ func Serve(svc micro.Service, root *actor.RootContext, pid *actor.PID, lightName
 	}), meta); err != nil {
 		return fmt.Errorf("device %s: endpoint button: %w", lightName, err)
 	}
-	if err := grp.AddEndpoint(messages.VerbGPIO, micro.HandlerFunc(func(req micro.Request) {
+	if err := grp.AddEndpoint(messages.VerbGPIO, wire.Bounded(messages.VerbGPIO, messages.MaxBody, func(req micro.Request) {
 		var r messages.GPIORequest
 		if err := messages.Decode(req.Data(), &r); err != nil {
 			wire.RespondError(req, 400, fmt.Sprintf(`gpio: %v; send {"pin":23,"level":1}`, err))
@@ -53,7 +53,7 @@ func Serve(svc micro.Service, root *actor.RootContext, pid *actor.PID, lightName
 	}), meta); err != nil {
 		return fmt.Errorf("device %s: endpoint gpio: %w", lightName, err)
 	}
-	if err := grp.AddEndpoint(messages.VerbLED, micro.HandlerFunc(func(req micro.Request) {
+	if err := grp.AddEndpoint(messages.VerbLED, wire.Bounded(messages.VerbLED, messages.MaxBody, func(req micro.Request) {
 		var r struct{}
 		if err := messages.Decode(req.Data(), &r); err != nil {
 			wire.RespondError(req, 400, fmt.Sprintf("led: %v; led takes {}", err))

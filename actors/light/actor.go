@@ -202,6 +202,15 @@ func (a *Actor) start(ctx actor.Context) error {
 	if err != nil {
 		return err
 	}
+	if a.m.Level() < machine.Level {
+		// The inputs after this one get this lumen's checks; those
+		// before it stay as they were applied.
+		data, _ := json.Marshal(messages.InUpgradeData{Level: machine.Level})
+		env := messages.Input(a.cfg.Name, messages.InUpgrade, messages.UpgradeID(a.cfg.Name, machine.Level), a.cfg.Clock.Now(), data)
+		if _, err := a.cfg.Journal.Append(rctx, subject.In(a.cfg.Name, messages.InUpgrade), messages.AppendEnvelope(nil, &env), journal.MsgID(env.ID)); err != nil {
+			return fmt.Errorf("upgrade to level %d: %w", machine.Level, err)
+		}
+	}
 	if empty && a.cfg.Seed != nil {
 		data, _ := json.Marshal(messages.InConfigData{Op: messages.OpApply, States: a.cfg.Seed.States, Rules: a.cfg.Seed.Rules,
 			Vars: a.cfg.Seed.Vars, Initial: a.cfg.Seed.Initial, Schedules: a.cfg.Seed.Schedules})

@@ -123,7 +123,7 @@ type handler struct {
 }
 
 func (h *handler) handle(verb string) func(micro.Request) {
-	return func(req micro.Request) {
+	return wire.Bounded(verb, messages.MaxBody, func(req micro.Request) {
 		msg, err := translateWith(verb, req.Data(), h.checks())
 		if err != nil {
 			var br *badRequest
@@ -147,7 +147,7 @@ func (h *handler) handle(verb string) func(micro.Request) {
 			return
 		}
 		actors.Answer(req, h.root, h.pid, msg, h.timeout, verb, "the light", nil)
-	}
+	})
 }
 
 // listSources answers list_sources from the light's model.

@@ -5,6 +5,7 @@ package light
 // here, so that malformed input is never journaled.
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -134,6 +135,9 @@ func translateWith(verb string, body []byte, c checks) (any, error) {
 		if r.Transition == "" {
 			return nil, bad(`"transition" is required, e.g. {"transition":"button_click"}`)
 		}
+		if err := messages.CheckName("transition", r.Transition); err != nil {
+			return nil, bad("%v", err)
+		}
 		return cmd(messages.InFired, messages.InFiredData{Transition: r.Transition, Source: "api"})
 	case messages.VerbSetState:
 		var r messages.SetStateRequest
@@ -142,6 +146,9 @@ func translateWith(verb string, body []byte, c checks) (any, error) {
 		}
 		if r.Name == "" {
 			return nil, bad(`"name" is required, e.g. {"name":"red"}`)
+		}
+		if err := messages.CheckName("state", r.Name); err != nil {
+			return nil, bad("%v", err)
 		}
 		return cmd(messages.InState, messages.InStateData(r))
 	case messages.VerbApply:
@@ -271,6 +278,15 @@ func translateWith(verb string, body []byte, c checks) (any, error) {
 		}
 		if r.Unset == (r.Value != nil) {
 			return nil, bad(`give either "value" or "unset":true`)
+		}
+		if err := messages.CheckName("variable", r.Name); err != nil {
+			return nil, bad("%v", err)
+		}
+		var compact bytes.Buffer
+		if json.Compact(&compact, r.Value) == nil {
+			if err := messages.CheckValue(r.Name, compact.Bytes()); err != nil {
+				return nil, bad("%v", err)
+			}
 		}
 		return cmd(messages.InVar, r)
 	case messages.VerbCreateSchedule:

@@ -16,7 +16,7 @@ import (
 // Serve adds run_tool to the light's micro service instance.
 func Serve(svc micro.Service, root *actor.RootContext, pid *actor.PID, lightName string, timeout time.Duration) error {
 	grp := svc.AddGroup(subject.CmdPrefix(lightName))
-	if err := grp.AddEndpoint(messages.VerbRunTool, micro.HandlerFunc(func(req micro.Request) {
+	if err := grp.AddEndpoint(messages.VerbRunTool, wire.Bounded(messages.VerbRunTool, messages.MaxBody, func(req micro.Request) {
 		var r messages.RunToolRequest
 		if err := messages.Decode(req.Data(), &r); err != nil {
 			wire.RespondError(req, 400, fmt.Sprintf(`run_tool: %v; send {"name":"weather","args":{…}}`, err))

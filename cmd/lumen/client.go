@@ -217,7 +217,12 @@ variables, if given) with the file's, validated as a whole: on any error
 nothing changes. The file has the shape of 'lumen export': states, rules,
 vars, initial, schedules, tools, sources. Use -f - for standard input. A file
 with no states and no rules (an empty one) is refused, since it would empty
-the light: --replace-all empties it on purpose.`,
+the light: --replace-all empties it on purpose.
+
+Limits: at most 1,000 states and 5,000 rules; names of at most 64
+printable characters without spaces; expressions of at most 4 KiB; a
+variable's value at most 64 KiB; the file at most 1 MiB. A mistake is
+reported at the file's line.`,
 		Example: `  lumen export > demo.yaml && $EDITOR demo.yaml && lumen apply -f demo.yaml`,
 		Args:    args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {

@@ -69,6 +69,11 @@ func (e *Events) Output(env messages.Envelope) string {
 			}
 			return fmt.Sprintf("var    %s = %s%s", d.Name, d.Value, cause)
 		}
+	case messages.OutUpgrade:
+		var d messages.OutUpgradeData
+		if json.Unmarshal(env.Data, &d) == nil {
+			return fmt.Sprintf("upgrade the inputs from here are checked at level %d (was %d): limits on names, sizes and schedules%s", d.To, d.From, cause)
+		}
 	case messages.OutError:
 		var d messages.OutErrorData
 		if json.Unmarshal(env.Data, &d) == nil && d.Rule != "" {

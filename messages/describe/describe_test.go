@@ -67,6 +67,8 @@ func TestOutputsAndSources(t *testing.T) {
 			"ignored no rule matches y in state off (input 10)"},
 		{d.Output(out(messages.OutError, 11, messages.OutErrorData{Kind: messages.ErrorTimeout, Rule: "r5", Error: "rule r5 ran longer than an expression may"})),
 			"error  timeout in rule r5: ran longer than an expression may; the next matching rule was tried (input 11)"},
+		{d.Output(out(messages.OutUpgrade, 1, messages.OutUpgradeData{From: 0, To: 1})),
+			"upgrade the inputs from here are checked at level 1 (was 0): limits on names, sizes and schedules (input 1)"},
 		{describe.Call(messages.ToolStep{Tool: "setState", Args: json.RawMessage(`{"name":"red"}`), Error: "no state red"}),
 			`✗ setState {"name":"red"}: no state red`},
 		{describe.Source(json.RawMessage(`{"name":"door","type":"nats","subject":"home.doorbell","store":{"who":"result.who"},"fires":"ring"}`),

@@ -249,3 +249,16 @@ func RespondError(req micro.Request, code int, msg string) {
 	b, _ := json.Marshal(messages.ErrorReply{OK: false, Code: code, Error: msg})
 	_ = req.Error(strconv.Itoa(code), msg, b)
 }
+
+// Bounded answers a request whose body is longer than max bytes with a
+// 413 that names the limit, and hands the others to h: a command is
+// words, not a file, and what a light journals stays small.
+func Bounded(verb string, max int, h micro.HandlerFunc) micro.HandlerFunc {
+	return func(req micro.Request) {
+		if n := len(req.Data()); n > max {
+			RespondError(req, 413, fmt.Sprintf("%s: the request is %d bytes; a request is at most %d bytes", verb, n, max))
+			return
+		}
+		h(req)
+	}
+}

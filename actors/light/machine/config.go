@@ -72,6 +72,9 @@ func (c *core) opApply(in *messages.InConfigData) ([]Output, *rejection) {
 	if r != nil {
 		return nil, r
 	}
+	if r := c.checkSize(states, rules); r != nil {
+		return nil, r
+	}
 	switch in.VarsOp {
 	case "", messages.VarsReplace:
 	case messages.VarsKeep:
@@ -89,6 +92,9 @@ func (c *core) opApply(in *messages.InConfigData) ([]Output, *rejection) {
 		v, err := c.parseValue(in.Vars[name])
 		if err != nil {
 			return nil, rejectf(400, "vars: the value of %q %s; give valid JSON", name, err)
+		}
+		if r := c.checkVar(name, v); r != nil {
+			return nil, rejectf(r.code, "vars: %s", r.msg)
 		}
 		vars[name] = v
 	}
@@ -174,6 +180,9 @@ func (c *core) opCreateState(in *messages.InConfigData) ([]Output, *rejection) {
 	}
 	cfg := c.current()
 	cfg.states = mergeStates(c.states, add)
+	if r := c.checkSize(cfg.states, cfg.rules); r != nil {
+		return nil, r
+	}
 	if err := c.commit(cfg); err != nil {
 		return nil, rejectf(500, "%v", err)
 	}
@@ -229,6 +238,9 @@ func (c *core) opAppendRules(in *messages.InConfigData) ([]Output, *rejection) {
 	cfg := c.current()
 	cfg.rules = append(slices.Clip(c.rules), add...)
 	cfg.nextRule = next
+	if r := c.checkSize(cfg.states, cfg.rules); r != nil {
+		return nil, r
+	}
 	if err := c.commit(cfg); err != nil {
 		return nil, rejectf(500, "%v", err)
 	}

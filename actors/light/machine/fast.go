@@ -6,6 +6,7 @@ import (
 	"github.com/dop251/goja"
 	"github.com/dop251/goja/ast"
 	"github.com/dop251/goja/token"
+	"github.com/lumen-home/lumen/messages"
 )
 
 // fastExpr evaluates a very common expression shape without entering
@@ -145,6 +146,9 @@ type fastSet struct {
 	src   string
 	minus bool
 	num   float64
+	// overLimit: the name or the literal is over the limits (an action
+	// written before them); once they apply, goja runs it and throws.
+	overLimit bool
 }
 
 type fastAct []fastSet
@@ -186,6 +190,7 @@ func fastAction(c *core, body []ast.Statement) fastExpr {
 		} else {
 			return nil
 		}
+		set.overLimit = messages.CheckName("variable", name) != nil || set.val != nil && messages.CheckValue(name, set.val.raw) != nil
 		out = append(out, set)
 	}
 	if len(out) == 0 {
@@ -197,6 +202,13 @@ func fastAction(c *core, body []ast.Statement) fastExpr {
 func (fastAct) test(*core) (bool, bool) { return false, false }
 
 func (a fastAct) run(c *core) bool {
+	if c.limited() {
+		for i := range a {
+			if a[i].overLimit {
+				return false
+			}
+		}
+	}
 	for i := range a {
 		s := &a[i]
 		if !s.arith {

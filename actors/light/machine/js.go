@@ -295,6 +295,9 @@ func (c *core) jsSetData(call goja.FunctionCall) goja.Value {
 	if !goja.IsUndefined(a) {
 		v = c.fromJS(a, name)
 	}
+	if r := c.checkVar(name, v); r != nil {
+		c.limitError("setData", r)
+	}
 	c.tx.setVar(name, v)
 	return goja.Undefined()
 }
@@ -380,6 +383,9 @@ func (c *core) jsNow(goja.FunctionCall) goja.Value {
 func (c *core) jsStartTimer(call goja.FunctionCall) goja.Value {
 	c.needAction("startTimer")
 	name := c.argName(call, "startTimer")
+	if r := c.checkName("timer", name); r != nil {
+		c.limitError("startTimer", r)
+	}
 	a := call.Argument(1)
 	if !goja.IsNumber(a) {
 		panic(c.vm.NewTypeError("startTimer(" + strconv.Quote(name) + ", ms): the delay must be a number of milliseconds"))

@@ -94,6 +94,7 @@ type core struct {
 	sources  []*sourceDef // data sources, in definition order
 	nextRule uint64       // the N of the next assigned id r<N>
 	index    map[string]*transIndex
+	level    int // of the checks inputs get (Level)
 
 	// state
 	cur    string
@@ -178,11 +179,17 @@ func (m *Machine) Apply(ev Event, inputType string, payload []byte) Result {
 			}
 			tr = in.Transition
 		}
+		if r := c.checkName("transition", tr); r != nil && tr != "" {
+			return c.rejected(r)
+		}
 		return c.fireInput(tr)
 	case messages.InState:
 		var in messages.InStateData
 		if err := messages.Decode(payload, &in); err != nil {
 			return c.reject(400, "state: %s", err)
+		}
+		if r := c.checkName("state", in.Name); r != nil && in.Name != "" {
+			return c.rejected(r)
 		}
 		return c.setStateInput(in.Name)
 	case messages.InVar:
@@ -215,9 +222,15 @@ func (m *Machine) Apply(ev Event, inputType string, payload []byte) Result {
 			return c.reject(400, "data: %s", err)
 		}
 		return c.dataInput(&in)
+	case messages.InUpgrade:
+		var in messages.InUpgradeData
+		if err := messages.Decode(payload, &in); err != nil {
+			return c.reject(400, "upgrade: %s", err)
+		}
+		return c.upgradeInput(in.Level)
 	}
-	return c.reject(400, "unknown input type %q; use one of %s, %s, %s, %s, %s, %s or %s", inputType,
-		messages.InFired, messages.InState, messages.InVar, messages.InConfig, messages.InTimer, messages.InSchedule, messages.InData)
+	return c.reject(400, "unknown input type %s; use one of %s, %s, %s, %s, %s, %s, %s or %s", messages.Clip(inputType),
+		messages.InFired, messages.InState, messages.InVar, messages.InConfig, messages.InTimer, messages.InSchedule, messages.InData, messages.InUpgrade)
 }
 
 // Fire fires transition as a "fired" input would.
@@ -403,6 +416,9 @@ func (c *core) varInput(in *messages.InVarData) Result {
 	case !in.Unset && in.Value == nil:
 		return c.reject(400, "var %q: give a value (any JSON), or unset:true to remove it", in.Name)
 	}
+	if r := c.checkName("variable", in.Name); r != nil {
+		return c.rejected(r)
+	}
 	if in.Unset {
 		delete(c.vars, in.Name)
 		return Result{Outputs: []Output{{Type: messages.OutVar, Data: messages.OutVarData{Name: in.Name, Unset: true}}}, State: c.cur}
@@ -410,6 +426,9 @@ func (c *core) varInput(in *messages.InVarData) Result {
 	v, err := c.parseValue(in.Value)
 	if err != nil {
 		return c.reject(400, "var %q: the value %s; send valid JSON", in.Name, err)
+	}
+	if r := c.checkVar(in.Name, v); r != nil {
+		return c.rejected(r)
 	}
 	c.vars[in.Name] = v
 	return Result{Outputs: []Output{{Type: messages.OutVar, Data: messages.OutVarData{Name: in.Name, Value: v.raw}}}, State: c.cur}

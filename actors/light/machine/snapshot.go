@@ -27,6 +27,7 @@ type snapshot struct {
 	Tools     []messages.Tool            `json:"tools,omitempty"`   // omitted when none, as before tools existed
 	Sources   []json.RawMessage          `json:"sources,omitempty"` // omitted when none, as before sources existed
 	LastRuns  map[string]time.Time       `json:"last_runs,omitempty"`
+	Level     int                        `json:"level,omitempty"` // omitted at 0, as before levels existed
 }
 
 // Snapshot returns the machine's whole state (configuration, current
@@ -45,6 +46,7 @@ func (m *Machine) Snapshot() ([]byte, error) {
 		Vars:      c.varMap(),
 		Timers:    m.PendingTimers(),
 		Schedules: m.NextSchedules(),
+		Level:     c.level,
 	}
 	if len(c.tools) > 0 {
 		s.Tools = c.toolList()
@@ -102,6 +104,10 @@ func Restore(b []byte, opts ...Option) (*Machine, error) {
 		return fail(r)
 	}
 	c.restoring = false
+	if s.Level > Level {
+		return fail(fmt.Errorf("level %d is newer than this lumen knows (%d); upgrade lumen", s.Level, Level))
+	}
+	c.level = s.Level
 	if stateIdx[s.State] == nil {
 		return fail(fmt.Errorf("current state %q is not among the states", s.State))
 	}

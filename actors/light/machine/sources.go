@@ -164,6 +164,9 @@ func (c *core) dataInput(in *messages.InDataData) Result {
 		if err != nil {
 			return c.reject(400, "data: source %q: variable %q: the value %s; nothing was stored", in.Source, name, err)
 		}
+		if r := c.checkVar(name, v); r != nil {
+			return c.reject(r.code, "data: source %q: %s; nothing was stored", in.Source, r.msg)
+		}
 		vals[k] = v
 	}
 	out := make([]Output, 0, 2*len(names)+1)

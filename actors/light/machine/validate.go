@@ -32,12 +32,18 @@ func (c *core) checkStates(list []messages.State) ([]*stateDef, *rejection) {
 		case seen[s.Name]:
 			return nil, rejectf(409, "state %q is listed twice; list each state once", s.Name)
 		}
+		if r := c.checkName("state", s.Name); r != nil {
+			return nil, r
+		}
 		seen[s.Name] = true
 		for _, ch := range []struct {
 			name string
 			v    messages.Channel
 		}{{"r", s.R}, {"g", s.G}, {"b", s.B}} {
 			if ch.v.IsExpr() {
+				if r := c.checkExpr(fmt.Sprintf("state %q's channel %s", s.Name, ch.name), ch.v.Expr); r != nil {
+					return nil, r
+				}
 				if _, se := c.compile(kindChannel, ch.v.Expr); se != nil {
 					return nil, rejectf(400, "state %q: channel %s has a syntax error %s; fix the JavaScript expression", s.Name, ch.name, se)
 				}
@@ -74,6 +80,9 @@ func (c *core) checkRules(list []messages.Rule, states map[string]*stateDef, tak
 		if r.ID == "" {
 			continue
 		}
+		if rj := c.checkName("rule id", r.ID); rj != nil {
+			return nil, 0, rj
+		}
 		if used[r.ID] || taken[r.ID] != nil {
 			return nil, 0, rejectf(409, "rule id %q is already used; give each rule a unique id, or leave id out to get one", r.ID)
 		}
@@ -108,6 +117,15 @@ func (c *core) checkRules(list []messages.Rule, states map[string]*stateDef, tak
 			return nil, 0, rejectf(400, "%s: to is empty; name the state it goes to", label)
 		case states[r.To] == nil:
 			return nil, 0, rejectf(404, "%s: to names state %q, which does not exist; create the state first or fix the rule", label, r.To)
+		}
+		if rj := c.checkName("transition", r.On); rj != nil {
+			return nil, 0, rejectf(rj.code, "%s: %s", label, rj.msg)
+		}
+		if rj := c.checkExpr(label+"'s condition", r.Condition); rj != nil {
+			return nil, 0, rj
+		}
+		if rj := c.checkExpr(label+"'s action", r.Action); rj != nil {
+			return nil, 0, rj
 		}
 		if r.prefix, r.wild = wildcard(r.From); !r.wild && states[r.From] == nil {
 			return nil, 0, rejectf(404, "%s: from names state %q, which does not exist; create the state first, or use * or prefix/*", label, r.From)
@@ -147,6 +165,11 @@ func (c *core) checkSchedules(list []messages.Schedule) ([]*schedule, *rejection
 			return nil, rejectf(400, "schedule %q: cron is empty; use five fields (minute hour day month weekday) like \"0 19 * * *\" or a descriptor like @hourly", ms.Name)
 		case strings.HasPrefix(ms.Cron, "TZ=") || strings.HasPrefix(ms.Cron, "CRON_TZ="):
 			return nil, rejectf(400, "schedule %q: put the time zone in tz, not in cron", ms.Name)
+		}
+		for _, r := range []*rejection{c.checkName("schedule", ms.Name), c.checkName("transition", ms.Fires), c.checkEvery(ms.Name, ms.Cron)} {
+			if r != nil {
+				return nil, r
+			}
 		}
 		seen[ms.Name] = true
 		spec, err := cron.ParseStandard(ms.Cron)
