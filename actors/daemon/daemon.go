@@ -20,6 +20,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/nats-io/nats.go/micro"
 
 	"github.com/lumen-home/lumen/actors"
@@ -91,7 +92,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 		return fmt.Errorf("daemon: data dir: %w", err)
 	}
 	b, err := broker.Start(ctx, broker.Config{DataDir: cfg.Data, Listen: cfg.Listen, Sync: cfg.Sync,
-		User: cfg.User, Password: cfg.Password, MaxBytes: cfg.MaxBytes, MaxPayload: maxPayload, MQTT: cfg.MQTT})
+		User: cfg.User, Password: cfg.Password, Lights: cfg.Lights, MaxBytes: cfg.MaxBytes, MaxPayload: maxPayload, MQTT: cfg.MQTT})
 	if err != nil {
 		return err
 	}
@@ -327,6 +328,16 @@ func (d *Daemon) MQTTAddr() string {
 		return ""
 	}
 	return d.broker.MQTTAddr()
+}
+
+// JetStream is the daemon's own JetStream context, once Run has
+// returned: it may do what no client may (delete a light's consumer,
+// purge the journal), which tests use to play the accidents the daemon
+// recovers from.
+func (d *Daemon) JetStream() jetstream.JetStream {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.broker.JetStream()
 }
 
 // Lights are the lights running, in the order of the configuration.

@@ -3,6 +3,7 @@ package daemon_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -304,5 +305,92 @@ func TestLimitsOnTheWire(t *testing.T) {
 	}
 	if now, err := j.LastSeq(ctx); err != nil || now != last {
 		t.Errorf("refused requests were journaled: last sequence %d, was %d (%v)", now, last, err)
+	}
+}
+
+// A light whose durable consumer is deleted under it (no client may: the
+// daemon's own connection does it here) crashes, is restarted by its
+// supervisor, journals the restart, and carries on where it was.
+func TestLightRestartIsJournaled(t *testing.T) {
+	data := t.TempDir()
+	var mu sync.Mutex
+	var logs strings.Builder
+	cfg := daemon.DefaultConfig(data)
+	cfg.Listen, cfg.Lights, cfg.Sync, cfg.ClockMode, cfg.Hardware.Driver = "127.0.0.1:0", []string{"porch"}, broker.SyncBatch, "trust", "sim"
+	cfg.Logf = func(format string, args ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintf(&logs, format+"\n", args...)
+	}
+	d, err := daemon.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	ctx := context.Background()
+	if err := d.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	nc, err := nats.Connect(d.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	restarts, err := nc.SubscribeSync("lumen.porch.evt.out.restart")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := wire.New(nc)
+	fire := func() (messages.Reply, error) {
+		var r messages.Reply
+		err := c.Call(ctx, "porch", messages.VerbFire, messages.FireRequest{Transition: "button_click"}, &r)
+		return r, err
+	}
+	if r, err := fire(); err != nil || r.State != "red" {
+		t.Fatalf("first click: %+v %v", r, err)
+	}
+	js := d.JetStream()
+	if err := js.DeleteConsumer(ctx, "LUMEN", "light-porch"); err != nil {
+		t.Fatal(err)
+	}
+	m, err := restarts.NextMsg(30 * time.Second)
+	if err != nil || !strings.Contains(string(m.Data), `"restarts":1`) || !strings.Contains(string(m.Data), "light-porch") || !strings.Contains(string(m.Data), "deleted") {
+		t.Fatalf("the restart event does not say which actor and why: %s %v", m.Data, err)
+	}
+	mu.Lock()
+	logged := logs.String()
+	mu.Unlock()
+	if !strings.Contains(logged, "light porch crashed") {
+		t.Fatalf("the daemon does not log the crash:\n%s", logged)
+	}
+	// Restarted, it resumes from the journal: the next click goes on
+	// from red, and its consumer exists again.
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		r, err := fire()
+		if err == nil {
+			if r.State != "green" {
+				t.Fatalf("after the restart the click went to %s, want green", r.State)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the light did not come back: %v", err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if _, err := js.Consumer(ctx, "LUMEN", "light-porch"); err != nil {
+		t.Fatalf("the consumer was not created again: %v", err)
+	}
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := broker.Inspect(ctx, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Shutdown()
+	if _, err := (light.Replay{Light: "porch", Verify: true}).Run(ctx, journal.New(b.JetStream())); err != nil {
+		t.Fatalf("replay --verify after a restart: %v", err)
 	}
 }

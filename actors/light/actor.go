@@ -222,7 +222,7 @@ func (a *Actor) start(ctx actor.Context) error {
 	// The journal, not the consumer, knows what was applied: deliver
 	// from the input after that. Twice the batch in flight lets the
 	// next batch arrive while one is applied.
-	cons, err := a.cfg.Journal.Consumer(rctx, "light-"+a.cfg.Name, subject.AllIn(a.cfg.Name),
+	cons, err := a.cfg.Journal.Consumer(rctx, subject.Consumer(a.cfg.Name), subject.AllIn(a.cfg.Name),
 		journal.StartAt(a.applied+1), journal.AckAll(), journal.MaxAckPending(2*a.cfg.Batch))
 	if err != nil {
 		return err

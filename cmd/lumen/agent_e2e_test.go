@@ -265,11 +265,12 @@ func TestAgentRestartDuringApproval(t *testing.T) {
 	})
 	ncLED.Close()
 	// Retention may purge the session's events (a light's snapshot covers
-	// them): the session's own snapshot keeps it.
-	natsCLI(t, d.URL, "stream", "purge", "LUMEN", "--subject", "lumen.demo.evt.out.agent", "--force")
+	// them): the session's own snapshot keeps it. No client may purge;
+	// the daemon's own connection may, on the stopped data directory.
 	if err := d.Stop(); err != nil {
 		t.Fatal(err)
 	}
+	purge(t, dir, "lumen.demo.evt.out.agent")
 	d = startDaemon(t, dir, agentArgs(srv)...)
 	if out, _ := runCLI(t, d.URL, "sessions"); !strings.Contains(out, "lumen approve "+ev.Approval) {
 		t.Fatalf("lumen sessions after the purge:\n%s", out)

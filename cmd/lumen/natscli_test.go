@@ -1,17 +1,31 @@
 package main_test
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
 	"strings"
 	"testing"
 	"time"
+
+	natsgo "github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // natsCLI runs the real nats CLI (natscli v0.3.0, built by the Taskfile
 // from tools/natscli into $NATS_BIN).
 func natsCLI(t *testing.T, url string, args ...string) string {
+	t.Helper()
+	out, err := natsRun(t, url, args...)
+	if err != nil {
+		t.Fatalf("nats %v: %v\n%s", args, err, out)
+	}
+	return out
+}
+
+// natsRun runs the real nats CLI and returns its output and error.
+func natsRun(t *testing.T, url string, args ...string) (string, error) {
 	t.Helper()
 	bin := os.Getenv("NATS_BIN")
 	if bin == "" {
@@ -23,10 +37,7 @@ func natsCLI(t *testing.T, url string, args ...string) string {
 	cmd := exec.Command(bin, append([]string{"--server", url}, args...)...)
 	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
 	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("nats %v: %v\n%s", args, err, out)
-	}
-	return string(out)
+	return string(out), err
 }
 
 func TestWithRealNatsCLI(t *testing.T) {
@@ -121,49 +132,108 @@ func TestFleetFire(t *testing.T) {
 	}
 }
 
-// A light whose durable consumer is deleted under it crashes, is restarted
-// by its supervisor, journals the restart, and carries on where it was.
-func TestLightRestartIsJournaled(t *testing.T) {
+// No client, with credentials or without, can forge an output, journal
+// the inputs of a light that does not run, or delete, purge or edit the
+// journal, the snapshots or a light's consumer; each is tried with the
+// real nats CLI. What the README promises still works: commands, inputs
+// of the running lights, reading the stream.
+func TestJournalPermissions(t *testing.T) {
 	t.Parallel()
-	d := startDaemon(t, t.TempDir(), "--light", "porch")
-	nc := connect(t, d.URL)
-	events := subscribeEvents(t, nc, "porch")
-	if r := mustOK(t, request(t, nc, "lumen.porch.cmd.fire", `{"transition":"button_click"}`)); r.Body["state"] != "red" {
-		t.Fatalf("first click: %s", r.Raw)
-	}
-
-	natsCLI(t, d.URL, "consumer", "rm", "LUMEN", "light-porch", "--force")
-	m := waitEvent(t, events, "lumen.porch.evt.out.restart", `"restarts":1`)
-	if !strings.Contains(string(m.Data), "light-porch") || !strings.Contains(string(m.Data), "deleted") {
-		t.Fatalf("restart event does not say which actor and why: %s", m.Data)
-	}
-	if !strings.Contains(d.Logs(), "light porch crashed") {
-		t.Fatalf("the daemon does not log the crash:\n%s", d.Logs())
-	}
-	// Restarted, it resumes from the journal: the next click goes on
-	// from red, and its consumer exists again.
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		r := request(t, nc, "lumen.porch.cmd.fire", `{"transition":"button_click"}`)
-		if r.Body["ok"] == true {
-			if r.Body["state"] != "green" {
-				t.Fatalf("after the restart the click went to %v, want green: %s", r.Body["state"], r.Raw)
+	for _, tt := range []struct {
+		name  string
+		args  []string // of lumen up
+		creds []string // of the nats CLI
+		user  string   // in the URL, for lumen and nats.go
+	}{
+		{name: "without credentials"},
+		{name: "with --user/--password", args: []string{"--user", "alice", "--password", "s3cret-pass"},
+			creds: []string{"--user", "alice", "--password", "s3cret-pass"}, user: "alice:s3cret-pass@"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			d := startDaemon(t, t.TempDir(), append([]string{"--light", "hall"}, tt.args...)...)
+			url := strings.Replace(d.URL, "nats://", "nats://"+tt.user, 1)
+			nc := connect(t, url)
+			js, err := jetstream.New(nc)
+			if err != nil {
+				t.Fatal(err)
 			}
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the light did not come back: %s", r.Raw)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	if out := natsCLI(t, d.URL, "consumer", "ls", "LUMEN", "--names"); !strings.Contains(out, "light-porch") {
-		t.Fatalf("the consumer was not created again: %s", out)
-	}
-	// The restart is in the journal, and replay still agrees with it.
-	if out := natsCLI(t, d.URL, "stream", "get", "LUMEN", "--last-for", "lumen.porch.evt.out.restart"); !strings.Contains(out, `"restarts":1`) {
-		t.Fatalf("restart not journaled: %s", out)
-	}
-	if out, code := runCLI(t, d.URL, "replay", "--light", "porch", "--verify"); code != 0 {
-		t.Fatalf("replay --verify after a restart: %s", out)
+			ctx := context.Background()
+			mustOK(t, request(t, nc, "lumen.hall.cmd.fire", `{"transition":"button_click"}`))
+			events := func() uint64 {
+				s, err := js.Stream(ctx, "LUMEN")
+				if err != nil {
+					t.Fatalf("the stream: %v", err)
+				}
+				return s.CachedInfo().State.Msgs
+			}
+			before := events()
+			nats := func(args ...string) (string, error) {
+				return natsRun(t, url, append(append([]string{"--timeout", "2s"}, tt.creds...), args...)...)
+			}
+			for _, args := range [][]string{
+				{"pub", "lumen.hall.evt.out.state", `{"from":"off","to":"red"}`},
+				{"stream", "rm", "LUMEN", "-f"},
+				{"stream", "purge", "LUMEN", "-f"},
+				{"stream", "purge", "LUMEN", "--subject", "lumen.hall.evt.in.fired", "-f"},
+				{"stream", "rmm", "LUMEN", "1", "-f"},
+				{"stream", "edit", "LUMEN", "--max-bytes", "1000", "-f"},
+				{"kv", "put", "LUMEN_SNAP", "hall", "x"},
+				{"kv", "del", "LUMEN_SNAP", "hall", "-f"},
+				{"kv", "purge", "LUMEN_SNAP", "hall", "-f"},
+				{"kv", "rm", "LUMEN_SNAP", "-f"},
+				{"consumer", "rm", "LUMEN", "light-hall", "-f"},
+				{"consumer", "next", "LUMEN", "light-hall"},
+			} {
+				out, err := nats(args...)
+				if err == nil || !strings.Contains(out, "Permissions Violation") {
+					t.Errorf("nats %s: %v\n%s", strings.Join(args, " "), err, out)
+				}
+			}
+			// Published, but no light runs there: the journal does not take it.
+			if out, err := nats("pub", "lumen.ghost.evt.in.fired", `{"transition":"x"}`); err != nil {
+				t.Fatalf("nats pub: %v\n%s", err, out)
+			}
+			if after := events(); after != before {
+				t.Errorf("the stream went from %d to %d events", before, after)
+			}
+			if _, err := js.Consumer(ctx, "LUMEN", "light-hall"); err != nil {
+				t.Errorf("the light's consumer: %v", err)
+			}
+			// The light's commands stay the light's.
+			denied := make(chan error, 1)
+			pc, err := natsgo.Connect(url, natsgo.ErrorHandler(func(_ *natsgo.Conn, _ *natsgo.Subscription, err error) {
+				select {
+				case denied <- err:
+				default:
+				}
+			}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer pc.Close()
+			if _, err := pc.SubscribeSync("lumen.hall.cmd.fire"); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case err := <-denied:
+				if !strings.Contains(err.Error(), "Permissions Violation for Subscription") {
+					t.Errorf("subscribe to a light's commands: %v", err)
+				}
+			case <-time.After(10 * time.Second):
+				t.Error("a client could subscribe to a light's commands")
+			}
+			// What a client may do: commands, inputs, reading.
+			natsCLI(t, url, append(tt.creds, "pub", "lumen.hall.evt.in.fired", `{"transition":"button_click"}`)...)
+			waitFor(t, 10*time.Second, "the published input to be applied", func() bool {
+				return mustOK(t, request(t, nc, "lumen.hall.cmd.get", `{}`)).Body["state"] == "green"
+			})
+			if out := natsCLI(t, url, append(tt.creds, "sub", "lumen.hall.evt.>", "--stream", "LUMEN", "--all", "--count", "3")...); !strings.Contains(out, "lumen.hall.evt.in.upgrade") {
+				t.Errorf("reading the stream: %s", out)
+			}
+			if out, code := runCLI(t, url, "replay", "--light", "hall", "--verify"); code != 0 {
+				t.Errorf("lumen replay: %s", out)
+			}
+		})
 	}
 }

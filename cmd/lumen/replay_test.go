@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/lumen-home/lumen/nats/broker"
 )
@@ -93,7 +94,7 @@ func alterOneOutput(t *testing.T, dir, marker string) uint64 {
 	if err := js.DeleteStream(ctx, "LUMEN"); err != nil {
 		t.Fatal(err)
 	}
-	if err := broker.EnsureStreams(ctx, js, 0); err != nil {
+	if err := broker.EnsureStreams(ctx, js, 0, nil); err != nil {
 		t.Fatal(err)
 	}
 	var altered uint64
@@ -112,4 +113,25 @@ func alterOneOutput(t *testing.T, dir, marker string) uint64 {
 		t.Fatal("no output to alter")
 	}
 	return altered
+}
+
+// purge purges the events on subj from the LUMEN stream of a stopped data
+// dir, as retention does: with the daemon's own rights, which no client
+// has.
+func purge(t *testing.T, dir, subj string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	b, err := broker.Inspect(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Shutdown()
+	s, err := b.JetStream().Stream(ctx, "LUMEN")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Purge(ctx, jetstream.WithPurgeSubject(subj)); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -55,11 +55,15 @@ type Config struct {
 	// loopback (127.0.0.0/8, ::1, localhost) is refused unless
 	// credentials are configured.
 	Listen string
-	// User and Password, both set, require clients to authenticate.
+	// User and Password, both set, require clients to authenticate as
+	// User (see users.go for what a client may do).
 	User     string
 	Password string
-	// Token, instead of User and Password, requires clients to present it.
-	Token string
+	// Lights are the lights whose inputs the journal takes
+	// (lumen.<light>.evt.in.>): a publish to the inputs of another light
+	// is not journaled. Nil keeps the stream's subjects as they are
+	// (every light's, for a new stream): what Inspect does.
+	Lights []string
 	// MQTT, when set, is the host:port of the server's own MQTT 3.1.1
 	// listener (port 0 picks a free one): an MQTT client's publish to
 	// home/doorbell reaches NATS subscribers of home.doorbell. It keeps
@@ -115,15 +119,15 @@ func (c Config) normalize() (Config, hostPort, error) {
 	if (c.User == "") != (c.Password == "") {
 		return c, hostPort{}, errors.New("broker: incomplete credentials: set both User and Password, or neither")
 	}
-	if c.User != "" && c.Token != "" {
-		return c, hostPort{}, errors.New("broker: both User/Password and Token are set: use one of them")
+	if c.User == DaemonUser || c.User == anonUser {
+		return c, hostPort{}, fmt.Errorf("broker: user %q is Lumen's own; pick another user name", c.User)
 	}
 	hp, err := parseListen(c.Listen)
 	if err != nil {
 		return c, hostPort{}, err
 	}
 	if !hp.loopback() && !c.hasCredentials() {
-		return c, hostPort{}, fmt.Errorf("broker: refusing to listen on %q without credentials: set User and Password (or Token), or listen on 127.0.0.1", c.Listen)
+		return c, hostPort{}, fmt.Errorf("broker: refusing to listen on %q without credentials: set User and Password, or listen on 127.0.0.1", c.Listen)
 	}
 	if c.MQTT != "" {
 		if err := CheckAddr("MQTT", c.MQTT, c.hasCredentials()); err != nil {
@@ -149,18 +153,7 @@ func CheckAddr(what, addr string, credentials bool) error {
 }
 
 func (c Config) hasCredentials() bool {
-	return (c.User != "" && c.Password != "") || c.Token != ""
-}
-
-// authOptions are the client options that present c's credentials.
-func (c Config) authOptions() []nats.Option {
-	switch {
-	case c.Token != "":
-		return []nats.Option{nats.Token(c.Token)}
-	case c.User != "":
-		return []nats.Option{nats.UserInfo(c.User, c.Password)}
-	}
-	return nil
+	return c.User != "" && c.Password != ""
 }
 
 type hostPort struct {
@@ -201,6 +194,8 @@ type Broker struct {
 	js      jetstream.JetStream
 	lock    *dirLock
 
+	daemonPassword string // made at each start, never written
+
 	shutdown sync.Once
 }
 
@@ -226,6 +221,16 @@ func Start(ctx context.Context, cfg Config) (*Broker, error) {
 	if err != nil {
 		return nil, err
 	}
+	daemonPassword, err := secret()
+	if err != nil {
+		lock.release()
+		return nil, err
+	}
+	users, noAuth, err := cfg.users(daemonPassword)
+	if err != nil {
+		lock.release()
+		return nil, err
+	}
 
 	opts := &server.Options{
 		ServerName: "lumen",
@@ -233,12 +238,11 @@ func Start(ctx context.Context, cfg Config) (*Broker, error) {
 		Port:       hp.port,
 		JetStream:  true,
 		// The server appends "jetstream" itself: DataDir/jetstream.
-		StoreDir:      cfg.DataDir,
-		SyncAlways:    cfg.Sync == SyncAlways,
-		MaxPayload:    cfg.MaxPayload,
-		Username:      cfg.User,
-		Password:      cfg.Password,
-		Authorization: cfg.Token,
+		StoreDir:   cfg.DataDir,
+		SyncAlways: cfg.Sync == SyncAlways,
+		MaxPayload: cfg.MaxPayload,
+		Users:      users,
+		NoAuthUser: noAuth,
 		// An embedded server must not take over the process's signals.
 		NoSigs: true,
 		NoLog:  true,
@@ -264,7 +268,7 @@ func Start(ctx context.Context, cfg Config) (*Broker, error) {
 	log := newLogger(cfg.Logf)
 	srv.SetLoggerV2(log, false, false, false)
 
-	b := &Broker{cfg: cfg, srv: srv, opts: opts, log: log, started: make(chan struct{}), lock: lock}
+	b := &Broker{cfg: cfg, srv: srv, opts: opts, log: log, started: make(chan struct{}), lock: lock, daemonPassword: daemonPassword}
 	go func() {
 		defer close(b.started)
 		srv.Start()
@@ -287,7 +291,7 @@ func Start(ctx context.Context, cfg Config) (*Broker, error) {
 		b.Shutdown()
 		return nil, fmt.Errorf("broker: jetstream: %w", err)
 	}
-	if err := EnsureStreams(ctx, b.js, cfg.MaxBytes); err != nil {
+	if err := EnsureStreams(ctx, b.js, cfg.MaxBytes, cfg.Lights); err != nil {
 		b.Shutdown()
 		return nil, err
 	}
@@ -341,11 +345,10 @@ func (b *Broker) MQTTAddr() string {
 	return net.JoinHostPort(host, strconv.Itoa(b.opts.MQTT.Port))
 }
 
-// Connect opens a new in-process client connection, presenting the
-// configured credentials. opts are applied after them.
+// Connect opens a new in-process connection of the daemon (DaemonUser).
+// opts are applied after its credentials.
 func (b *Broker) Connect(opts ...nats.Option) (*nats.Conn, error) {
-	all := append([]nats.Option{nats.InProcessServer(b.srv)}, b.cfg.authOptions()...)
-	all = append(all, opts...)
+	all := append([]nats.Option{nats.InProcessServer(b.srv), b.daemonAuth()}, opts...)
 	return nats.Connect(b.ClientURL(), all...)
 }
 

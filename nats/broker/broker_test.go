@@ -41,8 +41,7 @@ func TestConfigValidate(t *testing.T) {
 		{name: "sync always", given: broker.Config{DataDir: dir, Sync: broker.SyncAlways}},
 		{name: "sync batch", given: broker.Config{DataDir: dir, Sync: broker.SyncBatch}},
 		{name: "all interfaces with user", given: broker.Config{DataDir: dir, Listen: "0.0.0.0:4222", User: "u", Password: "p"}},
-		{name: "all interfaces with token", given: broker.Config{DataDir: dir, Listen: "0.0.0.0:4222", Token: "t"}},
-		{name: "lan address with token", given: broker.Config{DataDir: dir, Listen: "192.168.1.10:4222", Token: "t"}},
+		{name: "lan address with user", given: broker.Config{DataDir: dir, Listen: "192.168.1.10:4222", User: "u", Password: "p"}},
 		{name: "no data dir", given: broker.Config{}, want: "set Config.DataDir"},
 		{name: "unknown sync", given: broker.Config{DataDir: dir, Sync: "never"}, want: `use "always"`},
 		{name: "all interfaces without credentials", given: broker.Config{DataDir: dir, Listen: "0.0.0.0:4222"}, want: "without credentials"},
@@ -51,7 +50,7 @@ func TestConfigValidate(t *testing.T) {
 		{name: "v6 any without credentials", given: broker.Config{DataDir: dir, Listen: "[::]:4222"}, want: "without credentials"},
 		{name: "user without password", given: broker.Config{DataDir: dir, User: "u"}, want: "both User and Password"},
 		{name: "password without user", given: broker.Config{DataDir: dir, Password: "p"}, want: "both User and Password"},
-		{name: "user and token", given: broker.Config{DataDir: dir, User: "u", Password: "p", Token: "t"}, want: "use one of them"},
+		{name: "the daemon's user", given: broker.Config{DataDir: dir, User: broker.DaemonUser, Password: "p"}, want: "is Lumen's own"},
 		{name: "no port", given: broker.Config{DataDir: dir, Listen: "127.0.0.1"}, want: "not host:port"},
 		{name: "bad port", given: broker.Config{DataDir: dir, Listen: "127.0.0.1:http"}, want: "not a number"},
 		{name: "port too big", given: broker.Config{DataDir: dir, Listen: "127.0.0.1:70000"}, want: "not a number"},
@@ -162,7 +161,7 @@ func TestStartEnsuresStreams(t *testing.T) {
 	}
 
 	// Idempotent, and it applies a new budget.
-	if err := broker.EnsureStreams(ctx, js, 2<<20); err != nil {
+	if err := broker.EnsureStreams(ctx, js, 2<<20, nil); err != nil {
 		t.Fatalf("EnsureStreams again: %v", err)
 	}
 	info, err := str.Info(ctx)
@@ -241,7 +240,6 @@ func TestCredentials(t *testing.T) {
 		auth  nats.Option
 	}{
 		{name: "user and password", given: broker.Config{User: "lumen", Password: "s3cret"}, auth: nats.UserInfo("lumen", "s3cret")},
-		{name: "token", given: broker.Config{Token: "t0ken"}, auth: nats.Token("t0ken")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -15,20 +15,30 @@ import (
 const DuplicateWindow = 2 * time.Minute
 
 // StreamConfig is the configuration of the LUMEN stream with a size budget
-// of maxBytes (DefaultMaxBytes when maxBytes <= 0).
+// of maxBytes (DefaultMaxBytes when maxBytes <= 0), taking the outputs of
+// every light and the inputs of lights (of every light when lights is
+// nil): a publish to the inputs of a light that does not run is not
+// journaled. Outputs need no such care: only the daemon may publish them.
 //
 // The stream keeps everything until the budget is reached and then refuses
 // new events (DiscardNew) instead of dropping old ones: nothing may go
 // before a snapshot covers it (DESIGN.md, durability contract 5), so the
 // daemon purges what snapshots cover.
-func StreamConfig(maxBytes int64) jetstream.StreamConfig {
+func StreamConfig(maxBytes int64, lights []string) jetstream.StreamConfig {
 	if maxBytes <= 0 {
 		maxBytes = DefaultMaxBytes
+	}
+	subjects := []string{subject.AllEvents}
+	if lights != nil {
+		subjects = []string{subject.AllOut("*")}
+		for _, l := range lights {
+			subjects = append(subjects, subject.AllIn(l))
+		}
 	}
 	return jetstream.StreamConfig{
 		Name:        subject.Stream,
 		Description: "Lumen journal: every input and output of every light",
-		Subjects:    []string{subject.AllEvents},
+		Subjects:    subjects,
 		Retention:   jetstream.LimitsPolicy,
 		Storage:     jetstream.FileStorage,
 		Replicas:    1,
@@ -55,10 +65,17 @@ func SnapshotConfig() jetstream.KeyValueConfig {
 }
 
 // EnsureStreams creates the LUMEN stream (see StreamConfig) and the
-// LUMEN_SNAP bucket, or updates them to the current configuration. It is
-// idempotent, so it runs on every start and from client-side tools.
-func EnsureStreams(ctx context.Context, js jetstream.JetStream, maxBytes int64) error {
-	if _, err := js.CreateOrUpdateStream(ctx, StreamConfig(maxBytes)); err != nil {
+// LUMEN_SNAP bucket, or updates them to the current configuration, with
+// the inputs of lights (nil keeps the stream's subjects). It is idempotent,
+// so it runs on every start.
+func EnsureStreams(ctx context.Context, js jetstream.JetStream, maxBytes int64, lights []string) error {
+	cfg := StreamConfig(maxBytes, lights)
+	if lights == nil {
+		if s, err := js.Stream(ctx, subject.Stream); err == nil {
+			cfg.Subjects = s.CachedInfo().Config.Subjects
+		}
+	}
+	if _, err := js.CreateOrUpdateStream(ctx, cfg); err != nil {
 		return fmt.Errorf("broker: ensure stream %s: %w", subject.Stream, err)
 	}
 	if _, err := js.CreateOrUpdateKeyValue(ctx, SnapshotConfig()); err != nil {

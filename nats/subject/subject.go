@@ -123,6 +123,10 @@ func LED(light string) string {
 	return tokRoot + "." + light + ".led"
 }
 
+// Consumer is the durable consumer of Stream a light applies its inputs
+// from: light-<light>.
+func Consumer(light string) string { return "light-" + light }
+
 // Events matches every event of a light, inputs and outputs:
 // lumen.<light>.evt.>.
 func Events(light string) string {
