@@ -19,6 +19,7 @@ import (
 
 	"github.com/lumen-home/lumen/actors"
 	"github.com/lumen-home/lumen/actors/clock"
+	"github.com/lumen-home/lumen/internal/argschema"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/journal"
 	"github.com/lumen-home/lumen/nats/subject"
@@ -303,6 +304,7 @@ type runner struct {
 	exec    execFunc
 	secrets *secrets.Store
 	slots   chan struct{}
+	params  *argschema.Schema // nil: the tool takes any arguments
 }
 
 // newRunner is the runner of a tool defined with define_tool: its code in
@@ -320,13 +322,35 @@ func newRunner(cfg Config, t messages.Tool) (*runner, error) {
 		}
 		return engine.Run(ctx, plugins.Request{Code: t.Code, Params: args, Fetch: f})
 	}
-	return &runner{name: t.Name, exec: exec, secrets: cfg.Secrets, slots: make(chan struct{}, cfg.Concurrency)}, nil
+	r := &runner{name: t.Name, exec: exec, secrets: cfg.Secrets, slots: make(chan struct{}, cfg.Concurrency)}
+	if t.Params != nil {
+		// A schema the light took before it checked schemas may not
+		// compile: the tool then takes any arguments, as it did.
+		if s, err := argschema.Compile(t.Params); err == nil {
+			r.params = s
+		} else {
+			cfg.Logf("tool %s/%s: its params schema is not checked: %v", cfg.Light, t.Name, err)
+		}
+	}
+	return r, nil
 }
 
 func (r *runner) Receive(ctx actor.Context) {
 	msg, ok := ctx.Message().(*Run)
 	if !ok {
 		return
+	}
+	args := msg.Args
+	if len(args) == 0 {
+		args = json.RawMessage(`{}`)
+	}
+	if r.params != nil {
+		// Before it runs, so that the caller (a model too) learns which
+		// argument to fix.
+		if err := r.params.Check(args); err != nil {
+			ctx.Respond(&messages.ErrorReply{Code: 400, Error: fmt.Sprintf("tool %s: the arguments do not match its params schema: %v", r.name, err)})
+			return
+		}
 	}
 	select {
 	case r.slots <- struct{}{}:
@@ -335,10 +359,6 @@ func (r *runner) Receive(ctx actor.Context) {
 		return
 	}
 	sender, root := ctx.Sender(), ctx.ActorSystem().Root
-	args := msg.Args
-	if len(args) == 0 {
-		args = json.RawMessage(`{}`)
-	}
 	go func() {
 		defer func() { <-r.slots }()
 		res, err := r.exec(context.Background(), args)

@@ -152,3 +152,32 @@ func TestRunTools(t *testing.T) {
 func execShell(cmd string) ([]byte, error) {
 	return exec.Command("sh", "-c", cmd).CombinedOutput()
 }
+
+// A tool's arguments are checked against its params schema before it
+// runs: a mismatch is a 400 that names the argument (the agent's testTool
+// gets the same answer, so the model can correct itself), and a schema
+// that is not one is refused when the tool is defined.
+func TestToolParamsAreChecked(t *testing.T) {
+	needGuest(t)
+	t.Parallel()
+	d := startDaemon(t, t.TempDir())
+	nc := connect(t, d.URL)
+	defineTool(t, nc, map[string]any{"name": "add_one", "code": "return params.add + 1",
+		"params": map[string]any{"type": "object", "properties": map[string]any{"add": map[string]any{"type": "number"}}, "required": []string{"add"}}})
+	if r := mustOK(t, runTool(t, nc, "add_one", `{"add":2}`)); fmt.Sprint(r.Body["result"]) != "3" {
+		t.Fatalf("add_one 2: %s", r.Raw)
+	}
+	for args, says := range map[string]string{
+		`{"add":"x"}`: "tool add_one: the arguments do not match its params schema: add: got string, want number",
+		`{}`:          "the arguments: missing property 'add'",
+	} {
+		r := runTool(t, nc, "add_one", args)
+		if r.Code != "400" || !strings.Contains(r.Header, says) {
+			t.Errorf("add_one %s: %s", args, r.Raw)
+		}
+	}
+	r := request(t, nc, "lumen.demo.cmd.define_tool", `{"name":"broken","code":"return 1","params":{"type":"nmber"}}`)
+	if r.Code != "400" || !strings.Contains(r.Header, `tool "broken": params: the schema is not a valid JSON schema: type:`) {
+		t.Errorf("a schema that is not one: %s", r.Raw)
+	}
+}

@@ -111,7 +111,7 @@ func (c *core) opApply(in *messages.InConfigData) ([]Output, *rejection) {
 	if r != nil {
 		return nil, r
 	}
-	tools, r := checkTools(in.Tools)
+	tools, r := c.checkTools(in.Tools)
 	if r != nil {
 		return nil, r
 	}

@@ -13,7 +13,7 @@ import (
 //  1. the limits of package messages: names (MaxName), variable values
 //     (MaxValue), expressions (MaxExpression), the size of a
 //     configuration (MaxStates, MaxRules), and schedules at most once a
-//     second.
+//     second; and a tool's params must be a JSON schema that compiles.
 //
 // A light's level only rises, by an upgrade input the light journals when
 // it starts with a lumen newer than its journal. Inputs journaled before

@@ -202,3 +202,16 @@ func TestLevelIsJournaled(t *testing.T) {
 		}
 	}
 }
+
+// At level 1 a tool's params must be a JSON schema that compiles: the
+// tool manager checks every call's arguments against it. Before, any
+// object was taken, and still is when replayed.
+func TestParamsSchemaIsChecked(t *testing.T) {
+	const tool = `{"op":"define_tool","tools":[{"name":"t","code":"return 1","params":{"type":"nmber"}}]}`
+	if r := upgraded(t).apply(messages.InConfig, tool); r.Err == nil || !strings.Contains(r.Err.Error, `tool "t": params: the schema is not a valid JSON schema`) {
+		t.Errorf("at level 1: %v", outputs(t, r))
+	}
+	if r := newLight(t).apply(messages.InConfig, tool); r.Err != nil {
+		t.Errorf("at level 0: %s", r.Err.Error)
+	}
+}

@@ -95,7 +95,7 @@ func Restore(b []byte, opts ...Option) (*Machine, error) {
 	if r != nil {
 		return fail(r)
 	}
-	tools, r := checkTools(s.Tools)
+	tools, r := c.checkTools(s.Tools)
 	if r != nil {
 		return fail(r)
 	}

@@ -241,7 +241,7 @@ func (c *core) opDefineTransition(in *messages.InConfigData) ([]Output, *rejecti
 	if len(in.Tools) != 1 || len(in.Sources) != 1 {
 		return nil, rejectf(400, "define_transition takes one tool and one source, the predicate and its poll")
 	}
-	addT, r := checkTools(in.Tools)
+	addT, r := c.checkTools(in.Tools)
 	if r != nil {
 		return nil, r
 	}

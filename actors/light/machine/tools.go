@@ -11,6 +11,7 @@ import (
 
 	"github.com/dop251/goja"
 
+	"github.com/lumen-home/lumen/internal/argschema"
 	"github.com/lumen-home/lumen/internal/jsbox"
 	"github.com/lumen-home/lumen/messages"
 )
@@ -67,11 +68,11 @@ func mergeTools(base, add []*tool) []*tool {
 }
 
 // checkTools validates tools given together (apply, define_tool).
-func checkTools(list []messages.Tool) ([]*tool, *rejection) {
+func (c *core) checkTools(list []messages.Tool) ([]*tool, *rejection) {
 	seen := make(map[string]bool, len(list))
 	out := make([]*tool, 0, len(list))
 	for i, mt := range list {
-		t, r := checkTool(i, mt)
+		t, r := c.checkTool(i, mt)
 		if r != nil {
 			return nil, r
 		}
@@ -84,7 +85,7 @@ func checkTools(list []messages.Tool) ([]*tool, *rejection) {
 	return out, nil
 }
 
-func checkTool(i int, mt messages.Tool) (*tool, *rejection) {
+func (c *core) checkTool(i int, mt messages.Tool) (*tool, *rejection) {
 	if r := checkToolName(i, mt.Name); r != nil {
 		return nil, r
 	}
@@ -109,6 +110,12 @@ func checkTool(i int, mt messages.Tool) (*tool, *rejection) {
 	var r *rejection
 	if t.Params, r = schemaObject(name, "params", mt.Params); r != nil {
 		return nil, r
+	}
+	if t.Params != nil && c.limited() {
+		// Arguments are checked against it before each call.
+		if _, err := argschema.Compile(t.Params); err != nil {
+			return nil, rejectf(400, "tool %q: params: %v", name, err)
+		}
 	}
 	if t.Returns, r = schemaObject(name, "returns", mt.Returns); r != nil {
 		return nil, r
@@ -290,7 +297,7 @@ func (c *core) opDefineTool(in *messages.InConfigData) ([]Output, *rejection) {
 	if len(in.Tools) == 0 {
 		return nil, rejectf(400, "define_tool needs at least one tool in tools")
 	}
-	add, r := checkTools(in.Tools)
+	add, r := c.checkTools(in.Tools)
 	if r != nil {
 		return nil, r
 	}
