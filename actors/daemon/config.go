@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -80,7 +81,7 @@ func DefaultConfig(data string) Config {
 // the lumen.yaml key) to change.
 func (c *Config) Validate() error {
 	if c.Data == "" {
-		return fmt.Errorf("daemon: --data is empty: give the directory of the journal")
+		return errors.New("--data is empty: give the directory of the journal, the snapshots and lumen.yaml")
 	}
 	if c.Listen == "" {
 		c.Listen = broker.DefaultListen
@@ -121,23 +122,23 @@ func (c *Config) Validate() error {
 	if clock.ParseMode(c.ClockMode) != nil {
 		return fmt.Errorf("--clock must be auto, trust or wait, not %q", c.ClockMode)
 	}
-	if c.SnapshotEvery <= 0 {
+	switch {
+	case c.SnapshotEvery < 0:
+		return fmt.Errorf("--snapshot-every %d is negative: give how many inputs a light takes between snapshots (snapshot_every: in lumen.yaml), or 0 for the default, 1000", c.SnapshotEvery)
+	case c.SnapshotEvery == 0:
 		c.SnapshotEvery = 1000
 	}
-	if c.MaxBytes <= 0 {
+	switch {
+	case c.MaxBytes < 0:
+		return fmt.Errorf("--max-bytes %d is negative: give the journal's size budget in bytes (max_bytes: in lumen.yaml), or 0 for the default, %d (1 GiB)", c.MaxBytes, broker.DefaultMaxBytes)
+	case c.MaxBytes == 0:
 		c.MaxBytes = broker.DefaultMaxBytes
 	}
 	if err := c.Hardware.validate(c.Lights); err != nil {
 		return err
 	}
-	creds := c.User != "" && c.Password != ""
-	for _, l := range []struct{ flag, what, addr string }{{"--http", "HTTP", c.HTTP}, {"--mqtt", "MQTT", c.MQTT}} {
-		if l.addr == "" {
-			continue
-		}
-		if err := broker.CheckAddr(l.what, l.addr, creds); err != nil {
-			return fmt.Errorf("%s: %w", l.flag, err)
-		}
+	if err := c.validateAccess(); err != nil {
+		return err
 	}
 	if _, err := netpolicy.ParseAllow(c.AllowNet); err != nil {
 		return fmt.Errorf("--allow-net: %w", err)
@@ -153,6 +154,55 @@ func (c *Config) Validate() error {
 	}
 	if c.Logf == nil {
 		c.Logf = func(string, ...any) {}
+	}
+	return nil
+}
+
+// validateAccess checks the credentials and the listeners. It applies the
+// broker's rules, but says what to change in the words of lumen up's
+// flags and lumen.yaml's keys, before the broker sees them: the broker's
+// own checks, which name its Config's fields for its Go callers, stay a
+// second line.
+func (c *Config) validateAccess() error {
+	switch {
+	case c.User != "" && c.Password == "":
+		return errors.New("--user is given but --password is not: give both (user: and password: in lumen.yaml), or neither")
+	case c.User == "" && c.Password != "":
+		return errors.New("--password is given but --user is not: give both (user: and password: in lumen.yaml), or neither")
+	case c.User != "":
+		// The broker keeps some user names for Lumen's own connections;
+		// with a data directory and both credentials, its user name is
+		// all that it can refuse here.
+		if (broker.Config{DataDir: c.Data, User: c.User, Password: c.Password}).Validate() != nil {
+			return fmt.Errorf("--user %q is a name Lumen keeps for its own connections: pick another", c.User)
+		}
+	}
+	credentials := c.User != ""
+	for _, l := range []struct{ flag, addr, example string }{
+		{"--listen", c.Listen, "127.0.0.1:4222"}, {"--http", c.HTTP, "127.0.0.1:8080"}, {"--mqtt", c.MQTT, "127.0.0.1:1883"},
+	} {
+		if l.addr == "" {
+			continue // --http and --mqtt are off
+		}
+		if err := checkAddr(l.flag, l.addr, l.example, credentials); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkAddr checks the HOST:PORT of one of lumen up's listeners by the
+// broker's rule (broker.CheckAddr): a host beyond this machine needs
+// credentials, since anyone on the network could otherwise feed the
+// lights.
+func checkAddr(flag, addr, example string, credentials bool) error {
+	if broker.CheckAddr(flag, addr, true) != nil {
+		return fmt.Errorf("%s %q is not HOST:PORT with a port from 0 to 65535: write e.g. %s, or HOST:0 for a free port", flag, addr, example)
+	}
+	if !credentials && broker.CheckAddr(flag, addr, false) != nil {
+		_, port, _ := net.SplitHostPort(addr)
+		return fmt.Errorf("%s %s would let other machines in without credentials: set --user and --password (user: and password: in lumen.yaml), or use %s to accept this machine only",
+			flag, addr, net.JoinHostPort("127.0.0.1", port))
 	}
 	return nil
 }

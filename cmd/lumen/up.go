@@ -5,9 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -17,6 +20,7 @@ import (
 	"github.com/lumen-home/lumen/actors/source/datasource"
 	"github.com/lumen-home/lumen/hardware"
 	"github.com/lumen-home/lumen/hardware/render"
+	"github.com/lumen-home/lumen/nats/broker"
 )
 
 func newUp(a *app) *cobra.Command {
@@ -26,24 +30,30 @@ func newUp(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "up",
 		Short: "Run the Lumen daemon: embedded NATS + JetStream, and the lights",
-		Long: `Run the Lumen daemon. It embeds a NATS server with JetStream on disk under
---data, starts each --light as a supervised actor and serves the 'lumen' NATS
-micro service. A light with no configuration yet gets the demo one: a click
-cycles red, green and blue, a hold turns it off.
+		Long: `Run the Lumen daemon. It keeps the journal of every light under --data (an
+embedded NATS server with JetStream), runs each --light (restarted if it
+crashes) and answers the requests of the other lumen commands and of the nats
+CLI. A light with no configuration yet gets the demo one: a click cycles red,
+green and blue, a hold turns it off.
 
-When ready it prints one line 'lumen: ready nats://HOST:PORT'.
+When ready it prints 'lumen: ready nats://HOST:PORT' (the port it got when
+--listen asked for port 0), then how to watch the light.
 
-Settings come from <data>/lumen.yaml (or --config), flags win:
+Settings come from lumen.yaml in the --data directory (or --config FILE);
+flags win over it. Its keys, with their defaults (or examples, for those off
+by default):
   listen: 127.0.0.1:4222
   lights: [demo]
   sync: always          # or batch
-  user: …               # credentials, required to listen beyond loopback
-  password: …
-  max_bytes: 1073741824 # journal size budget
+  user: …               # with password: the credentials outside clients give;
+  password: …           #   required to listen beyond this machine
+  max_bytes: 1073741824 # journal size budget in bytes (1 GiB)
+  snapshot_every: 1000
   clock: auto           # auto | trust | wait
   groups: {downstairs: [kitchen, hall]}
-  http: 127.0.0.1:8080  # webhook sources: POST /hooks/<light>/<source> (off when absent)
-  mqtt: 127.0.0.1:1883  # the embedded server's MQTT listener (off when absent)
+  allow_net: [192.168.1.20, 10.0.0.0/8:443]
+  http: 127.0.0.1:8080  # webhook sources: POST /hooks/LIGHT/SOURCE (off when absent)
+  mqtt: 127.0.0.1:1883  # MQTT clients, on the embedded NATS server (off when absent)
   hardware:
     driver: auto        # auto (GPIO on a Pi, else simulated) | sim | rpi
     light: demo         # the light the Pi's LED and button belong to
@@ -55,14 +65,17 @@ Settings come from <data>/lumen.yaml (or --config), flags win:
     rpi:                # BCM pin numbers; see the README for wiring
       led: {type: rgb, pins: [17, 27, 22], pwm: auto, pwm_hz: 500, active_low: false}
       button: {pin: 4, poll_ms: 1, active_high: false}
+  agent: {model: …, base_url: …, max_turns: 10, timeout: 60s, forbid: [], stream: false,
+          transcribe_model: whisper-1, speech_model: tts-1, voice: alloy}
 
 With no GPIO the light's LED and button are simulated: 'lumen press' clicks,
-'nats req lumen.<light>.cmd.led {}' tells the color shown, and on a terminal
+'nats req lumen.LIGHT.cmd.led {}' tells the color shown, and on a terminal
 the status line shows it live. The input pins of gpio sources are simulated
 too: 'lumen gpio PIN high|low|pulse' drives one.`,
 		Example: `  lumen up
   lumen up --light kitchen --light hall --listen 127.0.0.1:0
   lumen up --data /var/lib/lumen --sync batch
+  lumen up --listen 0.0.0.0:4222 --config /etc/lumen.yaml   # with user: and password: in the file
   lumen up --http 127.0.0.1:8080 --mqtt 127.0.0.1:1883`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -78,23 +91,26 @@ too: 'lumen gpio PIN high|low|pulse' drives one.`,
 			return a.runDaemon(cmd.Context(), final)
 		},
 	}
+	// A `NAME` in a usage names the flag's value in the help, instead of
+	// its Go type (string, stringArray, int).
 	f := cmd.Flags()
-	f.StringVar(&cfg.Data, "data", cfg.Data, "data directory (journal, snapshots, lumen.yaml)")
-	f.StringVar(&cfg.Listen, "listen", cfg.Listen, "NATS listen address for outside clients (HOST:0 picks a free port)")
-	f.StringArrayVar(&cfg.Lights, "light", cfg.Lights, "a light to run (repeat for several)")
-	f.StringVar(&cfg.Sync, "sync", cfg.Sync, "always: fsync every event before acknowledging it; batch: faster, may lose the last events on power loss")
-	f.StringVar(&configFile, "config", "", "configuration file (default <data>/lumen.yaml)")
-	f.StringVar(&cfg.User, "user", "", "user name outside clients must give")
-	f.StringVar(&cfg.Password, "password", "", "password outside clients must give")
-	f.StringArrayVar(&groupFlags, "group", nil, "GROUP=LIGHT,LIGHT…: lights that also answer lumen.group.GROUP.cmd.<verb> (repeatable)")
-	f.StringVar(&cfg.ClockMode, "clock", cfg.ClockMode, "auto: trust the clock unless this is a Pi without time sync; trust; wait: timers wait for time sync")
-	f.IntVar(&cfg.SnapshotEvery, "snapshot-every", cfg.SnapshotEvery, "inputs between snapshots of a light")
-	f.Int64Var(&cfg.MaxBytes, "max-bytes", cfg.MaxBytes, "journal size budget: past 3/4 of it, events covered by snapshots are purged")
-	f.StringVar(&cfg.HTTP, "http", "", "HOST:PORT of the HTTP port for webhook sources (POST /hooks/LIGHT/SOURCE); off by default; beyond loopback needs --user/--password")
-	f.StringVar(&cfg.MQTT, "mqtt", "", "HOST:PORT of the embedded server's MQTT listener (topic home/doorbell is subject home.doorbell); off by default; beyond loopback needs --user/--password")
-	f.StringArrayVar(&cfg.AllowNet, "allow-net", nil, "HOST[:PORT], IP or CIDR custom tools may reach even on the LAN, and over plain HTTP (repeatable); tools can never grant this themselves")
+	f.StringVar(&cfg.Data, "data", cfg.Data, "keep the journal, the snapshots and lumen.yaml in `DIR`")
+	f.StringVar(&cfg.Listen, "listen", cfg.Listen, "accept outside NATS clients on `HOST:PORT`; HOST:0 picks a free port (the ready line prints it); a host beyond this machine needs --user and --password")
+	f.StringArrayVar(&cfg.Lights, "light", cfg.Lights, "run the light `NAME` (repeat for several)")
+	f.Lookup("light").DefValue = strings.Join(cfg.Lights, ",") // not [demo]
+	f.StringVar(&cfg.Sync, "sync", cfg.Sync, "when events reach the disk, `always|batch`: always: each before it is acknowledged; batch: in periodic flushes, faster, but a power cut may lose the last ones")
+	f.StringVar(&configFile, "config", "", "read the settings from `FILE` (default lumen.yaml in the --data directory)")
+	f.StringVar(&cfg.User, "user", "", "the user `NAME` outside clients must give, with --password (a webhook may give its source's token instead); both are required to listen beyond this machine")
+	f.StringVar(&cfg.Password, "password", "", "the `PASSWORD` that goes with --user (password: in lumen.yaml keeps it out of the process list)")
+	f.StringArrayVar(&groupFlags, "group", nil, "lights that also answer lumen.group.GROUP.cmd.VERB, as `GROUP=LIGHT,LIGHT` (repeatable)")
+	f.StringVar(&cfg.ClockMode, "clock", cfg.ClockMode, "when timers and schedules may trust the system clock, `auto|trust|wait`: trust: at once; wait: once it is synchronized; auto: wait on a Pi without a battery-backed clock, else trust")
+	f.IntVar(&cfg.SnapshotEvery, "snapshot-every", cfg.SnapshotEvery, "snapshot a light every `N` inputs")
+	f.Int64Var(&cfg.MaxBytes, "max-bytes", cfg.MaxBytes, "journal size budget in `BYTES`: past 3/4 of it, each light purges the events its snapshots cover; a full journal refuses new events")
+	f.StringVar(&cfg.HTTP, "http", "", "serve webhook sources (POST /hooks/LIGHT/SOURCE) on `HOST:PORT`; off when not given; HOST:0 picks a free port; a host beyond this machine needs --user and --password")
+	f.StringVar(&cfg.MQTT, "mqtt", "", "accept MQTT 3.1.1 clients on `HOST:PORT` (topic home/doorbell is NATS subject home.doorbell); off when not given; HOST:0 picks a free port; a host beyond this machine needs --user and --password")
+	f.StringArrayVar(&cfg.AllowNet, "allow-net", nil, "let custom tools reach `HOST`, an IP or a CIDR (each with an optional :PORT) even on the LAN, and over plain HTTP (repeatable); a tool can never grant this itself")
 	agentFlags(f, &cfg.Agent)
-	f.StringVar(&cfg.Hardware.Driver, "hardware", cfg.Hardware.Driver, "auto: the Pi's GPIO when present, else a simulated LED and button; sim; rpi")
+	f.StringVar(&cfg.Hardware.Driver, "hardware", cfg.Hardware.Driver, "the LED and button, `auto|sim|rpi`: auto: the Pi's GPIO when there is one, else simulated; sim: simulated; rpi: the Pi's GPIO")
 	return cmd
 }
 
@@ -153,7 +169,7 @@ func (a *app) runDaemon(ctx context.Context, cfg daemon.Config) error {
 	}
 	defer d.Close()
 	if err := d.Run(ctx); err != nil {
-		return err
+		return startError(err, cfg)
 	}
 	fmt.Fprintf(a.stdout, "lumen: ready %s\n", d.URL())
 	fmt.Fprintf(a.stdout, "lumen: watch it with: nats --server %s sub 'lumen.%s.evt.>'\n", d.URL(), cfg.Lights[0])
@@ -166,6 +182,29 @@ func (a *app) runDaemon(ctx context.Context, cfg daemon.Config) error {
 	<-ctx.Done()
 	fmt.Fprintln(a.stderr, "lumen: shutting down")
 	return d.Close()
+}
+
+// startError turns a start that failed on a data dir or a port in use
+// into which flag gave it and what to do. The daemon's own errors start
+// with the flag (--http: …); the broker's say which of its listeners
+// failed. Any other error is returned as it is.
+func startError(err error, cfg daemon.Config) error {
+	if errors.Is(err, broker.ErrDirInUse) {
+		return fmt.Errorf("--data %s is in use by another lumen (lumen up, or lumen replay --data): stop it, or give this one another --data", cfg.Data)
+	}
+	if !errors.Is(err, syscall.EADDRINUSE) {
+		return err
+	}
+	flag, addr := "--listen", cfg.Listen
+	switch msg := err.Error(); {
+	case strings.HasPrefix(msg, "--http:"):
+		flag, addr = "--http", cfg.HTTP
+	case strings.Contains(msg, "MQTT"):
+		flag, addr = "--mqtt", cfg.MQTT
+	}
+	host, _, _ := net.SplitHostPort(addr)
+	return fmt.Errorf("%s %s: the port is taken (%w), by another lumen up or another program: stop it, or give this one another port; %s picks a free one, which lumen up prints once ready",
+		flag, addr, syscall.EADDRINUSE, net.JoinHostPort(host, "0"))
 }
 
 // sourceMinInterval is $LUMEN_SOURCE_MIN_INTERVAL_MS, the shortest

@@ -15,7 +15,9 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -183,6 +185,10 @@ func (hp hostPort) loopback() bool {
 	return ip != nil && ip.IsLoopback()
 }
 
+// ErrDirInUse is wrapped by Start's error when another process has the
+// data directory.
+var ErrDirInUse = errors.New("data directory in use")
+
 // Broker is a running embedded server with an in-process client.
 type Broker struct {
 	cfg     Config
@@ -307,12 +313,27 @@ func (b *Broker) waitReady(ctx context.Context) error {
 		}
 		select {
 		case msg := <-b.log.fatal:
-			return fmt.Errorf("broker: start server: %s", msg)
+			return b.startError(msg)
 		case <-ctx.Done():
 			return fmt.Errorf("broker: server not ready on %s: %w", b.cfg.Listen, ctx.Err())
 		default:
 		}
 	}
+}
+
+// startError is the error for the server's fatal start-up message. When
+// a port is taken it names the listener's address and wraps
+// syscall.EADDRINUSE, so that a caller can tell which of its settings to
+// change.
+func (b *Broker) startError(msg string) error {
+	if !strings.Contains(msg, syscall.EADDRINUSE.Error()) {
+		return fmt.Errorf("broker: start server: %s", msg)
+	}
+	what, addr := "clients", b.cfg.Listen
+	if strings.Contains(msg, "MQTT") { // "Unable to listen for MQTT connections: …"
+		what, addr = "MQTT clients", b.cfg.MQTT
+	}
+	return fmt.Errorf("broker: cannot listen for %s on %s: %w: another server or program has this port; stop it, or pick another port (port 0 picks a free one)", what, addr, syscall.EADDRINUSE)
 }
 
 // ClientURL is the URL other processes (the nats CLI, the lumen CLI) use to

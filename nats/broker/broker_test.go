@@ -2,8 +2,10 @@ package broker_test
 
 import (
 	"context"
+	"errors"
 	"net"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -195,12 +197,17 @@ func TestStartFailsFast(t *testing.T) {
 	busyDir := t.TempDir()
 	start(t, broker.Config{DataDir: busyDir, Listen: "127.0.0.1:0"})
 
+	addr := taken.Addr().String()
 	tests := []struct {
 		name  string
 		given broker.Config
 		want  string
+		inUse bool // errors.Is syscall.EADDRINUSE
 	}{
-		{name: "port in use", given: broker.Config{DataDir: t.TempDir(), Listen: taken.Addr().String()}, want: "address already in use"},
+		{name: "port in use", given: broker.Config{DataDir: t.TempDir(), Listen: addr}, inUse: true,
+			want: "broker: cannot listen for clients on " + addr + ": address already in use: another server or program has this port; stop it, or pick another port (port 0 picks a free one)"},
+		{name: "mqtt port in use", given: broker.Config{DataDir: t.TempDir(), Listen: "127.0.0.1:0", MQTT: addr}, inUse: true,
+			want: "broker: cannot listen for MQTT clients on " + addr + ": address already in use"},
 		{name: "data dir in use", given: broker.Config{DataDir: busyDir, Listen: "127.0.0.1:0"}, want: "in use by another running server"},
 		{name: "not loopback without credentials", given: broker.Config{DataDir: t.TempDir(), Listen: "0.0.0.0:0"}, want: "without credentials"},
 	}
@@ -216,6 +223,9 @@ func TestStartFailsFast(t *testing.T) {
 			}
 			if !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("Start() = %v, want error containing %q", err, tt.want)
+			}
+			if errors.Is(err, syscall.EADDRINUSE) != tt.inUse {
+				t.Fatalf("Start() = %v: errors.Is(err, syscall.EADDRINUSE) is %v", err, !tt.inUse)
 			}
 			if d := time.Since(began); d > 2*time.Second {
 				t.Fatalf("Start took %v to fail", d)

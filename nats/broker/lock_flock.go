@@ -30,7 +30,7 @@ func lockDir(dir string) (*dirLock, error) {
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, fmt.Errorf("broker: data directory %s is in use by another running server: stop it or choose another directory", dir)
+			return nil, fmt.Errorf("broker: data directory %s is in use by another running server: stop it or choose another directory (%w)", dir, ErrDirInUse)
 		}
 		return nil, fmt.Errorf("broker: lock data directory %s: %w", dir, err)
 	}
