@@ -2,6 +2,7 @@ package messages
 
 import (
 	"encoding/json"
+	"slices"
 	"time"
 )
 
@@ -18,10 +19,37 @@ const (
 	VerbSetVar         = "set_var"         // InVarData
 	VerbCreateSchedule = "create_schedule" // a Schedule
 	VerbDeleteSchedule = "delete_schedule" // NameRequest
+	VerbEnableRules    = "enable_rules"    // EnableRulesRequest
 
 	// Verbs of the hardware actor, answered by the light's device.
 	VerbButton = "button" // ButtonRequest: inject a raw edge (simulated button only)
 	VerbLED    = "led"    // {} → LEDReply
+)
+
+// Verbs returns every verb of lumen.<light>.cmd.<verb>, sorted: the
+// light's, its device's, its tools' and its agent's, which all answer on
+// the light's one service instance. A request for any other verb gets a
+// 404 that lists these, so a verb a component serves must be here
+// (actors/daemon's tests check it), or the light answers it twice.
+func Verbs() []string {
+	v := []string{
+		VerbFire, VerbSetState, VerbGet, VerbApply, VerbCreateState, VerbDeleteState,
+		VerbAppendRules, VerbDeleteRules, VerbEnableRules, VerbSetVar, VerbCreateSchedule, VerbDeleteSchedule,
+		VerbDefineTool, VerbDeleteTool, VerbListTools, VerbRunTool,
+		VerbCreateSource, VerbDeleteSource, VerbListSources, VerbData, VerbDefineTransition, VerbDeleteTransition,
+		VerbButton, VerbLED, VerbGPIO,
+		VerbAsk, VerbApprove, VerbReject, VerbSessions, VerbTalk,
+	}
+	slices.Sort(v)
+	return v
+}
+
+// Config operations of enable_rules (InConfigData.Op): each takes the
+// rules' ids, so that the input says what it does without a field of
+// its own.
+const (
+	OpEnableRules  = "enable_rules"  // enable the rules IDs
+	OpDisableRules = "disable_rules" // disable the rules IDs
 )
 
 // Raw button edges of ButtonRequest.
@@ -100,6 +128,19 @@ type ApplyRequest struct {
 	// rules really means to empty the light; without it apply refuses
 	// one (an empty file is more often a mistake).
 	ConfirmEmpty bool `json:"confirm_empty,omitempty"`
+	// DryRun asks the light to validate the configuration exactly as
+	// apply would and to say what it would change (DryRunReply), without
+	// journaling anything.
+	DryRun bool `json:"dry_run,omitempty"`
+}
+
+// DryRunReply answers an apply with "dry_run":true: the configuration
+// would be taken, and this is what it would change. A configuration the
+// light would refuse gets the error reply apply would get.
+type DryRunReply struct {
+	OK      bool    `json:"ok"`
+	DryRun  bool    `json:"dry_run"`
+	Changes Changes `json:"changes"`
 }
 
 // StatesRequest is the list form of create_state.
@@ -121,6 +162,14 @@ type DeleteRulesRequest struct {
 	To   string   `json:"to,omitempty"`
 }
 
+// EnableRulesRequest is the body of enable_rules: {"ids":["r3"],
+// "enabled":false}. Both are required: a rule disabled stays in the
+// configuration (and keeps its id) but is never tried.
+type EnableRulesRequest struct {
+	IDs     []string `json:"ids"`
+	Enabled *bool    `json:"enabled"`
+}
+
 // Reply answers a mutation once the light has applied it.
 //   - ok       true.
 //   - seq      the input's stream sequence.
@@ -128,6 +177,8 @@ type DeleteRulesRequest struct {
 //   - changed  whether the state name changed.
 //   - rule     the rule that fired, or null.
 //   - outputs  every output event the input caused.
+//   - changes  apply only: what the configuration gained, changed and
+//     lost (DiffConfig).
 type Reply struct {
 	OK      bool       `json:"ok"`
 	Seq     uint64     `json:"seq"`
@@ -135,6 +186,7 @@ type Reply struct {
 	Changed bool       `json:"changed"`
 	Rule    *string    `json:"rule"`
 	Outputs []Envelope `json:"outputs"`
+	Changes *Changes   `json:"changes,omitempty"`
 }
 
 // GetReply answers get with the light's whole current model.

@@ -54,4 +54,7 @@ type SourcesReply struct {
 	OK       bool                 `json:"ok"`
 	Sources  []json.RawMessage    `json:"sources"`
 	LastRuns map[string]time.Time `json:"last_runs,omitempty"`
+	// WebhookURLs: each webhook source's URL on the daemon's HTTP port
+	// (POST), by name; omitted when there is none, or no --http.
+	WebhookURLs map[string]string `json:"webhook_urls,omitempty"`
 }

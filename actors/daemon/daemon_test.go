@@ -27,20 +27,7 @@ import (
 // free port and simulated hardware; it is closed when the test ends.
 func start(t *testing.T, data string, lights ...string) *daemon.Daemon {
 	t.Helper()
-	cfg := daemon.DefaultConfig(data)
-	cfg.Listen, cfg.Lights, cfg.Sync, cfg.ClockMode, cfg.Hardware.Driver = "127.0.0.1:0", lights, broker.SyncBatch, "trust", "sim"
-	cfg.Logf = testLog(t)
-	d, err := daemon.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = d.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	if err := d.Run(ctx); err != nil {
-		t.Fatal(err)
-	}
-	return d
+	return startWith(t, func(c *daemon.Config) { c.Data = data }, lights...)
 }
 
 // testLog is t.Logf until the test has ended: the daemon's background
@@ -315,22 +302,15 @@ func TestLightRestartIsJournaled(t *testing.T) {
 	data := t.TempDir()
 	var mu sync.Mutex
 	var logs strings.Builder
-	cfg := daemon.DefaultConfig(data)
-	cfg.Listen, cfg.Lights, cfg.Sync, cfg.ClockMode, cfg.Hardware.Driver = "127.0.0.1:0", []string{"porch"}, broker.SyncBatch, "trust", "sim"
-	cfg.Logf = func(format string, args ...any) {
-		mu.Lock()
-		defer mu.Unlock()
-		fmt.Fprintf(&logs, format+"\n", args...)
-	}
-	d, err := daemon.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
+	d := startWith(t, func(c *daemon.Config) {
+		c.Data = data
+		c.Logf = func(format string, args ...any) {
+			mu.Lock()
+			defer mu.Unlock()
+			fmt.Fprintf(&logs, format+"\n", args...)
+		}
+	}, "porch")
 	ctx := context.Background()
-	if err := d.Run(ctx); err != nil {
-		t.Fatal(err)
-	}
 	nc, err := nats.Connect(d.URL())
 	if err != nil {
 		t.Fatal(err)

@@ -84,6 +84,10 @@ func (c *Config) validate() error {
 type Command struct {
 	Type string          // a messages.In* type
 	Data json.RawMessage // its payload
+	// DryRun: apply the input to a copy of the machine, journal nothing,
+	// and answer at once with *messages.DryRunReply (or the error reply
+	// the input would get).
+	DryRun bool
 }
 
 // Get asks for the light's model; the answer is *messages.GetReply.
@@ -158,6 +162,10 @@ func (a *Actor) Receive(ctx actor.Context) {
 			a.m = nil
 		}
 	case *Command:
+		if msg.DryRun {
+			ctx.Respond(a.dryRun(msg))
+			return
+		}
 		a.command(ctx, msg)
 	case *Get:
 		ctx.Respond(a.model())
@@ -341,9 +349,10 @@ func (a *Actor) consume(ctx context.Context, sys *actor.ActorSystem, self *actor
 // appliedInput is an input the machine has applied, whose outputs are
 // being journaled.
 type appliedInput struct {
-	in   Input
-	res  machine.Result
-	outs [][]byte
+	in      Input
+	res     machine.Result
+	outs    [][]byte
+	changes *messages.Changes // an apply someone waits for: what it changed
 }
 
 // apply handles delivered inputs in order: skip those already applied,
@@ -363,11 +372,21 @@ func (a *Actor) apply(ctx actor.Context, d *delivered) {
 			continue // a redelivery
 		}
 		in := DecodeInput(a.cfg.Name, Record{Seq: dv.Seq, Subject: dv.Subject, Data: dv.Data, Time: dv.Time})
+		var before *messages.ApplyRequest
+		if a.repliesChanges(in) {
+			exp := a.m.Export()
+			before = &exp
+		}
 		res, b := Compute(a.m, a.cfg.Name, in, nil)
 		for i := range b {
 			outs = append(outs, output{typ: res.Outputs[i].Type, data: b[i], cause: in.Seq, n: i})
 		}
-		done = append(done, appliedInput{in: in, res: res, outs: b})
+		ap := appliedInput{in: in, res: res, outs: b}
+		if before != nil && res.Err == nil {
+			ch := messages.DiffConfig(*before, a.m.Export())
+			ap.changes = &ch
+		}
+		done = append(done, ap)
 		last = in.Seq
 	}
 	if err := a.publish(actx, outs); err != nil {
@@ -382,7 +401,7 @@ func (a *Actor) apply(ctx actor.Context, d *delivered) {
 	for _, ap := range done {
 		if pid, ok := a.waiters[ap.in.ID]; ok && ap.in.ID != "" {
 			delete(a.waiters, ap.in.ID)
-			ctx.Send(pid, reply(ap.in.Seq, ap.res, ap.outs))
+			ctx.Send(pid, reply(ap.in.Seq, ap.res, ap.outs, ap.changes))
 		}
 		rearm = rearm || hasTimerOutput(ap.res)
 	}
@@ -451,7 +470,7 @@ func (a *Actor) publish(ctx context.Context, outs []output) error {
 	return nil
 }
 
-func reply(seq uint64, res machine.Result, outs [][]byte) any {
+func reply(seq uint64, res machine.Result, outs [][]byte, changes *messages.Changes) any {
 	if res.Err != nil {
 		return &messages.ErrorReply{Code: res.Err.Code, Error: res.Err.Error}
 	}
@@ -459,7 +478,36 @@ func reply(seq uint64, res machine.Result, outs [][]byte) any {
 	for i, b := range outs {
 		_ = messages.DecodeEnvelope(b, &envs[i])
 	}
-	return &messages.Reply{OK: true, Seq: seq, State: res.State, Changed: res.Changed, Rule: res.Rule, Outputs: envs}
+	return &messages.Reply{OK: true, Seq: seq, State: res.State, Changed: res.Changed, Rule: res.Rule, Outputs: envs, Changes: changes}
+}
+
+// repliesChanges reports whether in is an apply a command waits for,
+// whose reply says what it changed. Only those pay for the two exports
+// the diff needs; replay and the inputs nobody waits for never do.
+func (a *Actor) repliesChanges(in Input) bool {
+	if in.Type != messages.InConfig || in.ID == "" || a.waiters[in.ID] == nil {
+		return false
+	}
+	var d struct {
+		Op string `json:"op"`
+	}
+	return json.Unmarshal(in.Data, &d) == nil && d.Op == messages.OpApply
+}
+
+// dryRun applies a command's input to a copy of the machine, as the
+// light would apply it now, and answers with what it would change; the
+// light and its journal stay as they are.
+func (a *Actor) dryRun(c *Command) any {
+	m, err := a.m.Clone()
+	if err != nil {
+		return &messages.ErrorReply{Code: 500, Error: fmt.Sprintf("dry run: could not copy the light (%v); try again", err)}
+	}
+	defer m.Close()
+	res := m.Apply(machine.Event{Seq: a.applied + 1, Time: a.cfg.Clock.Now()}, c.Type, c.Data)
+	if res.Err != nil {
+		return &messages.ErrorReply{Code: res.Err.Code, Error: res.Err.Error}
+	}
+	return &messages.DryRunReply{OK: true, DryRun: true, Changes: messages.DiffConfig(a.m.Export(), m.Export())}
 }
 
 // command journals a command's input; the answer is sent when the

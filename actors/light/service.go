@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -26,6 +28,8 @@ const ServiceVersion = "0.1.0"
 // Handlers only translate requests into actor messages.
 //
 // A light in groups also answers lumen.group.<g>.cmd.<verb> for each.
+// A verb nobody serves, under any of these prefixes, gets a 404 that
+// lists the verbs the prefix takes (messages.Verbs for the light's own).
 func Serve(nc *nats.Conn, root *actor.RootContext, pid *actor.PID, light string, groups []string, timeout time.Duration, opts ...ServeOption) (micro.Service, error) {
 	svc, err := micro.AddService(nc, micro.Config{
 		Name:        subject.Service,
@@ -41,11 +45,20 @@ func Serve(nc *nats.Conn, root *actor.RootContext, pid *actor.PID, light string,
 		o(h)
 	}
 	own := svc.AddGroup(subject.CmdPrefix(light))
+	meta := micro.WithEndpointMetadata(map[string]string{"light": light})
 	for _, verb := range verbs {
-		if err := own.AddEndpoint(verb, micro.HandlerFunc(h.handle(verb)), micro.WithEndpointMetadata(map[string]string{"light": light})); err != nil {
+		if err := own.AddEndpoint(verb, micro.HandlerFunc(h.handle(verb)), meta); err != nil {
 			_ = svc.Stop()
 			return nil, fmt.Errorf("light %s: endpoint %s: %w", light, verb, err)
 		}
+	}
+	// Its own queue group: NATS puts the subscriptions of one queue
+	// group in one lot whatever their subjects, and would then hand a
+	// known verb to this endpoint instead of the verb's.
+	if err := own.AddEndpoint(unknownEndpoint, unknownVerb(subject.CmdPrefix(light), messages.Verbs()),
+		micro.WithEndpointSubject("*"), micro.WithEndpointQueueGroup(unknownEndpoint), meta); err != nil {
+		_ = svc.Stop()
+		return nil, fmt.Errorf("light %s: endpoint %s: %w", light, unknownEndpoint, err)
 	}
 	fanouts := map[string]string{"fleet": subject.FleetCmdPrefix()}
 	for _, g := range groups {
@@ -63,13 +76,39 @@ func Serve(nc *nats.Conn, root *actor.RootContext, pid *actor.PID, light string,
 				return nil, fmt.Errorf("light %s: %s endpoint %s: %w", light, name, verb, err)
 			}
 		}
+		if err := grp.AddEndpoint(name+"_"+unknownEndpoint, unknownVerb(prefix, fleetVerbs), micro.WithEndpointSubject("*")); err != nil {
+			_ = svc.Stop()
+			return nil, fmt.Errorf("light %s: %s endpoint %s: %w", light, name, unknownEndpoint, err)
+		}
 	}
 	return svc, nil
 }
 
+// unknownEndpoint names the endpoints that answer the verbs nobody
+// serves, and the queue group of the light's own.
+const unknownEndpoint = "unknown"
+
+// unknownVerb answers a request for a verb of prefix that is not among
+// known with a 404 that lists them, where NATS would only say "no
+// responders". Its wildcard subscription receives the known verbs too:
+// their own endpoints answer those, and it stays silent.
+func unknownVerb(prefix string, known []string) micro.HandlerFunc {
+	known = slices.Sorted(slices.Values(known))
+	list := strings.Join(known, ", ")
+	return func(req micro.Request) {
+		verb := strings.TrimPrefix(req.Subject(), prefix+".")
+		if _, ok := slices.BinarySearch(known, verb); ok {
+			return
+		}
+		wire.RespondError(req, 404, fmt.Sprintf("unknown command %s; %s takes %s", messages.Clip(verb), prefix, list))
+	}
+}
+
+// verbs are the light's own; messages.Verbs lists them with those of the
+// components that share its service instance.
 var verbs = []string{
 	messages.VerbFire, messages.VerbSetState, messages.VerbGet, messages.VerbApply,
-	messages.VerbCreateState, messages.VerbDeleteState, messages.VerbAppendRules, messages.VerbDeleteRules,
+	messages.VerbCreateState, messages.VerbDeleteState, messages.VerbAppendRules, messages.VerbDeleteRules, messages.VerbEnableRules,
 	messages.VerbSetVar, messages.VerbCreateSchedule, messages.VerbDeleteSchedule,
 	messages.VerbDefineTool, messages.VerbDeleteTool, messages.VerbListTools,
 	messages.VerbCreateSource, messages.VerbDeleteSource, messages.VerbListSources, messages.VerbData,
@@ -110,6 +149,13 @@ func WithToolCatalog(c ToolCatalog) ServeOption {
 	return func(h *handler) { h.catalog = c }
 }
 
+// WithWebhookBase gives the daemon's HTTP base, http://HOST:PORT (what
+// lumen up --http listens on), so that list_sources tells each webhook
+// source's URL. Without it (no HTTP port) list_sources tells none.
+func WithWebhookBase(url string) ServeOption {
+	return func(h *handler) { h.webhookBase = strings.TrimSuffix(url, "/") }
+}
+
 var fleetVerbs = []string{messages.VerbFire, messages.VerbSetState, messages.VerbGet, messages.VerbSetVar}
 
 type handler struct {
@@ -120,6 +166,7 @@ type handler struct {
 	minInterval time.Duration // of data sources
 	catalog     ToolCatalog   // nil: no built-ins or plugins to tell
 	sourceCheck SourceCheck   // gpio pins (WithSourceCheck); nil: none
+	webhookBase string        // http://HOST:PORT of the webhooks (WithWebhookBase); "": none
 }
 
 func (h *handler) handle(verb string) func(micro.Request) {
@@ -157,12 +204,34 @@ func (h *handler) listSources(req micro.Request) {
 		if !ok {
 			return res
 		}
-		out := &messages.SourcesReply{OK: true, Sources: r.Sources, LastRuns: r.LastRuns}
+		out := &messages.SourcesReply{OK: true, Sources: r.Sources, LastRuns: r.LastRuns,
+			WebhookURLs: webhookURLs(h.webhookBase, h.light, r.Sources)}
 		if out.Sources == nil {
 			out.Sources = []json.RawMessage{}
 		}
 		return out
 	})
+}
+
+// webhookURLs returns the URL of each webhook source among sources, by
+// name: base (http://HOST:PORT) and its path /hooks/<light>/<source>.
+// Without a base there is no URL to give.
+func webhookURLs(base, light string, sources []json.RawMessage) map[string]string {
+	if base == "" {
+		return nil
+	}
+	var urls map[string]string
+	for _, raw := range sources {
+		var d datasource.Def
+		if d.UnmarshalJSON(raw) != nil || d.Kind() != datasource.TypeWebhook {
+			continue
+		}
+		if urls == nil {
+			urls = map[string]string{}
+		}
+		urls[d.Name] = base + datasource.HookPath(light, d.Name)
+	}
+	return urls
 }
 
 func (h *handler) checks() checks {

@@ -171,9 +171,14 @@ func translateWith(verb string, body []byte, c checks) (any, error) {
 		if r.Vars == nil {
 			varsOp = messages.VarsKeep
 		}
-		return cmd(messages.InConfig, messages.InConfigData{Op: messages.OpApply, States: r.States, Rules: r.Rules,
+		msg, err := cmd(messages.InConfig, messages.InConfigData{Op: messages.OpApply, States: r.States, Rules: r.Rules,
 			Vars: r.Vars, VarsOp: varsOp, Initial: r.Initial, Schedules: r.Schedules, Tools: r.Tools, Sources: sources,
 			Plugins: pluginsUsed(sources, c.plugins)})
+		if err == nil {
+			// The same input, checked the same way, applied to a copy.
+			msg.(*Command).DryRun = r.DryRun
+		}
+		return msg, err
 	case messages.VerbCreateState:
 		var states []messages.State
 		if hasTopField(body, "states") {
@@ -256,6 +261,22 @@ func translateWith(verb string, body []byte, c checks) (any, error) {
 			return nil, bad(`say which rules: {"ids":["r1"]} or any of {"from","on","to"}`)
 		}
 		return cmd(messages.InConfig, messages.InConfigData{Op: messages.OpDeleteRules, IDs: r.IDs, Match: match})
+	case messages.VerbEnableRules:
+		var r messages.EnableRulesRequest
+		if err := messages.Decode(body, &r); err != nil {
+			return nil, bad(`%v; send {"ids":["r3"],"enabled":false}`, err)
+		}
+		switch {
+		case len(r.IDs) == 0:
+			return nil, bad(`"ids" is required: the ids of the rules (get lists them), e.g. {"ids":["r3"],"enabled":false}`)
+		case r.Enabled == nil:
+			return nil, bad(`"enabled" is required: true to enable the rules, false to disable them, e.g. {"ids":["r3"],"enabled":false}`)
+		}
+		op := messages.OpDisableRules
+		if *r.Enabled {
+			op = messages.OpEnableRules
+		}
+		return cmd(messages.InConfig, messages.InConfigData{Op: op, IDs: r.IDs})
 	case messages.VerbData:
 		var r messages.InDataData
 		if err := messages.Decode(body, &r); err != nil {

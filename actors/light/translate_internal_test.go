@@ -1,7 +1,9 @@
 package light
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -157,5 +159,65 @@ func TestTranslateEmptyApply(t *testing.T) {
 	}
 	if _, err := translate(messages.VerbApply, []byte(`{"rules":[{"from":"*","on":"x","to":"off"}]}`)); err != nil {
 		t.Errorf("rules only: %v", err)
+	}
+}
+
+// enable_rules takes ids and enabled, both required, and journals them
+// as one of two ops: the input says what it does.
+func TestTranslateEnableRules(t *testing.T) {
+	tests := []struct {
+		name, body string
+		want       string // op and ids, or what the refusal says
+	}{
+		{"disable", `{"ids":["r3"],"enabled":false}`, "disable_rules [r3]"},
+		{"enable several", `{"ids":["r1","r2"],"enabled":true}`, "enable_rules [r1 r2]"},
+		{"no ids", `{"enabled":true}`, `"ids" is required`},
+		{"empty ids", `{"ids":[],"enabled":false}`, `"ids" is required`},
+		{"no enabled", `{"ids":["r1"]}`, `"enabled" is required: true to enable the rules, false to disable them`},
+		{"enabled not a boolean", `{"ids":["r1"],"enabled":"no"}`, "enabled"},
+		{"an unknown field", `{"ids":["r1"],"enabled":true,"on":"x"}`, `on: unknown field`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			msg, err := translate(messages.VerbEnableRules, []byte(tt.body))
+			got := ""
+			if err != nil {
+				got = err.Error()
+			} else {
+				var in messages.InConfigData
+				if err := messages.Decode(msg.(*Command).Data, &in); err != nil {
+					t.Fatal(err)
+				}
+				got = fmt.Sprintf("%s %v", in.Op, in.IDs)
+			}
+			if !strings.Contains(got, tt.want) {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// A dry run is the apply's own input, marked: the same checks refuse
+// it (an empty configuration, a source below the minimum interval).
+func TestTranslateApplyDryRun(t *testing.T) {
+	const config = `{"states":[{"name":"red","r":255}],"rules":[{"from":"off","on":"button_click","to":"red"}]}`
+	real, err := translate(messages.VerbApply, []byte(config))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dry, err := translate(messages.VerbApply, []byte(config[:len(config)-1]+`,"dry_run":true}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, d := real.(*Command), dry.(*Command); r.DryRun || !d.DryRun || r.Type != d.Type || !bytes.Equal(r.Data, d.Data) {
+		t.Errorf("apply %+v\ndry run %+v: want the same input, marked", r, d)
+	}
+	for body, says := range map[string]string{
+		`{"dry_run":true}`: `"confirm_empty":true`,
+		`{"dry_run":true,"states":[{"name":"red","r":1}],"rules":[],"sources":[{"name":"w","interval_ms":1000,"fetch":{"tool":"t"},"store":{"x":"result"}}]}`: "interval_ms",
+	} {
+		if _, err := translate(messages.VerbApply, []byte(body)); err == nil || !strings.Contains(err.Error(), says) {
+			t.Errorf("dry run %s: %v, want a refusal that says %q", body, err, says)
+		}
 	}
 }

@@ -31,6 +31,8 @@ func (c *core) configInput(in *messages.InConfigData) Result {
 		out, r = c.opAppendRules(in)
 	case messages.OpDeleteRules:
 		out, r = c.opDeleteRules(in)
+	case messages.OpEnableRules, messages.OpDisableRules:
+		out, r = c.opEnableRules(in)
 	case messages.OpCreateSchedule:
 		out, r = c.opCreateSchedule(in)
 	case messages.OpDeleteSchedule:
@@ -68,7 +70,11 @@ func (c *core) opApply(in *messages.InConfigData) ([]Output, *rejection) {
 	for _, s := range states {
 		stateIdx[s.Name] = s
 	}
-	rules, next, r := c.checkRules(in.Rules, stateIdx, nil, c.nextRule)
+	var kept map[int]string
+	if c.limited() {
+		kept = c.keptRuleIDs(in.Rules)
+	}
+	rules, next, r := c.checkRules(in.Rules, stateIdx, nil, kept, c.nextRule)
 	if r != nil {
 		return nil, r
 	}
@@ -231,7 +237,7 @@ func (c *core) opAppendRules(in *messages.InConfigData) ([]Output, *rejection) {
 	if len(in.Rules) == 0 {
 		return nil, rejectf(400, "append_rules needs at least one rule in rules")
 	}
-	add, next, r := c.checkRules(in.Rules, c.stateIdx, c.ruleIdx, c.nextRule)
+	add, next, r := c.checkRules(in.Rules, c.stateIdx, c.ruleIdx, nil, c.nextRule)
 	if r != nil {
 		return nil, r
 	}
@@ -290,6 +296,42 @@ func (c *core) opDeleteRules(in *messages.InConfigData) ([]Output, *rejection) {
 		} else {
 			cfg.rules = append(cfg.rules, r)
 		}
+	}
+	if err := c.commit(cfg); err != nil {
+		return nil, rejectf(500, "%v", err)
+	}
+	return []Output{{Type: messages.OutConfig, Data: data}}, nil
+}
+
+// opEnableRules enables or disables rules by id: a disabled rule keeps
+// its place and id but is not tried. Every id must name a rule.
+func (c *core) opEnableRules(in *messages.InConfigData) ([]Output, *rejection) {
+	if len(in.IDs) == 0 {
+		return nil, rejectf(400, "%s: ids is empty; give the ids of the rules, e.g. [\"r3\"]", in.Op)
+	}
+	var unknown []string
+	ids := make(map[string]bool, len(in.IDs))
+	for _, id := range in.IDs {
+		if c.ruleIdx[id] == nil && !slices.Contains(unknown, id) {
+			unknown = append(unknown, id)
+		}
+		ids[id] = true
+	}
+	if len(unknown) > 0 {
+		return nil, rejectf(404, "%s: no rule has id %s; nothing was changed, check the ids with get", in.Op, strings.Join(unknown, ", "))
+	}
+	enabled := in.Op == messages.OpEnableRules
+	cfg := c.current()
+	cfg.rules = slices.Clone(c.rules)
+	data := messages.OutConfigData{Op: in.Op}
+	for i, r := range cfg.rules {
+		if !ids[r.ID] {
+			continue
+		}
+		data.Rules = append(data.Rules, r.ID)
+		cp := *r // the same compiled rule, and the same idp its outputs share
+		cp.Enabled = enabled
+		cfg.rules[i] = &cp
 	}
 	if err := c.commit(cfg); err != nil {
 		return nil, rejectf(500, "%v", err)

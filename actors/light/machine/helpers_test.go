@@ -151,3 +151,19 @@ func applyConfig(t testing.TB, req messages.ApplyRequest) string {
 		messages.ApplyRequest
 	}{messages.OpApply, req})
 }
+
+// restored returns a machine restored from l's snapshot, closed when the
+// test ends.
+func (l *light) restored() *machine.Machine {
+	l.t.Helper()
+	snap, err := l.m.Snapshot()
+	if err != nil {
+		l.t.Fatal(err)
+	}
+	m, err := machine.Restore(snap)
+	if err != nil {
+		l.t.Fatal(err)
+	}
+	l.t.Cleanup(m.Close)
+	return m
+}

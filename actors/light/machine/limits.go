@@ -13,7 +13,9 @@ import (
 //  1. the limits of package messages: names (MaxName), variable values
 //     (MaxValue), expressions (MaxExpression), the size of a
 //     configuration (MaxStates, MaxRules), and schedules at most once a
-//     second; and a tool's params must be a JSON schema that compiles.
+//     second; a tool's params must be a JSON schema that compiles; and
+//     apply keeps the id of a rule given without one that is identical
+//     to a current rule (keptRuleIDs), where it used to assign a new one.
 //
 // A light's level only rises, by an upgrade input the light journals when
 // it starts with a lumen newer than its journal. Inputs journaled before

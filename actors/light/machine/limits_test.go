@@ -184,15 +184,7 @@ func TestLevelIsJournaled(t *testing.T) {
 	if r := l.apply(messages.InConfig, `{"op":"create_state","states":[{"name":"`+long+`x","r":1}]}`); r.Err == nil {
 		t.Errorf("a long name after the upgrade was taken")
 	}
-	snap, err := l.m.Snapshot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := machine.Restore(snap)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
+	m := l.restored()
 	if m.Level() != 1 || m.State() != long {
 		t.Errorf("restored: level %d state %q", m.Level(), m.State())
 	}

@@ -62,6 +62,18 @@ func (m *Machine) Snapshot() ([]byte, error) {
 	return b, nil
 }
 
+// Clone returns an independent machine in the same state as m, with the
+// same options: a dry run applies an input to it to see what the input
+// would do, leaving m as it is. Close it after use.
+func (m *Machine) Clone() (*Machine, error) {
+	b, err := m.Snapshot()
+	if err != nil {
+		return nil, err
+	}
+	opts := m.c.opts
+	return Restore(b, func(o *options) { *o = opts })
+}
+
 // Restore returns a machine in the state a snapshot recorded: continuing
 // from it gives the same outputs as never having snapshotted.
 func Restore(b []byte, opts ...Option) (*Machine, error) {
@@ -87,7 +99,7 @@ func Restore(b []byte, opts ...Option) (*Machine, error) {
 	for _, st := range states {
 		stateIdx[st.Name] = st
 	}
-	rules, next, r := c.checkRules(s.Rules, stateIdx, nil, max(s.NextRule, 1))
+	rules, next, r := c.checkRules(s.Rules, stateIdx, nil, nil, max(s.NextRule, 1))
 	if r != nil {
 		return fail(r)
 	}

@@ -72,10 +72,14 @@ func ruleNumber(id string) (uint64, bool) {
 }
 
 // checkRules validates rules given together against the states they may
-// name, assigns ids (taken: ids already in use) and compiles expressions.
-// It returns the rules and the next rule number.
-func (c *core) checkRules(list []messages.Rule, states map[string]*stateDef, taken map[string]*rule, next uint64) ([]*rule, uint64, *rejection) {
+// name, assigns ids (taken: ids already in use; kept: the id a rule given
+// without one keeps, by its position) and compiles expressions. It
+// returns the rules and the next rule number.
+func (c *core) checkRules(list []messages.Rule, states map[string]*stateDef, taken map[string]*rule, kept map[int]string, next uint64) ([]*rule, uint64, *rejection) {
 	used := make(map[string]bool, len(list))
+	for _, id := range kept {
+		used[id] = true
+	}
 	for _, r := range list {
 		if r.ID == "" {
 			continue
@@ -95,7 +99,10 @@ func (c *core) checkRules(list []messages.Rule, states map[string]*stateDef, tak
 	for i, mr := range list {
 		r := &rule{Rule: mr}
 		label := "rule " + r.ID
-		if r.ID == "" {
+		if id, ok := kept[i]; ok && r.ID == "" {
+			r.ID = id
+			label = fmt.Sprintf("rule %s (rules[%d])", r.ID, i)
+		} else if r.ID == "" {
 			for {
 				r.ID = "r" + strconv.FormatUint(next, 10)
 				next++
@@ -144,6 +151,37 @@ func (c *core) checkRules(list []messages.Rule, states map[string]*stateDef, tak
 		out = append(out, r)
 	}
 	return out, next, nil
+}
+
+// keptRuleIDs returns, by position in list, the id each rule given
+// without one keeps: that of the first current rule identical to it
+// (from, on, to, condition, action, priority, enabled). Each current rule
+// is matched once, and not at all when list gives its id to a rule.
+// Re-applying a hand-written file then keeps the ids delete_rules and
+// enable_rules name; a rule that changed gets a new id.
+func (c *core) keptRuleIDs(list []messages.Rule) map[int]string {
+	given := make(map[string]bool, len(list))
+	for _, r := range list {
+		if r.ID != "" {
+			given[r.ID] = true
+		}
+	}
+	byContent := make(map[messages.Rule][]string, len(c.rules)) // ids, in order
+	for _, r := range c.rules {
+		if !given[r.ID] {
+			content := r.Rule
+			content.ID = ""
+			byContent[content] = append(byContent[content], r.ID)
+		}
+	}
+	kept := make(map[int]string)
+	for i, r := range list {
+		if ids := byContent[r]; r.ID == "" && len(ids) > 0 {
+			kept[i] = ids[0]
+			byContent[r] = ids[1:]
+		}
+	}
+	return kept
 }
 
 // checkSchedules validates schedules given together. The next tick is
@@ -207,6 +245,8 @@ var opFields = map[string][]string{
 	messages.OpDeleteState:      {"name"},
 	messages.OpAppendRules:      {"rules"},
 	messages.OpDeleteRules:      {"ids", "match"},
+	messages.OpEnableRules:      {"ids"},
+	messages.OpDisableRules:     {"ids"},
 	messages.OpCreateSchedule:   {"schedules"},
 	messages.OpDeleteSchedule:   {"name"},
 	messages.OpDefineTool:       {"tools"},

@@ -1,0 +1,171 @@
+package messages
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+)
+
+// What an apply changes: the "changes" of its reply and of its dry run,
+// a pure diff of the light's configuration before and after (each an
+// export), so that a dry run and the apply it previews say the same.
+
+// Changes says, for each part of a light's configuration, what an apply
+// adds, changes and removes: states, schedules, tools and sources by
+// name, rules by id (a rule that keeps its id but not its content is
+// changed), variables by name and value. A part that stays the same is
+// omitted; so is initial, unless the configured initial state changes.
+type Changes struct {
+	States    Diff           `json:"states,omitzero"`
+	Rules     Diff           `json:"rules,omitzero"`
+	Vars      Diff           `json:"vars,omitzero"`
+	Schedules Diff           `json:"schedules,omitzero"`
+	Tools     Diff           `json:"tools,omitzero"`
+	Sources   Diff           `json:"sources,omitzero"`
+	Initial   *InitialChange `json:"initial,omitempty"`
+}
+
+// Diff lists what changed in one part of a configuration: names (rule
+// ids) in the order of the configuration after (removed: before).
+type Diff struct {
+	Added   []string `json:"added,omitempty"`
+	Changed []string `json:"changed,omitempty"`
+	Removed []string `json:"removed,omitempty"`
+}
+
+// InitialChange is the configured initial state before and after.
+type InitialChange struct {
+	From string `json:"from"`
+	To   string `json:"to"`
+}
+
+// DiffConfig compares two configurations, as the light exports them.
+// Variables absent (nil) are no variables; a schedule's next tick is not
+// configuration and is ignored.
+func DiffConfig(before, after ApplyRequest) Changes {
+	c := Changes{
+		States: diffBy(before.States, after.States, func(s State) string { return s.Name }, jsonEqual),
+		Rules:  diffBy(before.Rules, after.Rules, func(r Rule) string { return r.ID }, func(a, b Rule) bool { return a == b }),
+		Vars: diffBy(slices.Sorted(maps.Keys(before.Vars)), slices.Sorted(maps.Keys(after.Vars)), func(n string) string { return n },
+			func(a, _ string) bool { return rawEqual(before.Vars[a], after.Vars[a]) }),
+		Schedules: diffBy(before.Schedules, after.Schedules, func(s Schedule) string { return s.Name }, func(a, b Schedule) bool {
+			a.Next, b.Next = nil, nil
+			return jsonEqual(a, b)
+		}),
+		Tools:   diffBy(before.Tools, after.Tools, func(t Tool) string { return t.Name }, jsonEqual),
+		Sources: diffBy(before.Sources, after.Sources, sourceName, rawEqual),
+	}
+	if before.Initial != after.Initial {
+		c.Initial = &InitialChange{From: before.Initial, To: after.Initial}
+	}
+	return c
+}
+
+// diffBy compares two lists of items named by key.
+func diffBy[T any](before, after []T, key func(T) string, same func(a, b T) bool) Diff {
+	old := make(map[string]T, len(before))
+	for _, x := range before {
+		old[key(x)] = x
+	}
+	var d Diff
+	kept := make(map[string]bool, len(after))
+	for _, x := range after {
+		k := key(x)
+		kept[k] = true
+		switch o, ok := old[k]; {
+		case !ok:
+			d.Added = append(d.Added, k)
+		case !same(o, x):
+			d.Changed = append(d.Changed, k)
+		}
+	}
+	for _, x := range before {
+		if k := key(x); !kept[k] {
+			d.Removed = append(d.Removed, k)
+		}
+	}
+	return d
+}
+
+func jsonEqual[T any](a, b T) bool {
+	x, errX := json.Marshal(a)
+	y, errY := json.Marshal(b)
+	return errX == nil && errY == nil && bytes.Equal(x, y)
+}
+
+// rawEqual compares two JSON values as written, whitespace aside.
+func rawEqual(a, b json.RawMessage) bool {
+	var x, y bytes.Buffer
+	if json.Compact(&x, a) != nil || json.Compact(&y, b) != nil {
+		return bytes.Equal(a, b)
+	}
+	return bytes.Equal(x.Bytes(), y.Bytes())
+}
+
+// sourceName is the name of a source definition (datasource.Def, which
+// this package cannot import).
+func sourceName(raw json.RawMessage) string {
+	var d struct {
+		Name string `json:"name"`
+	}
+	_ = json.Unmarshal(raw, &d)
+	return d.Name
+}
+
+// IsZero reports whether the diff lists nothing.
+func (d Diff) IsZero() bool { return len(d.Added)+len(d.Changed)+len(d.Removed) == 0 }
+
+// Empty reports whether nothing changes.
+func (c Changes) Empty() bool {
+	return c.States.IsZero() && c.Rules.IsZero() && c.Vars.IsZero() && c.Schedules.IsZero() &&
+		c.Tools.IsZero() && c.Sources.IsZero() && c.Initial == nil
+}
+
+// maxNamed is how many names of one kind String shows before it counts
+// the rest: a file of a thousand states should not print a thousand.
+const maxNamed = 8
+
+// String renders the changes on one line for people: "states: +blue
+// ~red -green; rules: +r7 -r2; vars: unchanged". States, rules and
+// variables are always shown; schedules, tools, sources and the initial
+// state only when they change.
+func (c Changes) String() string {
+	parts := []string{"states: " + c.States.String(), "rules: " + c.Rules.String(), "vars: " + c.Vars.String()}
+	for _, p := range []struct {
+		name string
+		d    Diff
+	}{{"schedules", c.Schedules}, {"tools", c.Tools}, {"sources", c.Sources}} {
+		if !p.d.IsZero() {
+			parts = append(parts, p.name+": "+p.d.String())
+		}
+	}
+	if c.Initial != nil {
+		parts = append(parts, fmt.Sprintf("initial: %s → %s", c.Initial.From, c.Initial.To))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// String renders one part's changes: "+blue ~red -green", or
+// "unchanged".
+func (d Diff) String() string {
+	if d.IsZero() {
+		return "unchanged"
+	}
+	var words []string
+	for _, l := range []struct {
+		sign  string
+		names []string
+	}{{"+", d.Added}, {"~", d.Changed}, {"-", d.Removed}} {
+		for i, n := range l.names {
+			if i == maxNamed {
+				words = append(words, fmt.Sprintf("%s%d more", l.sign, len(l.names)-maxNamed))
+				break
+			}
+			words = append(words, l.sign+n)
+		}
+	}
+	return strings.Join(words, " ")
+}

@@ -1,0 +1,108 @@
+package messages_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/lumen-home/lumen/messages"
+)
+
+func TestDiffConfig(t *testing.T) {
+	red := messages.State{Name: "red", R: messages.Num(255)}
+	green := messages.State{Name: "green", G: messages.Num(255)}
+	blue := messages.State{Name: "blue", B: messages.Num(255)}
+	rule := func(id, to string) messages.Rule {
+		return messages.Rule{ID: id, From: "off", On: "button_click", To: to, Enabled: true}
+	}
+	base := messages.ApplyRequest{
+		States:    []messages.State{red, green},
+		Rules:     []messages.Rule{rule("r1", "red"), rule("r2", "green")},
+		Vars:      map[string]json.RawMessage{"n": json.RawMessage(`1`), "who": json.RawMessage(`"ann"`)},
+		Initial:   "off",
+		Schedules: []messages.Schedule{{Name: "evening", Cron: "0 19 * * *", Fires: "evening"}},
+		Tools:     []messages.Tool{{Name: "t", Code: "return 1"}},
+		Sources:   []json.RawMessage{json.RawMessage(`{"name":"door","type":"webhook"}`)},
+	}
+	tests := []struct {
+		name   string
+		change func(c *messages.ApplyRequest)
+		want   string // the JSON of the changes
+		says   string // String
+	}{
+		{"nothing", func(*messages.ApplyRequest) {}, `{}`, "states: unchanged; rules: unchanged; vars: unchanged"},
+		{"states added, changed and removed", func(c *messages.ApplyRequest) {
+			c.States = []messages.State{blue, {Name: "red", R: messages.Num(200)}}
+		}, `{"states":{"added":["blue"],"changed":["red"],"removed":["green"]}}`, "states: +blue ~red -green; rules: unchanged; vars: unchanged"},
+		{"rules by id and content", func(c *messages.ApplyRequest) {
+			r2 := rule("r2", "green")
+			r2.Enabled = false
+			c.Rules = []messages.Rule{r2, rule("r7", "red")}
+		}, `{"rules":{"added":["r7"],"changed":["r2"],"removed":["r1"]}}`, "states: unchanged; rules: +r7 ~r2 -r1; vars: unchanged"},
+		{"a reordered rule is the same rule", func(c *messages.ApplyRequest) {
+			c.Rules = []messages.Rule{rule("r2", "green"), rule("r1", "red")}
+		}, `{}`, "states: unchanged; rules: unchanged; vars: unchanged"},
+		{"vars by name and value, whitespace aside", func(c *messages.ApplyRequest) {
+			c.Vars = map[string]json.RawMessage{"n": json.RawMessage(`2`), "who": json.RawMessage(` "ann" `), "at": json.RawMessage(`{}`)}
+		}, `{"vars":{"added":["at"],"changed":["n"]}}`, "states: unchanged; rules: unchanged; vars: +at ~n"},
+		{"no vars at all", func(c *messages.ApplyRequest) { c.Vars = nil },
+			`{"vars":{"removed":["n","who"]}}`, "states: unchanged; rules: unchanged; vars: -n -who"},
+		{"schedules, tools, sources and initial", func(c *messages.ApplyRequest) {
+			c.Schedules = []messages.Schedule{{Name: "evening", Cron: "0 20 * * *", Fires: "evening"}}
+			c.Tools = nil
+			c.Sources = []json.RawMessage{json.RawMessage(`{"name":"door","type":"webhook"}`), json.RawMessage(`{"name":"bell","type":"nats","subject":"home.bell"}`)}
+			c.Initial = "red"
+		}, `{"schedules":{"changed":["evening"]},"tools":{"removed":["t"]},"sources":{"added":["bell"]},"initial":{"from":"off","to":"red"}}`,
+			"states: unchanged; rules: unchanged; vars: unchanged; schedules: ~evening; tools: -t; sources: +bell; initial: off → red"},
+		{"a schedule's next tick is not configuration", func(c *messages.ApplyRequest) {
+			next := t0
+			c.Schedules = []messages.Schedule{{Name: "evening", Cron: "0 19 * * *", Fires: "evening", Next: &next}}
+		}, `{}`, "states: unchanged; rules: unchanged; vars: unchanged"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			after := base
+			tt.change(&after)
+			c := messages.DiffConfig(base, after)
+			b, err := json.Marshal(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(b) != tt.want {
+				t.Errorf("changes %s\n   want %s", b, tt.want)
+			}
+			if c.String() != tt.says {
+				t.Errorf("says %q\nwant %q", c.String(), tt.says)
+			}
+			if c.Empty() != (tt.want == `{}`) {
+				t.Errorf("Empty() is %v for %s", c.Empty(), b)
+			}
+		})
+	}
+}
+
+// A long list is cut short: a file of a thousand states prints one line.
+func TestChangesStringIsShort(t *testing.T) {
+	var after messages.ApplyRequest
+	for i := range 1000 {
+		after.States = append(after.States, messages.State{Name: fmt.Sprintf("s%d", i)})
+	}
+	s := messages.DiffConfig(messages.ApplyRequest{}, after).String()
+	if !strings.HasPrefix(s, "states: +s0 +s1 +s2 +s3 +s4 +s5 +s6 +s7 +992 more; rules: unchanged") {
+		t.Errorf("%s", s)
+	}
+}
+
+func ExampleDiffConfig() {
+	before := messages.ApplyRequest{
+		States: []messages.State{{Name: "red", R: messages.Num(255)}, {Name: "green", G: messages.Num(255)}},
+		Rules:  []messages.Rule{{ID: "r1", From: "off", On: "button_click", To: "red", Enabled: true}},
+	}
+	after := messages.ApplyRequest{
+		States: []messages.State{{Name: "red", R: messages.Num(200)}, {Name: "blue", B: messages.Num(255)}},
+		Rules:  []messages.Rule{{ID: "r1", From: "off", On: "button_click", To: "red", Enabled: true}},
+	}
+	fmt.Println(messages.DiffConfig(before, after))
+	// Output: states: +blue ~red -green; rules: unchanged; vars: unchanged
+}
