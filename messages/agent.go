@@ -178,7 +178,10 @@ type SessionsRequest struct {
 
 // SessionsReply answers sessions.
 type SessionsReply struct {
-	OK       bool          `json:"ok"`
+	OK bool `json:"ok"`
+	// Agent is false when no model is configured: ask says how to
+	// configure one (added after sessions: older daemons leave it out).
+	Agent    bool          `json:"agent"`
 	Sessions []SessionInfo `json:"sessions"`
 }
 

@@ -75,7 +75,7 @@ func TestApplyErrorsPointAtTheLine(t *testing.T) {
 	tests := []struct{ name, body, want string }{
 		{"indent.yaml", "states:\n  - name: red\n    r: 255\n   g: 0\n", "indent.yaml:4: invalid YAML: did not find expected '-' indicator"},
 		{"type.yaml", "states:\n  - name: red\n    r: 255\nrules:\n  - {from: off, on: click, to: red}\n  - from: red\n    on: click\n    to: off\n    priority: high\n",
-			`type.yaml:9: apply: rules[1].priority: must be an integer between -1000000 and 1000000, not "high"`},
+			`type.yaml:9: rules[1].priority: must be an integer between -1000000 and 1000000, not "high"`},
 		{"state.yaml", "states:\n  - name: red\n    r: 255\n  - name: blue\n    b: 'vars.x +'\n", `state.yaml:4: state "blue": channel b has a syntax error`},
 	}
 	for _, tt := range tests {
@@ -87,5 +87,50 @@ func TestApplyErrorsPointAtTheLine(t *testing.T) {
 		if code != 1 || !strings.Contains(out, tt.want) {
 			t.Errorf("lumen apply -f %s: exit %d\n%s\nwant %q", tt.name, code, out, tt.want)
 		}
+	}
+}
+
+// apply --dry-run checks a file and says what it would change, changing
+// nothing; apply says what it changed; re-applying a hand-written file
+// keeps the ids of the rules that did not change, so delete_rules by id
+// still finds them.
+func TestApplyDryRunAndStableRuleIDs(t *testing.T) {
+	t.Parallel()
+	d := startDaemon(t, t.TempDir())
+	nc := connect(t, d.URL)
+	file := filepath.Join(t.TempDir(), "light.yaml")
+	write := func(body string) {
+		if err := os.WriteFile(file, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const base = "states:\n  - {name: red, r: 255}\n  - {name: blue, b: 255}\nrules:\n  - {from: off, on: button_click, to: red}\n  - {from: red, on: button_click, to: blue}\n"
+	write(base)
+	model := func() string { return string(mustOK(t, request(t, nc, "lumen.demo.cmd.get", `{}`)).Raw) }
+	before := model()
+	out, code := runCLI(t, d.URL, "apply", "-f", file, "--dry-run")
+	if code != 0 || !strings.Contains(out, "dry run, nothing applied: states: ~red ~blue -green; rules: +r6 -r2 -r3 -r4 -r5; vars: unchanged") {
+		t.Fatalf("apply --dry-run: exit %d\n%s", code, out)
+	}
+	if after := model(); after != before {
+		t.Fatalf("a dry run changed the light:\nbefore %s\nafter  %s", before, after)
+	}
+	if out, code := runCLI(t, d.URL, "apply", "-f", file); code != 0 || !strings.Contains(out, "changed: states: ~red ~blue -green; rules: +r6 -r2 -r3 -r4 -r5") {
+		t.Fatalf("apply: exit %d\n%s", code, out)
+	}
+	// The same file again: nothing changes, the ids stay.
+	if out, code := runCLI(t, d.URL, "apply", "-f", file); code != 0 || !strings.Contains(out, "changed: states: unchanged; rules: unchanged; vars: unchanged") {
+		t.Fatalf("apply again: exit %d\n%s", code, out)
+	}
+	// One rule changed: only it gets a new id; the demo's r1 is still r1.
+	write(strings.Replace(base, "to: blue}", "to: blue, priority: 5}", 1))
+	if out, code := runCLI(t, d.URL, "apply", "-f", file); code != 0 || !strings.Contains(out, "rules: +r7 -r6") {
+		t.Fatalf("apply with one rule changed: exit %d\n%s", code, out)
+	}
+	mustOK(t, request(t, nc, "lumen.demo.cmd.delete_rules", `{"ids":["r1"]}`))
+	// A file the light refuses is refused by the dry run too, at its line.
+	write(base + "  - {from: red, on: x, to: nowhere}\n")
+	if out, code := runCLI(t, d.URL, "apply", "-f", file, "--dry-run"); code != 1 || !strings.Contains(out, "light.yaml:7:") || !strings.Contains(out, `to names state "nowhere"`) {
+		t.Fatalf("a dry run of a broken file: exit %d\n%s", code, out)
 	}
 }

@@ -44,10 +44,7 @@ after its maximum steps; 1 when it failed (model unreachable, not configured).`,
 		RunE: func(cmd *cobra.Command, words []string) error {
 			req.Text = strings.Join(words, " ")
 			req.Who = "cli"
-			if err := subject.ValidLight(a.light); err != nil {
-				return usageError{fmt.Errorf("--light: %w", err)}
-			}
-			nc, err := a.connect()
+			nc, err := a.open(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -217,10 +214,7 @@ the agent is doing.`,
 			if err != nil {
 				return err
 			}
-			if err := subject.ValidLight(a.light); err != nil {
-				return usageError{fmt.Errorf("--light: %w", err)}
-			}
-			nc, err := a.connect()
+			nc, err := a.open(cmd.Context())
 			if err != nil {
 				return err
 			}

@@ -9,13 +9,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/spf13/cobra"
-	"gopkg.in/yaml.v3"
 
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/messages/describe"
@@ -43,10 +43,6 @@ func (d *durationFlag) Set(s string) error {
 	return nil
 }
 
-func lightFlag(cmd *cobra.Command, a *app) {
-	cmd.Flags().StringVarP(&a.light, "light", "l", "demo", "the light to talk to")
-}
-
 func jsonFlag(cmd *cobra.Command, a *app) {
 	cmd.Flags().BoolVar(&a.jsonOut, "json", false, "print the raw JSON reply")
 }
@@ -62,10 +58,7 @@ func (a *app) connect() (*nats.Conn, error) {
 // request sends one command to --light and returns the reply body, or an
 // error in the user's words.
 func (a *app) request(ctx context.Context, verb string, body any) ([]byte, error) {
-	if err := subject.ValidLight(a.light); err != nil {
-		return nil, usageError{fmt.Errorf("--light: %w", err)}
-	}
-	nc, err := a.connect()
+	nc, err := a.open(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -81,8 +74,36 @@ func (a *app) requestOn(ctx context.Context, nc *nats.Conn, verb string, body an
 // requestWithin is requestOn with its own timeout.
 func (a *app) requestWithin(ctx context.Context, nc *nats.Conn, verb string, body any, timeout time.Duration) ([]byte, error) {
 	b, err := wire.New(nc, wire.WithTimeout(timeout)).Request(ctx, a.light, verb, body)
+	if errors.Is(err, wire.ErrNoLight) {
+		return nil, a.noSuchLight(nc)
+	}
+	if we := (*wire.Error)(nil); errors.As(err, &we) {
+		// The user ran a command, not a verb: drop the verb the light
+		// names its refusal with, and name commands as they type them.
+		err = &wire.Error{Code: we.Code, Msg: inCLIWords(strings.TrimPrefix(we.Msg, verb+": "))}
+	}
 	return b, a.explain(err, timeout)
 }
+
+// cliWords are the CLI commands of the wire's verbs, for the light's
+// sentences that name a verb.
+var cliWords = strings.NewReplacer(
+	"define_tool", "'lumen tool define'", "delete_tool", "'lumen tool rm'", "list_tools", "'lumen tool ls'", "run_tool", "'lumen tool run'",
+	"create_source", "'lumen source add'", "delete_source", "'lumen source rm'", "list_sources", "'lumen source ls'",
+	"append_rules", "'lumen rule add'", "delete_rules", "'lumen rule rm'", "enable_rules", "'lumen rule enable'",
+	"set_var", "'lumen var set'", "create_schedule", "'lumen schedule add'", "delete_schedule", "'lumen schedule rm'",
+	"set_state", "'lumen state'",
+)
+
+// inCLIWords names the verbs in a light's sentence (alone, or between
+// parentheses) as the CLI commands a person types.
+func inCLIWords(msg string) string {
+	return verbWord.ReplaceAllStringFunc(msg, func(w string) string { return cliWords.Replace(w) })
+}
+
+// verbWord matches a whole word that may be a verb, not part of a field
+// or a name (set_var_x, "vars_op").
+var verbWord = regexp.MustCompile(`(?:^|[\s(])[a-z]+_[a-z_]+(?:$|[\s).,;:])`)
 
 // explain puts a wire error in the user's words.
 func (a *app) explain(err error, timeout time.Duration) error {
@@ -113,7 +134,15 @@ func (a *app) printJSON(b []byte) error {
 
 // mutate sends a mutation and prints its reply.
 func (a *app) mutate(ctx context.Context, verb string, body any) error {
-	b, err := a.request(ctx, verb, body)
+	nc, err := a.openFor(ctx, true)
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	if a.several != nil {
+		return a.mutateAll(ctx, nc, verb, body)
+	}
+	b, err := a.requestOn(ctx, nc, verb, body)
 	if err != nil {
 		return err
 	}
@@ -142,6 +171,9 @@ func (a *app) printReply(b []byte) error {
 	for _, o := range r.Outputs {
 		fmt.Fprintln(a.stdout, d.Output(o))
 	}
+	if r.Changes != nil {
+		fmt.Fprintf(a.stdout, "changed: %s\n", r.Changes)
+	}
 	return nil
 }
 
@@ -159,7 +191,7 @@ every event it caused (state change, variables, timers, rule errors).`,
 			return a.mutate(cmd.Context(), messages.VerbFire, messages.FireRequest{Transition: args[0]})
 		},
 	}
-	lightFlag(cmd, a)
+	fanoutFlags(cmd, a)
 	jsonFlag(cmd, a)
 	return cmd
 }
@@ -183,7 +215,7 @@ func newState(a *app) *cobra.Command {
 			return a.mutate(cmd.Context(), messages.VerbSetState, messages.SetStateRequest{Name: args[0]})
 		},
 	}
-	lightFlag(cmd, a)
+	fanoutFlags(cmd, a)
 	jsonFlag(cmd, a)
 	return cmd
 }
@@ -208,7 +240,7 @@ func newGet(a *app) *cobra.Command {
 
 func newApply(a *app) *cobra.Command {
 	var file string
-	var replaceAll bool
+	var replaceAll, dryRun bool
 	cmd := &cobra.Command{
 		Use:   "apply -f FILE",
 		Short: "Replace a light's whole configuration from a YAML or JSON file",
@@ -217,14 +249,19 @@ variables, if given) with the file's, validated as a whole: on any error
 nothing changes. The file has the shape of 'lumen export': states, rules,
 vars, initial, schedules, tools, sources. Use -f - for standard input. A file
 with no states and no rules (an empty one) is refused, since it would empty
-the light: --replace-all empties it on purpose.
+the light: --replace-all empties it on purpose. A rule written without an id
+keeps the id of the same rule already there.
+
+It prints what changed (+ added, ~ changed, - removed); --dry-run checks the
+file and prints what would change, and changes nothing.
 
 Limits: at most 1,000 states and 5,000 rules; names of at most 64
 printable characters without spaces; expressions of at most 4 KiB; a
 variable's value at most 64 KiB; the file at most 1 MiB. A mistake is
 reported at the file's line.`,
-		Example: `  lumen export > demo.yaml && $EDITOR demo.yaml && lumen apply -f demo.yaml`,
-		Args:    args(cobra.NoArgs),
+		Example: `  lumen export > demo.yaml && $EDITOR demo.yaml && lumen apply -f demo.yaml --dry-run
+  lumen apply -f demo.yaml`,
+		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if file == "" {
 				return usageError{errors.New("apply needs -f FILE")}
@@ -233,22 +270,41 @@ reported at the file's line.`,
 			if err != nil {
 				return err
 			}
-			if !replaceAll {
+			if replaceAll {
+				body = withTrue(body, "confirm_empty")
+			}
+			if !dryRun {
 				return blame(file, raw, a.mutate(cmd.Context(), messages.VerbApply, body))
 			}
-			var r messages.ApplyRequest
-			if err := messages.Decode(body, &r); err != nil {
+			var r messages.DryRunReply
+			if printed, err := a.query(cmd.Context(), messages.VerbApply, withTrue(body, "dry_run"), &r); printed || err != nil {
 				return blame(file, raw, err)
 			}
-			r.ConfirmEmpty = true
-			return blame(file, raw, a.mutate(cmd.Context(), messages.VerbApply, r))
+			fmt.Fprintf(a.stdout, "dry run, nothing applied: %s\n", r.Changes)
+			return nil
 		},
 	}
 	cmd.Flags().StringVarP(&file, "file", "f", "", "configuration file (.yaml, .yml or .json; - for stdin)")
 	cmd.Flags().BoolVar(&replaceAll, "replace-all", false, "apply even a configuration with no states and no rules, which empties the light")
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "check the file and print what would change, without applying it")
 	lightFlag(cmd, a)
 	jsonFlag(cmd, a)
 	return cmd
+}
+
+// withTrue sets key to true in a JSON object, after what it has: the
+// request says so, whatever the file says. An empty file (null) is {}.
+func withTrue(body []byte, key string) []byte {
+	body = bytes.TrimSpace(body)
+	if !bytes.HasPrefix(body, []byte("{")) {
+		body = []byte("{}")
+	}
+	b, _ := bytes.CutSuffix(body, []byte("}"))
+	sep := ","
+	if bytes.Equal(bytes.TrimSpace(b), []byte("{")) {
+		sep = ""
+	}
+	return fmt.Appendf(nil, "%s%s%q:true}", b, sep, key)
 }
 
 // badFile is a file that cannot be read as YAML or JSON.
@@ -310,21 +366,20 @@ func newExport(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			out, err := json.MarshalIndent(g.Config(), "", "  ")
-			if err != nil {
-				return err
-			}
 			if format == "json" {
+				out, err := json.MarshalIndent(g.Config(), "", "  ")
+				if err != nil {
+					return err
+				}
 				_, err = fmt.Fprintf(a.stdout, "%s\n", out)
 				return err
 			}
-			var v any
-			if err := json.Unmarshal(out, &v); err != nil {
+			out, err := messages.ToYAML(g.Config())
+			if err != nil {
 				return err
 			}
-			enc := yaml.NewEncoder(a.stdout)
-			enc.SetIndent(2)
-			return enc.Encode(v)
+			_, err = a.stdout.Write(out)
+			return err
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "yaml", "yaml or json")
@@ -342,14 +397,16 @@ outputs (what it did). --light '*' follows every light.`,
   lumen tail --light '*' --json`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			var nc *nats.Conn
+			var ch chan *nats.Msg
+			var err error
 			filter := subject.AllEvents
-			if a.light != "*" {
-				if err := subject.ValidLight(a.light); err != nil {
-					return usageError{fmt.Errorf("--light: %w", err)}
-				}
+			if a.light == "*" {
+				nc, ch, err = a.watch(filter)
+			} else {
+				nc, ch, err = a.watchLight(cmd.Context())
 				filter = subject.Events(a.light)
 			}
-			nc, ch, err := a.watch(filter)
 			if err != nil {
 				return err
 			}
@@ -366,11 +423,12 @@ outputs (what it did). --light '*' follows every light.`,
 
 // watchLight connects and subscribes to the events of --light before a
 // command acts, so that none of what follows is missed.
-func (a *app) watchLight() (*nats.Conn, chan *nats.Msg, error) {
-	if err := subject.ValidLight(a.light); err != nil {
-		return nil, nil, usageError{fmt.Errorf("--light: %w", err)}
+func (a *app) watchLight(ctx context.Context) (*nats.Conn, chan *nats.Msg, error) {
+	nc, err := a.open(ctx)
+	if err != nil {
+		return nil, nil, err
 	}
-	return a.watch(subject.Events(a.light))
+	return a.subscribe(nc, subject.Events(a.light))
 }
 
 // watch connects and subscribes to the events matching filter. Closing
@@ -380,6 +438,10 @@ func (a *app) watch(filter string) (*nats.Conn, chan *nats.Msg, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	return a.subscribe(nc, filter)
+}
+
+func (a *app) subscribe(nc *nats.Conn, filter string) (*nats.Conn, chan *nats.Msg, error) {
 	ch := make(chan *nats.Msg, 1024)
 	if _, err := nc.ChanSubscribe(filter, ch); err != nil {
 		nc.Close()

@@ -101,7 +101,7 @@ func TestBadInputGetsClearErrors(t *testing.T) {
 		{"bad expression", "append_rules", `{"rules":[{"from":"off","on":"x","to":"red","condition":"getData('a') >"}]}`, "400", "condition"},
 		{"bad priority", "append_rules", `{"rules":[{"from":"off","on":"x","to":"red","priority":1.5}]}`, "400", "priority"},
 		{"duplicate state", "apply", `{"states":[{"name":"a","r":1,"g":1,"b":1},{"name":"a","r":1,"g":1,"b":1}],"rules":[]}`, "409", "a"},
-		{"delete referenced state", "delete_state", `{"name":"red"}`, "409", "r6"},
+		{"delete referenced state", "delete_state", `{"name":"red"}`, "409", "r1"},
 		{"delete off", "delete_state", `{"name":"off"}`, "409", "off"},
 		{"unknown rule id", "delete_rules", `{"ids":["r99"]}`, "404", "r99"},
 		{"data of an unknown source", "data", `{"source":"nope","vars":{"x":1}}`, "404", "nope"},

@@ -51,7 +51,7 @@ light on a Pi's real pins refuses it (409).`,
 			if levels == nil {
 				return usageError{fmt.Errorf("gpio %s %q: say high, low or pulse", argv[0], argv[1])}
 			}
-			nc, ch, err := a.watchLight()
+			nc, ch, err := a.watchLight(cmd.Context())
 			if err != nil {
 				return err
 			}

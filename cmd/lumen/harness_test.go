@@ -80,10 +80,16 @@ func mustOK(t testing.TB, r reply) reply {
 // exit status.
 func runCLI(t testing.TB, url string, args ...string) (string, int) {
 	t.Helper()
+	return runCLIEnv(t, url, nil, args...)
+}
+
+// runCLIEnv is runCLI with more environment variables (KEY=VALUE).
+func runCLIEnv(t testing.TB, url string, env []string, args ...string) (string, int) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, lumenBin(t), args...)
-	cmd.Env = append(os.Environ(), "NATS_URL="+url)
+	cmd.Env = append(append(os.Environ(), "NATS_URL="+url, "LUMEN_LIGHT="), env...)
 	out, err := cmd.CombinedOutput()
 	code := 0
 	if ee, ok := err.(*exec.ExitError); ok {

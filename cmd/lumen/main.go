@@ -52,7 +52,9 @@ type app struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	server         string
-	light          string
+	light          string   // --light, settled by pick
+	group          string   // --group
+	several        []string // the lights of --light fleet or --group
 	jsonOut        bool
 	timeout        durationFlag
 }
@@ -85,7 +87,8 @@ nats://127.0.0.1:4222).`,
 	a.timeout = durationFlag(defaultTimeout)
 	pf.Var(&a.timeout, "timeout", "how long to wait for an answer")
 
-	root.AddCommand(newUp(a), newFire(a), newState(a), newGet(a), newApply(a), newExport(a), newTail(a), newReplay(a), newPress(a), newGPIO(a), newPreview(a), newService(a), newSecret(a), newTool(a), newAsk(a), newApproval(a, true), newApproval(a, false), newSessions(a), newTalk(a), newSource(a))
+	root.AddCommand(newUp(a), newFire(a), newState(a), newGet(a), newApply(a), newExport(a), newTail(a), newReplay(a), newPress(a), newGPIO(a), newPreview(a), newService(a), newSecret(a), newTool(a), newAsk(a), newApproval(a, true), newApproval(a, false), newSessions(a), newTalk(a), newSource(a), newLs(a),
+		newStates(a), newRules(a), newVars(a), newRule(a), newVar(a), newSchedule(a))
 	return root
 }
 

@@ -42,7 +42,7 @@ a light with a real button refuses them.`,
 			if err != nil {
 				return usageError{err}
 			}
-			nc, ch, err := a.watchLight()
+			nc, ch, err := a.watchLight(cmd.Context())
 			if err != nil {
 				return err
 			}

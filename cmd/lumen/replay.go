@@ -1,8 +1,12 @@
 package main
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
+	"os"
+	"strings"
 
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/spf13/cobra"
@@ -37,15 +41,30 @@ stopped); otherwise it reads the journal of the running daemon at --server.`,
   lumen replay --light kitchen --data ~/.local/share/lumen --verify`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := subject.ValidLight(a.light); err != nil {
-				return usageError{fmt.Errorf("--light: %w", err)}
-			}
 			ctx := cmd.Context()
 			js, closeFn, err := a.openJournal(ctx, data)
 			if err != nil {
 				return err
 			}
 			defer closeFn()
+			if a.light = cmp.Or(a.light, os.Getenv("LUMEN_LIGHT")); a.light == "" {
+				// The journal's only light, else say which there are.
+				lights, err := journal.New(js).Lights(ctx)
+				if err != nil {
+					return err
+				}
+				switch len(lights) {
+				case 0:
+					return errors.New("the journal has no light yet")
+				case 1:
+				default:
+					return usageError{fmt.Errorf("the journal has lights %s: say which with --light NAME", strings.Join(lights, ", "))}
+				}
+				a.light = lights[0]
+			}
+			if err := subject.ValidLight(a.light); err != nil {
+				return usageError{fmt.Errorf("--light: %w", err)}
+			}
 			r := light.Replay{Light: a.light, ToSeq: toSeq, Verify: verify, FromSnapshot: fromSnapshot,
 				OnSnapshot: func(in uint64) { fmt.Fprintf(a.stdout, "from snapshot at input %d\n", in) }}
 			if !quiet {

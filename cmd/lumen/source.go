@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -19,6 +21,7 @@ type sourceFlags struct {
 	file     string
 	interval durationFlag
 	parts    datasource.Parts
+	replace  bool
 }
 
 func newSource(a *app) *cobra.Command {
@@ -50,7 +53,8 @@ stored), so a replay never calls the network.`,
 		Long: `Add a data source named NAME from flags, or from a YAML or JSON file
 (-f FILE, -f - for standard input) with the fields of create_source:
 name, type, interval_ms, fetch {tool, args}, store {var: path}, fires,
-tracks (internal), subject (nats). A source with the same name is replaced.
+tracks (internal), subject (nats). A source with the same name is refused
+unless --replace.
 
 The kind follows from the flags: --tool makes a poll source, --tracks an
 internal one, --subject a nats one, --topic an mqtt one, --token a webhook
@@ -75,11 +79,17 @@ the result: result.temp, result.list[0].name, result["odd key"].`,
 			if err != nil {
 				return err
 			}
+			if !f.replace {
+				if err := a.noSource(cmd.Context(), body); err != nil {
+					return err
+				}
+			}
 			return a.mutate(cmd.Context(), messages.VerbCreateSource, body)
 		},
 	}
 	fl := add.Flags()
 	fl.StringVarP(&f.file, "file", "f", "", "the definition (YAML or JSON; - for stdin) instead of flags")
+	fl.BoolVar(&f.replace, "replace", false, "replace the source of that name if there is one")
 	fl.StringVar(&f.parts.Type, "type", "", "poll, internal, nats, mqtt or webhook (default: from the other flags)")
 	fl.Var(&f.interval, "interval", "how often a poll or internal source runs, e.g. 1h, 30s (poll: at least 10s)")
 	fl.StringVar(&f.parts.Tool, "tool", "", "poll: the tool to run")
@@ -107,7 +117,7 @@ the result: result.temp, result.list[0].name, result["odd key"].`,
 			}
 			now := time.Now()
 			for _, raw := range r.Sources {
-				fmt.Fprintln(a.stdout, describe.Source(raw, r.LastRuns, now))
+				fmt.Fprintln(a.stdout, describe.Source(raw, r, now))
 			}
 			return nil
 		},
@@ -159,4 +169,32 @@ func (f *sourceFlags) definition(cmd *cobra.Command, argv []string, a *app) ([]b
 		return nil, usageError{err}
 	}
 	return body, nil
+}
+
+// noSource refuses to add a source whose name the light has already:
+// replacing one is said with --replace.
+func (a *app) noSource(ctx context.Context, body []byte) error {
+	var d struct {
+		Name string `json:"name"`
+	}
+	if json.Unmarshal(body, &d) != nil || d.Name == "" {
+		return nil // the light says what is wrong with it
+	}
+	b, err := a.request(ctx, messages.VerbListSources, nil)
+	if err != nil {
+		return err
+	}
+	var r messages.SourcesReply
+	if err := json.Unmarshal(b, &r); err != nil {
+		return fmt.Errorf("unexpected reply: %.300s", b)
+	}
+	for _, raw := range r.Sources {
+		var s struct {
+			Name string `json:"name"`
+		}
+		if json.Unmarshal(raw, &s) == nil && s.Name == d.Name {
+			return fmt.Errorf("light %s has a source named %s already: add --replace to replace it, or 'lumen source rm %s' first", a.light, d.Name, d.Name)
+		}
+	}
+	return nil
 }

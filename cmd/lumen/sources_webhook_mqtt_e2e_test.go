@@ -108,6 +108,9 @@ func TestWebhookSource(t *testing.T) {
 	if s := mustOK(t, request(t, nc, "lumen.demo.cmd.get", `{}`)).Body["state"]; s != "ring" {
 		t.Fatalf("the webhook did not fire doorbell: state %v", s)
 	}
+	if out, _ := runCLI(t, d.URL, "source", "ls"); !strings.Contains(out, "door             webhook POST "+base+"/hooks/demo/door") {
+		t.Errorf("source ls does not show the webhook's URL:\n%s", out)
+	}
 
 	for _, c := range []struct {
 		name, path, contentType, body string

@@ -76,7 +76,7 @@ func TestToolCatalogPluginSourcesAndExport(t *testing.T) {
 	if want := mustOK(t, request(t, nc, "lumen.demo.cmd.get", `{}`)).Body["tools"]; !reflect.DeepEqual(got, want) {
 		t.Fatalf("list_tools tools %s, get tools %v", gb, want)
 	}
-	out, code := runCLI(t, d.URL, "tool", "ls")
+	out, code := runCLI(t, d.URL, "tool", "ls", "--light", "demo")
 	for _, w := range []string{"weather", "hello                plugin, ready", "broken               plugin, failed", "get_time             built-in: "} {
 		if code != 0 || !strings.Contains(out, w) {
 			t.Fatalf("lumen tool ls (exit %d) lacks %q:\n%s", code, w, out)

@@ -176,10 +176,11 @@ func Call(c messages.ToolStep) string {
 	return fmt.Sprintf("✗ %s %s: %s", c.Tool, args, clip.Line(c.Error, 240, "…"))
 }
 
-// Source renders one definition of a data source for a person: name, kind and what
-// triggers it, what it stores, what it fires, and when it last stored a
-// run (of lastRuns; a custom transition records none).
-func Source(raw json.RawMessage, lastRuns map[string]time.Time, now time.Time) string {
+// Source renders one definition of a data source of list_sources' reply
+// r for a person: name, kind and what triggers it (a webhook's URL), what
+// it stores, what it fires, and when it last stored a run (a custom
+// transition records none).
+func Source(raw json.RawMessage, r messages.SourcesReply, now time.Time) string {
 	var d datasource.Def
 	if err := d.UnmarshalJSON(raw); err != nil {
 		return string(raw)
@@ -195,7 +196,10 @@ func Source(raw json.RawMessage, lastRuns map[string]time.Time, now time.Time) s
 	case datasource.TypeMQTT:
 		what = "mqtt " + d.Topic
 	case datasource.TypeWebhook:
-		what = "webhook POST /hooks/<light>/" + d.Name
+		what = "webhook POST " + r.WebhookURLs[d.Name]
+		if r.WebhookURLs[d.Name] == "" {
+			what = "webhook (the daemon has no --http: nothing receives it)"
+		}
 	case datasource.TypeTransition:
 		what = fmt.Sprintf("custom transition, predicate %s every %v", d.Fetch.Tool, d.Interval())
 	case datasource.TypeGPIO:
@@ -214,7 +218,7 @@ func Source(raw json.RawMessage, lastRuns map[string]time.Time, now time.Time) s
 	if d.Fires != "" {
 		parts = append(parts, "fires "+d.Fires)
 	}
-	if at, ok := lastRuns[d.Name]; ok {
+	if at, ok := r.LastRuns[d.Name]; ok {
 		parts = append(parts, "last run "+now.Sub(at).Round(time.Second).String()+" ago")
 	}
 	return strings.Join(parts, "  ")

@@ -72,8 +72,13 @@ func TestOutputsAndSources(t *testing.T) {
 		{describe.Call(messages.ToolStep{Tool: "setState", Args: json.RawMessage(`{"name":"red"}`), Error: "no state red"}),
 			`✗ setState {"name":"red"}: no state red`},
 		{describe.Source(json.RawMessage(`{"name":"door","type":"nats","subject":"home.doorbell","store":{"who":"result.who"},"fires":"ring"}`),
-			map[string]time.Time{"door": now.Add(-90 * time.Second)}, now),
+			messages.SourcesReply{LastRuns: map[string]time.Time{"door": now.Add(-90 * time.Second)}}, now),
 			"door             nats home.doorbell  store who=result.who  fires ring  last run 1m30s ago"},
+		{describe.Source(json.RawMessage(`{"name":"hook","type":"webhook","fires":"ring"}`),
+			messages.SourcesReply{WebhookURLs: map[string]string{"hook": "http://127.0.0.1:8080/hooks/demo/hook"}}, now),
+			"hook             webhook POST http://127.0.0.1:8080/hooks/demo/hook  fires ring"},
+		{describe.Source(json.RawMessage(`{"name":"hook","type":"webhook","fires":"ring"}`), messages.SourcesReply{}, now),
+			"hook             webhook (the daemon has no --http: nothing receives it)  fires ring"},
 	}
 	for _, tt := range tests {
 		if tt.got != tt.want {

@@ -1,0 +1,241 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/spf13/cobra"
+
+	"github.com/lumen-home/lumen/messages"
+	"github.com/lumen-home/lumen/messages/describe"
+	"github.com/lumen-home/lumen/nats/subject"
+	"github.com/lumen-home/lumen/nats/wire"
+)
+
+// Which light a command is for: --light, else $LUMEN_LIGHT, else the only
+// light running. --light fleet and --group G send a mutation to several.
+
+// fleet is --light's name for every running light.
+const fleet = "fleet"
+
+func lightFlag(cmd *cobra.Command, a *app) {
+	cmd.Flags().StringVarP(&a.light, "light", "l", "", "the light to talk to (default $LUMEN_LIGHT, else the only light running)")
+}
+
+// fanoutFlags lets a mutation go to several lights: --light fleet, or
+// --group G.
+func fanoutFlags(cmd *cobra.Command, a *app) {
+	cmd.Flags().StringVarP(&a.light, "light", "l", "", "the light to talk to (default $LUMEN_LIGHT, else the only light running); fleet: every light")
+	cmd.Flags().StringVar(&a.group, "group", "", "send it to every light of this group (lumen up --group G=L1,L2)")
+}
+
+// open connects and settles which light the command is for.
+func (a *app) open(ctx context.Context) (*nats.Conn, error) {
+	return a.openFor(ctx, false)
+}
+
+// openFor is open for a command that may go to several lights (many):
+// then --light fleet and --group set a.several.
+func (a *app) openFor(ctx context.Context, many bool) (*nats.Conn, error) {
+	if !many && (a.light == fleet || a.group != "") {
+		return nil, usageError{errors.New("this command answers for one light: give --light NAME ('lumen ls' lists them)")}
+	}
+	nc, err := a.connect()
+	if err != nil {
+		return nil, err
+	}
+	if err := a.pick(ctx, nc); err != nil {
+		nc.Close()
+		return nil, err
+	}
+	return nc, nil
+}
+
+// pick settles a.light, or a.several for --light fleet and --group.
+func (a *app) pick(ctx context.Context, nc *nats.Conn) error {
+	if a.light == "" && a.group == "" {
+		a.light = os.Getenv("LUMEN_LIGHT")
+	}
+	if a.light != "" && a.light != fleet && a.group == "" {
+		if err := subject.ValidLight(a.light); err != nil {
+			return usageError{fmt.Errorf("--light: %w", err)}
+		}
+		return nil
+	}
+	running, err := a.client(nc).Discover(ctx)
+	if err != nil {
+		return err
+	}
+	names := make([]string, 0, len(running))
+	for _, r := range running {
+		if a.group == "" || slices.Contains(r.Groups, a.group) {
+			names = append(names, r.Light)
+		}
+	}
+	switch {
+	case a.group != "" && a.light != "":
+		return usageError{errors.New("give --light or --group, not both")}
+	case len(running) == 0:
+		return fmt.Errorf("no light is running at %s; start one with 'lumen up'", a.server)
+	case len(names) == 0:
+		return fmt.Errorf("no running light is in group %q; the lights are %s ('lumen ls' shows their groups)", a.group, lightNames(running))
+	case a.light == "" && a.group == "" && len(names) > 1:
+		return usageError{fmt.Errorf("%d lights are running (%s): say which with --light NAME (or $LUMEN_LIGHT), or --light fleet for all", len(names), strings.Join(names, ", "))}
+	case a.light == "" && a.group == "":
+		a.light = names[0]
+	default:
+		a.several = names
+	}
+	return nil
+}
+
+func lightNames(running []wire.Running) string {
+	names := make([]string, len(running))
+	for i, r := range running {
+		names[i] = r.Light
+	}
+	return strings.Join(names, ", ")
+}
+
+// noSuchLight puts the lights that do run into the error for one that
+// does not.
+func (a *app) noSuchLight(nc *nats.Conn) error {
+	msg := fmt.Sprintf("no light named %q is running at %s", a.light, a.server)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	if running, err := a.client(nc).Discover(ctx); err == nil && len(running) > 0 {
+		return fmt.Errorf("%s; the running lights are %s", msg, lightNames(running))
+	}
+	return fmt.Errorf("%s; start it with 'lumen up --light %s'", msg, a.light)
+}
+
+func (a *app) client(nc *nats.Conn) *wire.Client {
+	return wire.New(nc, wire.WithTimeout(time.Duration(a.timeout)))
+}
+
+// mutateAll sends a mutation to a.several and prints one line per light:
+// what the light did last, or why it refused.
+func (a *app) mutateAll(ctx context.Context, nc *nats.Conn, verb string, body any) error {
+	replies := a.client(nc).RequestAll(ctx, a.several, verb, body)
+	w := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+	failed := 0
+	for _, r := range replies {
+		if r.Err != nil {
+			failed++
+			fmt.Fprintf(w, "%s\terror: %v\n", r.Light, a.explain(r.Err, time.Duration(a.timeout)))
+			continue
+		}
+		var rep messages.Reply
+		line := "done"
+		if json.Unmarshal(r.Body, &rep) == nil && len(rep.Outputs) > 0 {
+			var d describe.Events
+			for _, o := range rep.Outputs {
+				line = d.Output(o)
+			}
+		}
+		fmt.Fprintf(w, "%s\t%s\n", r.Light, line)
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d of %d lights refused %s", failed, len(replies), verb)
+	}
+	return nil
+}
+
+func newLs(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "ls",
+		Short: "List the running lights: state, color, last input, sources, agent",
+		Example: `  lumen ls
+  lumen ls --server nats://pi.local:4222`,
+		Args: args(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			nc, err := a.connect()
+			if err != nil {
+				return err
+			}
+			defer nc.Close()
+			c := a.client(nc)
+			running, err := c.Discover(ctx)
+			if err != nil {
+				return err
+			}
+			if len(running) == 0 {
+				return fmt.Errorf("no light is running at %s; start one with 'lumen up'", a.server)
+			}
+			names := strings.Split(lightNames(running), ", ")
+			gets := c.RequestAll(ctx, names, messages.VerbGet, nil)
+			leds := c.RequestAll(ctx, names, messages.VerbLED, nil)
+			agents := c.RequestAll(ctx, names, messages.VerbSessions, nil)
+			js, _ := jetstream.New(nc)
+			w := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(w, "LIGHT\tSTATE\tCOLOR\tLAST INPUT\tSOURCES\tAGENT\tGROUPS")
+			for i, r := range running {
+				var g messages.GetReply
+				if gets[i].Err != nil || json.Unmarshal(gets[i].Body, &g) != nil {
+					fmt.Fprintf(w, "%s\t(%v)\n", r.Light, a.explain(gets[i].Err, time.Duration(a.timeout)))
+					continue
+				}
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", r.Light, g.State, color(leds[i]), lastInput(ctx, js, g.Seq), len(g.Sources), agentOn(agents[i]), dash(strings.Join(r.Groups, ",")))
+			}
+			return w.Flush()
+		},
+	}
+}
+
+// color is what the light's LED shows, as #rrggbb.
+func color(r wire.Reply) string {
+	var led messages.LEDReply
+	if r.Err != nil || json.Unmarshal(r.Body, &led) != nil || len(led.Pixels) == 0 {
+		return "-"
+	}
+	p := led.Pixels[0]
+	return fmt.Sprintf("#%02x%02x%02x", p.R, p.G, p.B)
+}
+
+// lastInput says what the light applied last, and when.
+func lastInput(ctx context.Context, js jetstream.JetStream, seq uint64) string {
+	if js == nil || seq == 0 {
+		return "-"
+	}
+	s, err := js.Stream(ctx, subject.Stream)
+	if err != nil {
+		return fmt.Sprintf("#%d", seq)
+	}
+	m, err := s.GetMsg(ctx, seq)
+	if err != nil {
+		return fmt.Sprintf("#%d", seq)
+	}
+	_, _, typ, _ := subject.Parse(m.Subject)
+	return fmt.Sprintf("%s, %s ago", typ, time.Since(m.Time).Round(time.Second))
+}
+
+func agentOn(r wire.Reply) string {
+	var s messages.SessionsReply
+	if r.Err != nil || json.Unmarshal(r.Body, &s) != nil {
+		return "-"
+	}
+	if s.Agent {
+		return "on"
+	}
+	return "off"
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

@@ -1,0 +1,204 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/lumen-home/lumen/messages"
+	"github.com/lumen-home/lumen/messages/describe"
+)
+
+// The light's model, piece by piece: lumen states, rules, vars and the
+// rule, var and schedule verbs over the wire's commands.
+
+// newListing is a command that prints one table of the light's model.
+func newListing(a *app, use, short string, print func(g messages.GetReply) error) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   use,
+		Short: short,
+		Args:  args(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var g messages.GetReply
+			if raw, err := a.query(cmd.Context(), messages.VerbGet, nil, &g); raw || err != nil {
+				return err
+			}
+			return print(g)
+		},
+	}
+	lightFlag(cmd, a)
+	jsonFlag(cmd, a)
+	return cmd
+}
+
+func newStates(a *app) *cobra.Command {
+	return newListing(a, "states", "List the light's states (* marks the current one)", func(g messages.GetReply) error {
+		return describe.States(a.stdout, g)
+	})
+}
+
+func newRules(a *app) *cobra.Command {
+	return newListing(a, "rules", "List the light's rules: id, from, on, to, condition, action, priority, enabled", func(g messages.GetReply) error {
+		return describe.Rules(a.stdout, g.Rules)
+	})
+}
+
+func newVars(a *app) *cobra.Command {
+	return newListing(a, "vars", "List the light's variables and their values", func(g messages.GetReply) error {
+		return describe.Vars(a.stdout, g.Vars)
+	})
+}
+
+// mutation is a subcommand that sends one mutation built from its
+// arguments, to one light or (--light fleet, --group) to several.
+func mutation(a *app, cmd *cobra.Command, verb string, body func(argv []string) (any, error)) *cobra.Command {
+	cmd.RunE = func(cmd *cobra.Command, argv []string) error {
+		b, err := body(argv)
+		if err != nil {
+			return err
+		}
+		return a.mutate(cmd.Context(), verb, b)
+	}
+	fanoutFlags(cmd, a)
+	jsonFlag(cmd, a)
+	return cmd
+}
+
+func newRule(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "rule",
+		Short: "Add, remove, enable and disable a light's rules ('lumen rules' lists them)",
+	}
+	var r messages.Rule
+	var disabled bool
+	add := mutation(a, &cobra.Command{
+		Use:   "add FROM ON TO",
+		Short: "Add a rule: in state FROM, transition ON goes to state TO",
+		Long: `Add a rule. FROM is a state, * (any state) or prefix/* ; ON is the
+transition (button_click, a timer's or a source's name); TO the state it goes
+to. --if and --do are JavaScript: a condition, and an action run before the
+state changes. Rules matching a transition are tried by priority, highest
+first; the new rule gets the next id (r<N>) unless --id gives one.`,
+		Example: `  lumen rule add off button_click red
+  lumen rule add '*' button_double_click party --priority 10
+  lumen rule add red button_click off --if "getData('n') > 2" --do "setData('n', 0)"`,
+		Args: args(cobra.ExactArgs(3)),
+	}, messages.VerbAppendRules, func(argv []string) (any, error) {
+		r.From, r.On, r.To, r.Enabled = argv[0], argv[1], argv[2], !disabled
+		return messages.RulesRequest{Rules: []messages.Rule{r}}, nil
+	})
+	f := add.Flags()
+	f.StringVar(&r.Condition, "if", "", "condition: a JavaScript expression; the rule fires only when it is true")
+	f.StringVar(&r.Action, "do", "", "action: JavaScript run when the rule fires (setData, startTimer …)")
+	f.IntVar(&r.Priority, "priority", 0, "higher is tried first")
+	f.StringVar(&r.ID, "id", "", "the rule's id (default: the next r<N>)")
+	f.BoolVar(&disabled, "disabled", false, "add it disabled ('lumen rule enable ID' turns it on)")
+	var match messages.DeleteRulesRequest
+	rm := mutation(a, &cobra.Command{
+		Use:   "rm [ID…]",
+		Short: "Remove rules by id, or every rule matching --from, --on and --to",
+		Example: `  lumen rule rm r4 r7
+  lumen rule rm --on button_double_click`,
+	}, messages.VerbDeleteRules, func(argv []string) (any, error) {
+		match.IDs = argv
+		if len(argv) > 0 && (match.From != "" || match.On != "" || match.To != "") {
+			return nil, usageError{errors.New("give rule ids, or --from/--on/--to, not both")}
+		}
+		if len(argv) == 0 && match.From == "" && match.On == "" && match.To == "" {
+			return nil, usageError{errors.New("name the rules: ids ('lumen rules' lists them), or --from, --on, --to")}
+		}
+		return match, nil
+	})
+	rm.Flags().StringVar(&match.From, "from", "", "rules from this state")
+	rm.Flags().StringVar(&match.On, "on", "", "rules on this transition")
+	rm.Flags().StringVar(&match.To, "to", "", "rules to this state")
+	cmd.AddCommand(add, rm, enableRules(a, true), enableRules(a, false))
+	return cmd
+}
+
+func enableRules(a *app, on bool) *cobra.Command {
+	use, short := "disable ID…", "Disable rules: they stay, but are never tried"
+	if on {
+		use, short = "enable ID…", "Enable rules again"
+	}
+	return mutation(a, &cobra.Command{Use: use, Short: short, Args: args(cobra.MinimumNArgs(1))},
+		messages.VerbEnableRules, func(argv []string) (any, error) {
+			return messages.EnableRulesRequest{IDs: argv, Enabled: &on}, nil
+		})
+}
+
+func newVar(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "var",
+		Short: "Set and unset a light's variables ('lumen vars' lists them)",
+	}
+	set := mutation(a, &cobra.Command{
+		Use:   "set NAME VALUE",
+		Short: "Set a variable: VALUE is JSON (3, true, {\"a\":1}), else taken as a string",
+		Example: `  lumen var set threshold 12.5
+  lumen var set mode evening          # the string "evening"
+  lumen var set party '{"colors":["red","blue"]}'`,
+		Args: args(cobra.ExactArgs(2)),
+	}, messages.VerbSetVar, func(argv []string) (any, error) {
+		v := json.RawMessage(argv[1])
+		if !json.Valid(v) {
+			v, _ = json.Marshal(argv[1])
+		}
+		return messages.InVarData{Name: argv[0], Value: v}, nil
+	})
+	unset := mutation(a, &cobra.Command{
+		Use:   "unset NAME",
+		Short: "Remove a variable (getData gives undefined)",
+		Args:  args(cobra.ExactArgs(1)),
+	}, messages.VerbSetVar, func(argv []string) (any, error) {
+		return messages.InVarData{Name: argv[0], Unset: true}, nil
+	})
+	cmd.AddCommand(set, unset)
+	return cmd
+}
+
+func newSchedule(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "schedule",
+		Short: "Add, list and remove a light's schedules: transitions fired on a cron",
+	}
+	var s messages.Schedule
+	add := mutation(a, &cobra.Command{
+		Use:   "add NAME --cron SPEC --fires TRANSITION",
+		Short: "Add (or replace) a schedule",
+		Long: `Add a schedule that fires a transition on a cron: five fields (minute hour
+day month weekday) or a descriptor such as @hourly or @every 5m, at most once
+a second, in --tz (an IANA zone, default UTC). A schedule whose time passed
+while the daemon was down fires once when it is back, marked late.`,
+		Example: `  lumen schedule add evening --cron "0 19 * * *" --tz Europe/Paris --fires evening
+  lumen rule add '*' evening red`,
+		Args: args(cobra.ExactArgs(1)),
+	}, messages.VerbCreateSchedule, func(argv []string) (any, error) {
+		if s.Cron == "" || s.Fires == "" {
+			return nil, usageError{errors.New("give --cron and --fires")}
+		}
+		s.Name = argv[0]
+		return s, nil
+	})
+	add.Flags().StringVar(&s.Cron, "cron", "", `when: "0 19 * * *", @hourly, @every 10m`)
+	add.Flags().StringVar(&s.TZ, "tz", "", "IANA time zone of the cron, e.g. Europe/Paris (default UTC)")
+	add.Flags().StringVar(&s.Fires, "fires", "", "the transition it fires")
+	rm := mutation(a, &cobra.Command{
+		Use:   "rm NAME",
+		Short: "Remove a schedule",
+		Args:  args(cobra.ExactArgs(1)),
+	}, messages.VerbDeleteSchedule, func(argv []string) (any, error) {
+		return messages.NameRequest{Name: argv[0]}, nil
+	})
+	ls := newListing(a, "ls", "List the light's schedules and their next tick", func(g messages.GetReply) error {
+		if len(g.Schedules) == 0 {
+			_, err := fmt.Fprintf(a.stdout, "light %s has no schedules\n", a.light)
+			return err
+		}
+		return describe.Schedules(a.stdout, g.Schedules)
+	})
+	cmd.AddCommand(add, ls, rm)
+	return cmd
+}

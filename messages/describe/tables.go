@@ -1,0 +1,102 @@
+package describe
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/lumen-home/lumen/internal/clip"
+	"github.com/lumen-home/lumen/messages"
+)
+
+// Tables of a light's model, as lumen states, rules, vars and schedule ls
+// print them: one row each, long cells clipped to a line.
+
+// cellWidth bounds a cell (an expression, a value) so a row fits a line.
+const cellWidth = 40
+
+func table(w io.Writer) *tabwriter.Writer { return tabwriter.NewWriter(w, 0, 4, 2, ' ', 0) }
+
+func cell(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return clip.Line(s, cellWidth, "…")
+}
+
+// States writes the light's states; the current one is marked *.
+func States(w io.Writer, g messages.GetReply) error {
+	t := table(w)
+	fmt.Fprintln(t, "\tNAME\tR\tG\tB\tSPEED\tDESCRIPTION")
+	for _, s := range g.States {
+		mark, speed := "", "-"
+		if s.Name == g.State {
+			mark = "*"
+		}
+		if s.Speed != nil {
+			speed = strconv.Itoa(*s.Speed) + "ms"
+		}
+		fmt.Fprintf(t, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", mark, s.Name, channel(s.R), channel(s.G), channel(s.B), speed, cell(s.Description))
+	}
+	return t.Flush()
+}
+
+func channel(c messages.Channel) string {
+	if c.IsExpr() {
+		return cell(c.Expr)
+	}
+	return strconv.FormatFloat(c.Num, 'f', -1, 64)
+}
+
+// Rules writes the light's rules in the order they are tried within a
+// priority: id, from, on, to, condition, action, priority, enabled.
+func Rules(w io.Writer, rules []messages.Rule) error {
+	t := table(w)
+	fmt.Fprintln(t, "ID\tFROM\tON\tTO\tCONDITION\tACTION\tPRIORITY\tENABLED")
+	for _, r := range rules {
+		enabled := "yes"
+		if !r.Enabled {
+			enabled = "no"
+		}
+		fmt.Fprintf(t, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", r.ID, r.From, r.On, r.To, cell(r.Condition), cell(r.Action), r.Priority, enabled)
+	}
+	return t.Flush()
+}
+
+// Vars writes the light's variables by name, each value as JSON.
+func Vars(w io.Writer, vars map[string]json.RawMessage) error {
+	t := table(w)
+	fmt.Fprintln(t, "NAME\tVALUE")
+	for _, name := range slices.Sorted(maps.Keys(vars)) {
+		fmt.Fprintf(t, "%s\t%s\n", name, cell(strings.TrimSpace(string(vars[name]))))
+	}
+	return t.Flush()
+}
+
+// Schedules writes the light's schedules with their next tick, in the
+// schedule's time zone.
+func Schedules(w io.Writer, list []messages.Schedule) error {
+	t := table(w)
+	fmt.Fprintln(t, "NAME\tCRON\tTZ\tFIRES\tNEXT")
+	for _, s := range list {
+		next, tz := "-", s.TZ
+		if tz == "" {
+			tz = "UTC"
+		}
+		if s.Next != nil {
+			at := *s.Next
+			if loc, err := time.LoadLocation(tz); err == nil {
+				at = at.In(loc)
+			}
+			next = at.Format("2006-01-02 15:04 MST")
+		}
+		fmt.Fprintf(t, "%s\t%s\t%s\t%s\t%s\n", s.Name, s.Cron, tz, s.Fires, next)
+	}
+	return t.Flush()
+}
