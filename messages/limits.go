@@ -32,6 +32,9 @@ const (
 // whitespace, control or other unprintable characters. The name is quoted
 // only as far as it is short enough to read.
 func CheckName(kind, name string) error {
+	if plainName(name) {
+		return nil // the common case, checked on every input: no allocation
+	}
 	n := utf8.RuneCountInString(name)
 	switch {
 	case name == "":
@@ -47,6 +50,20 @@ func CheckName(kind, name string) error {
 		}
 	}
 	return nil
+}
+
+// plainName reports whether name is 1 to MaxName printable ASCII
+// characters other than space.
+func plainName(name string) bool {
+	if name == "" || len(name) > MaxName {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; c <= ' ' || c >= 0x7f {
+			return false
+		}
+	}
+	return true
 }
 
 // CheckValue says what is wrong with a variable's value as JSON: longer
