@@ -43,7 +43,7 @@ var layers = []layer{
 		pkgs:   []string{"hardware/rpi", "hardware/rpi/qemutest", "hardware/rpi/qemutest/guest", "hardware/rpi/qemutest/init"},
 		forbid: []string{"github.com/nats-io/", "github.com/asynkron/protoactor-go/"}},
 	{name: "bus", why: "NATS and the journal serve the actors, and know none of them",
-		pkgs:   []string{"nats/broker", "nats/journal", "nats/wire"},
+		pkgs:   []string{"nats/broker", "nats/journal", "nats/wire", "nats/house"},
 		forbid: []string{module + "/actors/", module + "/agent/", module + "/hardware/", module + "/plugins/"}},
 	{name: "sandbox", why: "the Wasmtime host runs tool code; the JavaScript engine lives only in the guest",
 		pkgs:   []string{"plugins", "plugins/netpolicy", "plugins/secrets"},

@@ -7,6 +7,7 @@
 package broker
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -84,6 +85,23 @@ type Config struct {
 	MaxBytes int64
 	// Logf receives the server's log lines; nil keeps the server silent.
 	Logf func(format string, args ...any)
+
+	// Name is the server's name (default "lumen"). Every server of a
+	// house needs its own: a hub drops a second leaf of the same name.
+	Name string
+	// Domain is the server's JetStream domain, empty for none. Each
+	// server of a house has its own, so that each keeps its streams.
+	Domain string
+	// Hub joins a house as a leaf node of its hub; nil: none.
+	Hub *HubLink
+	// Leaf makes the server a house's hub; nil: none.
+	Leaf *LeafListener
+	// Streams makes sure the server's streams exist at start (default:
+	// EnsureStreams, the LUMEN stream and the LUMEN_SNAP bucket).
+	Streams func(ctx context.Context, js jetstream.JetStream) error
+	// Protect names more streams that no client may delete, purge or
+	// edit, besides LUMEN and LUMEN_SNAP's.
+	Protect []string
 }
 
 // Validate reports whether c can be started, with a sentence that says what
@@ -202,6 +220,8 @@ type Broker struct {
 
 	daemonPassword string // made at each start, never written
 
+	reload sync.Mutex // guards opts across reloads
+
 	shutdown sync.Once
 }
 
@@ -239,10 +259,11 @@ func Start(ctx context.Context, cfg Config) (*Broker, error) {
 	}
 
 	opts := &server.Options{
-		ServerName: "lumen",
-		Host:       hp.host,
-		Port:       hp.port,
-		JetStream:  true,
+		ServerName:      cmp.Or(cfg.Name, "lumen"),
+		JetStreamDomain: cfg.Domain,
+		Host:            hp.host,
+		Port:            hp.port,
+		JetStream:       true,
 		// The server appends "jetstream" itself: DataDir/jetstream.
 		StoreDir:   cfg.DataDir,
 		SyncAlways: cfg.Sync == SyncAlways,
@@ -255,6 +276,10 @@ func Start(ctx context.Context, cfg Config) (*Broker, error) {
 	}
 	if hp.port == 0 {
 		opts.Port = server.RANDOM_PORT // 0 would mean 4222 to the server
+	}
+	if err := cfg.houseOptions(opts); err != nil {
+		lock.release()
+		return nil, err
 	}
 	if cfg.MQTT != "" {
 		mhp, _ := parseListen(cfg.MQTT) // checked by normalize
@@ -297,7 +322,13 @@ func Start(ctx context.Context, cfg Config) (*Broker, error) {
 		b.Shutdown()
 		return nil, fmt.Errorf("broker: jetstream: %w", err)
 	}
-	if err := EnsureStreams(ctx, b.js, cfg.MaxBytes, cfg.Lights); err != nil {
+	ensure := cfg.Streams
+	if ensure == nil {
+		ensure = func(ctx context.Context, js jetstream.JetStream) error {
+			return EnsureStreams(ctx, js, cfg.MaxBytes, cfg.Lights)
+		}
+	}
+	if err := ensure(ctx, b.js); err != nil {
 		b.Shutdown()
 		return nil, err
 	}
@@ -359,11 +390,18 @@ func (b *Broker) MQTTAddr() string {
 	}
 	// Start waited for the listener (readiness covers it), and the server
 	// wrote the port under its lock before that.
-	host := b.opts.MQTT.Host
+	b.reload.Lock()
+	defer b.reload.Unlock()
+	return displayAddr(b.opts.MQTT.Host, b.opts.MQTT.Port)
+}
+
+// displayAddr is host:port as a client dials it: an unspecified host is
+// reported as 127.0.0.1.
+func displayAddr(host string, port int) string {
 	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
 		host = "127.0.0.1"
 	}
-	return net.JoinHostPort(host, strconv.Itoa(b.opts.MQTT.Port))
+	return net.JoinHostPort(host, strconv.Itoa(port))
 }
 
 // Connect opens a new in-process connection of the daemon (DaemonUser).
@@ -404,7 +442,9 @@ func Inspect(ctx context.Context, dataDir string) (*Broker, error) {
 	if _, err := os.Stat(filepath.Join(dataDir, "jetstream")); err != nil {
 		return nil, fmt.Errorf("broker: %s holds no lumen journal (%v)", dataDir, err)
 	}
-	b, err := Start(ctx, Config{DataDir: dataDir, Listen: "127.0.0.1:0", Sync: SyncBatch})
+	b, err := Start(ctx, Config{DataDir: dataDir, Listen: "127.0.0.1:0", Sync: SyncBatch,
+		// Read what is there: a hub's directory has no LUMEN to make.
+		Streams: func(context.Context, jetstream.JetStream) error { return nil }})
 	if err != nil {
 		return nil, fmt.Errorf("broker: open %s (is the daemon still running on it?): %w", dataDir, err)
 	}

@@ -46,3 +46,13 @@ func (l *dirLock) release() {
 	l.f.Close()
 	l.f = nil
 }
+
+// InUse reports whether a running server holds the data directory.
+func InUse(dir string) bool {
+	l, err := lockDir(dir)
+	if err != nil {
+		return errors.Is(err, ErrDirInUse)
+	}
+	l.release()
+	return false
+}

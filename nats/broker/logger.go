@@ -2,7 +2,9 @@ package broker
 
 import (
 	"fmt"
+	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // logger adapts Config.Logf to server.Logger. It also forwards the first
@@ -12,6 +14,9 @@ type logger struct {
 	mu    sync.RWMutex // held while calling logf, so close can wait out calls
 	logf  func(format string, args ...any)
 	fatal chan string
+	// link is the last error the server gave about a house link (a
+	// refused login, a certificate, a dial), for HubLink's status.
+	link atomic.Value // string
 }
 
 func newLogger(logf func(format string, args ...any)) *logger {
@@ -38,10 +43,24 @@ func (l *logger) close() {
 func (l *logger) Noticef(format string, v ...any) { l.log("", format, v) }
 
 // Warnf logs a warning.
-func (l *logger) Warnf(format string, v ...any) { l.log("warning: ", format, v) }
+func (l *logger) Warnf(format string, v ...any) {
+	l.noteLink(format, v)
+	l.log("warning: ", format, v)
+}
+
+// noteLink keeps the server's last word about a house link.
+func (l *logger) noteLink(format string, v []any) {
+	msg := fmt.Sprintf(format, v...)
+	if strings.Contains(strings.ToLower(msg), "leafnode") || strings.Contains(msg, "TLS") || strings.Contains(msg, "Authorization") {
+		l.link.Store(msg)
+	}
+}
 
 // Errorf logs an error.
-func (l *logger) Errorf(format string, v ...any) { l.log("error: ", format, v) }
+func (l *logger) Errorf(format string, v ...any) {
+	l.noteLink(format, v)
+	l.log("error: ", format, v)
+}
 
 // Debugf is dropped: the server is never started in debug mode.
 func (l *logger) Debugf(string, ...any) {}

@@ -15,10 +15,10 @@ import (
 const DuplicateWindow = 2 * time.Minute
 
 // StreamConfig is the configuration of the LUMEN stream with a size budget
-// of maxBytes (DefaultMaxBytes when maxBytes <= 0), taking the outputs of
-// every light and the inputs of lights (of every light when lights is
-// nil): a publish to the inputs of a light that does not run is not
-// journaled. Outputs need no such care: only the daemon may publish them.
+// of maxBytes (DefaultMaxBytes when maxBytes <= 0), taking the events of
+// lights (of every light when lights is nil): a publish to the inputs of
+// a light that does not run here is not journaled, and in a house a Pi's
+// journal never takes another Pi's events.
 //
 // The stream keeps everything until the budget is reached and then refuses
 // new events (DiscardNew) instead of dropping old ones: nothing may go
@@ -30,9 +30,9 @@ func StreamConfig(maxBytes int64, lights []string) jetstream.StreamConfig {
 	}
 	subjects := []string{subject.AllEvents}
 	if lights != nil {
-		subjects = []string{subject.AllOut("*")}
+		subjects = subjects[:0]
 		for _, l := range lights {
-			subjects = append(subjects, subject.AllIn(l))
+			subjects = append(subjects, subject.Events(l))
 		}
 	}
 	return jetstream.StreamConfig{

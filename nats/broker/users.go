@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 
+	"github.com/nats-io/jwt/v2"
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 
@@ -32,6 +33,11 @@ const anonUser = "lumen-client"
 // users returns the server's users: the daemon's, and the clients'.
 func (c Config) users(daemonPassword string) (users []*server.User, noAuth string, err error) {
 	client := &server.User{Username: c.User, Password: c.Password, Permissions: c.clientPermissions()}
+	if c.Leaf != nil {
+		// no_auth_user applies to leaf connections too: a Pi without
+		// credentials must not join a hub as a client.
+		client.AllowedConnectionTypes = map[string]struct{}{jwt.ConnectionTypeStandard: {}}
+	}
 	if c.User == "" {
 		// Nobody presents these: a client without credentials is it.
 		p, err := secret()
@@ -56,7 +62,7 @@ func (c Config) clientPermissions() *server.Permissions {
 		// Any stream: a stream that republishes could forge events.
 		"$JS.API.STREAM.CREATE.*", "$JS.API.STREAM.UPDATE.*",
 	}
-	for _, stream := range []string{subject.Stream, "KV_" + subject.SnapshotBucket} {
+	for _, stream := range append([]string{subject.Stream, "KV_" + subject.SnapshotBucket}, c.Protect...) {
 		for _, op := range []string{"DELETE", "PURGE", "RESTORE", "MSG.DELETE", "PEER.REMOVE", "LEADER.STEPDOWN"} {
 			pub = append(pub, "$JS.API.STREAM."+op+"."+stream)
 		}

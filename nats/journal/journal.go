@@ -59,6 +59,7 @@ type Journal struct {
 	js     jetstream.JetStream
 	stream string
 	bucket string
+	origin func(subject string, h nats.Header) (seq uint64, ok bool)
 
 	mu  sync.Mutex
 	str jetstream.Stream   // cached handle, bound on first use
@@ -71,6 +72,25 @@ type Option func(*Journal)
 // WithStream selects the stream (default subject.Stream).
 func WithStream(name string) Option {
 	return func(j *Journal) { j.stream = name }
+}
+
+// WithOrigin reads a stream that copies other streams (a house's): each
+// event read has the sequence it has in the stream it was copied from,
+// which origin tells from its subject and headers, and an event origin
+// refuses (not from the stream that owns its subject) is skipped.
+func WithOrigin(origin func(subject string, h nats.Header) (seq uint64, ok bool)) Option {
+	return func(j *Journal) { j.origin = origin }
+}
+
+// own returns m as read, with its origin's sequence, or false when the
+// event is to be skipped.
+func (j *Journal) own(m Msg) (Msg, bool) {
+	if j.origin == nil {
+		return m, true
+	}
+	seq, ok := j.origin(m.Subject, m.Header)
+	m.Seq = seq
+	return m, ok
 }
 
 // WithSnapshotBucket selects the snapshot bucket (default
@@ -206,7 +226,11 @@ func (j *Journal) LastMsg(ctx context.Context, subj string) (Msg, error) {
 		}
 		return Msg{}, fmt.Errorf("journal: last message on %s: %w", subj, err)
 	}
-	return Msg{Seq: raw.Sequence, Subject: raw.Subject, Data: raw.Data, Time: raw.Time, Header: raw.Header}, nil
+	m, ok := j.own(Msg{Seq: raw.Sequence, Subject: raw.Subject, Data: raw.Data, Time: raw.Time, Header: raw.Header})
+	if !ok {
+		return Msg{}, fmt.Errorf("%w: the last message on %s is not from the light's own journal", ErrNotFound, subj)
+	}
+	return m, nil
 }
 
 // isMsgNotFound matches both forms of "no such message": the client's

@@ -74,8 +74,10 @@ func (j *Journal) Replay(ctx context.Context, filter string, from, to uint64, fn
 		if md.Sequence.Stream > to {
 			return nil
 		}
-		if err := fn(fromJS(m, md)); err != nil {
-			return err
+		if msg, ok := j.own(fromJS(m, md)); ok {
+			if err := fn(msg); err != nil {
+				return err
+			}
 		}
 		// NumPending is what still matches after this message: done when
 		// the range or the matching events are exhausted.
@@ -126,8 +128,10 @@ func (j *Journal) Follow(ctx context.Context, filter string, from uint64, fn fun
 		if err != nil {
 			return fmt.Errorf("journal: follow %q: %w", filter, err)
 		}
-		if err := fn(fromJS(m, md)); err != nil {
-			return err
+		if msg, ok := j.own(fromJS(m, md)); ok {
+			if err := fn(msg); err != nil {
+				return err
+			}
 		}
 		if behind && md.NumPending == 0 {
 			behind = false

@@ -1,0 +1,131 @@
+package house
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/lumen-home/lumen/nats/journal"
+	"github.com/lumen-home/lumen/nats/subject"
+)
+
+// Reading the house stream: each event carries, in its Nats-Stream-Source
+// header, the journal it was copied from and its sequence there. The
+// sequence is the event's identity (causes, output ids and random() use
+// it), and the journal must be the one of the Pi that owns the light: a
+// Pi could store another light's events in its own journal, and the
+// house takes them only from their owner.
+
+// LightsBucket maps each light of the house to its Pi, for the readers
+// of the house stream; the hub keeps it in step with its registry.
+const LightsBucket = "LUMEN_HOUSE_LIGHTS"
+
+// SourceName is how the Nats-Stream-Source header names a Pi's journal:
+// the stream's name and the hash nats-server makes of the API prefix the
+// house reaches it by (TestSourceName checks it against a real copy).
+func SourceName(pi string) string { return subject.Stream + ":" + serverHash(APIPrefix(pi)) }
+
+// sourceHeader is the header in which a copied event says where from.
+const sourceHeader = "Nats-Stream-Source"
+
+const hashDigits = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+// serverHash is nats-server's 8-character name hash.
+func serverHash(s string) string {
+	b := sha256.Sum256([]byte(s))
+	out := make([]byte, 8)
+	for i := range out {
+		out[i] = hashDigits[int(b[i])%len(hashDigits)]
+	}
+	return string(out)
+}
+
+// Origin reads an event of the house stream: its sequence in the journal
+// it was copied from, and whether that journal is the one of the Pi
+// owners says runs its light.
+func Origin(owners map[string]string) func(subj string, h nats.Header) (uint64, bool) {
+	return func(subj string, h nats.Header) (uint64, bool) {
+		fields := strings.Fields(h.Get(sourceHeader))
+		if len(fields) < 2 {
+			return 0, false
+		}
+		seq, err := strconv.ParseUint(fields[1], 10, 64)
+		light, _, _, ok := subject.Parse(subj)
+		if err != nil || !ok || owners[light] == "" {
+			return 0, false
+		}
+		name, _, _ := strings.Cut(fields[0], ":C=")
+		return seq, name == SourceName(owners[light])
+	}
+}
+
+// OpenJournal returns the journal js reaches: a daemon's LUMEN, or at a
+// hub the house stream, read with each event's own sequence and only
+// from its light's Pi.
+func OpenJournal(ctx context.Context, js jetstream.JetStream) (*journal.Journal, error) {
+	if _, err := js.Stream(ctx, subject.Stream); err == nil {
+		return journal.New(js), nil
+	} else if !errors.Is(err, jetstream.ErrStreamNotFound) {
+		return nil, fmt.Errorf("house: the journal: %w", err)
+	}
+	if _, err := js.Stream(ctx, Stream); err != nil {
+		return nil, fmt.Errorf("house: no journal here: neither %s (lumen up) nor %s (lumen hub): %w", subject.Stream, Stream, err)
+	}
+	owners, err := readOwners(ctx, js)
+	if err != nil {
+		return nil, err
+	}
+	return journal.New(js, journal.WithStream(Stream), journal.WithOrigin(Origin(owners))), nil
+}
+
+func readOwners(ctx context.Context, js jetstream.JetStream) (map[string]string, error) {
+	kv, err := js.KeyValue(ctx, LightsBucket)
+	if err != nil {
+		return nil, fmt.Errorf("house: which Pi runs which light (%s): %w", LightsBucket, err)
+	}
+	owners := map[string]string{}
+	keys, err := kv.ListKeys(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("house: %s: %w", LightsBucket, err)
+	}
+	for k := range keys.Keys() {
+		if e, err := kv.Get(ctx, k); err == nil {
+			owners[k] = string(e.Value())
+		}
+	}
+	return owners, nil
+}
+
+// writeOwners makes the lights bucket say what the registry says.
+func writeOwners(ctx context.Context, js jetstream.JetStream, r Registry) error {
+	kv, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: LightsBucket, History: 1,
+		Description: "Lumen house: the Pi that runs each light"})
+	if err != nil {
+		return fmt.Errorf("house: %s: %w", LightsBucket, err)
+	}
+	want := map[string]string{}
+	for _, p := range r.Pis {
+		for _, l := range p.Lights {
+			want[l] = p.Name
+		}
+	}
+	if keys, err := kv.ListKeys(ctx); err == nil {
+		for k := range keys.Keys() {
+			if _, ok := want[k]; !ok {
+				_ = kv.Delete(ctx, k)
+			}
+		}
+	}
+	for l, pi := range want {
+		if _, err := kv.Put(ctx, l, []byte(pi)); err != nil {
+			return fmt.Errorf("house: %s: %w", LightsBucket, err)
+		}
+	}
+	return nil
+}

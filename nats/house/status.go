@@ -1,0 +1,103 @@
+package house
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/lumen-home/lumen/internal/atomicfile"
+)
+
+// Status is what a running hub says of its Pis, kept in its data
+// directory for `lumen hub pi ls`.
+type Status struct {
+	Updated time.Time           `json:"updated"`
+	Pis     map[string]PiStatus `json:"pis"`
+}
+
+// PiStatus is one Pi as the hub sees it.
+type PiStatus struct {
+	Connected bool      `json:"connected"`
+	Since     time.Time `json:"since,omitzero"` // connected, or gone, since
+	Addr      string    `json:"addr,omitempty"`
+	// Lag is how many of the Pi's events the house stream does not have
+	// yet, as the Pi's journal last told it.
+	Lag uint64 `json:"lag"`
+}
+
+const statusFile = "status.json"
+
+// ReadStatus reads the status a hub wrote; none yet is empty.
+func ReadStatus(data string) (Status, error) {
+	var s Status
+	err := readJSON(filepath.Join(Dir(data), statusFile), &s)
+	return s, err
+}
+
+// writeStatus writes which Pis are connected, since when, and how far
+// the house stream lags behind each.
+func (h *Hub) writeStatus(ctx context.Context) error {
+	leafs, err := h.b.Leafs()
+	if err != nil {
+		return err
+	}
+	lags := map[string]uint64{}
+	if s, err := h.b.JetStream().Stream(ctx, Stream); err == nil {
+		for _, src := range s.CachedInfo().Sources {
+			if src.External != nil {
+				lags[src.External.APIPrefix] = src.Lag
+			}
+		}
+	}
+	now := time.Now().UTC()
+	h.mu.Lock()
+	st := Status{Updated: now, Pis: map[string]PiStatus{}}
+	var joined []string
+	for _, p := range h.reg.Pis {
+		addr, on := leafs[ServerName(p.Name)]
+		if was, seen := h.online[p.Name]; !seen || was != on {
+			h.online[p.Name], h.since[p.Name] = on, now
+			if seen {
+				h.cfg.Logf("hub: Pi %s %s", p.Name, map[bool]string{true: "connected", false: "disconnected"}[on])
+			}
+			if on {
+				joined = append(joined, p.Name)
+			}
+		}
+		st.Pis[p.Name] = PiStatus{Connected: on, Since: h.since[p.Name], Addr: addr, Lag: lags[APIPrefix(p.Name)]}
+	}
+	reg := h.reg
+	h.mu.Unlock()
+	for _, pi := range joined {
+		if err := h.resync(ctx, reg, pi); err != nil {
+			h.cfg.Logf("hub: Pi %s: %v", pi, err)
+		}
+	}
+	b, err := json.MarshalIndent(st, "", "  ")
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteBytes(filepath.Join(Dir(h.cfg.Data), statusFile), b, 0o600)
+}
+
+// resync restarts the house stream's copy of a Pi that just connected.
+// The server retries a source whose Pi was away only after a wait (5 s
+// and more, growing with each failure; after a hub restart always, as
+// its first request leaves before the Pis can connect): removing the
+// source and adding it back starts the copy at once, from where the
+// house stream stands (no gap, no duplicate).
+func (h *Hub) resync(ctx context.Context, reg Registry, pi string) error {
+	without := reg
+	without.Pis = slices.DeleteFunc(slices.Clone(reg.Pis), func(p Pi) bool { return p.Name == pi })
+	js := h.b.JetStream()
+	if _, err := js.UpdateStream(ctx, StreamConfig(without, h.cfg.MaxBytes)); err != nil {
+		return fmt.Errorf("restart the copy of its journal: %w", err)
+	}
+	if _, err := js.UpdateStream(ctx, StreamConfig(reg, h.cfg.MaxBytes)); err != nil {
+		return fmt.Errorf("restart the copy of its journal: %w", err)
+	}
+	return nil
+}
