@@ -80,6 +80,12 @@ func Restart(light string, d OutRestartData, uniq string, at time.Time) Envelope
 	return Envelope{V: Version, ID: light + ":restart:" + uniq, Type: OutRestart, Light: light, Time: at.UTC(), Data: data}
 }
 
+// Gap records events a Pi purged before the house had them.
+func Gap(light string, d OutGapData, at time.Time) Envelope {
+	data, _ := json.Marshal(d) // plain numbers and a string
+	return Envelope{V: Version, ID: light + ":gap:" + strconv.FormatUint(d.From, 10), Type: OutGap, Light: light, Time: at.UTC(), Data: data}
+}
+
 // Failure records an error of light that no input caused: a data source's
 // run that failed, a state the LED cannot show. Its id names the error's
 // kind (d.Kind: ErrorSource, ErrorRender).

@@ -28,6 +28,7 @@ const (
 	OutError    = "error"    // OutErrorData: the input was refused, or a rule failed
 	OutRestart  = "restart"  // OutRestartData: an actor was restarted by its supervisor
 	OutUpgrade  = "upgrade"  // OutUpgradeData: the light checks inputs at a newer level
+	OutGap      = "gap"      // OutGapData: events the house stream will never have
 )
 
 // InFiredData fires a transition: {"transition":"button_click"}.
@@ -46,6 +47,16 @@ type InFiredData struct {
 // down.
 type InUpgradeData struct {
 	Level int `json:"level"`
+}
+
+// OutGapData says that a Pi purged events of its journal the hub had not
+// copied yet (its disk was nearly full while the hub was away): the
+// house stream will never have the light's events between stream
+// sequences From and To. It is not an input's output (cause 0).
+type OutGapData struct {
+	From   uint64 `json:"from"`
+	To     uint64 `json:"to"`
+	Reason string `json:"reason"`
 }
 
 // OutUpgradeData is the answer to an upgrade: {"from":0,"to":1}.

@@ -19,6 +19,7 @@ import (
 	"github.com/lumen-home/lumen/agent"
 	"github.com/lumen-home/lumen/hardware"
 	"github.com/lumen-home/lumen/nats/broker"
+	"github.com/lumen-home/lumen/nats/house"
 	"github.com/lumen-home/lumen/nats/subject"
 	"github.com/lumen-home/lumen/plugins/netpolicy"
 )
@@ -51,6 +52,11 @@ type Config struct {
 	// embedded server's MQTT listener; both off when empty.
 	HTTP string `yaml:"http"`
 	MQTT string `yaml:"mqtt"`
+	// Hub is the leaf address of a house's hub (tls://HOST:7422), Creds
+	// the file 'lumen hub pi add' wrote for this Pi; both or neither.
+	Hub   string       `yaml:"hub"`
+	Creds string       `yaml:"creds"`
+	creds *house.Creds // read by Validate
 
 	// Clock is the actors' clock (default clock.System(ClockMode)).
 	Clock clock.Clock `yaml:"-"`
@@ -133,6 +139,9 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("--max-bytes %d is negative: give the journal's size budget in bytes (max_bytes: in lumen.yaml), or 0 for the default, %d (1 GiB)", c.MaxBytes, broker.DefaultMaxBytes)
 	case c.MaxBytes == 0:
 		c.MaxBytes = broker.DefaultMaxBytes
+	}
+	if err := c.validateHouse(); err != nil {
+		return err
 	}
 	if err := c.Hardware.validate(c.Lights); err != nil {
 		return err
@@ -232,6 +241,13 @@ func (c *Config) sourceTick() time.Duration {
 // arrive before the next snapshot.
 func (c *Config) compactAbove() uint64 {
 	return uint64(c.MaxBytes) / 4 * 3
+}
+
+// forceAbove is the journal size past which a Pi purges what its
+// snapshots cover even if the house does not have it yet: 15/16 of the
+// budget, so that the journal never fills while the hub is away.
+func (c *Config) forceAbove() uint64 {
+	return uint64(c.MaxBytes) / 16 * 15
 }
 
 // Decode reads a lumen.yaml over c: the keys it has replace c's values,

@@ -62,6 +62,8 @@ type Daemon struct {
 	secrets *secrets.Store
 	allow   netpolicy.Operator
 	model   *agent.OpenAI
+
+	stopLink context.CancelFunc // the hub link's watch; nil without a hub
 }
 
 // Light is what one light runs: its actors, each supervised by the
@@ -91,12 +93,19 @@ func (d *Daemon) Run(ctx context.Context) error {
 	if err := os.MkdirAll(cfg.Data, 0o700); err != nil {
 		return fmt.Errorf("daemon: data dir: %w", err)
 	}
-	b, err := broker.Start(ctx, broker.Config{DataDir: cfg.Data, Listen: cfg.Listen, Sync: cfg.Sync,
-		User: cfg.User, Password: cfg.Password, Lights: cfg.Lights, MaxBytes: cfg.MaxBytes, MaxPayload: maxPayload, MQTT: cfg.MQTT})
+	bc := broker.Config{DataDir: cfg.Data, Listen: cfg.Listen, Sync: cfg.Sync,
+		User: cfg.User, Password: cfg.Password, Lights: cfg.Lights, MaxBytes: cfg.MaxBytes, MaxPayload: maxPayload, MQTT: cfg.MQTT}
+	if err := cfg.houseBroker(&bc); err != nil {
+		return err
+	}
+	b, err := broker.Start(ctx, bc)
 	if err != nil {
 		return err
 	}
 	d.broker = b
+	if err := d.joinHouse(ctx); err != nil {
+		return err
+	}
 	if cfg.Sync == broker.SyncBatch {
 		logf("--sync batch: events are flushed to disk in batches; a power cut may lose the last ones")
 	}
@@ -185,7 +194,7 @@ func (d *Daemon) spawnLight(ctx context.Context, name string) (*Light, error) {
 	l := &Light{Name: name}
 	demo := machine.Demo()
 	props, err := light.Props(light.Config{Name: name, Journal: d.j, Clock: cfg.Clock, Seed: &demo,
-		SnapshotEvery: cfg.SnapshotEvery, CompactAbove: cfg.compactAbove(), Logf: logf})
+		SnapshotEvery: cfg.SnapshotEvery, CompactAbove: cfg.compactAbove(), ForceAbove: cfg.forceAbove(), HouseFloor: d.houseFloor(), Logf: logf})
 	if err != nil {
 		return nil, err
 	}
@@ -354,6 +363,10 @@ func (d *Daemon) Close() error {
 	defer d.mu.Unlock()
 	d.web.close() // nil-safe; first, so no webhook reaches a stopping light
 	d.web = nil
+	if d.stopLink != nil {
+		d.stopLink()
+		d.stopLink = nil
+	}
 	for _, l := range d.lights {
 		_ = l.Service.Stop()
 	}

@@ -42,6 +42,12 @@ type Config struct {
 	// CompactAbove is the journal size in bytes past which, after each
 	// snapshot, the events the snapshot covers are purged (0: never).
 	CompactAbove uint64
+	// HouseFloor, on a Pi of a house, says how far the hub has copied the
+	// journal: compaction keeps what it has not, until the journal is
+	// past ForceAbove bytes; then it purges all the same and journals a
+	// gap. Nil: no house.
+	HouseFloor func(ctx context.Context) (uint64, error)
+	ForceAbove uint64
 	// EvalTimeout bounds each expression evaluation.
 	EvalTimeout time.Duration
 	// ReplyTimeout bounds how long a command waits for its input to apply.

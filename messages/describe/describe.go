@@ -69,6 +69,11 @@ func (e *Events) Output(env messages.Envelope) string {
 			}
 			return fmt.Sprintf("var    %s = %s%s", d.Name, d.Value, cause)
 		}
+	case messages.OutGap:
+		var d messages.OutGapData
+		if json.Unmarshal(env.Data, &d) == nil {
+			return fmt.Sprintf("gap    the house will never have events %d to %d: %s", d.From, d.To, d.Reason)
+		}
 	case messages.OutUpgrade:
 		var d messages.OutUpgradeData
 		if json.Unmarshal(env.Data, &d) == nil {
