@@ -392,7 +392,9 @@ func newTail(a *app) *cobra.Command {
 		Use:   "tail",
 		Short: "Follow a light's events live, one line each",
 		Long: `Follow the events of a light as they happen: inputs (what was asked) and
-outputs (what it did). --light '*' follows every light.`,
+outputs (what it did), live as they are published (the journal is read by
+'lumen replay'). --light '*' follows every light running when it starts: at a
+hub (lumen hub), every light of every Pi.`,
 		Example: `  lumen tail
   lumen tail --light '*' --json`,
 		Args: args(cobra.NoArgs),
@@ -402,7 +404,7 @@ outputs (what it did). --light '*' follows every light.`,
 			var err error
 			filter := subject.AllEvents
 			if a.light == "*" {
-				nc, ch, err = a.watch(filter)
+				nc, ch, err = a.watchAll(cmd.Context())
 			} else {
 				nc, ch, err = a.watchLight(cmd.Context())
 				filter = subject.Events(a.light)
@@ -429,6 +431,28 @@ func (a *app) watchLight(ctx context.Context) (*nats.Conn, chan *nats.Msg, error
 		return nil, nil, err
 	}
 	return a.subscribe(nc, subject.Events(a.light))
+}
+
+// watchAll follows every running light: one subscription each, since a
+// Pi of a house sends the hub only what names its own lights.
+func (a *app) watchAll(ctx context.Context) (*nats.Conn, chan *nats.Msg, error) {
+	nc, err := a.connect()
+	if err != nil {
+		return nil, nil, err
+	}
+	running, err := a.client(nc).Discover(ctx)
+	if err != nil || len(running) == 0 {
+		nc.Close()
+		return a.watch(subject.AllEvents)
+	}
+	ch := make(chan *nats.Msg, 1024)
+	for _, r := range running {
+		if _, err := nc.ChanSubscribe(subject.Events(r.Light), ch); err != nil {
+			nc.Close()
+			return nil, nil, err
+		}
+	}
+	return nc, ch, nc.Flush()
 }
 
 // watch connects and subscribes to the events matching filter. Closing

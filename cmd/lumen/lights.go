@@ -17,6 +17,8 @@ import (
 
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/messages/describe"
+	"github.com/lumen-home/lumen/nats/house"
+	"github.com/lumen-home/lumen/nats/journal"
 	"github.com/lumen-home/lumen/nats/subject"
 	"github.com/lumen-home/lumen/nats/wire"
 )
@@ -179,7 +181,10 @@ func newLs(a *app) *cobra.Command {
 			gets := c.RequestAll(ctx, names, messages.VerbGet, nil)
 			leds := c.RequestAll(ctx, names, messages.VerbLED, nil)
 			agents := c.RequestAll(ctx, names, messages.VerbSessions, nil)
-			js, _ := jetstream.New(nc)
+			var j *journal.Journal
+			if js, err := jetstream.New(nc); err == nil {
+				j, _ = house.OpenJournal(ctx, js) // nil: no journal to read
+			}
 			w := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(w, "LIGHT\tSTATE\tCOLOR\tLAST INPUT\tSOURCES\tAGENT\tGROUPS")
 			for i, r := range running {
@@ -188,7 +193,7 @@ func newLs(a *app) *cobra.Command {
 					fmt.Fprintf(w, "%s\t(%v)\n", r.Light, a.explain(gets[i].Err, time.Duration(a.timeout)))
 					continue
 				}
-				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", r.Light, g.State, color(leds[i]), lastInput(ctx, js, g.Seq), len(g.Sources), agentOn(agents[i]), dash(strings.Join(r.Groups, ",")))
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", r.Light, g.State, color(leds[i]), lastInput(ctx, j, r.Light), len(g.Sources), agentOn(agents[i]), dash(strings.Join(r.Groups, ",")))
 			}
 			return w.Flush()
 		},
@@ -205,18 +210,15 @@ func color(r wire.Reply) string {
 	return fmt.Sprintf("#%02x%02x%02x", p.R, p.G, p.B)
 }
 
-// lastInput says what the light applied last, and when.
-func lastInput(ctx context.Context, js jetstream.JetStream, seq uint64) string {
-	if js == nil || seq == 0 {
+// lastInput says what the light was given last, and when (at a hub,
+// from the house stream).
+func lastInput(ctx context.Context, j *journal.Journal, light string) string {
+	if j == nil {
 		return "-"
 	}
-	s, err := js.Stream(ctx, subject.Stream)
+	m, err := j.LastMsg(ctx, subject.AllIn(light))
 	if err != nil {
-		return fmt.Sprintf("#%d", seq)
-	}
-	m, err := s.GetMsg(ctx, seq)
-	if err != nil {
-		return fmt.Sprintf("#%d", seq)
+		return "-"
 	}
 	_, _, typ, _ := subject.Parse(m.Subject)
 	return fmt.Sprintf("%s, %s ago", typ, time.Since(m.Time).Round(time.Second))

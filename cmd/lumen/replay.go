@@ -13,7 +13,7 @@ import (
 
 	"github.com/lumen-home/lumen/actors/light"
 	"github.com/lumen-home/lumen/nats/broker"
-	"github.com/lumen-home/lumen/nats/journal"
+	"github.com/lumen-home/lumen/nats/house"
 	"github.com/lumen-home/lumen/nats/subject"
 )
 
@@ -35,7 +35,10 @@ the recorded one byte for byte; the first difference is named by its stream
 sequence and the command fails.
 
 With --data DIR it reads a data directory directly (the daemon must be
-stopped); otherwise it reads the journal of the running daemon at --server.`,
+stopped); otherwise it reads the journal of the running daemon at --server:
+its stream LUMEN, or at a hub (lumen hub) the house stream LUMEN_HOUSE, where
+each event keeps the sequence of the Pi's journal it was copied from, and only
+the events of the Pi that runs the light count.`,
 		Example: `  lumen replay --light demo --verify
   lumen replay --light kitchen --to-seq 1200
   lumen replay --light kitchen --data ~/.local/share/lumen --verify`,
@@ -47,9 +50,13 @@ stopped); otherwise it reads the journal of the running daemon at --server.`,
 				return err
 			}
 			defer closeFn()
+			j, err := house.OpenJournal(ctx, js)
+			if err != nil {
+				return err
+			}
 			if a.light = cmp.Or(a.light, os.Getenv("LUMEN_LIGHT")); a.light == "" {
 				// The journal's only light, else say which there are.
-				lights, err := journal.New(js).Lights(ctx)
+				lights, err := j.Lights(ctx)
 				if err != nil {
 					return err
 				}
@@ -70,7 +77,7 @@ stopped); otherwise it reads the journal of the running daemon at --server.`,
 			if !quiet {
 				r.OnApplied = func(ap *light.Applied) { fmt.Fprintln(a.stdout, ap.Line()) }
 			}
-			sum, err := r.Run(ctx, journal.New(js))
+			sum, err := r.Run(ctx, j)
 			fmt.Fprintf(a.stdout, "%s: %s\n", a.light, sum)
 			if err != nil {
 				return err

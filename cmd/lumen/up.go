@@ -76,7 +76,8 @@ too: 'lumen gpio PIN high|low|pulse' drives one.`,
   lumen up --light kitchen --light hall --listen 127.0.0.1:0
   lumen up --data /var/lib/lumen --sync batch
   lumen up --listen 0.0.0.0:4222 --config /etc/lumen.yaml   # with user: and password: in the file
-  lumen up --http 127.0.0.1:8080 --mqtt 127.0.0.1:1883`,
+  lumen up --http 127.0.0.1:8080 --mqtt 127.0.0.1:1883
+  lumen up --light kitchen --light hall --hub tls://hub.local:7422 --creds kitchenpi.creds`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			groups, err := daemon.ParseGroups(groupFlags)
@@ -105,10 +106,12 @@ too: 'lumen gpio PIN high|low|pulse' drives one.`,
 	f.StringArrayVar(&groupFlags, "group", nil, "lights that also answer lumen.group.GROUP.cmd.VERB, as `GROUP=LIGHT,LIGHT` (repeatable)")
 	f.StringVar(&cfg.ClockMode, "clock", cfg.ClockMode, "when timers and schedules may trust the system clock, `auto|trust|wait`: trust: at once; wait: once it is synchronized; auto: wait on a Pi without a battery-backed clock, else trust")
 	f.IntVar(&cfg.SnapshotEvery, "snapshot-every", cfg.SnapshotEvery, "snapshot a light every `N` inputs")
-	f.Int64Var(&cfg.MaxBytes, "max-bytes", cfg.MaxBytes, "journal size budget in `BYTES`: past 3/4 of it, each light purges the events its snapshots cover; a full journal refuses new events")
+	f.Int64Var(&cfg.MaxBytes, "max-bytes", cfg.MaxBytes, "journal size budget in `BYTES`: past 3/4 of it, each light purges the events its snapshots cover (on a Pi of a house, only those the hub has copied, until 15/16: then a gap event says what the house will never have); a full journal refuses new events")
 	f.StringVar(&cfg.HTTP, "http", "", "serve webhook sources (POST /hooks/LIGHT/SOURCE) on `HOST:PORT`; off when not given; HOST:0 picks a free port; a host beyond this machine needs --user and --password")
 	f.StringVar(&cfg.MQTT, "mqtt", "", "accept MQTT 3.1.1 clients on `HOST:PORT` (topic home/doorbell is NATS subject home.doorbell); off when not given; HOST:0 picks a free port; a host beyond this machine needs --user and --password")
 	f.StringArrayVar(&cfg.AllowNet, "allow-net", nil, "let custom tools reach `HOST`, an IP or a CIDR (each with an optional :PORT) even on the LAN, and over plain HTTP (repeatable); a tool can never grant this itself")
+	f.StringVar(&cfg.Hub, "hub", "", "join a house: the hub's leaf address `URL`, e.g. tls://hub.local:7422 (with --creds); the lights keep working alone while the hub is away")
+	f.StringVar(&cfg.Creds, "creds", "", "the Pi's credentials `FILE`, written on the hub by 'lumen hub pi add NAME --light …'")
 	agentFlags(f, &cfg.Agent)
 	f.StringVar(&cfg.Hardware.Driver, "hardware", cfg.Hardware.Driver, "the LED and button, `auto|sim|rpi`: auto: the Pi's GPIO when there is one, else simulated; sim: simulated; rpi: the Pi's GPIO")
 	return cmd
@@ -134,7 +137,9 @@ func loadUpConfig(cmd *cobra.Command, flags daemon.Config, file string) (daemon.
 	}
 	cfg.Agent.APIKey = os.Getenv("OPENAI_API_KEY")
 	cfg.SourceMinInterval = sourceMinInterval(cmd.ErrOrStderr())
-	if err := cfg.Validate(); err != nil {
+	if err := cfg.Validate(); errors.Is(err, daemon.ErrCreds) {
+		return cfg, err // the creds, not how the command was called
+	} else if err != nil {
 		return cfg, usageError{err}
 	}
 	return cfg, nil
@@ -145,7 +150,7 @@ func loadUpConfig(cmd *cobra.Command, flags daemon.Config, file string) (daemon.
 func mergeFile(flags *pflag.FlagSet, cfg *daemon.Config, b []byte) error {
 	keys := map[string]string{"listen": "listen", "light": "lights", "sync": "sync", "user": "user", "password": "password",
 		"clock": "clock", "snapshot-every": "snapshot_every", "group": "groups", "max-bytes": "max_bytes", "allow-net": "allow_net",
-		"http": "http", "mqtt": "mqtt", "hardware": "hardware.driver", "openai-base-url": "agent.base_url", "model": "agent.model",
+		"http": "http", "mqtt": "mqtt", "hub": "hub", "creds": "creds", "hardware": "hardware.driver", "openai-base-url": "agent.base_url", "model": "agent.model",
 		"agent-max-turns": "agent.max_turns", "agent-timeout": "agent.timeout", "agent-forbid": "agent.forbid", "agent-stream": "agent.stream",
 		"transcribe-model": "agent.transcribe_model", "speech-model": "agent.speech_model", "voice": "agent.voice"}
 	var given []string

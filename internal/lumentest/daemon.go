@@ -74,9 +74,10 @@ func (l *Buffer) String() string {
 	return l.b.String()
 }
 
-// Daemon is a running `lumen up`.
+// Daemon is a running `lumen up` (or `lumen hub`).
 type Daemon struct {
 	URL  string // from its ready line
+	Leaf string // a hub's leaf address, from its ready line
 	Data string
 	cmd  *exec.Cmd
 	logs *Buffer
@@ -95,7 +96,18 @@ func (d *Daemon) Pid() int { return d.cmd.Process.Pid }
 // Launch runs `lumen up --data dir --listen 127.0.0.1:0 args…` and waits
 // for its ready line. The caller stops it.
 func Launch(bin, dir string, args ...string) (*Daemon, error) {
-	full := append([]string{"up", "--data", dir, "--listen", "127.0.0.1:0"}, args...)
+	return launch(bin, dir, append([]string{"up", "--data", dir, "--listen", "127.0.0.1:0"}, args...), "lumen: ready ")
+}
+
+// LaunchHub runs `lumen hub --data dir --listen 127.0.0.1:0 --leaf-listen
+// 127.0.0.1:0 args…` and waits for its ready line. The caller stops it.
+func LaunchHub(bin, dir string, args ...string) (*Daemon, error) {
+	return launch(bin, dir, append([]string{"hub", "--data", dir, "--listen", "127.0.0.1:0", "--leaf-listen", "127.0.0.1:0"}, args...), "lumen: hub ready ")
+}
+
+// launch runs the binary with full and waits for the line starting with
+// ready: the URL follows, and for a hub "leaf HOST:PORT".
+func launch(bin, dir string, full []string, readyPrefix string) (*Daemon, error) {
 	cmd := exec.Command(bin, full...)
 	// The developer's agent settings must not reach test daemons: a test
 	// configures the agent with flags, or checks that it is off.
@@ -123,7 +135,7 @@ func Launch(bin, dir string, args ...string) (*Daemon, error) {
 		for sc.Scan() {
 			line := sc.Text()
 			fmt.Fprintln(d.logs, line)
-			if u, ok := strings.CutPrefix(line, "lumen: ready "); ok {
+			if u, ok := strings.CutPrefix(line, readyPrefix); ok {
 				select {
 				case ready <- u:
 				default:
@@ -133,29 +145,42 @@ func Launch(bin, dir string, args ...string) (*Daemon, error) {
 	}()
 	go func() { _ = cmd.Wait(); close(d.done) }()
 	select {
-	case d.URL = <-ready:
+	case u := <-ready:
+		d.URL, d.Leaf, _ = strings.Cut(u, " leaf ")
 		return d, nil
 	case <-d.done:
-		return nil, fmt.Errorf("lumen up exited before ready:\n%s", d.logs)
+		return nil, fmt.Errorf("lumen %s exited before ready:\n%s", full[0], d.logs)
 	case <-time.After(ReadyTimeout):
 		d.Kill()
-		return nil, fmt.Errorf("lumen up not ready after %v:\n%s", ReadyTimeout, d.logs)
+		return nil, fmt.Errorf("lumen %s not ready after %v:\n%s", full[0], ReadyTimeout, d.logs)
 	}
 }
 
 // Start launches a daemon that is stopped when tb ends.
 func Start(tb testing.TB, dir string, args ...string) *Daemon {
 	tb.Helper()
-	d, err := Launch(Bin(tb), dir, args...)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() {
-		if err := d.Stop(); err != nil {
-			tb.Error(err)
+	return stopAtEnd(tb)(Launch(Bin(tb), dir, args...))
+}
+
+// StartHub launches a hub that is stopped when tb ends.
+func StartHub(tb testing.TB, dir string, args ...string) *Daemon {
+	tb.Helper()
+	return stopAtEnd(tb)(LaunchHub(Bin(tb), dir, args...))
+}
+
+func stopAtEnd(tb testing.TB) func(*Daemon, error) *Daemon {
+	return func(d *Daemon, err error) *Daemon {
+		tb.Helper()
+		if err != nil {
+			tb.Fatal(err)
 		}
-	})
-	return d
+		tb.Cleanup(func() {
+			if err := d.Stop(); err != nil {
+				tb.Error(err)
+			}
+		})
+		return d
+	}
 }
 
 // Stop ends the daemon with SIGTERM, and SIGKILL if it does not exit in

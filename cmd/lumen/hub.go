@@ -1,0 +1,199 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/lumen-home/lumen/actors/daemon"
+	"github.com/lumen-home/lumen/nats/broker"
+	"github.com/lumen-home/lumen/nats/house"
+)
+
+// hubData is the hub's default data directory, beside lumen up's.
+func hubData() string { return filepath.Join(filepath.Dir(daemon.DataDir()), "lumen-hub") }
+
+func newHub(a *app) *cobra.Command {
+	cfg := house.HubConfig{Data: hubData(), Listen: broker.DefaultListen, LeafListen: house.DefaultLeafListen}
+	cmd := &cobra.Command{
+		Use:   "hub",
+		Short: "Run a house's hub: Pis join it as NATS leaf nodes, clients reach every light through it",
+		Long: `Run the hub of a house. Each Pi runs 'lumen up --hub … --creds …' and joins
+the hub over a TLS leaf link; clients of the hub reach every light of every Pi
+(commands, lumen.fleet.cmd, groups, 'nats micro ls', 'lumen ls'), and the hub's
+stream LUMEN_HOUSE holds every light's events, copied from each Pi's journal.
+A Pi keeps working alone while the hub is away, and the house catches up.
+
+Register each Pi first with 'lumen hub pi add'. At its first start the hub makes
+the house CA (in --data) and signs its own certificate with it; a Pi refuses a
+hub its creds' CA did not sign.
+
+When ready it prints one line 'lumen: hub ready nats://HOST:PORT leaf HOST:PORT'.`,
+		Example: `  lumen hub --listen 0.0.0.0:4222 --user admin --password … --leaf-listen 0.0.0.0:7422
+  lumen hub pi add kitchenpi --light kitchen --light hall --out kitchenpi.creds`,
+		Args: args(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg.Logf = func(format string, args ...any) {
+				// The server's own lines: only its warnings and errors.
+				if !strings.HasPrefix(format, "nats: ") || strings.HasPrefix(format, "nats: error: ") || strings.HasPrefix(format, "nats: warning: ") && !strings.Contains(format, "Plaintext passwords") {
+					fmt.Fprintf(a.stderr, "lumen: "+format+"\n", args...)
+				}
+			}
+			h, err := house.NewHub(cfg)
+			if err != nil {
+				return usageError{err}
+			}
+			defer h.Close()
+			if err := h.Run(cmd.Context()); err != nil {
+				return err
+			}
+			fmt.Fprintf(a.stdout, "lumen: hub ready %s leaf %s\n", h.URL(), h.LeafAddr())
+			<-cmd.Context().Done()
+			fmt.Fprintln(a.stderr, "lumen: shutting down")
+			return h.Close()
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&cfg.Data, "data", cfg.Data, "keep the house stream, the Pis, the house CA and their status in `DIR`")
+	f.StringVar(&cfg.Listen, "listen", cfg.Listen, "accept clients on `HOST:PORT`; HOST:0 picks a free port; a host beyond this machine needs --user and --password")
+	f.StringVar(&cfg.LeafListen, "leaf-listen", cfg.LeafListen, "accept the Pis (TLS, their creds) on `HOST:PORT`")
+	f.StringVar(&cfg.User, "user", "", "the admin's user `NAME` on --listen, with --password")
+	f.StringVar(&cfg.Password, "password", "", "the admin's `PASSWORD`")
+	f.StringArrayVar(&cfg.SANs, "san", nil, "a `NAME` or address the Pis dial the hub by, besides this machine's names (repeatable)")
+	f.StringVar(&cfg.Sync, "sync", broker.SyncAlways, "when events reach the disk, `always|batch`")
+	f.Int64Var(&cfg.MaxBytes, "max-bytes", 0, "the house stream's budget in `BYTES` (default 1 GiB): past it the oldest events go; each Pi keeps its own")
+	cmd.AddCommand(newHubPi(a))
+	return cmd
+}
+
+func newHubPi(a *app) *cobra.Command {
+	data := hubData()
+	cmd := &cobra.Command{
+		Use:   "pi",
+		Short: "Register, list and remove the Pis of the house",
+		Long: `The hub's Pis, kept in its --data directory: these commands work whether or
+not the hub runs, and a running hub takes each change within a second.`,
+	}
+	cmd.PersistentFlags().StringVar(&data, "data", data, "the hub's data `DIR`")
+	var lights []string
+	var out string
+	add := &cobra.Command{
+		Use:   "add NAME --light LIGHT… --out FILE",
+		Short: "Register a Pi and write the credentials it joins with",
+		Long: `Register the Pi NAME, which runs the lights given with --light (a light runs
+on one Pi), and write its credentials to --out: its key, its lights and the
+house CA. Copy them to the Pi (they are its secret) and start it with
+'lumen up --light … --hub tls://HUB:7422 --creds FILE'.`,
+		Example: `  lumen hub pi add kitchenpi --light kitchen --light hall --out kitchenpi.creds`,
+		Args:    args(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			if out == "" {
+				return usageError{fmt.Errorf("give --out FILE, where the Pi's credentials go")}
+			}
+			reg, err := house.LoadRegistry(data)
+			if err != nil {
+				return err
+			}
+			seed, err := reg.Add(argv[0], lights, time.Now())
+			if err != nil {
+				return usageError{err}
+			}
+			ca, err := house.EnsureCA(house.Dir(data))
+			if err != nil {
+				return err
+			}
+			if err := (house.Creds{Pi: argv[0], Lights: lights, Seed: seed, CA: string(ca.PEM)}).Write(out); err != nil {
+				return err
+			}
+			if err := saveRegistry(cmd.Context(), data, &reg); err != nil {
+				return err
+			}
+			fmt.Fprintf(a.stdout, "registered Pi %s (lights %s); its credentials are in %s: copy them to the Pi and run\n  lumen up --light %s --hub tls://HUB:7422 --creds %s\n",
+				argv[0], strings.Join(lights, ", "), out, strings.Join(lights, " --light "), filepath.Base(out))
+			return nil
+		},
+	}
+	add.Flags().StringArrayVar(&lights, "light", nil, "a light the Pi runs (repeatable)")
+	add.Flags().StringVar(&out, "out", "", "write the Pi's credentials to `FILE` (mode 0600)")
+	rm := &cobra.Command{
+		Use:   "rm NAME",
+		Short: "Remove a Pi: it can no longer connect; its history stays in the house stream",
+		Args:  args(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			reg, err := house.LoadRegistry(data)
+			if err != nil {
+				return err
+			}
+			if err := reg.Remove(argv[0]); err != nil {
+				return err
+			}
+			if err := saveRegistry(cmd.Context(), data, &reg); err != nil {
+				return err
+			}
+			fmt.Fprintf(a.stdout, "removed Pi %s: it can no longer connect; its history stays in the house stream\n", argv[0])
+			return nil
+		},
+	}
+	ls := &cobra.Command{
+		Use:   "ls",
+		Short: "List the Pis: connected or since when not, their lights, how far the house lags behind",
+		Args:  args(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			reg, err := house.LoadRegistry(data)
+			if err != nil {
+				return err
+			}
+			if len(reg.Pis) == 0 {
+				fmt.Fprintln(a.stdout, "no Pi yet: 'lumen hub pi add NAME --light LIGHT --out FILE' registers one")
+				return nil
+			}
+			st, err := house.ReadStatus(data)
+			if err != nil {
+				return err
+			}
+			running := broker.InUse(data)
+			w := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(w, "PI\tLIGHTS\tSTATUS\tLAG")
+			for _, p := range reg.Pis {
+				s, ok := st.Pis[p.Name]
+				status, lag := "hub not running", "-"
+				switch {
+				case !running:
+				case !ok:
+					status = "registered, not seen yet"
+				case s.Connected:
+					status, lag = "connected since "+ago(s.Since), fmt.Sprint(s.Lag)
+				default:
+					status, lag = "disconnected since "+ago(s.Since), fmt.Sprint(s.Lag)
+				}
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", p.Name, strings.Join(p.Lights, ","), status, lag)
+			}
+			return w.Flush()
+		},
+	}
+	cmd.AddCommand(add, ls, rm)
+	return cmd
+}
+
+// saveRegistry saves the registry and waits for a running hub to take it.
+func saveRegistry(ctx context.Context, data string, reg *house.Registry) error {
+	if err := reg.Save(data); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	return house.WaitApplied(ctx, data, reg.Generation)
+}
+
+// ago is a time and how long ago it was.
+func ago(t time.Time) string {
+	if t.IsZero() {
+		return "?"
+	}
+	return fmt.Sprintf("%s (%s ago)", t.Local().Format("15:04:05"), time.Since(t).Round(time.Second))
+}
