@@ -12,6 +12,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/nats-io/nkeys"
 
 	"github.com/lumen-home/lumen/nats/broker"
 	"github.com/lumen-home/lumen/nats/house"
@@ -333,5 +334,19 @@ func TestHouseStream(t *testing.T) {
 			}
 			got = m.Subject
 		}
+	}
+
+	// A Pi's key logs in on leaf connections only: as a client of the
+	// hub it is refused.
+	kp, err := nkeys.FromSeed([]byte(seed))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub, _ := kp.PublicKey()
+	if c, err := nats.Connect(hub.URL(), nats.Nkey(pub, kp.Sign), nats.NoReconnect()); err == nil {
+		c.Close()
+		t.Error("the hub took a Pi's key on its client port")
+	} else if !strings.Contains(strings.ToLower(err.Error()), "authorization") {
+		t.Errorf("a Pi's key on the client port: %v", err)
 	}
 }

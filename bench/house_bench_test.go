@@ -1,0 +1,434 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/url"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/lumen-home/lumen/internal/lumentest"
+	"github.com/lumen-home/lumen/nats/broker"
+	"github.com/lumen-home/lumen/nats/house"
+	"github.com/lumen-home/lumen/nats/subject"
+)
+
+// The house's figures: a fleet command across Pis through the hub, and
+// how fast the house stream catches up with a Pi that was cut off.
+
+// housePis and lightsPerPi shape the fleet benchmark's house: 20 lights
+// over 2 Pis.
+const (
+	housePis    = 2
+	lightsPerPi = 10
+)
+
+// registerPis registers pis Pis with lightsPerPi lights each at the hub
+// of hubData and writes their creds; it returns the creds files and the
+// lights of each Pi.
+func registerPis(tb testing.TB, hubData string, pis int) (creds []string, lights [][]string) {
+	tb.Helper()
+	ca, err := house.EnsureCA(house.Dir(hubData))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var r house.Registry
+	for p := range pis {
+		name := fmt.Sprintf("pi%d", p)
+		var ls []string
+		for l := range lightsPerPi {
+			ls = append(ls, fmt.Sprintf("l%d", p*lightsPerPi+l))
+		}
+		seed, err := r.Add(name, ls, time.Now())
+		if err != nil {
+			tb.Fatal(err)
+		}
+		path := filepath.Join(tb.TempDir(), name+".creds")
+		if err := (house.Creds{Pi: name, Lights: ls, Seed: seed, CA: string(ca.PEM)}).Write(path); err != nil {
+			tb.Fatal(err)
+		}
+		creds, lights = append(creds, path), append(lights, ls)
+	}
+	if err := r.Save(hubData); err != nil {
+		tb.Fatal(err)
+	}
+	return creds, lights
+}
+
+// BenchmarkHouseFleetFire is one `lumen.fleet.cmd.fire` from a client of
+// the hub until all 20 lights of 2 Pi daemons have replied, next to its
+// baseline, one plain core-NATS request from the same client to a
+// responder on a Pi's server (the same leaf link), measured in turn in
+// the same loop. ratio-p50 and ratio-p99 are fleet over core (goal ≤ 3).
+// Two more baselines help read it: fleet-core is a core request that 20
+// responders, 10 on each Pi, all answer (the routing of a fan-out), and
+// direct is the same fleet fire sent to each Pi's own server, without
+// the hub (the lights' own work: journaling each input, durably with
+// --sync always, before replying).
+func BenchmarkHouseFleetFire(b *testing.B) {
+	hubData := b.TempDir()
+	creds, lights := registerPis(b, hubData, housePis)
+	hub := startHub(b, hubData)
+	var pis []*daemon
+	for p := range housePis {
+		args := []string{"--hub", "tls://" + hub.Leaf, "--creds", creds[p], "--sync", syncMode()}
+		for _, l := range lights[p] {
+			args = append(args, "--light", l)
+		}
+		pis = append(pis, startDaemon(b, b.TempDir(), args...))
+	}
+	nc := connect(b, hub.URL)
+	all := slices.Concat(lights...)
+	waitReachable(b, nc, all)
+	for _, l := range all {
+		if _, err := nc.Request(subject.Cmd(l, "apply"), []byte(benchConfig), requestTimeout); err != nil {
+			b.Fatal(err)
+		}
+	}
+
+	// The core baselines: responders on the Pis' own servers, reached
+	// from the hub's client over the leaf links.
+	echo := func(url, subj string) {
+		pc := connect(b, url)
+		if _, err := pc.Subscribe(subj, func(m *nats.Msg) { _ = m.Respond([]byte(`{"ok":true}`)) }); err != nil {
+			b.Fatal(err)
+		}
+		if err := pc.Flush(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	echo(pis[0].URL, "lumen."+lights[0][0]+".bench.echo")
+	for p, pi := range pis {
+		for _, l := range lights[p] {
+			echo(pi.URL, "lumen."+l+".bench.all")
+		}
+	}
+	allEcho := make([]string, len(all))
+	for i, l := range all {
+		allEcho[i] = "lumen." + l + ".bench.all"
+	}
+
+	inbox := nc.NewRespInbox()
+	replies, err := nc.SubscribeSync(inbox)
+	if err != nil {
+		b.Fatal(err)
+	}
+	// gather sends one request per subject (one for the fleet's), and
+	// waits for want replies.
+	gather := func(subjects []string, body []byte, want int) time.Duration {
+		t0 := time.Now()
+		for _, s := range subjects {
+			if err := nc.PublishRequest(s, inbox, body); err != nil {
+				b.Fatal(err)
+			}
+		}
+		for i := range want {
+			if _, err := replies.NextMsg(requestTimeout); err != nil {
+				b.Fatalf("%d of %d replies: %v", i, want, err)
+			}
+		}
+		return time.Since(t0)
+	}
+	fleet := func() time.Duration { return gather([]string{subject.FleetCmd("fire")}, tickRequest, len(all)) }
+	core := func() time.Duration {
+		t0 := time.Now()
+		if _, err := nc.Request("lumen."+lights[0][0]+".bench.echo", nil, requestTimeout); err != nil {
+			b.Fatal(err)
+		}
+		return time.Since(t0)
+	}
+	coreAll := func() time.Duration { return gather(allEcho, nil, len(all)) }
+	// direct is the same fleet fire sent to each Pi's own server at once,
+	// without the hub: what the lights' own work costs.
+	type piConn struct {
+		nc      *nats.Conn
+		inbox   string
+		replies *nats.Subscription
+	}
+	var direct []piConn
+	for _, pi := range pis {
+		pc := connect(b, pi.URL)
+		in := pc.NewRespInbox()
+		sub, err := pc.SubscribeSync(in)
+		if err != nil {
+			b.Fatal(err)
+		}
+		direct = append(direct, piConn{pc, in, sub})
+	}
+	directFleet := func() time.Duration {
+		t0 := time.Now()
+		for _, d := range direct {
+			if err := d.nc.PublishRequest(subject.FleetCmd("fire"), d.inbox, tickRequest); err != nil {
+				b.Fatal(err)
+			}
+		}
+		for p, d := range direct {
+			for i := range lights[p] {
+				if _, err := d.replies.NextMsg(requestTimeout); err != nil {
+					b.Fatalf("Pi %d: %d of %d replies: %v", p, i, len(lights[p]), err)
+				}
+			}
+		}
+		return time.Since(t0)
+	}
+	for range 20 { // warm up
+		fleet()
+		core()
+		coreAll()
+		directFleet()
+	}
+	var fl, co, ca, di latencies
+	b.ResetTimer()
+	for range b.N {
+		fl = append(fl, fleet())
+		co = append(co, core())
+		ca = append(ca, coreAll())
+		di = append(di, directFleet())
+	}
+	b.StopTimer()
+	fl.report(b, "fleet-")
+	co.report(b, "core-")
+	ca.report(b, "fleet-core-")
+	di.report(b, "direct-")
+	fs, cs := sorted(fl), sorted(co)
+	b.ReportMetric(float64(percentile(fs, 50))/float64(percentile(cs, 50)), "ratio-p50")
+	b.ReportMetric(float64(percentile(fs, 99))/float64(percentile(cs, 99)), "ratio-p99")
+}
+
+func sorted(l latencies) []time.Duration {
+	s := slices.Clone(l)
+	slices.Sort(s)
+	return s
+}
+
+// waitReachable waits until every light answers get through nc.
+func waitReachable(tb testing.TB, nc *nats.Conn, lights []string) {
+	tb.Helper()
+	deadline := time.Now().Add(readyTimeout)
+	for _, l := range lights {
+		for {
+			if _, err := nc.Request(subject.Cmd(l, "get"), nil, time.Second); err == nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				tb.Fatalf("light %s never answered at the hub", l)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+}
+
+func startHub(tb testing.TB, data string) *daemon {
+	tb.Helper()
+	return lumentest.StartHub(tb, data)
+}
+
+// freeLoopback is a loopback address whose port is free now: a hub
+// restarted on it keeps the address its Pi dials.
+func freeLoopback(tb testing.TB) string {
+	tb.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// runServer starts a plain nats-server.
+func runServer(tb testing.TB, opts *server.Options) *server.Server {
+	tb.Helper()
+	s, err := server.NewServer(opts)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	go s.Start()
+	if !s.ReadyForConnections(readyTimeout) {
+		tb.Fatal("a plain nats-server did not start")
+	}
+	return s
+}
+
+// catchUpEvents is how many events a Pi journals while cut off.
+const catchUpEvents = 10_000
+
+// BenchmarkHouseCatchUp: a Pi journals 10,000 events while its hub is
+// down; the hub comes back, and the house stream copies them through
+// the Pi's house consumer over the TLS leaf link (the Pi's server and
+// the hub as lumen runs them, in process). The time is from the first
+// event the hub stores to the last (the stream's own timestamps, so the
+// reconnect delay is not counted). Baseline, in the same run: the same
+// 10,000 messages sourced by a raw JetStream source (a server-made
+// consumer) between two plain servers over a plain leaf link. ratio is
+// the house's rate over the raw one (goal ≥ 0.8).
+func BenchmarkHouseCatchUp(b *testing.B) {
+	var ours, raw time.Duration
+	for range b.N {
+		ours += houseCatchUp(b)
+		raw += rawCatchUp(b)
+	}
+	per := func(d time.Duration) float64 { return float64(catchUpEvents) * float64(b.N) / d.Seconds() }
+	b.ReportMetric(per(ours), "house-events/s")
+	b.ReportMetric(per(raw), "raw-events/s")
+	b.ReportMetric(per(ours)/per(raw), "ratio")
+}
+
+// catchUpPayload is an input of the usual size.
+var catchUpPayload = rawEnvelope
+
+func houseCatchUp(b *testing.B) time.Duration {
+	b.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), drainTimeout)
+	defer cancel()
+	hubData := b.TempDir()
+	var r house.Registry
+	seed, err := r.Add("pi0", []string{benchLight}, time.Now())
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := r.Save(hubData); err != nil {
+		b.Fatal(err)
+	}
+	ca, err := house.EnsureCA(house.Dir(hubData))
+	if err != nil {
+		b.Fatal(err)
+	}
+	leaf := freeLoopback(b)
+	runHub := func() *house.Hub {
+		h, err := house.NewHub(house.HubConfig{Data: hubData, Listen: "127.0.0.1:0", LeafListen: leaf, Sync: syncMode()})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := h.Run(ctx); err != nil {
+			b.Fatal(err)
+		}
+		return h
+	}
+	hub := runHub()
+	creds := house.Creds{Pi: "pi0", Lights: []string{benchLight}, Seed: seed, CA: string(ca.PEM)}
+	cas, err := creds.CAPool()
+	if err != nil {
+		b.Fatal(err)
+	}
+	pi, err := broker.Start(ctx, broker.Config{DataDir: b.TempDir(), Listen: "127.0.0.1:0", Lights: []string{benchLight},
+		Sync: syncMode(), Name: house.ServerName("pi0"), Domain: "pi0",
+		Hub: &broker.HubLink{URL: "tls://" + leaf, Seed: seed, CAs: cas}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer pi.Shutdown()
+	if _, err := pi.JetStream().CreateOrUpdatePushConsumer(ctx, subject.Stream, house.ConsumerConfig("pi0")); err != nil {
+		b.Fatal(err)
+	}
+	b.StopTimer()
+	defer b.StartTimer()
+	if err := hub.Close(); err != nil {
+		b.Fatal(err)
+	}
+	fill(ctx, b, pi.JetStream(), subject.In(benchLight, "fired"))
+	hub = runHub()
+	defer hub.Close()
+	return stored(ctx, b, hub.JetStream(), house.Stream)
+}
+
+// fill journals catchUpEvents messages on subj through js.
+func fill(ctx context.Context, b *testing.B, js jetstream.JetStream, subj string) {
+	b.Helper()
+	for i := range catchUpEvents {
+		if _, err := js.PublishAsync(subj, catchUpPayload); err != nil {
+			b.Fatal(err)
+		}
+		if i%1000 == 999 {
+			select {
+			case <-js.PublishAsyncComplete():
+			case <-ctx.Done():
+				b.Fatal("filling the journal took too long")
+			}
+		}
+	}
+	select {
+	case <-js.PublishAsyncComplete():
+	case <-ctx.Done():
+		b.Fatal("filling the journal took too long")
+	}
+}
+
+// stored waits until stream holds catchUpEvents messages and returns the
+// time from the first one's storing to the last one's.
+func stored(ctx context.Context, b *testing.B, js jetstream.JetStream, stream string) time.Duration {
+	b.Helper()
+	for {
+		s, err := js.Stream(ctx, stream)
+		if err == nil && s.CachedInfo().State.Msgs >= catchUpEvents {
+			st := s.CachedInfo().State
+			if st.Msgs != catchUpEvents {
+				b.Fatalf("%s holds %d messages, want %d", stream, st.Msgs, catchUpEvents)
+			}
+			first, err1 := s.GetMsg(ctx, st.FirstSeq)
+			last, err2 := s.GetMsg(ctx, st.LastSeq)
+			if err1 != nil || err2 != nil {
+				b.Fatal(err1, err2)
+			}
+			return last.Time.Sub(first.Time)
+		}
+		if ctx.Err() != nil {
+			b.Fatalf("%s never held %d messages: %v", stream, catchUpEvents, err)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// rawCatchUp sources catchUpEvents messages between two plain servers
+// joined by a plain leaf link, each in its JetStream domain.
+func rawCatchUp(b *testing.B) time.Duration {
+	b.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), drainTimeout)
+	defer cancel()
+	always := syncMode() == broker.SyncAlways
+	hubOpts := &server.Options{ServerName: "rawhub", Host: "127.0.0.1", Port: server.RANDOM_PORT, NoSigs: true, NoLog: true,
+		JetStream: true, JetStreamDomain: "hub", StoreDir: b.TempDir(), SyncAlways: always}
+	leaf := freeLoopback(b)
+	host, port, _ := net.SplitHostPort(leaf)
+	hubOpts.LeafNode.Host = host
+	hubOpts.LeafNode.Port, _ = strconv.Atoi(port)
+	hub := runServer(b, hubOpts)
+	defer hub.Shutdown()
+	u, err := url.Parse("nats-leaf://" + leaf)
+	if err != nil {
+		b.Fatal(err)
+	}
+	piOpts := &server.Options{ServerName: "rawpi", Host: "127.0.0.1", Port: server.RANDOM_PORT, NoSigs: true, NoLog: true,
+		JetStream: true, JetStreamDomain: "rawpi", StoreDir: b.TempDir(), SyncAlways: always}
+	piOpts.LeafNode.Remotes = []*server.RemoteLeafOpts{{URLs: []*url.URL{u}}}
+	pi := runServer(b, piOpts)
+	defer pi.Shutdown()
+
+	pnc := connect(b, pi.ClientURL())
+	pjs := newJetStream(b, pnc)
+	if _, err := pjs.CreateStream(ctx, jetstream.StreamConfig{Name: subject.Stream, Subjects: []string{"lumen." + benchLight + ".evt.>"}, Storage: jetstream.FileStorage}); err != nil {
+		b.Fatal(err)
+	}
+	b.StopTimer()
+	defer b.StartTimer()
+	fill(ctx, b, pjs, subject.In(benchLight, "fired"))
+	for hub.NumLeafNodes() == 0 {
+		if ctx.Err() != nil {
+			b.Fatal("the raw leaf link never came up")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	hjs := newJetStream(b, connect(b, hub.ClientURL()))
+	if _, err := hjs.CreateStream(ctx, jetstream.StreamConfig{Name: "RAW", Storage: jetstream.FileStorage,
+		Sources: []*jetstream.StreamSource{{Name: subject.Stream, External: &jetstream.ExternalStream{APIPrefix: "$JS.rawpi.API"}}}}); err != nil {
+		b.Fatal(err)
+	}
+	return stored(ctx, b, hjs, "RAW")
+}
