@@ -16,6 +16,7 @@ import (
 
 	"github.com/lumen-home/lumen/nats/broker"
 	"github.com/lumen-home/lumen/nats/house"
+	"github.com/lumen-home/lumen/nats/journal"
 	"github.com/lumen-home/lumen/nats/subject"
 )
 
@@ -236,6 +237,10 @@ func TestHouseStream(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	hallSeed, err := r.Add("hallpi", []string{"hall"}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := r.Save(data); err != nil {
 		t.Fatal(err)
 	}
@@ -249,24 +254,39 @@ func TestHouseStream(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer hub.Close()
-	b := pi(t, hub, data, "kitchenpi", seed, "kitchen")
-	js := b.JetStream()
-	// Unrelated events first, so the Pi's sequences differ from the hub's.
-	for range 3 {
-		if _, err := js.Publish(ctx, subject.In("kitchen", "noise"), []byte(`{}`)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	ack, err := js.Publish(ctx, subject.In("kitchen", "fire"), []byte(`{"transition":"button_click"}`))
-	if err != nil {
-		t.Fatal(err)
-	}
 	hubNC, err := nats.Connect(hub.URL())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer hubNC.Close()
 	hjs, err := jetstream.New(hubNC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The other Pi's events first, so that the house's sequences of
+	// kitchen's events differ from kitchen's own.
+	hall := pi(t, hub, data, "hallpi", hallSeed, "hall")
+	for range 5 {
+		if _, err := hall.JetStream().Publish(ctx, subject.In("hall", "noise"), []byte(`{}`)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for {
+		if s, err := hjs.Stream(ctx, house.Stream); err == nil && s.CachedInfo().State.Msgs == 5 {
+			break
+		} else if ctx.Err() != nil {
+			t.Fatal("the house never had hall's 5 events")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	b := pi(t, hub, data, "kitchenpi", seed, "kitchen")
+	js := b.JetStream()
+	for range 3 {
+		if _, err := js.Publish(ctx, subject.In("kitchen", "noise"), []byte(`{}`)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ack, err := js.Publish(ctx, subject.In("kitchen", "fire"), []byte(`{"transition":"button_click"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,6 +301,9 @@ func TestHouseStream(t *testing.T) {
 			t.Fatalf("the house stream has no copy of the event: %v", err)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+	if copied.Sequence == ack.Sequence {
+		t.Fatalf("the copy has the sequence of the original (%d): the test proves nothing", ack.Sequence)
 	}
 	src := copied.Header.Get("Nats-Stream-Source")
 	if name, _, _ := strings.Cut(src, ":C="); name != house.SourceName("kitchenpi") {
@@ -305,7 +328,15 @@ func TestHouseStream(t *testing.T) {
 	if err != nil || m.Seq != ack.Sequence {
 		t.Errorf("the house journal's last kitchen input: seq %d, %v; want %d", m.Seq, err, ack.Sequence)
 	}
-	if lights, err := j.Lights(ctx); err != nil || strings.Join(lights, ",") != "kitchen" {
+	// A range is of the Pi's sequences.
+	var got []uint64
+	if err := j.Replay(ctx, "lumen.kitchen.evt.>", ack.Sequence-1, ack.Sequence, func(m journal.Msg) error {
+		got = append(got, m.Seq)
+		return nil
+	}); err != nil || len(got) != 2 || got[0] != ack.Sequence-1 || got[1] != ack.Sequence {
+		t.Errorf("replay of kitchen's %d..%d at the hub: %v, %v", ack.Sequence-1, ack.Sequence, got, err)
+	}
+	if lights, err := j.Lights(ctx); err != nil || strings.Join(lights, ",") != "hall,kitchen" {
 		t.Errorf("the house's lights: %v, %v", lights, err)
 	}
 

@@ -78,6 +78,7 @@ func WithStream(name string) Option {
 // event read has the sequence it has in the stream it was copied from,
 // which origin tells from its subject and headers, and an event origin
 // refuses (not from the stream that owns its subject) is skipped.
+// Replay's range and Follow's start are then origin sequences too.
 func WithOrigin(origin func(subject string, h nats.Header) (seq uint64, ok bool)) Option {
 	return func(j *Journal) { j.origin = origin }
 }

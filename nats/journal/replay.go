@@ -31,6 +31,14 @@ func (j *Journal) Replay(ctx context.Context, filter string, from, to uint64, fn
 	if err != nil {
 		return err
 	}
+	// Read through a copy, the range is the origin's sequences: read the
+	// whole copy and keep the range's events.
+	keep := func(Msg) bool { return true }
+	if j.origin != nil {
+		lo, hi := from, to
+		keep = func(m Msg) bool { return m.Seq >= lo && (hi == 0 || m.Seq <= hi) }
+		from, to = 0, 0
+	}
 	if from == 0 {
 		from = 1
 	}
@@ -74,7 +82,7 @@ func (j *Journal) Replay(ctx context.Context, filter string, from, to uint64, fn
 		if md.Sequence.Stream > to {
 			return nil
 		}
-		if msg, ok := j.own(fromJS(m, md)); ok {
+		if msg, ok := j.own(fromJS(m, md)); ok && keep(msg) {
 			if err := fn(msg); err != nil {
 				return err
 			}
@@ -98,6 +106,11 @@ func (j *Journal) Follow(ctx context.Context, filter string, from uint64, fn fun
 	str, err := j.streamHandle(ctx)
 	if err != nil {
 		return err
+	}
+	// Through a copy, from is an origin's sequence: read the whole copy.
+	origin := from
+	if j.origin != nil {
+		from = 0
 	}
 	cons, err := j.ordered(ctx, str, filter, max(from, 1))
 	if err != nil {
@@ -128,7 +141,7 @@ func (j *Journal) Follow(ctx context.Context, filter string, from uint64, fn fun
 		if err != nil {
 			return fmt.Errorf("journal: follow %q: %w", filter, err)
 		}
-		if msg, ok := j.own(fromJS(m, md)); ok {
+		if msg, ok := j.own(fromJS(m, md)); ok && msg.Seq >= origin {
 			if err := fn(msg); err != nil {
 				return err
 			}
