@@ -298,6 +298,7 @@ func startWith(t *testing.T, change func(*daemon.Config), lights ...string) *dae
 	t.Helper()
 	cfg := daemon.DefaultConfig(t.TempDir())
 	cfg.Listen, cfg.Lights, cfg.Sync, cfg.ClockMode, cfg.Hardware.Driver = "127.0.0.1:0", lights, broker.SyncBatch, "trust", "sim"
+	cfg.HTTP = daemon.HTTPOff // a test that serves HTTP asks for a free port
 	cfg.Logf = testLog(t)
 	change(&cfg)
 	d, err := daemon.New(cfg)

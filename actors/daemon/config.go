@@ -48,8 +48,10 @@ type Config struct {
 	AllowNet []string `yaml:"allow_net"`
 	// Agent configures the LLM agent.
 	Agent AgentConfig `yaml:"agent"`
-	// HTTP is the daemon's HTTP port for webhook sources, MQTT the
-	// embedded server's MQTT listener; both off when empty.
+	// HTTP is the daemon's HTTP port: the page, the API and the webhook
+	// sources; HTTPAuto (the default) serves on DefaultHTTP if it is
+	// free, HTTPOff or empty serves none. MQTT is the embedded server's
+	// MQTT listener, off when empty.
 	HTTP string `yaml:"http"`
 	MQTT string `yaml:"mqtt"`
 	// Hub is the leaf address of a house's hub (tls://HOST:7422), Creds
@@ -75,7 +77,7 @@ type Config struct {
 // lumen.yaml, for the data directory data.
 func DefaultConfig(data string) Config {
 	return Config{
-		Data: data, Listen: broker.DefaultListen, Lights: []string{"demo"}, Sync: broker.SyncAlways,
+		Data: data, Listen: broker.DefaultListen, Lights: []string{"demo"}, Sync: broker.SyncAlways, HTTP: HTTPAuto,
 		ClockMode: clock.Auto, SnapshotEvery: 1000, MaxBytes: broker.DefaultMaxBytes,
 		Hardware: HardwareConfig{Driver: "auto"},
 		Agent: AgentConfig{MaxTurns: agent.DefaultMaxTurns, Timeout: agent.DefaultCallTimeout,
@@ -190,8 +192,8 @@ func (c *Config) validateAccess() error {
 	for _, l := range []struct{ flag, addr, example string }{
 		{"--listen", c.Listen, "127.0.0.1:4222"}, {"--http", c.HTTP, "127.0.0.1:8080"}, {"--mqtt", c.MQTT, "127.0.0.1:1883"},
 	} {
-		if l.addr == "" {
-			continue // --http and --mqtt are off
+		if l.addr == "" || l.flag == "--http" && (l.addr == HTTPOff || l.addr == HTTPAuto) {
+			continue // off, or the loopback default
 		}
 		if err := checkAddr(l.flag, l.addr, l.example, credentials); err != nil {
 			return err

@@ -133,8 +133,11 @@ func (d *Daemon) Run(ctx context.Context) error {
 		logf("agent: off (no model configured); set LUMEN_MODEL and OPENAI_BASE_URL or OPENAI_API_KEY to talk to the light")
 	}
 	d.hooks = source.NewHooks(d.sys.Root, cfg.User, cfg.Password)
-	if cfg.HTTP != "" {
-		if d.web, err = listenWeb(cfg.HTTP, d.hooks, cfg.User != ""); err != nil {
+	if cfg.HTTP != "" && cfg.HTTP != HTTPOff {
+		if d.web, err = listenWeb(cfg.HTTP, cfg.User != "", logf); err != nil {
+			return err
+		}
+		if err := d.web.handle(b, cfg.User, cfg.Password, d.hooks, logf); err != nil {
 			return err
 		}
 	}

@@ -8,38 +8,59 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/nats-io/nats.go"
+
 	"github.com/lumen-home/lumen/actors/source"
 	"github.com/lumen-home/lumen/nats/broker"
+	"github.com/lumen-home/lumen/web"
 )
 
-// webServer is the daemon's HTTP port (lumen up --http): for now only the
-// webhooks of data sources, under /hooks/<light>/<source>.
+// webServer is the daemon's HTTP port (lumen up --http): the page, the
+// API (package web) and the webhooks of data sources, under
+// /hooks/<light>/<source>.
 type webServer struct {
-	ln    net.Listener
-	srv   *http.Server
-	hooks *source.Hooks
-	url   string
-	done  chan struct{} // closed when Serve has returned
+	ln   net.Listener
+	srv  *http.Server
+	nc   *nats.Conn // the door's own connection, as an outside client
+	url  string
+	done chan struct{} // closed when Serve has returned
 }
 
+// HTTP settings of Config.HTTP besides HOST:PORT.
+const (
+	// HTTPAuto serves on DefaultHTTP when that port is free, and
+	// without HTTP (saying so) when it is not.
+	HTTPAuto = "auto"
+	// HTTPOff serves no HTTP.
+	HTTPOff = "off"
+	// DefaultHTTP is where HTTPAuto serves.
+	DefaultHTTP = "127.0.0.1:8642"
+)
+
 // listenWeb binds addr (the listener is open before the ready line, so
-// a taken port fails the start) without serving yet. A host that is not
-// loopback needs the daemon's credentials, as --listen does: the hooks
-// then require them, or the source's own token.
-func listenWeb(addr string, hooks *source.Hooks, credentials bool) (*webServer, error) {
+// a taken port fails the start) without serving yet; with HTTPAuto a
+// taken default port is logged and nil returned. A host that is not
+// loopback needs the daemon's credentials, as --listen does.
+func listenWeb(addr string, credentials bool, logf func(string, ...any)) (*webServer, error) {
+	auto := addr == HTTPAuto
+	if auto {
+		addr = DefaultHTTP
+	}
 	if err := broker.CheckAddr("HTTP", addr, credentials); err != nil {
 		return nil, fmt.Errorf("--http: %w", err)
 	}
 	ln, err := net.Listen("tcp", addr)
+	if err != nil && auto {
+		logf("http: %s is taken (another lumen?): running without the page and API; give --http HOST:PORT to choose a port", addr)
+		return nil, nil
+	}
 	if err != nil {
 		return nil, fmt.Errorf("--http: %w", err)
 	}
-	mux := http.NewServeMux()
-	mux.Handle("/hooks/", hooks)
-	w := &webServer{ln: ln, hooks: hooks, done: make(chan struct{}), srv: &http.Server{
-		Handler: mux,
+	w := &webServer{ln: ln, done: make(chan struct{}), srv: &http.Server{
 		// Webhook senders are small devices and scripts on the LAN; a
-		// slow or stuck one must not hold connections forever.
+		// slow or stuck one must not hold connections forever. (Event
+		// streams lift the write deadline for themselves.)
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       15 * time.Second,
 		WriteTimeout:      30 * time.Second,
@@ -48,6 +69,30 @@ func listenWeb(addr string, hooks *source.Hooks, credentials bool) (*webServer, 
 	}}
 	w.url = "http://" + reachable(ln.Addr())
 	return w, nil
+}
+
+// handle sets what w serves: the page and API through their own
+// connection to the broker, with an outside client's rights, and the
+// hooks.
+func (w *webServer) handle(b *broker.Broker, user, password string, hooks *source.Hooks, logf func(string, ...any)) error {
+	if w == nil {
+		return nil
+	}
+	opts := []nats.Option{nats.Name("lumen-http")}
+	if user != "" {
+		opts = append(opts, nats.UserInfo(user, password))
+	}
+	nc, err := nats.Connect(b.ClientURL(), opts...)
+	if err != nil {
+		return fmt.Errorf("daemon: the HTTP door's connection: %w", err)
+	}
+	h, err := web.New(web.Config{NC: nc, Hooks: hooks, User: user, Password: password, Logf: logf})
+	if err != nil {
+		nc.Close()
+		return err
+	}
+	w.nc, w.srv.Handler = nc, h
+	return nil
 }
 
 // reachable is addr as a client dials it: an unspecified host (0.0.0.0,
@@ -78,7 +123,7 @@ func (w *webServer) serve(logf func(string, ...any)) {
 }
 
 // URL is http://HOST:PORT, with the port picked when --http asked for 0;
-// "" when w is nil (no --http).
+// "" when w is nil (no HTTP).
 func (w *webServer) URL() string {
 	if w == nil {
 		return ""
@@ -100,5 +145,8 @@ func (w *webServer) close() {
 	case <-w.done:
 	default:
 		_ = w.ln.Close() // never served
+	}
+	if w.nc != nil {
+		w.nc.Close()
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/nats-io/nats.go"
@@ -127,6 +128,7 @@ type Actor struct {
 	agentSeen       map[string]bool // sessions with events since start: newer than the sessions read at start
 
 	frameGen, gestureGen int
+	framePub             time.Time // when a frame was last published
 	frameTimer           clock.Timer
 	gestureTimer         clock.Timer
 	model                actors.Reader // of the light's model
@@ -348,6 +350,9 @@ func (a *Actor) follow(ctx actor.Context, m *nats.Msg) {
 	}
 }
 
+// frameEvery spaces the frames published of an animation: 30 a second.
+const frameEvery = time.Second / 30
+
 // enter starts rendering state name, caused by input cause.
 func (a *Actor) enter(ctx actor.Context, name string, cause uint64) {
 	if name == "" {
@@ -384,18 +389,25 @@ func (a *Actor) frame(ctx actor.Context, first bool) {
 		a.cfg.Logf("device %s: show: %v", a.cfg.Light, err)
 	}
 	a.raw, a.out = f.Raw, f.Out
-	if first {
-		shown := a.state
+	if first || now.Sub(a.framePub) >= frameEvery {
+		// The state's first frame is announced; an animation's frames
+		// follow, at most 30 a second, for whoever shows the LED
+		// elsewhere (the page).
+		shown, subj := a.state, subject.LED(a.cfg.Light)
 		if a.approval != "" {
 			shown = ApprovalState
 		}
+		if !first {
+			subj = subject.LEDFrames(a.cfg.Light)
+		}
 		ev := messages.LEDEvent{State: shown, Cause: a.cause, Time: now, Pixels: pixels(f.Out), Raw: pixels(f.Raw)}
 		if b, err := json.Marshal(ev); err == nil {
-			_ = a.cfg.Conn.Publish(subject.LED(a.cfg.Light), b)
+			_ = a.cfg.Conn.Publish(subj, b)
 		}
-		if a.cfg.OnShow != nil {
-			a.cfg.OnShow(a.state, f.Raw, f.Out)
-		}
+		a.framePub = now
+	}
+	if first && a.cfg.OnShow != nil {
+		a.cfg.OnShow(a.state, f.Raw, f.Out)
 	}
 	a.frameGen++
 	if a.frameTimer != nil {

@@ -39,7 +39,8 @@ type rig struct {
 
 const config = `{"op":"apply","states":[
 	{"name":"red","r":255,"g":0,"b":0},
-	{"name":"broken","r":"nope.x","g":0,"b":0,"speed":10}],
+	{"name":"broken","r":"nope.x","g":0,"b":0,"speed":10},
+	{"name":"pulse","r":"frame % 256","g":0,"b":0,"speed":10}],
 	"rules":[{"from":"*","on":"button_click","to":"red"},{"from":"*","on":"button_hold","to":"off"}]}`
 
 func newRig(t *testing.T) *rig {
@@ -214,5 +215,44 @@ func TestRenderErrorOncePerState(t *testing.T) {
 	case <-errs:
 	case <-time.After(10 * time.Second):
 		t.Fatal("no render error when the failing state is entered again")
+	}
+}
+
+// An animated state's frames are published, at most 30 a second, for
+// whoever shows the LED elsewhere; its first frame is the announcement.
+func TestAnimationFramesPublished(t *testing.T) {
+	r := newRig(t)
+	r.waitFrame(t, hardware.RGB{})
+	announced := make(chan *nats.Msg, 16)
+	frames := make(chan *nats.Msg, 1024)
+	for subj, ch := range map[string]chan *nats.Msg{subject.LED("k"): announced, subject.LEDFrames("k"): frames} {
+		sub, err := r.nc.ChanSubscribe(subj, ch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer sub.Unsubscribe()
+	}
+	if err := r.nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	r.command(t, messages.InState, `{"name":"pulse"}`)
+	select {
+	case <-announced:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no announcement of the state")
+	}
+	// One second of the device's clock, in 10 ms frames.
+	for range 100 {
+		r.clock.Advance(10 * time.Millisecond)
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(200 * time.Millisecond)
+	n := len(frames)
+	if n < 20 || n > 31 {
+		t.Fatalf("%d frames published in a second of a 100 fps animation, want at most 30 (and some)", n)
+	}
+	var ev messages.LEDEvent
+	if err := json.Unmarshal((<-frames).Data, &ev); err != nil || ev.State != "pulse" || len(ev.Pixels) != 1 {
+		t.Fatalf("a frame: %+v %v", ev, err)
 	}
 }

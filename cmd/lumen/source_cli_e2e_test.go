@@ -36,7 +36,7 @@ func TestSourceCLI(t *testing.T) {
 	}
 	out, code = cli("source", "ls")
 	for _, want := range []string{"clock", "poll every 1h0m0s: get_time", "store now=result", "fires clock_updated", "slow", "every 2h0m0s",
-		"mqtt home/door", "webhook (the daemon has no --http: nothing receives it)"} {
+		"mqtt home/door", "webhook (the daemon serves no HTTP, --http off or its port taken: nothing receives it)"} {
 		if code != 0 || !strings.Contains(out, want) {
 			t.Fatalf("ls: want %q in: %d %s", want, code, out)
 		}

@@ -93,10 +93,11 @@ func (d *Daemon) Exited() <-chan struct{} { return d.done }
 // Pid is the daemon's process id.
 func (d *Daemon) Pid() int { return d.cmd.Process.Pid }
 
-// Launch runs `lumen up --data dir --listen 127.0.0.1:0 args…` and waits
-// for its ready line. The caller stops it.
+// Launch runs `lumen up --data dir --listen 127.0.0.1:0 --http off args…`
+// and waits for its ready line (a test that wants HTTP gives --http
+// 127.0.0.1:0). The caller stops it.
 func Launch(bin, dir string, args ...string) (*Daemon, error) {
-	return launch(bin, dir, append([]string{"up", "--data", dir, "--listen", "127.0.0.1:0"}, args...), "lumen: ready ")
+	return launch(bin, dir, append([]string{"up", "--data", dir, "--listen", "127.0.0.1:0", "--http", "off"}, args...), "lumen: ready ")
 }
 
 // LaunchHub runs `lumen hub --data dir --listen 127.0.0.1:0 --leaf-listen

@@ -203,7 +203,7 @@ func Source(raw json.RawMessage, r messages.SourcesReply, now time.Time) string 
 	case datasource.TypeWebhook:
 		what = "webhook POST " + r.WebhookURLs[d.Name]
 		if r.WebhookURLs[d.Name] == "" {
-			what = "webhook (the daemon has no --http: nothing receives it)"
+			what = "webhook (the daemon serves no HTTP, --http off or its port taken: nothing receives it)"
 		}
 	case datasource.TypeTransition:
 		what = fmt.Sprintf("custom transition, predicate %s every %v", d.Fetch.Tool, d.Interval())

@@ -78,7 +78,7 @@ func TestOutputsAndSources(t *testing.T) {
 			messages.SourcesReply{WebhookURLs: map[string]string{"hook": "http://127.0.0.1:8080/hooks/demo/hook"}}, now),
 			"hook             webhook POST http://127.0.0.1:8080/hooks/demo/hook  fires ring"},
 		{describe.Source(json.RawMessage(`{"name":"hook","type":"webhook","fires":"ring"}`), messages.SourcesReply{}, now),
-			"hook             webhook (the daemon has no --http: nothing receives it)  fires ring"},
+			"hook             webhook (the daemon serves no HTTP, --http off or its port taken: nothing receives it)  fires ring"},
 	}
 	for _, tt := range tests {
 		if tt.got != tt.want {

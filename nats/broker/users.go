@@ -57,6 +57,7 @@ func (c Config) clientPermissions() *server.Permissions {
 	pub := []string{
 		subject.AllOut("*"), // outputs are the light's own,
 		subject.LED("*"),    // and so are its announcements
+		subject.LEDFrames("*"),
 		subject.AllGPIO("*"),
 		"$KV." + subject.SnapshotBucket + ".>", // put, delete or purge a snapshot
 		// Any stream: a stream that republishes could forge events.

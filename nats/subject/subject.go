@@ -123,6 +123,12 @@ func LED(light string) string {
 	return tokRoot + "." + light + ".led"
 }
 
+// LEDFrames is where the hardware actor publishes, at most 30 times a
+// second, the frames of an animated state: lumen.<light>.led.frame.
+func LEDFrames(light string) string {
+	return LED(light) + ".frame"
+}
+
 // Consumer is the durable consumer of Stream a light applies its inputs
 // from: light-<light>.
 func Consumer(light string) string { return "light-" + light }

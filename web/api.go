@@ -1,0 +1,167 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/lumen-home/lumen/messages"
+	"github.com/lumen-home/lumen/nats/subject"
+	"github.com/lumen-home/lumen/nats/wire"
+)
+
+// LightInfo is one light in GET /api/v1/lights.
+type LightInfo struct {
+	Light string         `json:"light"`
+	State string         `json:"state"`
+	Color messages.Pixel `json:"color"` // what the LED's first pixel shows
+}
+
+// LightsReply answers GET /api/v1/lights.
+type LightsReply struct {
+	OK     bool        `json:"ok"`
+	Lights []LightInfo `json:"lights"`
+}
+
+// listLights finds every light that answers and asks each what its LED
+// shows.
+func (s *Server) listLights(ctx context.Context) ([]LightInfo, error) {
+	running, err := s.wire.Discover(ctx)
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, len(running))
+	for i, r := range running {
+		names[i] = r.Light
+	}
+	out := make([]LightInfo, 0, len(names))
+	for _, r := range s.wire.RequestAll(ctx, names, messages.VerbLED, nil) {
+		info := LightInfo{Light: r.Light}
+		var led messages.LEDReply
+		if r.Err == nil && json.Unmarshal(r.Body, &led) == nil {
+			info.State = led.State
+			if len(led.Pixels) > 0 {
+				info.Color = led.Pixels[0]
+			}
+		}
+		out = append(out, info)
+	}
+	return out, nil
+}
+
+func (s *Server) lights(w http.ResponseWriter, r *http.Request) {
+	ls, err := s.listLights(r.Context())
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, "find the lights: "+err.Error())
+		return
+	}
+	writeJSON(w, http.StatusOK, LightsReply{OK: true, Lights: ls})
+}
+
+// command sends the body to the light's verb and answers exactly what
+// the light replied, with its wire code as the HTTP status.
+func (s *Server) command(w http.ResponseWriter, r *http.Request) {
+	light, verb := r.PathValue("light"), r.PathValue("verb")
+	if subject.ValidLight(light) != nil {
+		s.noLight(w, r, light)
+		return
+	}
+	if subject.ValidLight(verb) != nil { // one token: no other subject is reachable
+		writeError(w, http.StatusNotFound, fmt.Sprintf("unknown command %q; a light takes %s", verb, strings.Join(messages.Verbs(), ", ")))
+		return
+	}
+	limit := int64(maxBody)
+	if verb == messages.VerbTalk {
+		limit = maxAudio
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig):
+		writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the body is larger than %d bytes", limit))
+		return
+	case err != nil:
+		writeError(w, http.StatusBadRequest, "read the body: "+err.Error())
+		return
+	}
+	m := &nats.Msg{Data: body, Header: nats.Header{}}
+	if verb == messages.VerbTalk {
+		for _, h := range []string{messages.HeaderSession, messages.HeaderWho} {
+			if v := r.Header.Get(h); v != "" {
+				m.Header.Set(h, v)
+			}
+		}
+	} else if len(body) == 0 {
+		// Bodies are JSON whatever the Content-Type; none is {}.
+		m.Data = []byte("{}")
+	}
+	reply, err := s.wire.RequestMsg(r.Context(), light, verb, m)
+	var refusal *wire.Error
+	switch {
+	case err == nil:
+		writeRaw(w, http.StatusOK, reply)
+	case errors.As(err, &refusal):
+		code := refusal.Code
+		if code < 400 || code > 599 {
+			code = http.StatusInternalServerError
+		}
+		if len(reply) == 0 || !json.Valid(reply) {
+			writeError(w, code, refusal.Msg)
+			return
+		}
+		writeRaw(w, code, reply)
+	case errors.Is(err, wire.ErrNoLight):
+		s.noLight(w, r, light)
+	case errors.Is(err, wire.ErrTimeout):
+		writeError(w, http.StatusGatewayTimeout, fmt.Sprintf("light %s did not answer %s in time", light, verb))
+	default:
+		writeError(w, http.StatusInternalServerError, err.Error())
+	}
+}
+
+// noLight answers 404 for a light that does not run, naming those that do.
+func (s *Server) noLight(w http.ResponseWriter, r *http.Request, light string) {
+	ctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
+	defer cancel()
+	var names []string
+	if running, err := s.wire.Discover(ctx); err == nil {
+		for _, l := range running {
+			names = append(names, l.Light)
+		}
+	}
+	msg := fmt.Sprintf("no light named %q runs here", light)
+	if len(names) > 0 {
+		slices.Sort(names)
+		msg += "; the lights are " + strings.Join(names, ", ")
+	}
+	writeError(w, http.StatusNotFound, msg)
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		code, b = http.StatusInternalServerError, []byte(`{"ok":false,"code":500,"error":"encode the reply"}`)
+	}
+	writeRaw(w, code, b)
+}
+
+func writeRaw(w http.ResponseWriter, code int, b []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(code)
+	_, _ = w.Write(b)
+	_, _ = w.Write([]byte("\n"))
+}
+
+// writeError answers the wire's error body with code as the status.
+func writeError(w http.ResponseWriter, code int, msg string) {
+	writeJSON(w, code, messages.ErrorReply{Code: code, Error: msg})
+}

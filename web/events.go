@@ -1,0 +1,179 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/lumen-home/lumen/messages"
+	"github.com/lumen-home/lumen/nats/house"
+	"github.com/lumen-home/lumen/nats/journal"
+	"github.com/lumen-home/lumen/nats/subject"
+	"github.com/lumen-home/lumen/nats/wire"
+)
+
+// Server-Sent Events of the journal: each event is
+//
+//	id: <stream sequence>
+//	event: in.<type> | out.<type>
+//	data: <the envelope JSON>
+//
+// A client that reconnects sends Last-Event-ID (browsers do) and gets
+// every event after it, none twice; ?since=SEQ does the same by hand.
+// Without either the stream starts at the next event.
+
+// keepAlive is how often an idle stream sends a comment, so that proxies
+// and the client notice a dead connection.
+const keepAlive = 15 * time.Second
+
+func (s *Server) lightEvents(w http.ResponseWriter, r *http.Request) {
+	light := r.PathValue("light")
+	if subject.ValidLight(light) != nil {
+		s.noLight(w, r, light)
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
+	_, err := s.wire.Request(ctx, light, messages.VerbGet, nil)
+	cancel()
+	if errors.Is(err, wire.ErrNoLight) {
+		s.noLight(w, r, light)
+		return
+	}
+	s.stream(w, r, subject.Events(light))
+}
+
+func (s *Server) allEvents(w http.ResponseWriter, r *http.Request) {
+	s.stream(w, r, subject.AllEvents)
+}
+
+// stream follows the journal's events matching filter as SSE.
+func (s *Server) stream(w http.ResponseWriter, r *http.Request, filter string) {
+	ctx := r.Context()
+	js, err := jetstream.New(s.cfg.NC)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	j, err := house.OpenJournal(ctx, js)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	from, err := resumeFrom(r)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	if from == 0 {
+		last, err := j.LastSeq(ctx)
+		if err != nil {
+			writeError(w, http.StatusInternalServerError, err.Error())
+			return
+		}
+		from = last + 1
+	}
+	rc, ok := startSSE(w)
+	if !ok {
+		return
+	}
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	events := make(chan journal.Msg, 64)
+	failed := make(chan error, 1)
+	go func() {
+		failed <- j.Follow(ctx, filter, from, func(m journal.Msg) error {
+			select {
+			case events <- m:
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}, nil)
+	}()
+	tick := time.NewTicker(keepAlive)
+	defer tick.Stop()
+	for {
+		var err error
+		select {
+		case m := <-events:
+			_, err = w.Write(sseEvent(m))
+		case <-tick.C:
+			_, err = w.Write([]byte(": keep-alive\n\n"))
+		case err := <-failed:
+			if ctx.Err() == nil {
+				s.cfg.Logf("http: events %s: %v", filter, err)
+			}
+			return // the client reconnects with Last-Event-ID
+		case <-ctx.Done():
+			return
+		}
+		if err == nil {
+			err = rc.Flush()
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// startSSE answers with an event stream, which lives as long as the
+// client wants it (no write deadline).
+func startSSE(w http.ResponseWriter) (*http.ResponseController, bool) {
+	rc := http.NewResponseController(w)
+	_ = rc.SetWriteDeadline(time.Time{})
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	return rc, rc.Flush() == nil
+}
+
+// resumeFrom is the first sequence a stream sends: after Last-Event-ID
+// or ?since=SEQ, else 0 (the next event).
+func resumeFrom(r *http.Request) (uint64, error) {
+	v, what := r.Header.Get("Last-Event-ID"), "Last-Event-ID"
+	if v == "" {
+		v, what = r.URL.Query().Get("since"), "since"
+	}
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.ParseUint(v, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%s %q is not a stream sequence", what, v)
+	}
+	return n + 1, nil
+}
+
+// sseEvent is one journal event as SSE. A bare payload (published with
+// `nats pub`) is sent in an envelope, its type from the subject and its
+// time from the stream, as the light reads it.
+func sseEvent(m journal.Msg) []byte {
+	light, dir, typ, _ := subject.Parse(m.Subject)
+	data := m.Data
+	if !messages.IsEnvelope(data) {
+		// One line, as SSE needs: compacted, or as a string when it is
+		// not JSON at all.
+		var payload bytes.Buffer
+		if json.Compact(&payload, data) != nil {
+			payload.Reset()
+			q, _ := json.Marshal(string(data))
+			payload.Write(q)
+		}
+		env := messages.Envelope{V: messages.Version, Type: typ, Light: light, Time: m.Time.UTC(), Data: payload.Bytes()}
+		data = messages.AppendEnvelope(nil, &env)
+	}
+	b := make([]byte, 0, len(data)+64)
+	b = fmt.Appendf(b, "id: %d\nevent: %s.%s\ndata: ", m.Seq, dir, typ)
+	b = append(b, data...)
+	return append(b, "\n\n"...)
+}
