@@ -62,7 +62,14 @@ const (
 // The edge goes through debounce and gesture detection like a real one.
 type ButtonRequest struct {
 	Edge string `json:"edge"`
+	// From "web": an edge of the page's virtual button, which has a
+	// gesture detector of its own, on any hardware (real or simulated);
+	// its gestures are journaled with source web.
+	From string `json:"from,omitempty"`
 }
+
+// FromWeb marks an edge of the page's virtual button.
+const FromWeb = "web"
 
 // ButtonReply answers button once the edge is taken; the gestures it
 // makes are decided later (a click waits for the double-click window) and

@@ -143,3 +143,18 @@ func step(n *yaml.Node, index, key string) (*yaml.Node, error) {
 	}
 	return nil, errors.New("no such field")
 }
+
+// WithTrue sets key to true in a JSON object, after what it has: the
+// request says so, whatever the file says. An empty file (null) is {}.
+func WithTrue(body []byte, key string) []byte {
+	body = bytes.TrimSpace(body)
+	if !bytes.HasPrefix(body, []byte("{")) {
+		body = []byte("{}")
+	}
+	b, _ := bytes.CutSuffix(body, []byte("}"))
+	sep := ","
+	if bytes.Equal(bytes.TrimSpace(b), []byte("{")) {
+		sep = ""
+	}
+	return fmt.Appendf(nil, "%s%s%q:true}", b, sep, key)
+}

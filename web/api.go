@@ -34,13 +34,9 @@ type LightsReply struct {
 // listLights finds every light that answers and asks each what its LED
 // shows.
 func (s *Server) listLights(ctx context.Context) ([]LightInfo, error) {
-	running, err := s.wire.Discover(ctx)
+	names, err := s.lightNames(ctx)
 	if err != nil {
 		return nil, err
-	}
-	names := make([]string, len(running))
-	for i, r := range running {
-		names[i] = r.Light
 	}
 	out := make([]LightInfo, 0, len(names))
 	for _, r := range s.wire.RequestAll(ctx, names, messages.VerbLED, nil) {
@@ -55,6 +51,22 @@ func (s *Server) listLights(ctx context.Context) ([]LightInfo, error) {
 		out = append(out, info)
 	}
 	return out, nil
+}
+
+// lightNames are the configured lights, or those that answer discovery.
+func (s *Server) lightNames(ctx context.Context) ([]string, error) {
+	if s.cfg.Lights != nil {
+		return s.cfg.Lights, nil
+	}
+	running, err := s.wire.Discover(ctx)
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, len(running))
+	for i, r := range running {
+		names[i] = r.Light
+	}
+	return names, nil
 }
 
 func (s *Server) lights(w http.ResponseWriter, r *http.Request) {
@@ -131,12 +143,8 @@ func (s *Server) command(w http.ResponseWriter, r *http.Request) {
 func (s *Server) noLight(w http.ResponseWriter, r *http.Request, light string) {
 	ctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
 	defer cancel()
-	var names []string
-	if running, err := s.wire.Discover(ctx); err == nil {
-		for _, l := range running {
-			names = append(names, l.Light)
-		}
-	}
+	names, _ := s.lightNames(ctx)
+	names = slices.Clone(names)
 	msg := fmt.Sprintf("no light named %q runs here", light)
 	if len(names) > 0 {
 		slices.Sort(names)

@@ -3,23 +3,28 @@ package web_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"image"
 	_ "image/png" // screenshots
+	"net"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 	"github.com/nats-io/nats.go"
 
+	"github.com/lumen-home/lumen/agent/agenttest"
 	"github.com/lumen-home/lumen/internal/lumentest"
 )
 
@@ -51,13 +56,14 @@ type browser struct {
 	requests []string
 }
 
-func newBrowser(t *testing.T) *browser {
+func newBrowser(t *testing.T, extra ...chromedp.ExecAllocatorOption) *browser {
 	t.Helper()
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(chromium(t)),
 		chromedp.NoSandbox, // tests run as root in CI
 		chromedp.WindowSize(800, 1000),
 	)
+	opts = append(opts, extra...)
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel := chromedp.NewContext(actx)
 	t.Cleanup(func() { cancel(); cancelAlloc() })
@@ -124,7 +130,7 @@ func (b *browser) keepScreenshot(t *testing.T, what string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(b.ctx, 10*time.Second)
 	defer cancel()
-	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(90))
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100)) // 100: PNG
 	if err != nil {
 		t.Logf("no screenshot: %v", err)
 		return
@@ -192,9 +198,9 @@ func TestPageInChromium(t *testing.T) {
 	waitState(t, b, nc, "demo", "red")
 	b.waitSwatch(t, "demo", "red", func(r, g, bl uint32) bool { return r >= 128 && g <= 60 && bl <= 60 })
 
-	// A click from elsewhere shows in the swatch and the log within 500 ms.
-	if _, err := nc.Request("lumen.demo.cmd.fire", []byte(`{"transition":"button_click"}`), 10*time.Second); err != nil {
-		t.Fatal(err)
+	// A click from the CLI shows in the swatch and the log within 500 ms.
+	if out, err := exec.Command(lumentest.Bin(t), "fire", "button_click", "--server", d.URL).CombinedOutput(); err != nil {
+		t.Fatalf("lumen fire: %v\n%s", err, out)
 	}
 	fired := time.Now()
 	for {
@@ -255,4 +261,249 @@ func waitState(t *testing.T, b *browser, nc *nats.Conn, light, state string) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// eval evaluates a JavaScript expression in the page.
+func eval[T any](t *testing.T, b *browser, expr string) T {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, 10*time.Second)
+	defer cancel()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr))
+	if err != nil {
+		b.keepScreenshot(t, "eval")
+		t.Fatalf("%s: %v", expr, err)
+	}
+	return v
+}
+
+// waitPage waits until a JavaScript predicate holds in the page.
+func (b *browser) waitPage(t *testing.T, what, predicate string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, 30*time.Second)
+	defer cancel()
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](predicate, chromedp.WithPollingInterval(50*time.Millisecond))); err != nil {
+		b.keepScreenshot(t, what)
+		t.Fatalf("%s: %v", what, err)
+	}
+}
+
+// openPage starts a daemon with args and HTTP, and loads its page.
+func openPage(t *testing.T, b *browser, args ...string) (*lumentest.Daemon, *nats.Conn) {
+	t.Helper()
+	d := lumentest.Start(t, t.TempDir(), append([]string{"--http", "127.0.0.1:0", "--hardware", "sim"}, args...)...)
+	nc, err := nats.Connect(d.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	b.do(t, "load the page", chromedp.Navigate(pageURL(t, d)), chromedp.WaitVisible(chromedp.CSS(`#conn.live`)))
+	return d, nc
+}
+
+func getJSON(t *testing.T, nc *nats.Conn) string {
+	t.Helper()
+	m, err := nc.Request("lumen.demo.cmd.get", []byte(`{}`), 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(m.Data)
+}
+
+// setEditor puts text in the editor of the light section sec.
+func setEditor(t *testing.T, b *browser, sec, text string) {
+	t.Helper()
+	js, _ := json.Marshal(text)
+	eval[any](t, b, `(() => { document.querySelector('`+sec+` .yaml').value = `+string(js)+`; return null })()`)
+}
+
+// The editor shows the configuration as lumen export does; a mistake is
+// shown at its line, with the cursor on it, and nothing is applied; a
+// good change is applied and the panels follow.
+func TestPageEditor(t *testing.T) {
+	t.Parallel()
+	b := newBrowser(t)
+	_, nc := openPage(t, b)
+	sec := `section[data-light="demo"]`
+	b.do(t, "open the editor", chromedp.Click(chromedp.CSS(sec+` details.config summary`)))
+	b.waitPage(t, "the configuration loads", `document.querySelector('`+sec+` .yaml').value.includes("states:")`)
+	before := getJSON(t, nc)
+
+	// A YAML mistake on line 3.
+	bad := "states:\n  - name: teal\n    r: [0, 128\n"
+	setEditor(t, b, sec, bad)
+	b.do(t, "apply", chromedp.Click(chromedp.CSS(sec+` .apply`)))
+	b.waitPage(t, "the error", `document.querySelector('`+sec+` .msg').classList.contains("error")`)
+	msg := b.text(t, sec+` .msg`)
+	if !strings.Contains(msg, "line ") || !strings.Contains(msg, "nothing was applied") {
+		t.Errorf("the editor says %q", msg)
+	}
+	if caret := eval[float64](t, b, `document.querySelector('`+sec+` .yaml').selectionStart`); caret == 0 {
+		t.Errorf("the cursor is not on the mistake's line")
+	}
+	// A refusal of the light, at the line of the field it names.
+	bad = "states:\n  - name: teal\n    r: 0\n    g: 0\n    b: 0\nrules:\n  - from: teal\n    on: button_click\n    to: nowhere\n"
+	setEditor(t, b, sec, bad)
+	b.do(t, "apply", chromedp.Click(chromedp.CSS(sec+` .apply`)))
+	b.waitPage(t, "the refusal", `document.querySelector('`+sec+` .msg').textContent.includes("nowhere")`)
+	// Nothing changed but the sequence: the refusal is journaled.
+	noSeq := regexp.MustCompile(`"seq":\d+`)
+	if after := getJSON(t, nc); noSeq.ReplaceAllString(after, "") != noSeq.ReplaceAllString(before, "") {
+		t.Errorf("a refused configuration changed the light:\n%s\n%s", before, after)
+	}
+
+	// A good one: reload, add a state, check, apply.
+	setEditor(t, b, sec, "")
+	b.do(t, "reload", chromedp.Click(chromedp.CSS(sec+` .reload`)))
+	b.waitPage(t, "the configuration reloads", `document.querySelector('`+sec+` .yaml').value.includes("- name: red")`)
+	eval[any](t, b, `(() => { const a = document.querySelector('`+sec+` .yaml'); a.value = a.value.replace("states:\n", "states:\n  - name: teal\n    r: 0\n    g: 128\n    b: 128\n"); return null })()`)
+	b.do(t, "check", chromedp.Click(chromedp.CSS(sec+` .check`)))
+	b.waitPage(t, "the check", `document.querySelector('`+sec+` .msg').textContent.includes("+ state teal")`)
+	if strings.Contains(getJSON(t, nc), `"teal"`) {
+		t.Error("a check applied the configuration")
+	}
+	b.do(t, "apply", chromedp.Click(chromedp.CSS(sec+` .apply`)))
+	b.waitPage(t, "the apply", `document.querySelector('`+sec+` .msg').textContent.startsWith("applied")`)
+	if !strings.Contains(getJSON(t, nc), `"teal"`) {
+		t.Error("apply did not add the state")
+	}
+	b.do(t, "open the model", chromedp.Click(chromedp.CSS(sec+` details.model summary`)))
+	b.waitPage(t, "the model shows teal", `document.querySelector('`+sec+` .model-body').textContent.includes("teal")`)
+}
+
+// The chat: the counter pattern set up through the page, each step shown
+// as it is journaled; then a deletion that needs approval, approved from
+// the page.
+func TestPageAgent(t *testing.T) {
+	t.Parallel()
+	srv := agenttest.New(
+		agenttest.Step{Calls: []agenttest.Call{{Name: "getPattern", Args: `{"name":"counter"}`}}},
+		agenttest.Step{Calls: []agenttest.Call{
+			{Name: "createState", Args: `{"name":"party","r":"random()*255","g":"random()*255","b":"random()*255"}`},
+			{Name: "createState", Args: `{"name":"spare","r":1,"g":2,"b":3}`},
+			{Name: "appendRules", Args: `{"rules":[
+				{"from":"*","on":"button_click","to":"party","condition":"getData('clicks') === undefined","action":"setData('clicks', 2)","priority":10},
+				{"from":"party","on":"button_click","to":"party","condition":"getData('clicks') > 0","action":"setData('clicks', getData('clicks') - 1)","priority":10},
+				{"from":"party","on":"button_click","to":"off","condition":"getData('clicks') === 0","action":"setData('clicks', undefined)","priority":10}]}`},
+		}},
+		agenttest.Step{Calls: []agenttest.Call{{Name: "done", Args: `{"message":"The next 3 clicks show random colors, then it goes back to off."}`}}},
+		agenttest.Step{Calls: []agenttest.Call{{Name: "deleteState", Args: `{"name":"spare"}`}}},
+		agenttest.Step{Calls: []agenttest.Call{{Name: "done", Args: `{"message":"Deleted spare."}`}}},
+	)
+	defer srv.Close()
+	b := newBrowser(t)
+	_, nc := openPage(t, b, "--openai-base-url", srv.BaseURL(), "--model", "scripted")
+	sec := `section[data-light="demo"]`
+	ask := func(text string) {
+		b.do(t, "ask", chromedp.Click(chromedp.CSS(sec+` details.agent summary`)), chromedp.SendKeys(chromedp.CSS(sec+` form.ask input`), text),
+			chromedp.Click(chromedp.CSS(sec+` form.ask button[type=submit]`)))
+	}
+	ask("next 3 clicks random colors, then back to normal")
+	b.waitPage(t, "the answer", `document.querySelector('`+sec+` .chat').textContent.includes("done: The next 3 clicks")`)
+	chat := b.text(t, sec+` .chat`)
+	for _, want := range []string{"page: next 3 clicks", "✓ getPattern", "✓ createState", "→ appendRules(", "✓ appendRules"} {
+		if !strings.Contains(chat, want) {
+			t.Errorf("the chat lacks %q:\n%s", want, chat)
+		}
+	}
+	if g := getJSON(t, nc); !strings.Contains(g, `"party"`) || !strings.Contains(g, `getData('clicks') === undefined`) {
+		t.Errorf("the counter pattern is not set up: %s", g)
+	}
+
+	b.do(t, "close the agent panel", chromedp.Click(chromedp.CSS(sec+` details.agent summary`)))
+	ask("forget the spare state")
+	b.waitPage(t, "the approval", `!!document.querySelector('`+sec+` .chat li.wait button.approve')`)
+	if !strings.Contains(getJSON(t, nc), `"spare"`) {
+		t.Fatal("spare was deleted before it was approved")
+	}
+	b.do(t, "approve", chromedp.Click(chromedp.CSS(sec+` .chat li.wait button.approve`)))
+	b.waitPage(t, "the end", `document.querySelector('`+sec+` .chat').textContent.includes("done: Deleted spare.")`)
+	if chat := b.text(t, sec+` .chat`); !strings.Contains(chat, "approved by page") {
+		t.Errorf("the chat does not say who approved:\n%s", chat)
+	}
+	if strings.Contains(getJSON(t, nc), `"spare"`) {
+		t.Error("spare is still there after the approval")
+	}
+	if err := srv.Err(); err != nil {
+		t.Error(err)
+	}
+}
+
+// The microphone: Chromium's fake capture plays an espeak-ng recording
+// while the button is held; the page sends it to talk as WAV, and the
+// spoken request is carried out.
+func TestPageMicrophone(t *testing.T) {
+	t.Parallel()
+	speech := filepath.Join(t.TempDir(), "red.wav")
+	if out, err := exec.Command("espeak-ng", "-w", speech, "turn the light red").CombinedOutput(); err != nil {
+		t.Fatalf("espeak-ng (the Taskfile's debs task installs it): %v\n%s", err, out)
+	}
+	srv := agenttest.New(
+		agenttest.Step{Calls: []agenttest.Call{{Name: "setState", Args: `{"name":"red"}`}}},
+		agenttest.Step{Calls: []agenttest.Call{{Name: "done", Args: `{"message":"It is red."}`}}},
+	)
+	defer srv.Close()
+	srv.SetTranscript("turn the light red")
+	b := newBrowser(t,
+		chromedp.Flag("use-fake-ui-for-media-stream", true),
+		chromedp.Flag("use-fake-device-for-media-stream", true),
+		chromedp.Flag("use-file-for-fake-audio-capture", speech+"%noloop"),
+		chromedp.Flag("autoplay-policy", "no-user-gesture-required"),
+	)
+	_, nc := openPage(t, b, "--openai-base-url", srv.BaseURL(), "--model", "scripted")
+	sec := `section[data-light="demo"]`
+	b.do(t, "open the agent", chromedp.Click(chromedp.CSS(sec+` details.agent summary`)))
+	if eval[bool](t, b, `document.querySelector('`+sec+` .mic').disabled`) {
+		t.Fatalf("the microphone is disabled: %s", b.text(t, sec+` .mic-why`))
+	}
+	type point struct{ X, Y float64 }
+	p := eval[point](t, b, `(() => { const r = document.querySelector('`+sec+` .mic').getBoundingClientRect(); return {X: r.x + r.width/2, Y: r.y + r.height/2} })()`)
+	b.do(t, "hold the microphone",
+		chromedp.MouseEvent(input.DispatchMouseEventTypeMousePressed, p.X, p.Y, chromedp.ButtonLeft, chromedp.ClickCount(1)),
+		chromedp.Sleep(2500*time.Millisecond),
+		chromedp.MouseEvent(input.DispatchMouseEventTypeMouseReleased, p.X, p.Y, chromedp.ButtonLeft, chromedp.ClickCount(1)))
+	b.waitPage(t, "the answer", `document.querySelector('`+sec+` .chat').textContent.includes("heard: turn the light red")`)
+	waitState(t, b, nc, "demo", "red")
+	if audio := srv.Audio(); len(audio) != 1 || !bytes.HasPrefix(audio[0], []byte("RIFF")) {
+		t.Errorf("the transcription got %d recordings", len(audio))
+	}
+}
+
+// The page says when the daemon is away and comes back by itself: the
+// event log resumes where it stopped (the browser sends Last-Event-ID),
+// and the swatch follows the LED again.
+func TestPageReconnects(t *testing.T) {
+	t.Parallel()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	data := t.TempDir()
+	args := []string{"--http", addr, "--hardware", "sim"}
+	d, err := lumentest.Launch(lumentest.Bin(t), data, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := newBrowser(t)
+	b.do(t, "load the page", chromedp.Navigate("http://"+addr+"/"), chromedp.WaitVisible(chromedp.CSS(`#conn.live`)))
+	if err := d.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	b.waitPage(t, "the page to say it is away", `document.querySelector('#conn').classList.contains("down")`)
+	if s := b.text(t, "#conn"); !strings.Contains(s, "reconnecting") {
+		t.Errorf("away, the page says %q", s)
+	}
+	d = lumentest.Start(t, data, args...)
+	b.waitPage(t, "the page to be live again", `document.querySelector('#conn').classList.contains("live")`)
+	nc, err := nats.Connect(d.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	if _, err := nc.Request("lumen.demo.cmd.fire", []byte(`{"transition":"button_click"}`), 10*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	b.waitPage(t, "the swatch to follow the LED again", `document.querySelector('section[data-light="demo"] .state').textContent === "red"`)
+	b.waitPage(t, "the log to go on", `document.querySelector('#log').textContent.includes("out.state")`)
 }

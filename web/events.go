@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -56,21 +57,98 @@ func (s *Server) allEvents(w http.ResponseWriter, r *http.Request) {
 // stream follows the journal's events matching filter as SSE.
 func (s *Server) stream(w http.ResponseWriter, r *http.Request, filter string) {
 	ctx := r.Context()
-	js, err := jetstream.New(s.cfg.NC)
-	if err != nil {
-		writeError(w, http.StatusInternalServerError, err.Error())
-		return
-	}
-	j, err := house.OpenJournal(ctx, js)
-	if err != nil {
-		writeError(w, http.StatusInternalServerError, err.Error())
-		return
-	}
 	from, err := resumeFrom(r)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
+	t, j, err := s.eventSource(ctx)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	if t == nil {
+		s.followAlone(w, r, j, filter, from)
+		return
+	}
+	prefix := strings.TrimSuffix(filter, ">") // one light's: lumen.<light>.evt.
+	if filter == subject.AllEvents {
+		prefix = ""
+	}
+	sub, joined, err := t.join(ctx, prefix)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	defer t.leave(sub)
+	if from == 0 {
+		from = joined + 1
+	}
+	rc, ok := startSSE(w)
+	if !ok {
+		return
+	}
+	// What the client missed, up to where the tap stood when it joined.
+	if from <= joined {
+		err := j.Replay(ctx, filter, from, joined, func(m journal.Msg) error {
+			_, err := w.Write(sseEvent(m))
+			return err
+		})
+		if err != nil || rc.Flush() != nil {
+			return
+		}
+	}
+	tick := time.NewTicker(keepAlive)
+	defer tick.Stop()
+	for {
+		var err error
+		select {
+		case m := <-sub.ch:
+			if m.Seq < from {
+				continue
+			}
+			_, err = w.Write(sseEvent(m))
+		case <-tick.C:
+			_, err = w.Write([]byte(": keep-alive\n\n"))
+		case <-sub.gone:
+			return // too slow, or the tap failed: the client comes back with Last-Event-ID
+		case <-ctx.Done():
+			return
+		}
+		if err == nil {
+			err = rc.Flush()
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// eventSource is the tap over the daemon's journal, or at a hub (whose
+// house stream gives each event its Pi's sequence, not in one order)
+// the house journal, which each stream then follows alone.
+func (s *Server) eventSource(ctx context.Context) (*tap, *journal.Journal, error) {
+	s.tapMu.Lock()
+	defer s.tapMu.Unlock()
+	if s.tap != nil {
+		return s.tap, s.tap.j, nil
+	}
+	js, err := jetstream.New(s.cfg.NC)
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := js.Stream(ctx, subject.Stream); err == nil {
+		s.tap = newTap(s.ctx, journal.New(js), s.cfg.Logf)
+		return s.tap, s.tap.j, nil
+	}
+	j, err := house.OpenJournal(ctx, js)
+	return nil, j, err
+}
+
+// followAlone follows the journal for one stream with a consumer of its
+// own.
+func (s *Server) followAlone(w http.ResponseWriter, r *http.Request, j *journal.Journal, filter string, from uint64) {
+	ctx := r.Context()
 	if from == 0 {
 		last, err := j.LastSeq(ctx)
 		if err != nil {
@@ -83,7 +161,6 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, filter string) {
 	if !ok {
 		return
 	}
-
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	events := make(chan journal.Msg, 64)
@@ -134,6 +211,10 @@ func startSSE(w http.ResponseWriter) (*http.ResponseController, bool) {
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
+	// A browser that loses the stream tries again after a second.
+	if _, err := w.Write([]byte("retry: 1000\n\n")); err != nil {
+		return rc, false
+	}
 	return rc, rc.Flush() == nil
 }
 

@@ -53,11 +53,7 @@ func (s *Server) lightLED(w http.ResponseWriter, r *http.Request) {
 func (s *Server) allLED(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
 	var now []LEDEvent
-	if running, err := s.wire.Discover(ctx); err == nil {
-		names := make([]string, len(running))
-		for i, l := range running {
-			names[i] = l.Light
-		}
+	if names, err := s.lightNames(ctx); err == nil {
 		for _, rep := range s.wire.RequestAll(ctx, names, messages.VerbLED, nil) {
 			if rep.Err == nil {
 				now = append(now, ledNow(rep.Light, rep.Body))

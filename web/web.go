@@ -6,12 +6,14 @@
 package web
 
 import (
+	"context"
 	"crypto/subtle"
 	"errors"
 	"net"
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/nats-io/nats.go"
 
@@ -22,6 +24,9 @@ import (
 type Config struct {
 	// NC reaches the lights and reads the journal.
 	NC *nats.Conn
+	// Lights are the lights to show and list; nil finds them on the bus
+	// (micro discovery, which waits a moment for the last answer).
+	Lights []string
 	// Hooks serves the data sources' webhooks under /hooks/ (nil: none).
 	Hooks http.Handler
 	// User and Password, when set, are asked of every request (HTTP
@@ -41,6 +46,11 @@ type Server struct {
 	wire    *wire.Client
 	handler http.Handler
 	hosts   map[string]bool
+
+	ctx    context.Context // ends at Close
+	cancel context.CancelFunc
+	tapMu  sync.Mutex
+	tap    *tap // the event streams' shared follower, made at the first
 }
 
 // Body limits: a recording for talk, and everything else (the wire's).
@@ -61,6 +71,7 @@ func New(cfg Config) (*Server, error) {
 		cfg.Logf = func(string, ...any) {}
 	}
 	s := &Server{cfg: cfg, wire: wire.New(cfg.NC), hosts: map[string]bool{"localhost": true}}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
 	if name, err := os.Hostname(); err == nil && name != "" {
 		s.hosts[strings.ToLower(name)] = true
 		s.hosts[strings.ToLower(name)+".local"] = true
@@ -74,6 +85,8 @@ func New(cfg Config) (*Server, error) {
 	mux.HandleFunc("GET /api/v1/lights/{light}/events", s.lightEvents)
 	mux.HandleFunc("GET /api/v1/events", s.allEvents)
 	mux.HandleFunc("GET /api/v1/lights/{light}/led", s.lightLED)
+	mux.HandleFunc("GET /api/v1/lights/{light}/config", s.getConfig)
+	mux.HandleFunc("PUT /api/v1/lights/{light}/config", s.putConfig)
 	mux.HandleFunc("GET /api/v1/led", s.allLED)
 	mux.HandleFunc("GET /api/v1/openapi.json", serveOpenAPI)
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
@@ -95,6 +108,10 @@ func New(cfg Config) (*Server, error) {
 	s.handler = cop.Handler(mux)
 	return s, nil
 }
+
+// Close stops what the server runs besides its requests (the event
+// streams' follower).
+func (s *Server) Close() { s.cancel() }
 
 // ServeHTTP checks the Host and the credentials, then serves.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {

@@ -137,7 +137,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 		if d.web, err = listenWeb(cfg.HTTP, cfg.User != "", logf); err != nil {
 			return err
 		}
-		if err := d.web.handle(b, cfg.User, cfg.Password, d.hooks, logf); err != nil {
+		if err := d.web.handle(b, cfg.Lights, cfg.User, cfg.Password, d.hooks, logf); err != nil {
 			return err
 		}
 	}

@@ -22,6 +22,7 @@ type webServer struct {
 	ln   net.Listener
 	srv  *http.Server
 	nc   *nats.Conn // the door's own connection, as an outside client
+	door *web.Server
 	url  string
 	done chan struct{} // closed when Serve has returned
 }
@@ -74,7 +75,7 @@ func listenWeb(addr string, credentials bool, logf func(string, ...any)) (*webSe
 // handle sets what w serves: the page and API through their own
 // connection to the broker, with an outside client's rights, and the
 // hooks.
-func (w *webServer) handle(b *broker.Broker, user, password string, hooks *source.Hooks, logf func(string, ...any)) error {
+func (w *webServer) handle(b *broker.Broker, lights []string, user, password string, hooks *source.Hooks, logf func(string, ...any)) error {
 	if w == nil {
 		return nil
 	}
@@ -86,12 +87,12 @@ func (w *webServer) handle(b *broker.Broker, user, password string, hooks *sourc
 	if err != nil {
 		return fmt.Errorf("daemon: the HTTP door's connection: %w", err)
 	}
-	h, err := web.New(web.Config{NC: nc, Hooks: hooks, User: user, Password: password, Logf: logf})
+	h, err := web.New(web.Config{NC: nc, Lights: lights, Hooks: hooks, User: user, Password: password, Logf: logf})
 	if err != nil {
 		nc.Close()
 		return err
 	}
-	w.nc, w.srv.Handler = nc, h
+	w.nc, w.door, w.srv.Handler = nc, h, h
 	return nil
 }
 
@@ -145,6 +146,9 @@ func (w *webServer) close() {
 	case <-w.done:
 	default:
 		_ = w.ln.Close() // never served
+	}
+	if w.door != nil {
+		w.door.Close()
 	}
 	if w.nc != nil {
 		w.nc.Close()

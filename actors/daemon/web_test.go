@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"slices"
@@ -287,7 +288,9 @@ func readEvents(t *testing.T, url string, lastID uint64, n int, during func()) [
 		t.Fatalf("GET %s: %d %s", url, res.StatusCode, ct)
 	}
 	if during != nil {
-		go during()
+		done := make(chan struct{})
+		go func() { defer close(done); during() }()
+		defer func() { <-done }() // it ends before the test does
 	}
 	var out []sseEvent
 	var e sseEvent
@@ -363,6 +366,11 @@ func TestWebEvents(t *testing.T) {
 	if all[0].id != first[0].id-2 {
 		t.Errorf("?since: first id %d, want %d", all[0].id, first[0].id-2)
 	}
+	// Live, every light's.
+	live := readEvents(t, base+"/api/v1/events", 0, 2, func() { fire("b") })
+	if live[0].light != "b" || live[0].event != "in.fired" {
+		t.Errorf("every light's events, live: %+v", live)
+	}
 	if res, err := http.Get(base + "/api/v1/lights/ghost/events"); err != nil || res.StatusCode != 404 {
 		t.Errorf("events of an unknown light: %v %v", res.StatusCode, err)
 	}
@@ -434,7 +442,9 @@ func ledEvents(t *testing.T, url string, n int, during func()) []daemonLED {
 	}
 	defer res.Body.Close()
 	if during != nil {
-		go during()
+		done := make(chan struct{})
+		go func() { defer close(done); during() }()
+		defer func() { <-done }()
 	}
 	var out []daemonLED
 	sc := bufio.NewScanner(res.Body)
@@ -486,5 +496,47 @@ func TestWebLED(t *testing.T) {
 	}
 	if res, err := http.Get(base + "/api/v1/lights/ghost/led"); err != nil || res.StatusCode != 404 {
 		t.Errorf("the LED of an unknown light: %v", err)
+	}
+}
+
+// The configuration as YAML: read as lumen export prints it, applied as
+// lumen apply -f does, a mistake answered with its line.
+func TestWebConfig(t *testing.T) {
+	_, base := startWeb(t, nil)
+	res, err := http.Get(base + "/api/v1/lights/a/config")
+	if err != nil {
+		t.Fatal(err)
+	}
+	yaml, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != 200 || !strings.HasPrefix(res.Header.Get("Content-Type"), "application/yaml") || !bytes.Contains(yaml, []byte("states:")) {
+		t.Fatalf("GET config: %d %s\n%s", res.StatusCode, res.Header.Get("Content-Type"), yaml)
+	}
+	put := func(query, body string) (int, map[string]any) {
+		req, _ := http.NewRequest(http.MethodPut, base+"/api/v1/lights/a/config"+query, strings.NewReader(body))
+		status, b := post(t, req)
+		var m map[string]any
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatalf("PUT config%s: %s", query, b)
+		}
+		return status, m
+	}
+	for _, tc := range []struct {
+		name, query, body string
+		status            int
+		line              float64
+	}{
+		{"a YAML mistake", "", "states:\n  - name: teal\n    r: [0, 128\n", 400, 3},
+		{"a refusal, at its field's line", "", "states:\n  - name: teal\n    r: 0\n    g: 0\n    b: 0\nrules:\n  - from: teal\n    on: click\n    to: nowhere\n", 404, 7},
+		{"an empty one", "", "", 400, 0},
+		{"a dry run", "?dry_run=1", "states:\n  - name: teal\n    r: 0\n    g: 0\n    b: 0\n", 200, 0},
+	} {
+		status, m := put(tc.query, tc.body)
+		if status != tc.status || (tc.line != 0 && m["line"] != tc.line) {
+			t.Errorf("%s: %d %v, want %d at line %v", tc.name, status, m, tc.status, tc.line)
+		}
+	}
+	if status, m := put("", strings.Replace(string(yaml), "states:\n", "states:\n  - name: teal\n    r: 0\n    g: 1\n    b: 2\n", 1)); status != 200 || !strings.Contains(fmt.Sprint(m["changes"]), "teal") {
+		t.Errorf("apply: %d %v", status, m)
 	}
 }

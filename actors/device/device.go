@@ -86,7 +86,10 @@ func (c *Config) validate() error {
 
 // Press injects a raw edge into a simulated button; the answer is
 // *messages.ButtonReply or *messages.ErrorReply.
-type Press struct{ Down bool }
+type Press struct {
+	Down bool
+	Web  bool // an edge of the page's virtual button
+}
 
 // Show asks what the LED shows; the answer is *messages.LEDReply.
 type Show struct{}
@@ -111,6 +114,7 @@ type Actor struct {
 
 	r      *render.Renderer
 	det    *gesture.Detector
+	webDet *gesture.Detector // the page's virtual button: its own detector
 	states map[string]messages.State
 	vars   map[string]json.RawMessage
 	seen   uint64 // the input sequence the model reflects
@@ -171,11 +175,13 @@ func (a *Actor) Receive(ctx actor.Context) {
 	case *pendingT:
 		a.pending(ctx, msg)
 	case *edge:
-		a.emit(a.det.Edge(msg.e))
+		a.emit(a.det.Edge(msg.e), sourceButton)
 		a.armGestures(ctx)
 	case *gestureT:
 		if msg.gen == a.gestureGen {
-			a.emit(a.det.Tick(a.cfg.Clock.Now()))
+			now := a.cfg.Clock.Now()
+			a.emit(a.det.Tick(now), sourceButton)
+			a.emit(a.webDet.Tick(now), sourceWeb)
 			a.armGestures(ctx)
 		}
 	case *frameT:
@@ -183,7 +189,11 @@ func (a *Actor) Receive(ctx actor.Context) {
 			a.frame(ctx, false)
 		}
 	case *Press:
-		ctx.Respond(a.press(msg.Down))
+		if msg.Web {
+			ctx.Respond(a.webPress(ctx, msg.Down))
+		} else {
+			ctx.Respond(a.press(msg.Down))
+		}
 	case *levelT:
 		a.level(ctx, msg.l)
 	case *pinT:
@@ -214,7 +224,8 @@ func (a *Actor) start(ctx actor.Context) error {
 		r.Close()
 		return err
 	}
-	a.r, a.det = r, det
+	webDet, _ := gesture.New(a.cfg.Gestures) // the same settings, checked just above
+	a.r, a.det, a.webDet = r, det, webDet
 	a.states, a.vars, a.seen, a.state = map[string]messages.State{}, map[string]json.RawMessage{}, 0, ""
 	a.approval, a.approvalSession, a.agentSeen = "", "", nil
 	bg, cancel := context.WithCancel(context.Background())
@@ -432,7 +443,7 @@ func (a *Actor) renderError(state string, err error) {
 
 // emit journals gestures as the light's inputs, in order; while an
 // approval is pending they decide it instead.
-func (a *Actor) emit(gs []gesture.Gesture) {
+func (a *Actor) emit(gs []gesture.Gesture, source string) {
 	for _, g := range gs {
 		if a.swallowRelease && g.Kind == gesture.Release {
 			a.swallowRelease = false
@@ -442,7 +453,7 @@ func (a *Actor) emit(gs []gesture.Gesture) {
 			a.decide(g.Kind)
 			continue
 		}
-		data, _ := json.Marshal(messages.InFiredData{Transition: g.Kind, Source: "button"})
+		data, _ := json.Marshal(messages.InFiredData{Transition: g.Kind, Source: source})
 		env := messages.Input(a.cfg.Light, messages.InFired, nuid.Next(), g.At, data)
 		actors.Journal(a.cfg.Journal, subject.In(a.cfg.Light, messages.InFired), &env, a.logf)
 	}
@@ -460,11 +471,33 @@ func (a *Actor) armGestures(ctx actor.Context) {
 		a.gestureTimer.Stop()
 	}
 	at, ok := a.det.Deadline()
+	if web, wok := a.webDet.Deadline(); wok && (!ok || web.Before(at)) {
+		at, ok = web, true
+	}
 	if !ok {
 		return
 	}
 	msg, self, root := &gestureT{gen: a.gestureGen}, ctx.Self(), ctx.ActorSystem().Root
 	a.gestureTimer = a.cfg.Clock.AfterFunc(at.Sub(a.cfg.Clock.Now()), func() { root.Send(self, msg) })
+}
+
+// Where a gesture comes from, as its fired input says.
+const (
+	sourceButton = "button"
+	sourceWeb    = "web"
+)
+
+// webPress takes an edge of the page's virtual button: its own detector
+// decides the gestures, with the real button's settings, on any
+// hardware; they are journaled with source web.
+func (a *Actor) webPress(ctx actor.Context, down bool) any {
+	a.emit(a.webDet.Edge(hardware.Edge{Down: down, At: a.cfg.Clock.Now()}), sourceWeb)
+	a.armGestures(ctx)
+	e := messages.EdgeUp
+	if down {
+		e = messages.EdgeDown
+	}
+	return &messages.ButtonReply{OK: true, Edge: e}
 }
 
 func (a *Actor) press(down bool) any {

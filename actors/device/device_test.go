@@ -256,3 +256,41 @@ func TestAnimationFramesPublished(t *testing.T) {
 		t.Fatalf("a frame: %+v %v", ev, err)
 	}
 }
+
+// The page's virtual button works on a light with a real button: its
+// edges have a gesture detector of their own, and its gestures are
+// journaled with source web.
+func TestWebButton(t *testing.T) {
+	r := newRig(t)
+	fired := make(chan *nats.Msg, 16)
+	sub, err := r.nc.ChanSubscribe(subject.In("k", messages.InFired), fired)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Unsubscribe()
+	r.waitFrame(t, hardware.RGB{})
+	for _, down := range []bool{true, false} {
+		res, err := r.sys.Root.RequestFuture(r.dev, &device.Press{Down: down, Web: true}, 5*time.Second).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep, ok := res.(*messages.ButtonReply); !ok || !rep.OK {
+			t.Fatalf("a web edge: %+v", res)
+		}
+		r.clock.Advance(50 * time.Millisecond)
+	}
+	r.clock.Advance(400 * time.Millisecond)
+	select {
+	case m := <-fired:
+		var env messages.Envelope
+		if err := messages.DecodeEnvelope(m.Data, &env); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(env.Data), `"transition":"button_click"`) || !strings.Contains(string(env.Data), `"source":"web"`) {
+			t.Fatalf("web gesture input %s", env.Data)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no click journaled")
+	}
+	r.waitFrame(t, hardware.RGB{R: 255})
+}

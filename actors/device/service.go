@@ -31,7 +31,11 @@ func Serve(svc micro.Service, root *actor.RootContext, pid *actor.PID, lightName
 			wire.RespondError(req, 400, fmt.Sprintf(`button: edge %q is neither "down" nor "up"; send {"edge":"down"}, then {"edge":"up"}`, r.Edge))
 			return
 		}
-		actors.Answer(req, root, pid, &Press{Down: r.Edge == messages.EdgeDown}, timeout, messages.VerbButton, "the device", nil)
+		if r.From != "" && r.From != messages.FromWeb {
+			wire.RespondError(req, 400, fmt.Sprintf(`button: from %q is not "web"; leave it out for a raw edge of the simulated button`, r.From))
+			return
+		}
+		actors.Answer(req, root, pid, &Press{Down: r.Edge == messages.EdgeDown, Web: r.From == messages.FromWeb}, timeout, messages.VerbButton, "the device", nil)
 	}), meta); err != nil {
 		return fmt.Errorf("device %s: endpoint button: %w", lightName, err)
 	}

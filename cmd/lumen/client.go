@@ -271,13 +271,13 @@ reported at the file's line.`,
 				return err
 			}
 			if replaceAll {
-				body = withTrue(body, "confirm_empty")
+				body = messages.WithTrue(body, "confirm_empty")
 			}
 			if !dryRun {
 				return blame(file, raw, a.mutate(cmd.Context(), messages.VerbApply, body))
 			}
 			var r messages.DryRunReply
-			if printed, err := a.query(cmd.Context(), messages.VerbApply, withTrue(body, "dry_run"), &r); printed || err != nil {
+			if printed, err := a.query(cmd.Context(), messages.VerbApply, messages.WithTrue(body, "dry_run"), &r); printed || err != nil {
 				return blame(file, raw, err)
 			}
 			fmt.Fprintf(a.stdout, "dry run, nothing applied: %s\n", r.Changes)
@@ -290,21 +290,6 @@ reported at the file's line.`,
 	lightFlag(cmd, a)
 	jsonFlag(cmd, a)
 	return cmd
-}
-
-// withTrue sets key to true in a JSON object, after what it has: the
-// request says so, whatever the file says. An empty file (null) is {}.
-func withTrue(body []byte, key string) []byte {
-	body = bytes.TrimSpace(body)
-	if !bytes.HasPrefix(body, []byte("{")) {
-		body = []byte("{}")
-	}
-	b, _ := bytes.CutSuffix(body, []byte("}"))
-	sep := ","
-	if bytes.Equal(bytes.TrimSpace(b), []byte("{")) {
-		sep = ""
-	}
-	return fmt.Appendf(nil, "%s%s%q:true}", b, sep, key)
 }
 
 // badFile is a file that cannot be read as YAML or JSON.

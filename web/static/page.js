@@ -1,52 +1,273 @@
-// Lumen's page: live states and colors from the journal's events, and a
-// virtual button whose edges go to the light's gesture detector.
+// Lumen's page. The server renders every light with its state and color;
+// this script makes it live: the swatches follow the real LEDs, the
+// journal streams into the log and the panels, and each panel sends the
+// light's own verbs (the same as the lumen CLI and nats).
 "use strict";
 
-const byLight = new Map();
-for (const el of document.querySelectorAll(".light")) byLight.set(el.dataset.light, el);
+const lights = new Map(); // name → its section
+for (const el of document.querySelectorAll(".light")) lights.set(el.dataset.light, el);
 
-// paint shows what a light's LED shows: an event of /api/v1/led.
+const $ = (el, sel) => el.querySelector(sel);
+function h(tag, attrs = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === "class") el.className = v; else el.setAttribute(k, v);
+  }
+  for (const c of children) el.append(c instanceof Node ? c : document.createTextNode(String(c ?? "")));
+  return el;
+}
+
+// api sends verb to light with body and returns [status, reply].
+async function api(light, verb, body = {}, init = {}) {
+  const r = await fetch(`/api/v1/lights/${encodeURIComponent(light)}/${verb}`, {
+    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body), ...init,
+  });
+  let reply = {};
+  try { reply = await r.json(); } catch { /* not JSON */ }
+  return [r.status, reply];
+}
+
+// ── The LED ──────────────────────────────────────────────────────────
 function paint(led) {
-  const el = byLight.get(led.light);
+  const el = lights.get(led.light);
   if (!el || !led.pixels || !led.pixels.length) return;
   const c = led.pixels[0];
-  el.querySelector(".state").textContent = led.state;
-  el.querySelector("circle").setAttribute("fill", `rgb(${c.r},${c.g},${c.b})`);
-  el.querySelector(".rgb").textContent = `rgb(${c.r}, ${c.g}, ${c.b})`;
+  $(el, ".state").textContent = led.state;
+  $(el, "circle").setAttribute("fill", `rgb(${c.r},${c.g},${c.b})`);
+  $(el, ".rgb").textContent = `rgb(${c.r}, ${c.g}, ${c.b})`;
 }
-
-async function edge(light, e) {
-  await fetch(`/api/v1/lights/${encodeURIComponent(light)}/button`, {
-    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ edge: e }),
-  });
-}
-
-for (const [light, el] of byLight) {
-  const b = el.querySelector(".press");
-  b.addEventListener("pointerdown", (ev) => { b.setPointerCapture(ev.pointerId); edge(light, "down"); });
-  b.addEventListener("pointerup", () => edge(light, "up"));
-}
-
-const log = document.getElementById("log");
-const conn = document.getElementById("conn");
-function line(text) {
-  const li = document.createElement("li");
-  li.textContent = text;
-  log.prepend(li);
-  while (log.children.length > 200) log.lastChild.remove();
-}
-
-// The LEDs, live: the state each shows now, then every change and frame.
 const leds = new EventSource("/api/v1/led");
 leds.addEventListener("led", (ev) => paint(JSON.parse(ev.data)));
 
-// The journal, live.
+// ── The virtual button: its edges go to the light's gesture detector ──
+// The edges of one button go one after the other, as they happened.
+for (const [light, el] of lights) {
+  const b = $(el, ".press");
+  let sent = Promise.resolve();
+  const edge = (e) => { sent = sent.then(() => api(light, "button", { edge: e, from: "web" })).catch(() => {}); };
+  b.addEventListener("pointerdown", (ev) => { b.setPointerCapture(ev.pointerId); b.classList.add("down"); edge("down"); });
+  b.addEventListener("pointerup", () => { b.classList.remove("down"); edge("up"); });
+}
+
+// ── The model: states, rules, variables, sources, tools, schedules ───
+function table(caption, cols, rows) {
+  if (!rows.length) return h("p", {}, `${caption}: none`);
+  const t = h("table", {}, h("caption", {}, caption), h("tr", {}, ...cols.map((c) => h("th", {}, c))));
+  for (const r of rows) t.append(h("tr", {}, ...r.map((v) => h("td", {}, typeof v === "object" && v !== null ? JSON.stringify(v) : v))));
+  return t;
+}
+const expr = (v) => (v && typeof v === "object" ? (v.expr ?? v.num ?? JSON.stringify(v)) : v);
+async function loadModel(light) {
+  const el = lights.get(light);
+  if (!$(el, "details.model").open) return;
+  const [status, g] = await api(light, "get");
+  if (status !== 200) return;
+  const body = $(el, ".model-body");
+  body.replaceChildren(
+    table("States", ["name", "r", "g", "b", "speed"], (g.states || []).map((s) => [s.name, expr(s.r), expr(s.g), expr(s.b), s.speed ?? ""])),
+    table("Rules", ["id", "from", "on", "to", "condition", "action", "priority", "enabled"],
+      (g.rules || []).map((r) => [r.id, r.from, r.on, r.to, r.condition || "", r.action || "", r.priority || 0, r.enabled === false ? "no" : "yes"])),
+    table("Variables", ["name", "value"], Object.entries(g.vars || {}).map(([k, v]) => [k, JSON.stringify(v)])),
+    table("Data sources", ["name", "type", "fires", "last run"], (g.sources || []).map((s) => [s.name, s.type || "poll", s.fires || "", (g.last_runs || {})[s.name] || "never"])),
+    table("Tools", ["name", "description"], (g.tools || []).map((t) => [t.name, t.description || ""])),
+    table("Schedules", ["name", "cron", "tz", "fires", "next"], (g.schedules || []).map((s) => [s.name, s.cron, s.tz || "", s.fires, s.next || ""])),
+    table("Timers", ["name", "deadline"], (g.timers || []).map((t) => [t.name, t.deadline])),
+  );
+}
+const pending = new Map();
+function modelChanged(light) {
+  clearTimeout(pending.get(light));
+  pending.set(light, setTimeout(() => loadModel(light), 100));
+}
+
+// ── The configuration editor: lumen export / lumen apply ──────────────
+async function loadConfig(light) {
+  const el = lights.get(light);
+  const r = await fetch(`/api/v1/lights/${encodeURIComponent(light)}/config`);
+  $(el, ".yaml").value = await r.text();
+  say(el, "", false);
+}
+function say(el, text, error) {
+  const m = $(el, ".msg");
+  m.textContent = text;
+  m.classList.toggle("error", error);
+}
+// selectLine puts the editor's cursor on line n (from 1).
+function selectLine(area, n) {
+  const lines = area.value.split("\n");
+  let start = 0;
+  for (let i = 0; i < n - 1 && i < lines.length; i++) start += lines[i].length + 1;
+  area.focus();
+  area.setSelectionRange(start, start + (lines[n - 1] || "").length);
+}
+function changes(c) {
+  if (!c) return "nothing changes";
+  const parts = [];
+  for (const [part, v] of Object.entries(c)) {
+    if (part === "initial") { parts.push(`initial ${v.from} → ${v.to}`); continue; }
+    for (const [what, sign] of [["added", "+"], ["changed", "~"], ["removed", "-"]]) {
+      for (const n of v[what] || []) parts.push(`${sign} ${part.replace(/s$/, "")} ${n}`);
+    }
+  }
+  return parts.length ? parts.join("\n") : "nothing changes";
+}
+async function applyConfig(light, dryRun) {
+  const el = lights.get(light);
+  const area = $(el, ".yaml");
+  const r = await fetch(`/api/v1/lights/${encodeURIComponent(light)}/config${dryRun ? "?dry_run=1" : ""}`, {
+    method: "PUT", headers: { "Content-Type": "application/yaml" }, body: area.value,
+  });
+  const reply = await r.json();
+  if (!reply.ok) {
+    say(el, (reply.line ? `line ${reply.line}: ` : "") + reply.error + "\nnothing was applied", true);
+    if (reply.line) selectLine(area, reply.line);
+    return;
+  }
+  say(el, (dryRun ? "checked, nothing applied:\n" : "applied:\n") + changes(reply.changes), false);
+}
+for (const [light, el] of lights) {
+  $(el, "details.config").addEventListener("toggle", (ev) => { if (ev.target.open && !$(el, ".yaml").value) loadConfig(light); });
+  $(el, "details.model").addEventListener("toggle", (ev) => { if (ev.target.open) loadModel(light); });
+  $(el, ".check").addEventListener("click", () => applyConfig(light, true));
+  $(el, ".apply").addEventListener("click", () => applyConfig(light, false));
+  $(el, ".reload").addEventListener("click", () => loadConfig(light));
+}
+
+// ── The agent: a chat, its steps as they are journaled, approvals ─────
+const session = "page";
+function chatLine(light, cls, ...content) {
+  const chat = $(lights.get(light), ".chat");
+  const li = h("li", { class: cls }, ...content);
+  chat.append(li);
+  chat.scrollTop = chat.scrollHeight;
+  return li;
+}
+function agentStep(light, d) {
+  const call = d.call || {};
+  switch (d.kind) {
+    case "ask": chatLine(light, "you", `${d.who || "someone"}: ${d.text}`); break;
+    case "model": if (d.message && d.message.content) chatLine(light, "model", `model: ${d.message.content}`); break;
+    case "call": chatLine(light, "call", `→ ${call.tool}(${call.args ? JSON.stringify(call.args) : ""})`); break;
+    case "tool": chatLine(light, call.ok ? "tool" : "tool fail", `${call.ok ? "✓" : "✗"} ${call.tool}${call.error ? ": " + call.error : ""}`); break;
+    case "approval": {
+      const approve = h("button", { type: "button", class: "approve" }, "Approve");
+      const reject = h("button", { type: "button", class: "reject" }, "Reject");
+      const li = chatLine(light, "wait", `? ${call.tool}(${call.args ? JSON.stringify(call.args) : ""}) waits for your approval`, approve, reject);
+      li.dataset.approval = d.approval;
+      const decide = async (verb) => {
+        approve.disabled = reject.disabled = true;
+        const [status, r] = await api(light, verb, { id: d.approval, who: "page" });
+        if (status !== 200) chatLine(light, "fail", r.error || `${verb} failed`);
+      };
+      approve.addEventListener("click", () => decide("approve"));
+      reject.addEventListener("click", () => decide("reject"));
+      break;
+    }
+    case "decision": {
+      const li = $(lights.get(light), `.chat li[data-approval="${CSS.escape(d.approval || "")}"]`);
+      if (li) for (const b of li.querySelectorAll("button")) b.disabled = true;
+      chatLine(light, "decision", `${d.status} by ${d.who || "someone"}: ${call.tool}`);
+      break;
+    }
+    case "end": chatLine(light, d.status === "done" || d.status === "question" ? "end" : "end fail", `${d.status}: ${d.text || ""}`); break;
+  }
+}
+for (const [light, el] of lights) {
+  const form = $(el, "form.ask");
+  form.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    const text = form.elements.text.value.trim();
+    if (!text) return;
+    form.elements.text.value = "";
+    const [status, r] = await api(light, "ask", { text, session, async: true, who: "page" });
+    if (status !== 200) chatLine(light, "fail", r.error || "the agent did not take it");
+  });
+}
+
+// ── The microphone: hold to speak; the recording goes to talk as WAV ──
+function wav(chunks, rate) {
+  const n = chunks.reduce((s, c) => s + c.length, 0);
+  const out = new DataView(new ArrayBuffer(44 + n * 2));
+  const str = (o, s) => { for (let i = 0; i < s.length; i++) out.setUint8(o + i, s.charCodeAt(i)); };
+  str(0, "RIFF"); out.setUint32(4, 36 + n * 2, true); str(8, "WAVE"); str(12, "fmt ");
+  out.setUint32(16, 16, true); out.setUint16(20, 1, true); out.setUint16(22, 1, true);
+  out.setUint32(24, rate, true); out.setUint32(28, rate * 2, true); out.setUint16(32, 2, true); out.setUint16(34, 16, true);
+  str(36, "data"); out.setUint32(40, n * 2, true);
+  let o = 44;
+  for (const c of chunks) for (const s of c) { out.setInt16(o, Math.max(-1, Math.min(1, s)) * 0x7fff, true); o += 2; }
+  return new Blob([out], { type: "audio/wav" });
+}
+function micFor(light, el) {
+  const b = $(el, ".mic");
+  if (!window.isSecureContext || !navigator.mediaDevices) {
+    b.disabled = true;
+    $(el, ".mic-why").textContent = "The browser allows the microphone only on a secure page: open this page at http://127.0.0.1 on the daemon's machine, or over HTTPS.";
+    return;
+  }
+  let rec = null;
+  b.addEventListener("pointerdown", async (ev) => {
+    b.setPointerCapture(ev.pointerId);
+    b.classList.add("recording");
+    const stream = await navigator.mediaDevices.getUserMedia({ audio: true });
+    const ctx = new AudioContext();
+    const src = ctx.createMediaStreamSource(stream);
+    const node = ctx.createScriptProcessor(4096, 1, 1);
+    const chunks = [];
+    node.onaudioprocess = (e) => chunks.push(new Float32Array(e.inputBuffer.getChannelData(0)));
+    src.connect(node);
+    node.connect(ctx.destination);
+    rec = { stream, ctx, node, chunks };
+  });
+  b.addEventListener("pointerup", async () => {
+    b.classList.remove("recording");
+    if (!rec) return;
+    const { stream, ctx, node, chunks } = rec;
+    rec = null;
+    node.disconnect();
+    for (const t of stream.getTracks()) t.stop();
+    const rate = ctx.sampleRate;
+    await ctx.close();
+    const r = await fetch(`/api/v1/lights/${encodeURIComponent(light)}/talk`, {
+      method: "POST", headers: { "Content-Type": "audio/wav", "Lumen-Session": session, "Lumen-Who": "page" }, body: wav(chunks, rate),
+    });
+    const reply = await r.json();
+    if (!reply.ok) { chatLine(light, "fail", reply.error || "talk failed"); return; }
+    chatLine(light, "heard", `heard: ${reply.transcript || "(nothing)"}`);
+    if (reply.audio) {
+      const bytes = Uint8Array.from(atob(reply.audio), (c) => c.charCodeAt(0));
+      const audio = new Audio(URL.createObjectURL(new Blob([bytes], { type: "audio/wav" })));
+      audio.play().catch(() => { /* no sound device: the answer is in the chat */ });
+    }
+  });
+}
+for (const [light, el] of lights) micFor(light, el);
+
+// ── The journal, live: the log, and what changes the panels ───────────
+const log = document.getElementById("log");
+const conn = document.getElementById("conn");
+function describe(env) {
+  const d = env.data || {};
+  switch (env.type) {
+    case "fired": return `fired ${d.transition}${d.source ? " (" + d.source + ")" : ""}`;
+    case "state": return d.from !== undefined ? `${d.from} → ${d.to}${d.rule ? " (rule " + d.rule + ")" : ""}` : `set state ${d.name}`;
+    case "var": return d.unset ? `unset ${d.name}` : `${d.name} = ${JSON.stringify(d.value)}`;
+    default: return JSON.stringify(d);
+  }
+}
+function line(id, env, kind) {
+  const li = h("li", {}, `${id} ${env.light} ${kind} ${describe(env)}`);
+  log.prepend(li);
+  while (log.children.length > 300) log.lastChild.remove();
+}
 const es = new EventSource("/api/v1/events");
 es.onopen = () => { conn.textContent = "live"; conn.className = "conn live"; };
-es.onerror = () => { conn.textContent = "reconnecting…"; conn.className = "conn down"; };
+es.onerror = () => { conn.textContent = "reconnecting… (the daemon is away)"; conn.className = "conn down"; };
 function onEvent(ev) {
   const env = JSON.parse(ev.data);
-  line(`${ev.lastEventId} ${env.light} ${ev.type} ${JSON.stringify(env.data)}`);
+  line(ev.lastEventId, env, ev.type);
+  if (!lights.has(env.light)) return;
+  if (ev.type === "out.agent") agentStep(env.light, env.data);
+  else if (ev.type.startsWith("out.")) modelChanged(env.light);
 }
 // The journal's event types (messages/events.go).
 const types = {
