@@ -368,6 +368,7 @@ func TestPageEditor(t *testing.T) {
 	}
 	b.do(t, "open the model", chromedp.Click(chromedp.CSS(sec+` details.model summary`)))
 	b.waitPage(t, "the model shows teal", `document.querySelector('`+sec+` .model-body').textContent.includes("teal")`)
+	b.waitPage(t, "teal's preview", `[...document.querySelectorAll('`+sec+` .model-body tr')].some((tr) => tr.textContent.includes("teal") && tr.querySelector(".preview circle").getAttribute("fill") === "rgb(0,128,128)")`)
 }
 
 // The chat: the counter pattern set up through the page, each step shown

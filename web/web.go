@@ -87,6 +87,7 @@ func New(cfg Config) (*Server, error) {
 	mux.HandleFunc("GET /api/v1/lights/{light}/led", s.lightLED)
 	mux.HandleFunc("GET /api/v1/lights/{light}/config", s.getConfig)
 	mux.HandleFunc("PUT /api/v1/lights/{light}/config", s.putConfig)
+	mux.HandleFunc("GET /api/v1/lights/{light}/states/{state}/preview", s.preview)
 	mux.HandleFunc("GET /api/v1/led", s.allLED)
 	mux.HandleFunc("GET /api/v1/openapi.json", serveOpenAPI)
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
@@ -113,8 +114,14 @@ func New(cfg Config) (*Server, error) {
 // streams' follower).
 func (s *Server) Close() { s.cancel() }
 
-// ServeHTTP checks the Host and the credentials, then serves.
+// ServeHTTP checks the Host and the credentials, then serves. The
+// webhooks check their own (the daemon's credentials, or the source's
+// token) and take any Host: their senders are servers, not browsers.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if strings.HasPrefix(r.URL.Path, "/hooks/") {
+		s.handler.ServeHTTP(w, r)
+		return
+	}
 	if !s.knownHost(r.Host) {
 		writeError(w, http.StatusMisdirectedRequest, "this Lumen is not reached by the name "+r.Host+": use its address, or start it with the name allowed")
 		return

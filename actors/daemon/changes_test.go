@@ -18,6 +18,7 @@ import (
 	"github.com/lumen-home/lumen/nats/broker"
 	"github.com/lumen-home/lumen/nats/journal"
 	"github.com/lumen-home/lumen/nats/wire"
+	"github.com/lumen-home/lumen/web"
 )
 
 // connectTo connects to d as a client does; closed when the test ends.
@@ -298,7 +299,7 @@ func startWith(t *testing.T, change func(*daemon.Config), lights ...string) *dae
 	t.Helper()
 	cfg := daemon.DefaultConfig(t.TempDir())
 	cfg.Listen, cfg.Lights, cfg.Sync, cfg.ClockMode, cfg.Hardware.Driver = "127.0.0.1:0", lights, broker.SyncBatch, "trust", "sim"
-	cfg.HTTP = daemon.HTTPOff // a test that serves HTTP asks for a free port
+	cfg.HTTP = web.Off // a test that serves HTTP asks for a free port
 	cfg.Logf = testLog(t)
 	change(&cfg)
 	d, err := daemon.New(cfg)

@@ -22,6 +22,7 @@ import (
 	"github.com/lumen-home/lumen/nats/house"
 	"github.com/lumen-home/lumen/nats/subject"
 	"github.com/lumen-home/lumen/plugins/netpolicy"
+	"github.com/lumen-home/lumen/web"
 )
 
 // Config is the daemon's configuration: the keys of lumen.yaml (and of
@@ -49,8 +50,8 @@ type Config struct {
 	// Agent configures the LLM agent.
 	Agent AgentConfig `yaml:"agent"`
 	// HTTP is the daemon's HTTP port: the page, the API and the webhook
-	// sources; HTTPAuto (the default) serves on DefaultHTTP if it is
-	// free, HTTPOff or empty serves none. MQTT is the embedded server's
+	// sources; web.Auto (the default) serves on web.DefaultAddr if it
+	// is free, web.Off or empty serves none. MQTT is the embedded server's
 	// MQTT listener, off when empty.
 	HTTP string `yaml:"http"`
 	MQTT string `yaml:"mqtt"`
@@ -77,7 +78,7 @@ type Config struct {
 // lumen.yaml, for the data directory data.
 func DefaultConfig(data string) Config {
 	return Config{
-		Data: data, Listen: broker.DefaultListen, Lights: []string{"demo"}, Sync: broker.SyncAlways, HTTP: HTTPAuto,
+		Data: data, Listen: broker.DefaultListen, Lights: []string{"demo"}, Sync: broker.SyncAlways, HTTP: web.Auto,
 		ClockMode: clock.Auto, SnapshotEvery: 1000, MaxBytes: broker.DefaultMaxBytes,
 		Hardware: HardwareConfig{Driver: "auto"},
 		Agent: AgentConfig{MaxTurns: agent.DefaultMaxTurns, Timeout: agent.DefaultCallTimeout,
@@ -192,7 +193,7 @@ func (c *Config) validateAccess() error {
 	for _, l := range []struct{ flag, addr, example string }{
 		{"--listen", c.Listen, "127.0.0.1:4222"}, {"--http", c.HTTP, "127.0.0.1:8080"}, {"--mqtt", c.MQTT, "127.0.0.1:1883"},
 	} {
-		if l.addr == "" || l.flag == "--http" && (l.addr == HTTPOff || l.addr == HTTPAuto) {
+		if l.addr == "" || l.flag == "--http" && (l.addr == web.Off || l.addr == web.Auto) {
 			continue // off, or the loopback default
 		}
 		if err := checkAddr(l.flag, l.addr, l.example, credentials); err != nil {

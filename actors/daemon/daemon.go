@@ -37,6 +37,7 @@ import (
 	"github.com/lumen-home/lumen/plugins"
 	"github.com/lumen-home/lumen/plugins/netpolicy"
 	"github.com/lumen-home/lumen/plugins/secrets"
+	"github.com/lumen-home/lumen/web"
 )
 
 // maxPayload lets a spoken request (up to agent.MaxAudio) through, so a
@@ -57,7 +58,8 @@ type Daemon struct {
 	devices *devices
 	engine  *plugins.Lazy // nil: the tool engine is not installed
 	plugins *tool.Plugins
-	web     *webServer
+	web     *web.Site
+	webNC   *nats.Conn // the HTTP door's connection
 	hooks   *source.Hooks
 	secrets *secrets.Store
 	allow   netpolicy.Operator
@@ -133,13 +135,8 @@ func (d *Daemon) Run(ctx context.Context) error {
 		logf("agent: off (no model configured); set LUMEN_MODEL and OPENAI_BASE_URL or OPENAI_API_KEY to talk to the light")
 	}
 	d.hooks = source.NewHooks(d.sys.Root, cfg.User, cfg.Password)
-	if cfg.HTTP != "" && cfg.HTTP != HTTPOff {
-		if d.web, err = listenWeb(cfg.HTTP, cfg.User != "", logf); err != nil {
-			return err
-		}
-		if err := d.web.handle(b, cfg.Lights, cfg.User, cfg.Password, d.hooks, logf); err != nil {
-			return err
-		}
+	if d.web, err = web.Listen("--http", cfg.HTTP, cfg.User != "", logf); err != nil {
+		return err
 	}
 	for _, name := range cfg.Lights {
 		l, err := d.spawnLight(ctx, name)
@@ -153,7 +150,9 @@ func (d *Daemon) Run(ctx context.Context) error {
 	if err := d.nc.FlushTimeout(30 * time.Second); err != nil {
 		return fmt.Errorf("daemon: register the services: %w", err)
 	}
-	d.web.serve(logf) // nil-safe
+	if err := d.serveWeb(); err != nil {
+		return err
+	}
 	return nil
 }
 
@@ -364,8 +363,12 @@ func (d *Daemon) Lights() []*Light {
 func (d *Daemon) Close() error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.web.close() // nil-safe; first, so no webhook reaches a stopping light
+	d.web.Close() // nil-safe; first, so no webhook reaches a stopping light
 	d.web = nil
+	if d.webNC != nil {
+		d.webNC.Close()
+		d.webNC = nil
+	}
 	if d.stopLink != nil {
 		d.stopLink()
 		d.stopLink = nil

@@ -247,7 +247,7 @@ func TestWebRefusals(t *testing.T) {
 		t.Errorf("Content-Security-Policy %q", csp)
 	}
 
-	_, base = startWeb(t, func(c *daemon.Config) { c.User, c.Password = "ann", "s3cret" })
+	d, base := startWeb(t, func(c *daemon.Config) { c.User, c.Password = "ann", "s3cret" })
 	for _, tc := range []struct {
 		user, password string
 		status         int
@@ -259,6 +259,23 @@ func TestWebRefusals(t *testing.T) {
 		if status, b := post(t, req); status != tc.status {
 			t.Errorf("credentials %q/%q: %d %s", tc.user, tc.password, status, b)
 		}
+	}
+	// A webhook gives its source's token instead, by whatever name its
+	// sender reaches the machine.
+	nc, err := nats.Connect(d.URL(), nats.UserInfo("ann", "s3cret"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	const token = "a-long-random-token-0123456789"
+	if m, err := nc.Request("lumen.a.cmd.create_source", []byte(`{"name":"door","type":"webhook","token":"`+token+`","store":{"who":"result.who"}}`), 10*time.Second); err != nil || !bytes.Contains(m.Data, []byte(`"ok":true`)) {
+		t.Fatalf("create_source: %v %s", err, m.Data)
+	}
+	hook := newPost(t, base+"/hooks/a/door", `{"who":"Ann"}`)
+	hook.Host = "myhome.example.net"
+	hook.Header.Set("Authorization", "Bearer "+token)
+	if status, b := post(t, hook); status != http.StatusAccepted {
+		t.Errorf("a webhook with its token: %d %s", status, b)
 	}
 }
 
@@ -539,4 +556,49 @@ func TestWebConfig(t *testing.T) {
 	if status, m := put("", strings.Replace(string(yaml), "states:\n", "states:\n  - name: teal\n    r: 0\n    g: 1\n    b: 2\n", 1)); status != 200 || !strings.Contains(fmt.Sprint(m["changes"]), "teal") {
 		t.Errorf("apply: %d %v", status, m)
 	}
+}
+
+// A state's preview: its frames rendered without applying it.
+func TestWebPreview(t *testing.T) {
+	d, base := startWeb(t, nil)
+	nc := connectTo(t, d)
+	if _, err := nc.Request("lumen.a.cmd.create_state", []byte(`{"name":"pulse","r":"frame * 10 % 256","g":0,"b":0,"speed":40}`), 10*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	res, err := http.Get(base + "/api/v1/lights/a/states/pulse/preview?frames=5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p struct {
+		OK     bool
+		MS     int
+		Frames [][]messages.Pixel
+	}
+	if err := json.NewDecoder(res.Body).Decode(&p); err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if !p.OK || p.MS != 40 || len(p.Frames) != 5 || p.Frames[0][0] == p.Frames[4][0] {
+		t.Errorf("preview of pulse: %+v", p)
+	}
+	if g := getJSONOf(t, nc, "a"); !strings.Contains(g, `"state":"off"`) {
+		t.Errorf("a preview applied the state: %s", g)
+	}
+	for _, u := range []string{"/api/v1/lights/a/states/ghost/preview", "/api/v1/lights/ghost/states/pulse/preview"} {
+		if res, err := http.Get(base + u); err != nil || res.StatusCode != 404 {
+			t.Errorf("GET %s: %v %v", u, res.StatusCode, err)
+		}
+	}
+	if res, err := http.Get(base + "/api/v1/lights/a/states/pulse/preview?frames=100000"); err != nil || res.StatusCode != 400 {
+		t.Errorf("too many frames: %v %v", res.StatusCode, err)
+	}
+}
+
+func getJSONOf(t *testing.T, nc *nats.Conn, light string) string {
+	t.Helper()
+	m, err := nc.Request("lumen."+light+".cmd.get", []byte(`{}`), 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(m.Data)
 }

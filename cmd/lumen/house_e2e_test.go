@@ -1,12 +1,16 @@
 package main_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -121,7 +125,7 @@ func TestHouse(t *testing.T) {
 	hubData := t.TempDir()
 	credsA := addPi(t, hubData, "pia", "kitchen", "hall")
 	credsB := addPi(t, hubData, "pib", "porch")
-	hub := lumentest.StartHub(t, hubData)
+	hub := lumentest.StartHub(t, hubData, "--http", "127.0.0.1:0")
 	a := startPi(t, hub.Leaf, credsA, "--light", "kitchen", "--light", "hall", "--group", "down=hall")
 	b := startPi(t, hub.Leaf, credsB, "--light", "porch", "--group", "down=porch")
 	waitLights(t, hub.URL, "kitchen", "hall", "porch")
@@ -183,6 +187,44 @@ func TestHouse(t *testing.T) {
 			t.Fatalf("tail at the hub does not show every light:\n%s", s)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+
+	// The page and API of the whole house, at the hub.
+	page := listenerAddr(t, hub, regexp.MustCompile(`lumen: page (http://\S+/)\n`))
+	res, err := http.Get(page + "api/v1/lights")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	for _, l := range []string{"kitchen", "hall", "porch"} {
+		if !strings.Contains(string(body), `"light":"`+l+`"`) {
+			t.Errorf("GET /api/v1/lights at the hub lacks %s: %s", l, body)
+		}
+	}
+	res, err = http.Post(page+"api/v1/lights/porch/fire", "application/json", strings.NewReader(`{"transition":"button_click"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ = io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != 200 || !strings.Contains(string(body), `"ok":true`) {
+		t.Errorf("fire porch through the hub's API: %d %s", res.StatusCode, body)
+	}
+	events, err := http.Get(page + "api/v1/lights/porch/events?since=0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(events.Body)
+	var first string
+	for first == "" && sc.Scan() {
+		if id, ok := strings.CutPrefix(sc.Text(), "id: "); ok {
+			first = id
+		}
+	}
+	events.Body.Close()
+	if first != "1" && first != "2" {
+		t.Errorf("the house's events of porch at the hub start at %q, want the Pi's first sequences", first)
 	}
 
 	// pi ls: both connected, the house caught up.

@@ -8,11 +8,13 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/spf13/cobra"
 
 	"github.com/lumen-home/lumen/actors/daemon"
 	"github.com/lumen-home/lumen/nats/broker"
 	"github.com/lumen-home/lumen/nats/house"
+	"github.com/lumen-home/lumen/web"
 )
 
 // hubData is the hub's default data directory, beside lumen up's.
@@ -20,6 +22,7 @@ func hubData() string { return filepath.Join(filepath.Dir(daemon.DataDir()), "lu
 
 func newHub(a *app) *cobra.Command {
 	cfg := house.HubConfig{Data: hubData(), Listen: broker.DefaultListen, LeafListen: house.DefaultLeafListen}
+	var httpAddr string
 	cmd := &cobra.Command{
 		Use:   "hub",
 		Short: "Run a house's hub: Pis join it as NATS leaf nodes, clients reach every light through it",
@@ -33,7 +36,8 @@ Register each Pi first with 'lumen hub pi add'. At its first start the hub makes
 the house CA (in --data) and signs its own certificate with it; a Pi refuses a
 hub its creds' CA did not sign.
 
-When ready it prints one line 'lumen: hub ready nats://HOST:PORT leaf HOST:PORT'.`,
+When ready it prints one line 'lumen: hub ready nats://HOST:PORT leaf HOST:PORT'
+(and with --http, then 'lumen: page http://HOST:PORT/').`,
 		Example: `  lumen hub --listen 0.0.0.0:4222 --user admin --password … --leaf-listen 0.0.0.0:7422
   lumen hub pi add kitchenpi --light kitchen --light hall --out kitchenpi.creds`,
 		Args: args(cobra.NoArgs),
@@ -48,11 +52,34 @@ When ready it prints one line 'lumen: hub ready nats://HOST:PORT leaf HOST:PORT'
 			if err != nil {
 				return usageError{err}
 			}
+			site, err := web.Listen("--http", httpAddr, cfg.User != "", cfg.Logf)
+			if err != nil {
+				return usageError{err}
+			}
+			defer site.Close()
 			defer h.Close()
 			if err := h.Run(cmd.Context()); err != nil {
 				return err
 			}
+			if site != nil {
+				// The page and API of the whole house, as a client of the hub.
+				opts := []nats.Option{nats.Name("lumen-http")}
+				if cfg.User != "" {
+					opts = append(opts, nats.UserInfo(cfg.User, cfg.Password))
+				}
+				nc, err := nats.Connect(h.URL(), opts...)
+				if err != nil {
+					return err
+				}
+				defer nc.Close()
+				if err := site.Serve(web.Config{NC: nc, User: cfg.User, Password: cfg.Password, Logf: cfg.Logf}); err != nil {
+					return err
+				}
+			}
 			fmt.Fprintf(a.stdout, "lumen: hub ready %s leaf %s\n", h.URL(), h.LeafAddr())
+			if site != nil {
+				fmt.Fprintf(a.stdout, "lumen: page %s/\n", site.URL())
+			}
 			<-cmd.Context().Done()
 			fmt.Fprintln(a.stderr, "lumen: shutting down")
 			return h.Close()
@@ -66,6 +93,7 @@ When ready it prints one line 'lumen: hub ready nats://HOST:PORT leaf HOST:PORT'
 	f.StringVar(&cfg.Password, "password", "", "the admin's `PASSWORD`")
 	f.StringArrayVar(&cfg.SANs, "san", nil, "a `NAME` or address the Pis dial the hub by, besides this machine's names (repeatable)")
 	f.StringVar(&cfg.Sync, "sync", broker.SyncAlways, "when events reach the disk, `always|batch`")
+	f.StringVar(&httpAddr, "http", "", "serve the page and API (/api/v1) of every light of the house on `HOST:PORT`; off when not given; HOST:0 picks a free port; a host beyond this machine needs --user and --password")
 	f.Int64Var(&cfg.MaxBytes, "max-bytes", 0, "the house stream's budget in `BYTES` (default 1 GiB): past it the oldest events go; each Pi keeps its own")
 	cmd.AddCommand(newHubPi(a))
 	return cmd

@@ -21,6 +21,7 @@ import (
 	"github.com/lumen-home/lumen/hardware"
 	"github.com/lumen-home/lumen/hardware/render"
 	"github.com/lumen-home/lumen/nats/broker"
+	"github.com/lumen-home/lumen/web"
 )
 
 func newUp(a *app) *cobra.Command {
@@ -108,7 +109,7 @@ too: 'lumen gpio PIN high|low|pulse' drives one.`,
 	f.IntVar(&cfg.SnapshotEvery, "snapshot-every", cfg.SnapshotEvery, "snapshot a light every `N` inputs")
 	f.Int64Var(&cfg.MaxBytes, "max-bytes", cfg.MaxBytes, "journal size budget in `BYTES`: past 3/4 of it, each light purges the events its snapshots cover (on a Pi of a house, only those the hub has copied, until 15/16: then a gap event says what the house will never have); a full journal refuses new events")
 	f.StringVar(&cfg.HTTP, "http", cfg.HTTP, "serve the page, the API (/api/v1) and webhook sources (POST /hooks/LIGHT/SOURCE) on `HOST:PORT`; off: none; HOST:0 picks a free port; a host beyond this machine needs --user and --password")
-	f.Lookup("http").DefValue = daemon.DefaultHTTP + ", or none if that port is taken"
+	f.Lookup("http").DefValue = web.DefaultAddr + ", or none if that port is taken"
 	f.StringVar(&cfg.MQTT, "mqtt", "", "accept MQTT 3.1.1 clients on `HOST:PORT` (topic home/doorbell is NATS subject home.doorbell); off when not given; HOST:0 picks a free port; a host beyond this machine needs --user and --password")
 	f.StringArrayVar(&cfg.AllowNet, "allow-net", nil, "let custom tools reach `HOST`, an IP or a CIDR (each with an optional :PORT) even on the LAN, and over plain HTTP (repeatable); a tool can never grant this itself")
 	f.StringVar(&cfg.Hub, "hub", "", "join a house: the hub's leaf address `URL`, e.g. tls://hub.local:7422 (with --creds); the lights keep working alone while the hub is away")

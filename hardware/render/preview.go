@@ -42,10 +42,7 @@ func Preview(st messages.State, opts Options, frames int, seed uint64) ([][]hard
 	defer r.Close()
 	at := time.Unix(0, 0).UTC()
 	err = r.SetState(st, at, seed, nil)
-	period := previewStatic
-	if st.Speed != nil && *st.Speed > 0 {
-		period = time.Duration(*st.Speed) * time.Millisecond
-	}
+	period := PreviewPeriod(st)
 	out := make([][]hardware.RGB, frames)
 	for k := range out {
 		f := r.Frame(at.Add(time.Duration(k) * period))
@@ -55,6 +52,15 @@ func Preview(st messages.State, opts Options, frames int, seed uint64) ([][]hard
 		out[k] = f.Raw
 	}
 	return out, err
+}
+
+// PreviewPeriod is the time between a preview's frames: the state's
+// speed, or 100 ms for a static state.
+func PreviewPeriod(st messages.State) time.Duration {
+	if st.Speed != nil && *st.Speed > 0 {
+		return time.Duration(*st.Speed) * time.Millisecond
+	}
+	return previewStatic
 }
 
 // PNG writes frames as an image: one row of cells per frame, one column

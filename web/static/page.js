@@ -53,18 +53,46 @@ for (const [light, el] of lights) {
 function table(caption, cols, rows) {
   if (!rows.length) return h("p", {}, `${caption}: none`);
   const t = h("table", {}, h("caption", {}, caption), h("tr", {}, ...cols.map((c) => h("th", {}, c))));
-  for (const r of rows) t.append(h("tr", {}, ...r.map((v) => h("td", {}, typeof v === "object" && v !== null ? JSON.stringify(v) : v))));
+  const cell = (v) => (v instanceof Node ? v : typeof v === "object" && v !== null ? JSON.stringify(v) : v);
+  for (const r of rows) t.append(h("tr", {}, ...r.map((v) => h("td", {}, cell(v)))));
   return t;
 }
 const expr = (v) => (v && typeof v === "object" ? (v.expr ?? v.num ?? JSON.stringify(v)) : v);
+
+// A state's preview: its frames rendered without applying it, played in
+// a small swatch (an animated state moves; a static one shows its color).
+const animations = new Map(); // light → its previews' timers
+const SVG = "http://www.w3.org/2000/svg";
+function previewSwatch(light, state) {
+  const svg = document.createElementNS(SVG, "svg");
+  svg.setAttribute("viewBox", "0 0 20 20");
+  svg.setAttribute("class", "preview");
+  const c = document.createElementNS(SVG, "circle");
+  for (const [k, v] of [["cx", 10], ["cy", 10], ["r", 9], ["fill", "#000"]]) c.setAttribute(k, v);
+  svg.append(c);
+  const n = state.speed ? 30 : 1;
+  fetch(`/api/v1/lights/${encodeURIComponent(light)}/states/${encodeURIComponent(state.name)}/preview?frames=${n}`)
+    .then((r) => r.json()).then((p) => {
+      if (!p.ok || !p.frames || !p.frames.length) return;
+      const show = (f) => { const px = f[0] || { r: 0, g: 0, b: 0 }; c.setAttribute("fill", `rgb(${px.r},${px.g},${px.b})`); };
+      show(p.frames[0]);
+      if (p.frames.length > 1) {
+        let k = 0;
+        animations.get(light).push(setInterval(() => show(p.frames[(k = (k + 1) % p.frames.length)]), Math.max(p.ms, 33)));
+      }
+    }).catch(() => {});
+  return svg;
+}
 async function loadModel(light) {
   const el = lights.get(light);
   if (!$(el, "details.model").open) return;
   const [status, g] = await api(light, "get");
   if (status !== 200) return;
   const body = $(el, ".model-body");
+  for (const id of animations.get(light) || []) clearInterval(id);
+  animations.set(light, []);
   body.replaceChildren(
-    table("States", ["name", "r", "g", "b", "speed"], (g.states || []).map((s) => [s.name, expr(s.r), expr(s.g), expr(s.b), s.speed ?? ""])),
+    table("States", ["", "name", "r", "g", "b", "speed"], (g.states || []).map((s) => [previewSwatch(light, s), s.name, expr(s.r), expr(s.g), expr(s.b), s.speed ?? ""])),
     table("Rules", ["id", "from", "on", "to", "condition", "action", "priority", "enabled"],
       (g.rules || []).map((r) => [r.id, r.from, r.on, r.to, r.condition || "", r.action || "", r.priority || 0, r.enabled === false ? "no" : "yes"])),
     table("Variables", ["name", "value"], Object.entries(g.vars || {}).map(([k, v]) => [k, JSON.stringify(v)])),

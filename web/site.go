@@ -1,0 +1,129 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/lumen-home/lumen/nats/broker"
+)
+
+// A Site is the HTTP door on its port: the listener, bound before the
+// daemon says it is ready (so a taken port fails the start), and the
+// server, started once the door has what it serves.
+type Site struct {
+	ln   net.Listener
+	srv  *http.Server
+	door *Server
+	url  string
+	done chan struct{} // closed when Serve has returned
+}
+
+// Settings of an HTTP address besides HOST:PORT.
+const (
+	// Auto serves on DefaultAddr when that port is free, and without
+	// HTTP (saying so) when it is not.
+	Auto = "auto"
+	// Off serves no HTTP.
+	Off = "off"
+	// DefaultAddr is where Auto serves.
+	DefaultAddr = "127.0.0.1:8642"
+)
+
+// Listen binds addr (flag names it in errors): Auto binds DefaultAddr,
+// and if that is taken logs it and returns nil; Off or "" returns nil. A
+// host that is not loopback needs credentials, as NATS's --listen does.
+func Listen(flag, addr string, credentials bool, logf func(string, ...any)) (*Site, error) {
+	if addr == "" || addr == Off {
+		return nil, nil
+	}
+	auto := addr == Auto
+	if auto {
+		addr = DefaultAddr
+	}
+	if err := broker.CheckAddr("HTTP", addr, credentials); err != nil {
+		return nil, fmt.Errorf("%s: %w", flag, err)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil && auto {
+		logf("http: %s is taken (another lumen?): running without the page and API; give %s HOST:PORT to choose a port", addr, flag)
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", flag, err)
+	}
+	s := &Site{ln: ln, done: make(chan struct{}), srv: &http.Server{
+		// Webhook senders are small devices and scripts on the LAN; a
+		// slow or stuck one must not hold connections forever. (Event
+		// streams lift the write deadline for themselves.)
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       15 * time.Second,
+		WriteTimeout:      30 * time.Second,
+		IdleTimeout:       60 * time.Second,
+		MaxHeaderBytes:    16 << 10,
+	}}
+	s.url = "http://" + reachable(ln.Addr())
+	return s, nil
+}
+
+// reachable is addr as a client dials it: an unspecified host (0.0.0.0,
+// ::) as 127.0.0.1, like the ready line's NATS URL.
+func reachable(addr net.Addr) string {
+	tcp, ok := addr.(*net.TCPAddr)
+	if !ok {
+		return addr.String()
+	}
+	host := tcp.IP.String()
+	if tcp.IP.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	return net.JoinHostPort(host, fmt.Sprint(tcp.Port))
+}
+
+// Serve starts answering with the door cfg describes.
+func (s *Site) Serve(cfg Config) error {
+	if s == nil {
+		return nil
+	}
+	door, err := New(cfg)
+	if err != nil {
+		return err
+	}
+	s.door, s.srv.Handler = door, door
+	go func() {
+		defer close(s.done)
+		if err := s.srv.Serve(s.ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			door.cfg.Logf("http: %v", err)
+		}
+	}()
+	return nil
+}
+
+// URL is http://HOST:PORT, with the port picked when the address asked
+// for 0; "" when s is nil (no HTTP).
+func (s *Site) URL() string {
+	if s == nil {
+		return ""
+	}
+	return s.url
+}
+
+// Close stops accepting requests and waits a little for those under way.
+func (s *Site) Close() {
+	if s == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := s.srv.Shutdown(ctx); err != nil {
+		_ = s.srv.Close()
+	}
+	if s.door == nil {
+		_ = s.ln.Close() // never served
+	} else {
+		s.door.Close()
+	}
+}
