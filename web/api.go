@@ -94,14 +94,8 @@ func (s *Server) command(w http.ResponseWriter, r *http.Request) {
 	if verb == messages.VerbTalk {
 		limit = maxAudio
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
-	var tooBig *http.MaxBytesError
-	switch {
-	case errors.As(err, &tooBig):
-		writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the body is larger than %d bytes", limit))
-		return
-	case err != nil:
-		writeError(w, http.StatusBadRequest, "read the body: "+err.Error())
+	body, ok := readBody(w, r, limit)
+	if !ok {
 		return
 	}
 	m := &nats.Msg{Data: body, Header: nats.Header{}}
@@ -137,6 +131,22 @@ func (s *Server) command(w http.ResponseWriter, r *http.Request) {
 	default:
 		writeError(w, http.StatusInternalServerError, err.Error())
 	}
+}
+
+// readBody reads a request's body of at most limit bytes; past it, or
+// when it cannot be read, it answers the error and returns false.
+func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, bool) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig):
+		writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the body is larger than %d bytes", limit))
+		return nil, false
+	case err != nil:
+		writeError(w, http.StatusBadRequest, "read the body: "+err.Error())
+		return nil, false
+	}
+	return body, true
 }
 
 // noLight answers 404 for a light that does not run, naming those that do.

@@ -3,7 +3,6 @@ package web
 import (
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 
 	"github.com/nats-io/nats.go"
@@ -55,14 +54,8 @@ func (s *Server) putConfig(w http.ResponseWriter, r *http.Request) {
 		s.noLight(w, r, light)
 		return
 	}
-	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
-	var tooBig *http.MaxBytesError
-	switch {
-	case errors.As(err, &tooBig):
-		writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the configuration is larger than %d bytes", maxBody))
-		return
-	case err != nil:
-		writeError(w, http.StatusBadRequest, "read the body: "+err.Error())
+	raw, ok := readBody(w, r, maxBody)
+	if !ok {
 		return
 	}
 	body, err := messages.ToJSON(raw, "")

@@ -98,20 +98,28 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, filter string) {
 			return
 		}
 	}
+	// Dropped by the tap (too slow, or it failed), the client comes back
+	// with Last-Event-ID.
+	pump(ctx, w, rc, sub.ch, sub.gone, from)
+}
+
+// pump sends events (those from sequence from on) until done closes,
+// ctx ends or the client goes, with a comment when idle.
+func pump(ctx context.Context, w http.ResponseWriter, rc *http.ResponseController, events <-chan journal.Msg, done <-chan struct{}, from uint64) {
 	tick := time.NewTicker(keepAlive)
 	defer tick.Stop()
 	for {
 		var err error
 		select {
-		case m := <-sub.ch:
+		case m := <-events:
 			if m.Seq < from {
 				continue
 			}
 			_, err = w.Write(sseEvent(m))
 		case <-tick.C:
 			_, err = w.Write([]byte(": keep-alive\n\n"))
-		case <-sub.gone:
-			return // too slow, or the tap failed: the client comes back with Last-Event-ID
+		case <-done:
+			return
 		case <-ctx.Done():
 			return
 		}
@@ -164,9 +172,10 @@ func (s *Server) followAlone(w http.ResponseWriter, r *http.Request, j *journal.
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	events := make(chan journal.Msg, 64)
-	failed := make(chan error, 1)
+	failed := make(chan struct{})
 	go func() {
-		failed <- j.Follow(ctx, filter, from, func(m journal.Msg) error {
+		defer close(failed) // the client reconnects with Last-Event-ID
+		err := j.Follow(ctx, filter, from, func(m journal.Msg) error {
 			select {
 			case events <- m:
 				return nil
@@ -174,31 +183,11 @@ func (s *Server) followAlone(w http.ResponseWriter, r *http.Request, j *journal.
 				return ctx.Err()
 			}
 		}, nil)
+		if ctx.Err() == nil {
+			s.cfg.Logf("http: events %s: %v", filter, err)
+		}
 	}()
-	tick := time.NewTicker(keepAlive)
-	defer tick.Stop()
-	for {
-		var err error
-		select {
-		case m := <-events:
-			_, err = w.Write(sseEvent(m))
-		case <-tick.C:
-			_, err = w.Write([]byte(": keep-alive\n\n"))
-		case err := <-failed:
-			if ctx.Err() == nil {
-				s.cfg.Logf("http: events %s: %v", filter, err)
-			}
-			return // the client reconnects with Last-Event-ID
-		case <-ctx.Done():
-			return
-		}
-		if err == nil {
-			err = rc.Flush()
-		}
-		if err != nil {
-			return
-		}
-	}
+	pump(ctx, w, rc, events, failed, 0) // Follow starts at from itself
 }
 
 // startSSE answers with an event stream, which lives as long as the
