@@ -123,7 +123,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !s.knownHost(r.Host) {
-		writeError(w, http.StatusMisdirectedRequest, "this Lumen is not reached by the name "+r.Host+": use its address, or start it with the name allowed")
+		writeError(w, http.StatusMisdirectedRequest, "this Lumen does not answer to the name "+r.Host+" (a page of another site could use it): use its address, or start it with --http-name "+hostOnly(r.Host))
 		return
 	}
 	if s.cfg.User != "" && !s.authorized(r) {
@@ -143,11 +143,16 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // anyone else controls could point at this machine after the page
 // loaded (DNS rebinding), so it is refused.
 func (s *Server) knownHost(host string) bool {
+	host = hostOnly(host)
+	return host != "" && (net.ParseIP(host) != nil || s.hosts[host])
+}
+
+// hostOnly is a Host header's name, lower case, without port or final dot.
+func hostOnly(host string) string {
 	if h, _, err := net.SplitHostPort(host); err == nil {
 		host = h
 	}
-	host = strings.ToLower(strings.TrimSuffix(strings.Trim(host, "[]"), "."))
-	return host != "" && (net.ParseIP(host) != nil || s.hosts[host])
+	return strings.ToLower(strings.TrimSuffix(strings.Trim(host, "[]"), "."))
 }
 
 func (s *Server) authorized(r *http.Request) bool {

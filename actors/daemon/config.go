@@ -55,6 +55,10 @@ type Config struct {
 	// MQTT listener, off when empty.
 	HTTP string `yaml:"http"`
 	MQTT string `yaml:"mqtt"`
+	// HTTPNames are more host names the page may be reached by, besides
+	// IP addresses, localhost and this machine's names (e.g. a name the
+	// router's DNS gives it).
+	HTTPNames []string `yaml:"http_names"`
 	// Hub is the leaf address of a house's hub (tls://HOST:7422), Creds
 	// the file 'lumen hub pi add' wrote for this Pi; both or neither.
 	Hub   string       `yaml:"hub"`

@@ -24,5 +24,5 @@ func (d *Daemon) serveWeb() error {
 		return fmt.Errorf("daemon: the HTTP door's connection: %w", err)
 	}
 	d.webNC = nc
-	return d.web.Serve(web.Config{NC: nc, Lights: d.cfg.Lights, Hooks: d.hooks, User: d.cfg.User, Password: d.cfg.Password, Logf: d.cfg.Logf})
+	return d.web.Serve(web.Config{NC: nc, Lights: d.cfg.Lights, Hosts: d.cfg.HTTPNames, Hooks: d.hooks, User: d.cfg.User, Password: d.cfg.Password, Logf: d.cfg.Logf})
 }

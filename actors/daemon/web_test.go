@@ -209,7 +209,7 @@ func TestWebVerbsMirrorNATS(t *testing.T) {
 // Security: another site's page cannot drive the light, a name that is
 // not this machine's is refused, and with --user every request needs it.
 func TestWebRefusals(t *testing.T) {
-	_, base := startWeb(t, nil)
+	_, base := startWeb(t, func(c *daemon.Config) { c.HTTPNames = []string{"KitchenPi.lan"} })
 	fire := func(h map[string]string) (int, []byte) {
 		req := newPost(t, base+"/api/v1/lights/a/fire", `{"transition":"button_click"}`)
 		for k, v := range h {
@@ -232,6 +232,7 @@ func TestWebRefusals(t *testing.T) {
 		{"another site, old browser", map[string]string{"Origin": "http://evil.example"}, 403},
 		{"a rebound name", map[string]string{"Host": "evil.example"}, 421},
 		{"localhost", map[string]string{"Host": "localhost:1"}, 200},
+		{"a name it was given", map[string]string{"Host": "kitchenpi.lan:8642"}, 200},
 	} {
 		if status, b := fire(tc.h); status != tc.status {
 			t.Errorf("%s: %d %s, want %d", tc.name, status, b, tc.status)

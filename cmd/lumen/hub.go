@@ -72,7 +72,7 @@ When ready it prints one line 'lumen: hub ready nats://HOST:PORT leaf HOST:PORT'
 					return err
 				}
 				defer nc.Close()
-				if err := site.Serve(web.Config{NC: nc, User: cfg.User, Password: cfg.Password, Logf: cfg.Logf}); err != nil {
+				if err := site.Serve(web.Config{NC: nc, Hosts: cfg.SANs, User: cfg.User, Password: cfg.Password, Logf: cfg.Logf}); err != nil {
 					return err
 				}
 			}
@@ -91,7 +91,7 @@ When ready it prints one line 'lumen: hub ready nats://HOST:PORT leaf HOST:PORT'
 	f.StringVar(&cfg.LeafListen, "leaf-listen", cfg.LeafListen, "accept the Pis (TLS, their creds) on `HOST:PORT`")
 	f.StringVar(&cfg.User, "user", "", "the admin's user `NAME` on --listen, with --password")
 	f.StringVar(&cfg.Password, "password", "", "the admin's `PASSWORD`")
-	f.StringArrayVar(&cfg.SANs, "san", nil, "a `NAME` or address the Pis dial the hub by, besides this machine's names (repeatable)")
+	f.StringArrayVar(&cfg.SANs, "san", nil, "a `NAME` or address the Pis dial the hub by (and the page may be reached by), besides this machine's names (repeatable)")
 	f.StringVar(&cfg.Sync, "sync", broker.SyncAlways, "when events reach the disk, `always|batch`")
 	f.StringVar(&httpAddr, "http", "", "serve the page and API (/api/v1) of every light of the house on `HOST:PORT`; off when not given; HOST:0 picks a free port; a host beyond this machine needs --user and --password")
 	f.Int64Var(&cfg.MaxBytes, "max-bytes", 0, "the house stream's budget in `BYTES` (default 1 GiB): past it the oldest events go; each Pi keeps its own")

@@ -110,6 +110,7 @@ too: 'lumen gpio PIN high|low|pulse' drives one.`,
 	f.Int64Var(&cfg.MaxBytes, "max-bytes", cfg.MaxBytes, "journal size budget in `BYTES`: past 3/4 of it, each light purges the events its snapshots cover (on a Pi of a house, only those the hub has copied, until 15/16: then a gap event says what the house will never have); a full journal refuses new events")
 	f.StringVar(&cfg.HTTP, "http", cfg.HTTP, "serve the page, the API (/api/v1) and webhook sources (POST /hooks/LIGHT/SOURCE) on `HOST:PORT`; off: none; HOST:0 picks a free port; a host beyond this machine needs --user and --password")
 	f.Lookup("http").DefValue = web.DefaultAddr + ", or none if that port is taken"
+	f.StringArrayVar(&cfg.HTTPNames, "http-name", nil, "another host `NAME` the page is reached by (e.g. kitchenpi.lan), besides IP addresses, localhost and this machine's names; other names are refused against DNS rebinding (repeatable)")
 	f.StringVar(&cfg.MQTT, "mqtt", "", "accept MQTT 3.1.1 clients on `HOST:PORT` (topic home/doorbell is NATS subject home.doorbell); off when not given; HOST:0 picks a free port; a host beyond this machine needs --user and --password")
 	f.StringArrayVar(&cfg.AllowNet, "allow-net", nil, "let custom tools reach `HOST`, an IP or a CIDR (each with an optional :PORT) even on the LAN, and over plain HTTP (repeatable); a tool can never grant this itself")
 	f.StringVar(&cfg.Hub, "hub", "", "join a house: the hub's leaf address `URL`, e.g. tls://hub.local:7422 (with --creds); the lights keep working alone while the hub is away")
@@ -152,7 +153,7 @@ func loadUpConfig(cmd *cobra.Command, flags daemon.Config, file string) (daemon.
 func mergeFile(flags *pflag.FlagSet, cfg *daemon.Config, b []byte) error {
 	keys := map[string]string{"listen": "listen", "light": "lights", "sync": "sync", "user": "user", "password": "password",
 		"clock": "clock", "snapshot-every": "snapshot_every", "group": "groups", "max-bytes": "max_bytes", "allow-net": "allow_net",
-		"http": "http", "mqtt": "mqtt", "hub": "hub", "creds": "creds", "hardware": "hardware.driver", "openai-base-url": "agent.base_url", "model": "agent.model",
+		"http": "http", "http-name": "http_names", "mqtt": "mqtt", "hub": "hub", "creds": "creds", "hardware": "hardware.driver", "openai-base-url": "agent.base_url", "model": "agent.model",
 		"agent-max-turns": "agent.max_turns", "agent-timeout": "agent.timeout", "agent-forbid": "agent.forbid", "agent-stream": "agent.stream",
 		"transcribe-model": "agent.transcribe_model", "speech-model": "agent.speech_model", "voice": "agent.voice"}
 	var given []string
