@@ -15,10 +15,13 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/spf13/cobra"
 
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/messages/describe"
+	"github.com/lumen-home/lumen/nats/house"
+	"github.com/lumen-home/lumen/nats/journal"
 	"github.com/lumen-home/lumen/nats/subject"
 	"github.com/lumen-home/lumen/nats/wire"
 )
@@ -373,17 +376,29 @@ func newExport(a *app) *cobra.Command {
 }
 
 func newTail(a *app) *cobra.Command {
+	var since durationFlag
+	var fromSeq uint64
 	cmd := &cobra.Command{
 		Use:   "tail",
 		Short: "Follow a light's events live, one line each",
 		Long: `Follow the events of a light as they happen: inputs (what was asked) and
-outputs (what it did), live as they are published (the journal is read by
-'lumen replay'). --light '*' follows every light running when it starts: at a
-hub (lumen hub), every light of every Pi.`,
+outputs (what it did), live as they are published. --light '*' follows every
+light running when it starts: at a hub (lumen hub), every light of every Pi.
+
+With --since or --from-seq it first prints the history from the journal
+(LUMEN, or at a hub LUMEN_HOUSE), then goes on live, nothing missed between.`,
 		Example: `  lumen tail
-  lumen tail --light '*' --json`,
+  lumen tail --light '*' --json
+  lumen tail --since 1h
+  lumen tail --from-seq 120`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if since != 0 && fromSeq != 0 {
+				return usageError{errors.New("give --since or --from-seq, not both")}
+			}
+			if since != 0 || fromSeq != 0 {
+				return a.tailHistory(cmd.Context(), time.Duration(since), fromSeq)
+			}
 			var nc *nats.Conn
 			var ch chan *nats.Msg
 			var err error
@@ -403,9 +418,63 @@ hub (lumen hub), every light of every Pi.`,
 			return nil
 		},
 	}
+	cmd.Flags().Var(&since, "since", "first print the events of the last `DURATION` (e.g. 1h, 30m)")
+	cmd.Flags().Uint64Var(&fromSeq, "from-seq", 0, "first print the events from stream sequence `N` on")
 	lightFlag(cmd, a)
 	jsonFlag(cmd, a)
 	return cmd
+}
+
+// tailHistory prints the journal's events of --light from fromSeq, or
+// those of the last since, then follows it live.
+func (a *app) tailHistory(ctx context.Context, since time.Duration, fromSeq uint64) error {
+	if since < 0 {
+		return usageError{errors.New("--since must be a duration into the past, e.g. 1h")}
+	}
+	var nc *nats.Conn
+	var err error
+	filter := subject.AllEvents
+	if a.light == "*" {
+		nc, err = a.connect()
+	} else if nc, err = a.open(ctx); err == nil {
+		filter = subject.Events(a.light)
+	}
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return err
+	}
+	j, err := house.OpenJournal(ctx, js)
+	if err != nil {
+		return err
+	}
+	var after time.Time
+	if since > 0 {
+		after = time.Now().Add(-since)
+		if fromSeq, err = j.SeqAt(ctx, filter, after); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(a.stderr, "lumen: %s from sequence %d, then live, on %s (Ctrl-C to stop)\n", filter, max(fromSeq, 1), a.server)
+	var events describe.Events
+	err = j.Follow(ctx, filter, fromSeq, func(m journal.Msg) error {
+		if m.Time.Before(after) {
+			return nil
+		}
+		if a.jsonOut {
+			fmt.Fprintf(a.stdout, "%s\n", m.Data)
+		} else {
+			fmt.Fprintln(a.stdout, events.Event(m.Subject, m.Data))
+		}
+		return nil
+	}, nil)
+	if ctx.Err() != nil {
+		return nil
+	}
+	return err
 }
 
 // watchLight connects and subscribes to the events of --light before a

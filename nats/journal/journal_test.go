@@ -836,3 +836,30 @@ func TestFollow(t *testing.T) {
 		t.Fatalf("empty history: told %v, err %v", told, err)
 	}
 }
+
+func TestSeqAt(t *testing.T) {
+	j := newJournal(t)
+	ctx := testCtx(t)
+	state := subject.Out("kitchen", "state")
+	mustAppend(t, j, state, "old")
+	mustAppend(t, j, subject.Out("hall", "state"), "other light")
+	time.Sleep(20 * time.Millisecond)
+	mid := time.Now()
+	time.Sleep(20 * time.Millisecond)
+	mustAppend(t, j, subject.Out("hall", "state"), "other light, later")
+	mustAppend(t, j, state, "new")
+	for _, tc := range []struct {
+		filter string
+		at     time.Time
+		want   uint64
+	}{
+		{state, time.Time{}, 1},
+		{state, mid, 4},
+		{"", mid, 3},
+		{state, time.Now().Add(time.Hour), 5}, // none yet: the next one
+	} {
+		if got, err := j.SeqAt(ctx, tc.filter, tc.at); err != nil || got != tc.want {
+			t.Errorf("SeqAt(%q, %v) = %d, %v; want %d", tc.filter, tc.at, got, err, tc.want)
+		}
+	}
+}

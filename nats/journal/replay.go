@@ -186,3 +186,40 @@ func (j *Journal) deleteOrdered(cons jetstream.Consumer) {
 	// Best effort: the inactive threshold removes it otherwise.
 	_ = j.js.DeleteConsumer(ctx, j.stream, info.Name)
 }
+
+// SeqAt is the sequence of the first event matching filter stored at or
+// after t, or the next sequence when none is: where to Follow or Replay
+// from to start at t. Through a copy (WithOrigin) it is 0, the start:
+// the copy's order is not its origins'.
+func (j *Journal) SeqAt(ctx context.Context, filter string, t time.Time) (uint64, error) {
+	if j.origin != nil {
+		return 0, nil
+	}
+	str, err := j.streamHandle(ctx)
+	if err != nil {
+		return 0, err
+	}
+	cfg := jetstream.OrderedConsumerConfig{DeliverPolicy: jetstream.DeliverByStartTimePolicy, OptStartTime: &t,
+		InactiveThreshold: 30 * time.Second}
+	if filter != "" {
+		cfg.FilterSubjects = []string{filter}
+	}
+	cons, err := str.OrderedConsumer(ctx, cfg)
+	if err != nil {
+		return 0, fmt.Errorf("journal: events since %s: %w", t.Format(time.RFC3339), err)
+	}
+	defer j.deleteOrdered(cons)
+	if info := cons.CachedInfo(); info == nil || info.NumPending == 0 {
+		last, err := j.LastSeq(ctx)
+		return last + 1, err
+	}
+	m, err := cons.Next(jetstream.FetchMaxWait(5 * time.Second))
+	if err != nil {
+		return 0, fmt.Errorf("journal: events since %s: %w", t.Format(time.RFC3339), err)
+	}
+	md, err := m.Metadata()
+	if err != nil {
+		return 0, err
+	}
+	return md.Sequence.Stream, nil
+}
