@@ -106,6 +106,14 @@ type LEDReply struct {
 	Raw    []Pixel `json:"raw"`
 }
 
+// GetRequest is the body of get: {} for the light as it is now, or the
+// light as it was, replayed from the journal: right after the input with
+// sequence seq (an output's seq names its input), or at a time.
+type GetRequest struct {
+	Seq uint64     `json:"seq,omitempty"`
+	At  *time.Time `json:"at,omitempty"`
+}
+
 // FireRequest is the body of fire: {"transition":"button_click"}.
 type FireRequest struct {
 	Transition string `json:"transition"`

@@ -209,7 +209,7 @@ func (d *Daemon) spawnLight(ctx context.Context, name string) (*Light, error) {
 	var devPID atomic.Pointer[actor.PID] // the hardware actor answers the gpio pin checks once spawned
 	l.Service, err = light.Serve(d.nc, d.sys.Root, l.Machine, name, cfg.groupsOf(name), 30*time.Second,
 		light.WithSourceMinInterval(cfg.SourceMinInterval), light.WithToolCatalog(tool.NewCatalog(d.plugins)),
-		light.WithSourceCheck(device.SourceCheck(d.sys.Root, devPID.Load, 10*time.Second)), light.WithWebhookBase(d.web.URL()))
+		light.WithSourceCheck(device.SourceCheck(d.sys.Root, devPID.Load, 10*time.Second)), light.WithWebhookBase(d.web.URL()), light.WithJournal(d.j))
 	if err != nil {
 		return nil, err
 	}

@@ -99,6 +99,13 @@ type Command struct {
 // Get asks for the light's model; the answer is *messages.GetReply.
 type Get struct{}
 
+// GetAt asks for the light as it was right after input Seq, or at At:
+// the service replays it from the journal, without the actor.
+type GetAt struct {
+	Seq uint64
+	At  *time.Time
+}
+
 // ListTools asks for the light's custom tools, in definition order; the
 // answer is *messages.ToolsReply.
 type ListTools struct{}

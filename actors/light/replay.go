@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/lumen-home/lumen/actors/light/machine"
+	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/journal"
 	"github.com/lumen-home/lumen/nats/subject"
 )
@@ -41,6 +42,9 @@ type ReplaySummary struct {
 	Outputs int    // outputs recomputed
 	State   string // the light's state at the end
 	Pending int    // inputs journaled but not applied yet
+	// Model is the light's whole model at the end, Seq the last input
+	// applied.
+	Model messages.GetReply
 }
 
 // Run replays the light from j. The summary is filled as far as the
@@ -104,6 +108,8 @@ func (r Replay) Run(ctx context.Context, j *journal.Journal) (ReplaySummary, err
 		}
 	}
 	sum.State, sum.Pending = f.M.State(), len(f.Pending)
+	sum.Model = f.M.Model()
+	sum.Model.OK, sum.Model.Light, sum.Model.Seq = true, r.Light, f.Applied
 	return sum, err
 }
 

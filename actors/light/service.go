@@ -15,6 +15,7 @@ import (
 	"github.com/lumen-home/lumen/actors"
 	"github.com/lumen-home/lumen/actors/source/datasource"
 	"github.com/lumen-home/lumen/messages"
+	"github.com/lumen-home/lumen/nats/journal"
 	"github.com/lumen-home/lumen/nats/subject"
 	"github.com/lumen-home/lumen/nats/wire"
 )
@@ -163,10 +164,11 @@ type handler struct {
 	pid         *actor.PID
 	light       string
 	timeout     time.Duration
-	minInterval time.Duration // of data sources
-	catalog     ToolCatalog   // nil: no built-ins or plugins to tell
-	sourceCheck SourceCheck   // gpio pins (WithSourceCheck); nil: none
-	webhookBase string        // http://HOST:PORT of the webhooks (WithWebhookBase); "": none
+	minInterval time.Duration    // of data sources
+	catalog     ToolCatalog      // nil: no built-ins or plugins to tell
+	sourceCheck SourceCheck      // gpio pins (WithSourceCheck); nil: none
+	webhookBase string           // http://HOST:PORT of the webhooks (WithWebhookBase); "": none
+	journal     *journal.Journal // for get at a seq or a time (WithJournal); nil: none
 }
 
 func (h *handler) handle(verb string) func(micro.Request) {
@@ -183,6 +185,10 @@ func (h *handler) handle(verb string) func(micro.Request) {
 		}
 		if err := h.vetSources(msg); err != nil {
 			wire.RespondError(req, sourceErrorCode(err), fmt.Sprintf("%s: %s", verb, sourceSentence(err)))
+			return
+		}
+		if q, ok := msg.(*GetAt); ok {
+			h.getAt(req, q)
 			return
 		}
 		switch verb {

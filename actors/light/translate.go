@@ -101,9 +101,15 @@ func translateWith(verb string, body []byte, c checks) (any, error) {
 	}
 	switch verb {
 	case messages.VerbGet:
-		var r struct{}
+		var r messages.GetRequest
 		if err := messages.Decode(body, &r); err != nil {
-			return nil, bad("%v; get takes {}", err)
+			return nil, bad(`%v; get takes {}, {"seq":N} or {"at":"2026-11-25T08:00:00Z"}`, err)
+		}
+		switch {
+		case r.Seq != 0 && r.At != nil:
+			return nil, bad(`give seq or at, not both`)
+		case r.Seq != 0 || r.At != nil:
+			return &GetAt{Seq: r.Seq, At: r.At}, nil
 		}
 		return &Get{}, nil
 	case messages.VerbListTools:

@@ -154,7 +154,12 @@ func (a *app) mutate(ctx context.Context, verb string, body any) error {
 
 // get fetches a light's model.
 func (a *app) get(ctx context.Context) (g messages.GetReply, err error) {
-	b, err := a.request(ctx, messages.VerbGet, struct{}{})
+	return a.getAt(ctx, messages.GetRequest{})
+}
+
+// getAt is get at a past seq or time (q), or now (q empty).
+func (a *app) getAt(ctx context.Context, q messages.GetRequest) (g messages.GetReply, err error) {
+	b, err := a.request(ctx, messages.VerbGet, q)
 	if err == nil && json.Unmarshal(b, &g) != nil {
 		err = fmt.Errorf("unexpected reply: %s", b)
 	}
@@ -224,19 +229,30 @@ func newState(a *app) *cobra.Command {
 }
 
 func newGet(a *app) *cobra.Command {
+	var past pastFlags
 	cmd := &cobra.Command{
-		Use:     "get",
-		Short:   "Print a light's whole model: state, states, rules, variables, timers, schedules",
-		Example: `  lumen get --light kitchen`,
-		Args:    args(cobra.NoArgs),
+		Use:   "get",
+		Short: "Print a light's whole model: state, states, rules, variables, timers, schedules",
+		Long: `Print a light's whole model as JSON: its state, states, rules, variables,
+timers, schedules, tools and data sources. With --seq or --at, the model as it
+was then, rebuilt from the journal with no side effects.`,
+		Example: `  lumen get --light kitchen
+  lumen get --seq 120          # right after input 120 (an output's seq names its input)
+  lumen get --at 08:00         # at 8 this morning; also 2026-11-25T08:00:00Z or 90m (ago)`,
+		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			b, err := a.request(cmd.Context(), messages.VerbGet, struct{}{})
+			q, err := past.request()
+			if err != nil {
+				return err
+			}
+			b, err := a.request(cmd.Context(), messages.VerbGet, q)
 			if err != nil {
 				return err
 			}
 			return a.printJSON(b)
 		},
 	}
+	past.add(cmd)
 	lightFlag(cmd, a)
 	return cmd
 }
@@ -340,6 +356,7 @@ func fileName(file string) string {
 
 func newExport(a *app) *cobra.Command {
 	var format string
+	var past pastFlags
 	cmd := &cobra.Command{
 		Use:   "export",
 		Short: "Print a light's configuration in the form 'lumen apply' takes",
@@ -350,7 +367,11 @@ func newExport(a *app) *cobra.Command {
 			if format != "yaml" && format != "json" {
 				return usageError{fmt.Errorf("--format must be yaml or json")}
 			}
-			g, err := a.get(cmd.Context())
+			q, err := past.request()
+			if err != nil {
+				return err
+			}
+			g, err := a.getAt(cmd.Context(), q)
 			if err != nil {
 				return err
 			}
@@ -371,6 +392,7 @@ func newExport(a *app) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "yaml", "yaml or json")
+	past.add(cmd)
 	lightFlag(cmd, a)
 	return cmd
 }
@@ -530,4 +552,48 @@ func (a *app) subscribe(nc *nats.Conn, filter string) (*nats.Conn, chan *nats.Ms
 		return nil, nil, err
 	}
 	return nc, ch, nil
+}
+
+// pastFlags are --seq and --at: a light as it was.
+type pastFlags struct {
+	seq uint64
+	at  string
+}
+
+func (p *pastFlags) add(cmd *cobra.Command) {
+	cmd.Flags().Uint64Var(&p.seq, "seq", 0, "as it was right after input `N` (an output's seq names its input)")
+	cmd.Flags().StringVar(&p.at, "at", "", "as it was at `TIME`: 2026-11-25T08:00:00Z, 08:00 (today, local time) or 90m (ago)")
+}
+
+// request is the get request the flags ask for.
+func (p *pastFlags) request() (messages.GetRequest, error) {
+	q := messages.GetRequest{Seq: p.seq}
+	if p.at == "" {
+		return q, nil
+	}
+	if p.seq != 0 {
+		return q, usageError{errors.New("give --seq or --at, not both")}
+	}
+	at, err := parseWhen(p.at, time.Now())
+	if err != nil {
+		return q, usageError{fmt.Errorf("--at: %w", err)}
+	}
+	q.At = &at
+	return q, nil
+}
+
+// parseWhen reads a time: RFC 3339, HH:MM today in local time, or a
+// duration ago.
+func parseWhen(s string, now time.Time) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t, nil
+	}
+	if t, err := time.ParseInLocation("15:04", s, now.Location()); err == nil {
+		y, m, d := now.Date()
+		return time.Date(y, m, d, t.Hour(), t.Minute(), 0, 0, now.Location()), nil
+	}
+	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
+		return now.Add(-d), nil
+	}
+	return time.Time{}, fmt.Errorf("%q is no time: write 2026-11-25T08:00:00Z, 08:00 (today) or 90m (ago)", s)
 }

@@ -1,0 +1,109 @@
+package light
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go/micro"
+
+	"github.com/lumen-home/lumen/nats/journal"
+	"github.com/lumen-home/lumen/nats/subject"
+	"github.com/lumen-home/lumen/nats/wire"
+)
+
+// The light as it was: get {"seq":N} or {"at":TIME} replays the journal
+// up to that input, with no side effects and without the light's actor,
+// which goes on serving the present.
+
+// WithJournal lets get answer for the past, from j; without it such a
+// get is refused.
+func WithJournal(j *journal.Journal) ServeOption {
+	return func(h *handler) { h.journal = j }
+}
+
+// pastTimeout bounds one replay of the past.
+const pastTimeout = 2 * time.Minute
+
+func (h *handler) getAt(req micro.Request, q *GetAt) {
+	if h.journal == nil {
+		wire.RespondError(req, 409, "get: this light cannot read its journal here")
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), pastTimeout)
+	defer cancel()
+	to, err := h.pastInput(ctx, q)
+	if err != nil {
+		var e *wire.Error
+		if errors.As(err, &e) {
+			wire.RespondError(req, e.Code, "get: "+e.Msg)
+		} else {
+			wire.RespondError(req, 500, "get: "+err.Error())
+		}
+		return
+	}
+	sum, err := Replay{Light: h.light, ToSeq: to}.Run(ctx, h.journal)
+	if err != nil {
+		wire.RespondError(req, 409, fmt.Sprintf("get: the light as it was at input %d cannot be rebuilt: %v", to, err))
+		return
+	}
+	wire.Respond(req, sum.Model)
+}
+
+// pastInput is the input the light is to be rebuilt up to: q.Seq's (an
+// output names its cause), or the last one stored at or before q.At.
+func (h *handler) pastInput(ctx context.Context, q *GetAt) (uint64, error) {
+	events := subject.Events(h.light)
+	first, err := h.firstEvent(ctx)
+	if err != nil {
+		return 0, err
+	}
+	if q.At != nil {
+		switch {
+		case q.At.After(time.Now()):
+			return 0, &wire.Error{Code: 400, Msg: fmt.Sprintf("%s is in the future", q.At.Format(time.RFC3339))}
+		case q.At.Before(first.Time):
+			return 0, &wire.Error{Code: 404, Msg: fmt.Sprintf("the journal of light %s starts at %s (sequence %d); ask for a time after it",
+				h.light, first.Time.UTC().Format(time.RFC3339), first.Seq)}
+		}
+		next, err := h.journal.SeqAt(ctx, subject.AllIn(h.light), q.At.Add(time.Nanosecond))
+		if err != nil {
+			return 0, err
+		}
+		return next - 1, nil
+	}
+	var m *journal.Msg
+	if err := h.journal.Replay(ctx, events, q.Seq, q.Seq, func(got journal.Msg) error {
+		m = &got
+		return nil
+	}); err != nil {
+		return 0, err
+	}
+	if m == nil {
+		return 0, &wire.Error{Code: 404, Msg: fmt.Sprintf("sequence %d is no event of light %s (its journal starts at %d; 'lumen tail --from-seq' shows them)", q.Seq, h.light, first.Seq)}
+	}
+	if _, dir, _, _ := subject.Parse(m.Subject); dir == subject.DirOut {
+		if cause, err := causeOf(m.Data); err == nil && cause > 0 {
+			return cause, nil
+		}
+	}
+	return q.Seq, nil
+}
+
+// firstEvent is the light's first event in the journal.
+func (h *handler) firstEvent(ctx context.Context) (journal.Msg, error) {
+	var first *journal.Msg
+	errStop := errors.New("stop")
+	err := h.journal.Replay(ctx, subject.Events(h.light), 0, 0, func(m journal.Msg) error {
+		first = &m
+		return errStop
+	})
+	if err != nil && !errors.Is(err, errStop) {
+		return journal.Msg{}, err
+	}
+	if first == nil {
+		return journal.Msg{}, &wire.Error{Code: 404, Msg: fmt.Sprintf("light %s has no events in the journal yet", h.light)}
+	}
+	return *first, nil
+}
