@@ -148,6 +148,33 @@ func (c Changes) String() string {
 	return strings.Join(parts, "; ")
 }
 
+// Summary renders only what changes, one word pair each, as a history
+// line: "+rule r7, ~state red, -source weather"; "" when nothing does.
+func (c Changes) Summary() string {
+	var words []string
+	for _, p := range []struct {
+		kind string
+		d    Diff
+	}{{"state", c.States}, {"rule", c.Rules}, {"var", c.Vars}, {"schedule", c.Schedules}, {"tool", c.Tools}, {"source", c.Sources}} {
+		for _, l := range []struct {
+			sign  string
+			names []string
+		}{{"+", p.d.Added}, {"~", p.d.Changed}, {"-", p.d.Removed}} {
+			for i, n := range l.names {
+				if i == maxNamed {
+					words = append(words, fmt.Sprintf("%s%d more %ss", l.sign, len(l.names)-maxNamed, p.kind))
+					break
+				}
+				words = append(words, l.sign+p.kind+" "+n)
+			}
+		}
+	}
+	if c.Initial != nil {
+		words = append(words, fmt.Sprintf("initial %s → %s", c.Initial.From, c.Initial.To))
+	}
+	return strings.Join(words, ", ")
+}
+
 // String renders one part's changes: "+blue ~red -green", or
 // "unchanged".
 func (d Diff) String() string {

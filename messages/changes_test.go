@@ -106,3 +106,24 @@ func ExampleDiffConfig() {
 	fmt.Println(messages.DiffConfig(before, after))
 	// Output: states: +blue ~red -green; rules: unchanged; vars: unchanged
 }
+
+func TestChangesSummary(t *testing.T) {
+	many := make([]string, 10)
+	for i := range many {
+		many[i] = fmt.Sprint("s", i)
+	}
+	for _, tc := range []struct {
+		c    messages.Changes
+		want string
+	}{
+		{messages.Changes{}, ""},
+		{messages.Changes{Rules: messages.Diff{Added: []string{"r7"}}, States: messages.Diff{Changed: []string{"red"}}, Sources: messages.Diff{Removed: []string{"weather"}}},
+			"~state red, +rule r7, -source weather"},
+		{messages.Changes{Initial: &messages.InitialChange{From: "off", To: "red"}}, "initial off → red"},
+		{messages.Changes{States: messages.Diff{Added: many}}, "+state s0, +state s1, +state s2, +state s3, +state s4, +state s5, +state s6, +state s7, +2 more states"},
+	} {
+		if got := tc.c.Summary(); got != tc.want {
+			t.Errorf("Summary() = %q, want %q", got, tc.want)
+		}
+	}
+}

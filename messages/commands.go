@@ -12,6 +12,8 @@ const (
 	VerbSetState       = "set_state"       // SetStateRequest
 	VerbGet            = "get"             // {} → GetReply
 	VerbApply          = "apply"           // ApplyRequest
+	VerbHistory        = "history"         // {} → HistoryReply
+	VerbRollback       = "rollback"        // RollbackRequest → the apply's reply
 	VerbCreateState    = "create_state"    // a State, or {"states":[…]}
 	VerbDeleteState    = "delete_state"    // NameRequest
 	VerbAppendRules    = "append_rules"    // RulesRequest
@@ -33,7 +35,7 @@ const (
 // (actors/daemon's tests check it), or the light answers it twice.
 func Verbs() []string {
 	v := []string{
-		VerbFire, VerbSetState, VerbGet, VerbApply, VerbCreateState, VerbDeleteState,
+		VerbFire, VerbSetState, VerbGet, VerbApply, VerbHistory, VerbRollback, VerbCreateState, VerbDeleteState,
 		VerbAppendRules, VerbDeleteRules, VerbEnableRules, VerbSetVar, VerbCreateSchedule, VerbDeleteSchedule,
 		VerbDefineTool, VerbDeleteTool, VerbListTools, VerbRunTool,
 		VerbCreateSource, VerbDeleteSource, VerbListSources, VerbData, VerbDefineTransition, VerbDeleteTransition,
@@ -104,6 +106,30 @@ type LEDReply struct {
 	State  string  `json:"state"`
 	Pixels []Pixel `json:"pixels"`
 	Raw    []Pixel `json:"raw"`
+}
+
+// HistoryReply answers history: every change of the light's
+// configuration, oldest first.
+type HistoryReply struct {
+	OK      bool           `json:"ok"`
+	Light   string         `json:"light"`
+	Changes []ConfigChange `json:"changes"`
+}
+
+// ConfigChange is one input that changed the configuration: its
+// sequence and time, what changed, and that in one line (+ rule r7,
+// ~ state red, - source weather).
+type ConfigChange struct {
+	Seq     uint64    `json:"seq"`
+	Time    time.Time `json:"time"`
+	Summary string    `json:"summary"`
+	Changes Changes   `json:"changes"`
+}
+
+// RollbackRequest is the body of rollback: {"seq":N} makes the
+// configuration what it was right after input N, as one new input.
+type RollbackRequest struct {
+	Seq uint64 `json:"seq"`
 }
 
 // GetRequest is the body of get: {} for the light as it is now, or the

@@ -99,6 +99,14 @@ type Command struct {
 // Get asks for the light's model; the answer is *messages.GetReply.
 type Get struct{}
 
+// HistoryReq asks for every change of the configuration; Rollback makes
+// the configuration what it was right after input Seq. The service
+// answers both from the journal (a rollback then applies like apply).
+type (
+	HistoryReq struct{}
+	Rollback   struct{ Seq uint64 }
+)
+
 // GetAt asks for the light as it was right after input Seq, or at At:
 // the service replays it from the journal, without the actor.
 type GetAt struct {

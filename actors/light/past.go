@@ -2,12 +2,16 @@ package light
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
 
 	"github.com/nats-io/nats.go/micro"
 
+	"github.com/lumen-home/lumen/actors"
+	"github.com/lumen-home/lumen/actors/light/machine"
+	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/journal"
 	"github.com/lumen-home/lumen/nats/subject"
 	"github.com/lumen-home/lumen/nats/wire"
@@ -106,4 +110,86 @@ func (h *handler) firstEvent(ctx context.Context) (journal.Msg, error) {
 		return journal.Msg{}, &wire.Error{Code: 404, Msg: fmt.Sprintf("light %s has no events in the journal yet", h.light)}
 	}
 	return *first, nil
+}
+
+// History is every change of the light's configuration, oldest first:
+// each input after which its configuration (states, rules, schedules,
+// tools, sources, initial) differs from before, and how.
+func History(ctx context.Context, j *journal.Journal, light string) ([]messages.ConfigChange, error) {
+	var out []messages.ConfigChange
+	prev := configOf(machine.New())
+	_, err := Replay{Light: light, OnModel: func(ap *Applied, m *machine.Machine) {
+		if ap.Input.Type != messages.InConfig {
+			return
+		}
+		cur := configOf(m)
+		if ch := messages.DiffConfig(prev, cur); !ch.Empty() {
+			out = append(out, messages.ConfigChange{Seq: ap.Input.Seq, Time: ap.Input.Time, Summary: ch.Summary(), Changes: ch})
+		}
+		prev = cur
+	}}.Run(ctx, j)
+	return out, err
+}
+
+// configOf is the machine's configuration without its variables, which
+// inputs of every kind change.
+func configOf(m *machine.Machine) messages.ApplyRequest {
+	c := m.Export()
+	c.Vars = nil
+	return c
+}
+
+func (h *handler) history(req micro.Request) {
+	if h.journal == nil {
+		wire.RespondError(req, 409, "history: this light cannot read its journal here")
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), pastTimeout)
+	defer cancel()
+	changes, err := History(ctx, h.journal, h.light)
+	if err != nil {
+		wire.RespondError(req, 409, fmt.Sprintf("history: the journal cannot be read back: %v", err))
+		return
+	}
+	wire.Respond(req, messages.HistoryReply{OK: true, Light: h.light, Changes: changes})
+}
+
+// rollback applies the configuration the light had right after input
+// q.Seq, as a new input like apply (so a rollback is itself in the
+// history, and can be rolled back); its variables stay as they are.
+func (h *handler) rollback(req micro.Request, q *Rollback) {
+	if h.journal == nil {
+		wire.RespondError(req, 409, "rollback: this light cannot read its journal here")
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), pastTimeout)
+	defer cancel()
+	to, err := h.pastInput(ctx, &GetAt{Seq: q.Seq})
+	if err != nil {
+		var e *wire.Error
+		if errors.As(err, &e) {
+			wire.RespondError(req, e.Code, "rollback: "+e.Msg)
+		} else {
+			wire.RespondError(req, 500, "rollback: "+err.Error())
+		}
+		return
+	}
+	var then *machine.Machine
+	if _, err := (Replay{Light: h.light, ToSeq: to, OnModel: func(_ *Applied, m *machine.Machine) { then = m }}).Run(ctx, h.journal); err != nil || then == nil {
+		wire.RespondError(req, 409, fmt.Sprintf("rollback: the configuration after input %d cannot be rebuilt: %v", to, err))
+		return
+	}
+	cfg := configOf(then)
+	cfg.ConfirmEmpty = true // it was the light's configuration then, empty or not
+	body, err := json.Marshal(cfg)
+	if err != nil {
+		wire.RespondError(req, 500, "rollback: "+err.Error())
+		return
+	}
+	msg, err := translateWith(messages.VerbApply, body, h.checks())
+	if err != nil {
+		wire.RespondError(req, 409, fmt.Sprintf("rollback: the configuration after input %d is not accepted now: %v", to, err))
+		return
+	}
+	actors.Answer(req, h.root, h.pid, msg, h.timeout, messages.VerbRollback, "the light", nil)
 }

@@ -34,6 +34,9 @@ type Replay struct {
 	OnSnapshot func(input uint64)
 	// OnApplied, when set, sees every input folded.
 	OnApplied func(*Applied)
+	// OnModel, when set, sees the machine right after each input is
+	// folded; it must not change it.
+	OnModel func(*Applied, *machine.Machine)
 }
 
 // ReplaySummary says what a replay did.
@@ -75,6 +78,9 @@ func (r Replay) Run(ctx context.Context, j *journal.Journal) (ReplaySummary, err
 		sum.Outputs += len(ap.Computed)
 		if r.OnApplied != nil {
 			r.OnApplied(ap)
+		}
+		if r.OnModel != nil {
+			r.OnModel(ap, f.M)
 		}
 		return check(ap, "")
 	}

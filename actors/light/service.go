@@ -108,7 +108,7 @@ func unknownVerb(prefix string, known []string) micro.HandlerFunc {
 // verbs are the light's own; messages.Verbs lists them with those of the
 // components that share its service instance.
 var verbs = []string{
-	messages.VerbFire, messages.VerbSetState, messages.VerbGet, messages.VerbApply,
+	messages.VerbFire, messages.VerbSetState, messages.VerbGet, messages.VerbApply, messages.VerbHistory, messages.VerbRollback,
 	messages.VerbCreateState, messages.VerbDeleteState, messages.VerbAppendRules, messages.VerbDeleteRules, messages.VerbEnableRules,
 	messages.VerbSetVar, messages.VerbCreateSchedule, messages.VerbDeleteSchedule,
 	messages.VerbDefineTool, messages.VerbDeleteTool, messages.VerbListTools,
@@ -187,8 +187,15 @@ func (h *handler) handle(verb string) func(micro.Request) {
 			wire.RespondError(req, sourceErrorCode(err), fmt.Sprintf("%s: %s", verb, sourceSentence(err)))
 			return
 		}
-		if q, ok := msg.(*GetAt); ok {
+		switch q := msg.(type) {
+		case *GetAt:
 			h.getAt(req, q)
+			return
+		case *HistoryReq:
+			h.history(req)
+			return
+		case *Rollback:
+			h.rollback(req, q)
 			return
 		}
 		switch verb {

@@ -112,6 +112,18 @@ func translateWith(verb string, body []byte, c checks) (any, error) {
 			return &GetAt{Seq: r.Seq, At: r.At}, nil
 		}
 		return &Get{}, nil
+	case messages.VerbHistory:
+		var r struct{}
+		if err := messages.Decode(body, &r); err != nil {
+			return nil, bad("%v; history takes {}", err)
+		}
+		return &HistoryReq{}, nil
+	case messages.VerbRollback:
+		var r messages.RollbackRequest
+		if err := messages.Decode(body, &r); err != nil || r.Seq == 0 {
+			return nil, bad(`%v; send {"seq":N}, the input whose configuration to go back to ('lumen history' lists them)`, orMissing(err, "seq"))
+		}
+		return &Rollback{Seq: r.Seq}, nil
 	case messages.VerbListTools:
 		var r struct{}
 		if err := messages.Decode(body, &r); err != nil {
@@ -377,4 +389,12 @@ func hasTopField(body []byte, name string) bool {
 	}
 	_, ok := obj[name]
 	return ok
+}
+
+// orMissing is err, or when there is none, that field is missing.
+func orMissing(err error, field string) error {
+	if err != nil {
+		return err
+	}
+	return fmt.Errorf("%s is missing", field)
 }

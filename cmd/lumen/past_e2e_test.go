@@ -74,3 +74,70 @@ func TestGetAtPast(t *testing.T) {
 		}
 	}
 }
+
+// lumen history lists each configuration change; lumen rollback makes the
+// configuration what it was, byte for byte as export showed it then, and
+// is itself a change that can be rolled back.
+func TestHistoryAndRollback(t *testing.T) {
+	t.Parallel()
+	d := startDaemon(t, t.TempDir())
+	nc := connect(t, d.URL)
+	seqOf := func(r reply) string { return fmt.Sprint(uint64(r.Body["seq"].(float64))) }
+	first := seqOf(mustOK(t, request(t, nc, "lumen.demo.cmd.create_state", `{"name":"teal","r":0,"g":128,"b":128}`)))
+	mustOK(t, request(t, nc, "lumen.demo.cmd.fire", `{"transition":"button_click"}`))
+	mustOK(t, request(t, nc, "lumen.demo.cmd.set_var", `{"name":"n","value":1}`))
+	second := seqOf(mustOK(t, request(t, nc, "lumen.demo.cmd.append_rules", `{"rules":[{"from":"teal","on":"button_click","to":"off"}]}`)))
+	third := seqOf(mustOK(t, request(t, nc, "lumen.demo.cmd.create_state", `{"name":"teal","r":0,"g":200,"b":200}`)))
+
+	out, code := runCLI(t, d.URL, "history")
+	if code != 0 {
+		t.Fatalf("lumen history: exit %d\n%s", code, out)
+	}
+	for _, want := range []string{first + " ", "+state teal", second + " ", "+rule r6", third + " ", "~state teal"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("lumen history lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "var") {
+		t.Errorf("lumen history shows variables:\n%s", out)
+	}
+	// The configuration as export prints it, but for the variables, which
+	// a rollback leaves as they are.
+	export := func(args ...string) string {
+		t.Helper()
+		out, code := runCLI(t, d.URL, append([]string{"export"}, args...)...)
+		if code != 0 {
+			t.Fatalf("lumen export %v: exit %d\n%s", args, code, out)
+		}
+		cfg, _, _ := strings.Cut(out, "\nvars:")
+		return cfg
+	}
+	thenCfg, nowCfg := export("--seq", first), export()
+	if out, code := runCLI(t, d.URL, "rollback", first); code != 0 || !strings.Contains(out, "r6") {
+		t.Fatalf("lumen rollback %s: exit %d\n%s", first, code, out)
+	}
+	if got := export(); got != thenCfg {
+		t.Errorf("after rollback to %s the configuration is\n%s\nwant\n%s", first, got, thenCfg)
+	}
+	out, _ = runCLI(t, d.URL, "history")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	rolled := strings.Fields(lines[len(lines)-1])[0]
+	if rolled == third {
+		t.Fatalf("the rollback is not in the history:\n%s", out)
+	}
+	// Rolled back itself: to just before the rollback.
+	if out, code := runCLI(t, d.URL, "rollback", third); code != 0 {
+		t.Fatalf("lumen rollback %s: exit %d\n%s", third, code, out)
+	}
+	if got := export(); got != nowCfg {
+		t.Errorf("after rolling the rollback back the configuration is\n%s\nwant\n%s", got, nowCfg)
+	}
+	if v := mustOK(t, request(t, nc, "lumen.demo.cmd.get", `{}`)).Body["vars"].(map[string]any)["n"]; v != 1.0 {
+		t.Errorf("a rollback changed a variable: n = %v", v)
+	}
+	for _, args := range [][]string{{"rollback", "999999"}, {"rollback", "abc"}} {
+		if out, code := runCLI(t, d.URL, args...); code == 0 {
+			t.Errorf("lumen %v: exit 0\n%s", args, out)
+		}
+	}
+}
