@@ -1,9 +1,11 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -75,4 +77,123 @@ as they are.`,
 	lightFlag(cmd, a)
 	jsonFlag(cmd, a)
 	return cmd
+}
+
+func newDiff(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "diff SEQ [SEQ2]",
+		Short: "Show a configuration change as a YAML diff",
+		Long: `Show what configuration change SEQ ('lumen history' lists them) did, as a
+diff of the YAML 'lumen export' prints, from the configuration before it to
+the one after; with SEQ2, from the configuration after SEQ to the one after
+SEQ2. Lines start with - (before only), + (after only) or a space.`,
+		Example: `  lumen history
+  lumen diff 120
+  lumen diff 120 180`,
+		Args: args(cobra.RangeArgs(1, 2)),
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			var seqs []uint64
+			for _, s := range argv {
+				n, err := strconv.ParseUint(s, 10, 64)
+				if err != nil || n == 0 {
+					return usageError{fmt.Errorf("SEQ %q is not a sequence ('lumen history' lists them)", s)}
+				}
+				seqs = append(seqs, n)
+			}
+			ctx := cmd.Context()
+			var from, to string
+			var err error
+			if len(seqs) == 2 {
+				if from, err = a.configYAML(ctx, seqs[0]); err == nil {
+					to, err = a.configYAML(ctx, seqs[1])
+				}
+			} else {
+				from, to, err = a.changeYAML(ctx, seqs[0])
+			}
+			if err != nil {
+				return err
+			}
+			for _, l := range diffLines(strings.Split(from, "\n"), strings.Split(to, "\n")) {
+				fmt.Fprintln(a.stdout, l)
+			}
+			return nil
+		},
+	}
+	lightFlag(cmd, a)
+	return cmd
+}
+
+// configYAML is the light's configuration right after input seq, as
+// export prints it without the variables.
+func (a *app) configYAML(ctx context.Context, seq uint64) (string, error) {
+	g, err := a.getAt(ctx, messages.GetRequest{Seq: seq})
+	if err != nil {
+		return "", err
+	}
+	cfg := g.Config()
+	cfg.Vars = nil
+	b, err := messages.ToYAML(cfg)
+	return string(b), err
+}
+
+// changeYAML is the configuration before and after change seq: the
+// one after the change before it in the history, or none.
+func (a *app) changeYAML(ctx context.Context, seq uint64) (before, after string, err error) {
+	b, err := a.request(ctx, messages.VerbHistory, struct{}{})
+	if err != nil {
+		return "", "", err
+	}
+	var h messages.HistoryReply
+	if err := json.Unmarshal(b, &h); err != nil {
+		return "", "", fmt.Errorf("unexpected reply: %s", b)
+	}
+	prev := uint64(0)
+	for _, c := range h.Changes {
+		if c.Seq == seq {
+			if prev != 0 {
+				if before, err = a.configYAML(ctx, prev); err != nil {
+					return "", "", err
+				}
+			}
+			after, err = a.configYAML(ctx, seq)
+			return before, after, err
+		}
+		prev = c.Seq
+	}
+	return "", "", fmt.Errorf("input %d changed no configuration of light %s: 'lumen history' lists the changes, 'lumen diff %d %d' compares any two", seq, a.light, seq, seq)
+}
+
+// diffLines is the lines of a turned into b, by their longest common
+// subsequence: "- " only in a, "+ " only in b, "  " in both.
+func diffLines(a, b []string) []string {
+	// lcs[i][j] is the longest common subsequence of a[i:] and b[j:].
+	lcs := make([][]int, len(a)+1)
+	for i := range lcs {
+		lcs[i] = make([]int, len(b)+1)
+	}
+	for i := len(a) - 1; i >= 0; i-- {
+		for j := len(b) - 1; j >= 0; j-- {
+			if a[i] == b[j] {
+				lcs[i][j] = lcs[i+1][j+1] + 1
+			} else {
+				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
+			}
+		}
+	}
+	var out []string
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		switch {
+		case i < len(a) && j < len(b) && a[i] == b[j]:
+			out = append(out, "  "+a[i])
+			i, j = i+1, j+1
+		case i < len(a) && (j == len(b) || lcs[i+1][j] >= lcs[i][j+1]):
+			out = append(out, "- "+a[i])
+			i++
+		default:
+			out = append(out, "+ "+b[j])
+			j++
+		}
+	}
+	return out
 }

@@ -112,6 +112,23 @@ func TestHistoryAndRollback(t *testing.T) {
 		cfg, _, _ := strings.Cut(out, "\nvars:")
 		return cfg
 	}
+	// The third change as a diff: teal's green and blue changed.
+	out, code = runCLI(t, d.URL, "diff", third)
+	changed := 0
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "-") || strings.HasPrefix(l, "+") {
+			changed++
+		}
+	}
+	if code != 0 || !strings.Contains(out, "-     g: 128") || !strings.Contains(out, "+     g: 200") || changed != 4 {
+		t.Errorf("lumen diff %s: exit %d, %d lines changed\n%s", third, code, changed, out)
+	}
+	if out, code := runCLI(t, d.URL, "diff", first, third); code != 0 || !strings.Contains(out, "+   - id: r6") {
+		t.Errorf("lumen diff %s %s: exit %d\n%s", first, third, code, out)
+	}
+	if out, code := runCLI(t, d.URL, "diff", "1"); code == 0 || !strings.Contains(out, "changed no configuration") {
+		t.Errorf("lumen diff of an input that changed no configuration: exit %d\n%s", code, out)
+	}
 	thenCfg, nowCfg := export("--seq", first), export()
 	if out, code := runCLI(t, d.URL, "rollback", first); code != 0 || !strings.Contains(out, "r6") {
 		t.Fatalf("lumen rollback %s: exit %d\n%s", first, code, out)
