@@ -83,7 +83,9 @@ func Restart(light string, d OutRestartData, uniq string, at time.Time) Envelope
 // Gap records events a Pi purged before the house had them.
 func Gap(light string, d OutGapData, at time.Time) Envelope {
 	data, _ := json.Marshal(d) // plain numbers and a string
-	return Envelope{V: Version, ID: light + ":gap:" + strconv.FormatUint(d.From, 10), Type: OutGap, Light: light, Time: at.UTC(), Data: data}
+	// From and To: each forced purge while the hub is away starts at the
+	// same From, and must not be taken for a duplicate.
+	return Envelope{V: Version, ID: light + ":gap:" + strconv.FormatUint(d.From, 10) + "-" + strconv.FormatUint(d.To, 10), Type: OutGap, Light: light, Time: at.UTC(), Data: data}
 }
 
 // Failure records an error of light that no input caused: a data source's

@@ -109,16 +109,22 @@ func (s *Server) command(w http.ResponseWriter, r *http.Request) {
 		// Bodies are JSON whatever the Content-Type; none is {}.
 		m.Data = []byte("{}")
 	}
-	reply, err := s.wire.RequestMsg(r.Context(), light, verb, m)
+	within := answerWithin
+	if slowVerbs[verb] {
+		// The agent thinks, a replay reads the journal: past the server's
+		// write deadline, extended for this answer.
+		within = slowAnswerWithin
+		_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(within + 5*time.Second))
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), within)
+	defer cancel()
+	reply, err := s.wire.RequestMsg(ctx, light, verb, m)
 	var refusal *wire.Error
 	switch {
 	case err == nil:
 		writeRaw(w, http.StatusOK, reply)
 	case errors.As(err, &refusal):
-		code := refusal.Code
-		if code < 400 || code > 599 {
-			code = http.StatusInternalServerError
-		}
+		code := wireStatus(refusal.Code)
 		if len(reply) == 0 || !json.Valid(reply) {
 			writeError(w, code, refusal.Msg)
 			return
@@ -132,6 +138,26 @@ func (s *Server) command(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusInternalServerError, err.Error())
 	}
 }
+
+// wireStatus is a refusal's wire code as an HTTP status: 500 for one that
+// is no error status.
+func wireStatus(code int) int {
+	if code < 400 || code > 599 {
+		return http.StatusInternalServerError
+	}
+	return code
+}
+
+// answerWithin bounds a request to a light below the server's write
+// deadline (30 s), so that a light that does not answer gets a 504, not
+// a closed connection.
+const answerWithin = 25 * time.Second
+
+// slowVerbs may take longer than answerWithin: slowAnswerWithin.
+var slowVerbs = map[string]bool{messages.VerbAsk: true, messages.VerbTalk: true, messages.VerbGet: true,
+	messages.VerbHistory: true, messages.VerbRollback: true}
+
+const slowAnswerWithin = 3 * time.Minute
 
 // readBody reads a request's body of at most limit bytes; past it, or
 // when it cannot be read, it answers the error and returns false.

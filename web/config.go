@@ -87,7 +87,7 @@ func (s *Server) refused(w http.ResponseWriter, r *http.Request, light string, r
 	var refusal *wire.Error
 	switch {
 	case errors.As(err, &refusal):
-		e := ConfigError{Code: refusal.Code, Error: refusal.Msg}
+		e := ConfigError{Code: wireStatus(refusal.Code), Error: refusal.Msg}
 		if raw != nil {
 			e.Line = messages.Line(raw, refusal.Msg)
 		}

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -56,7 +57,8 @@ func (s *Server) allEvents(w http.ResponseWriter, r *http.Request) {
 
 // stream follows the journal's events matching filter as SSE.
 func (s *Server) stream(w http.ResponseWriter, r *http.Request, filter string) {
-	ctx := r.Context()
+	ctx, cancel := s.streamCtx(r)
+	defer cancel()
 	from, err := resumeFrom(r)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
@@ -81,7 +83,9 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, filter string) {
 		return
 	}
 	defer t.leave(sub)
-	if from == 0 {
+	if from == 0 || from > joined+1 {
+		// No resume point, or one past the journal's end (a journal made
+		// anew since): the next event.
 		from = joined + 1
 	}
 	rc, ok := startSSE(w)
@@ -155,39 +159,47 @@ func (s *Server) eventSource(ctx context.Context) (*tap, *journal.Journal, error
 
 // followAlone follows the journal for one stream with a consumer of its
 // own.
+// Its copy's events carry their Pi's sequences, in no one order, so a
+// stream without a resume point starts once the copy is read to its end
+// rather than at a sequence.
 func (s *Server) followAlone(w http.ResponseWriter, r *http.Request, j *journal.Journal, filter string, from uint64) {
-	ctx := r.Context()
-	if from == 0 {
-		last, err := j.LastSeq(ctx)
-		if err != nil {
-			writeError(w, http.StatusInternalServerError, err.Error())
-			return
-		}
-		from = last + 1
-	}
+	ctx, cancel := s.streamCtx(r)
+	defer cancel()
 	rc, ok := startSSE(w)
 	if !ok {
 		return
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	var live atomic.Bool
+	live.Store(from != 0)
 	events := make(chan journal.Msg, 64)
 	failed := make(chan struct{})
 	go func() {
 		defer close(failed) // the client reconnects with Last-Event-ID
 		err := j.Follow(ctx, filter, from, func(m journal.Msg) error {
+			if !live.Load() {
+				return nil
+			}
 			select {
 			case events <- m:
 				return nil
 			case <-ctx.Done():
 				return ctx.Err()
 			}
-		}, nil)
+		}, func() { live.Store(true) })
 		if ctx.Err() == nil {
 			s.cfg.Logf("http: events %s: %v", filter, err)
 		}
 	}()
 	pump(ctx, w, rc, events, failed, 0) // Follow starts at from itself
+}
+
+// streamCtx is the context of a long-lived stream: it ends with the
+// request or when the server closes, so that closing does not wait for
+// the clients to go.
+func (s *Server) streamCtx(r *http.Request) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(r.Context())
+	stop := context.AfterFunc(s.ctx, cancel)
+	return ctx, func() { stop(); cancel() }
 }
 
 // startSSE answers with an event stream, which lives as long as the
@@ -229,17 +241,17 @@ func resumeFrom(r *http.Request) (uint64, error) {
 // time from the stream, as the light reads it.
 func sseEvent(m journal.Msg) []byte {
 	light, dir, typ, _ := subject.Parse(m.Subject)
-	data := m.Data
+	// One line, as SSE needs: compacted, or as a string when it is not
+	// JSON at all.
+	var payload bytes.Buffer
+	if json.Compact(&payload, m.Data) != nil {
+		payload.Reset()
+		q, _ := json.Marshal(string(m.Data))
+		payload.Write(q)
+	}
+	data := payload.Bytes()
 	if !messages.IsEnvelope(data) {
-		// One line, as SSE needs: compacted, or as a string when it is
-		// not JSON at all.
-		var payload bytes.Buffer
-		if json.Compact(&payload, data) != nil {
-			payload.Reset()
-			q, _ := json.Marshal(string(data))
-			payload.Write(q)
-		}
-		env := messages.Envelope{V: messages.Version, Type: typ, Light: light, Time: m.Time.UTC(), Data: payload.Bytes()}
+		env := messages.Envelope{V: messages.Version, Type: typ, Light: light, Time: m.Time.UTC(), Data: data}
 		data = messages.AppendEnvelope(nil, &env)
 	}
 	b := make([]byte, 0, len(data)+64)

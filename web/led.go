@@ -73,6 +73,8 @@ func ledNow(light string, b []byte) LEDEvent {
 
 // ledStream sends now, then what the LEDs of subjects announce.
 func (s *Server) ledStream(w http.ResponseWriter, r *http.Request, subjects []string, now []LEDEvent) {
+	ctx, cancel := s.streamCtx(r)
+	defer cancel()
 	// Subscribe before anything is sent, so that nothing between the
 	// led replies and the first announcement is missed.
 	events := make(chan *nats.Msg, 256)
@@ -122,7 +124,7 @@ func (s *Server) ledStream(w http.ResponseWriter, r *http.Request, subjects []st
 			if _, err := w.Write([]byte(": keep-alive\n\n")); err != nil || rc.Flush() != nil {
 				return
 			}
-		case <-r.Context().Done():
+		case <-ctx.Done():
 			return
 		}
 	}

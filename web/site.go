@@ -93,6 +93,8 @@ func (s *Site) Serve(cfg Config) error {
 		return err
 	}
 	s.door, s.srv.Handler = door, door
+	// Shutdown waits for requests; the event streams end at once.
+	s.srv.RegisterOnShutdown(door.Close)
 	go func() {
 		defer close(s.done)
 		if err := s.srv.Serve(s.ln); err != nil && !errors.Is(err, http.ErrServerClosed) {

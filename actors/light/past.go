@@ -39,17 +39,12 @@ func (h *handler) getAt(req micro.Request, q *GetAt) {
 	defer cancel()
 	to, err := h.pastInput(ctx, q)
 	if err != nil {
-		var e *wire.Error
-		if errors.As(err, &e) {
-			wire.RespondError(req, e.Code, "get: "+e.Msg)
-		} else {
-			wire.RespondError(req, 500, "get: "+err.Error())
-		}
+		respondPast(req, "get", "", err)
 		return
 	}
-	sum, err := Replay{Light: h.light, ToSeq: to}.Run(ctx, h.journal)
+	sum, err := h.rebuild(ctx, to, nil)
 	if err != nil {
-		wire.RespondError(req, 409, fmt.Sprintf("get: the light as it was at input %d cannot be rebuilt: %v", to, err))
+		respondPast(req, "get", fmt.Sprintf("the light as it was at input %d cannot be rebuilt", to), err)
 		return
 	}
 	wire.Respond(req, sum.Model)
@@ -74,6 +69,9 @@ func (h *handler) pastInput(ctx context.Context, q *GetAt) (uint64, error) {
 		next, err := h.journal.SeqAt(ctx, subject.AllIn(h.light), q.At.Add(time.Nanosecond))
 		if err != nil {
 			return 0, err
+		}
+		if next == 0 { // a copy's journal, in no one order: not for times
+			return 0, &wire.Error{Code: 409, Msg: "this journal cannot be read by time; ask for a seq"}
 		}
 		return next - 1, nil
 	}
@@ -166,17 +164,16 @@ func (h *handler) rollback(req micro.Request, q *Rollback) {
 	defer cancel()
 	to, err := h.pastInput(ctx, &GetAt{Seq: q.Seq})
 	if err != nil {
-		var e *wire.Error
-		if errors.As(err, &e) {
-			wire.RespondError(req, e.Code, "rollback: "+e.Msg)
-		} else {
-			wire.RespondError(req, 500, "rollback: "+err.Error())
-		}
+		respondPast(req, "rollback", "", err)
 		return
 	}
 	var then *machine.Machine
-	if _, err := (Replay{Light: h.light, ToSeq: to, OnModel: func(_ *Applied, m *machine.Machine) { then = m }}).Run(ctx, h.journal); err != nil || then == nil {
-		wire.RespondError(req, 409, fmt.Sprintf("rollback: the configuration after input %d cannot be rebuilt: %v", to, err))
+	if _, err := h.rebuild(ctx, to, func(_ *Applied, m *machine.Machine) { then = m }); err != nil {
+		respondPast(req, "rollback", fmt.Sprintf("the configuration after input %d cannot be rebuilt", to), err)
+		return
+	}
+	if then == nil {
+		wire.RespondError(req, 409, fmt.Sprintf("rollback: input %d is not applied yet; try again in a moment", to))
 		return
 	}
 	cfg := configOf(then)
@@ -192,4 +189,38 @@ func (h *handler) rollback(req micro.Request, q *Rollback) {
 		return
 	}
 	actors.Answer(req, h.root, h.pid, msg, h.timeout, messages.VerbRollback, "the light", nil)
+}
+
+// rebuild replays the light up to input to: from the start of its
+// journal, or once compaction has taken that, from its snapshot, when
+// the snapshot is not past to.
+func (h *handler) rebuild(ctx context.Context, to uint64, onModel func(*Applied, *machine.Machine)) (ReplaySummary, error) {
+	sum, err := Replay{Light: h.light, ToSeq: to, OnModel: onModel}.Run(ctx, h.journal)
+	if mi := (*MissingInputError)(nil); !errors.As(err, &mi) {
+		return sum, err
+	}
+	var covered uint64
+	sum, err = Replay{Light: h.light, ToSeq: to, FromSnapshot: true, OnModel: onModel,
+		OnSnapshot: func(in uint64) { covered = in }}.Run(ctx, h.journal)
+	if err == nil && covered > to {
+		return sum, &wire.Error{Code: 404, Msg: fmt.Sprintf("the journal keeps light %s's past from input %d on: compaction removed what came before", h.light, covered)}
+	}
+	return sum, err
+}
+
+// respondPast answers a failed look into the past: a refusal with its
+// code, a replay that cannot be made with 409, anything else with 500.
+func respondPast(req micro.Request, verb, what string, err error) {
+	var e *wire.Error
+	var mi *MissingInputError
+	switch {
+	case errors.As(err, &e):
+		wire.RespondError(req, e.Code, verb+": "+e.Msg)
+	case errors.As(err, &mi):
+		wire.RespondError(req, 409, fmt.Sprintf("%s: %s: %v", verb, what, err))
+	case what != "":
+		wire.RespondError(req, 500, fmt.Sprintf("%s: %s: %v", verb, what, err))
+	default:
+		wire.RespondError(req, 500, verb+": "+err.Error())
+	}
 }

@@ -187,15 +187,17 @@ func (h *handler) handle(verb string) func(micro.Request) {
 			wire.RespondError(req, sourceErrorCode(err), fmt.Sprintf("%s: %s", verb, sourceSentence(err)))
 			return
 		}
+		// Looks into the past replay the journal: off the endpoint's
+		// goroutine, so that the present (get, fleet get) is not held up.
 		switch q := msg.(type) {
 		case *GetAt:
-			h.getAt(req, q)
+			go h.getAt(req, q)
 			return
 		case *HistoryReq:
-			h.history(req)
+			go h.history(req)
 			return
 		case *Rollback:
-			h.rollback(req, q)
+			go h.rollback(req, q)
 			return
 		}
 		switch verb {

@@ -226,6 +226,30 @@ func TestHouse(t *testing.T) {
 	if first != "1" && first != "2" {
 		t.Errorf("the house's events of porch at the hub start at %q, want the Pi's first sequences", first)
 	}
+	// Live, at the hub: a new event of porch comes, with porch's own
+	// sequence.
+	live, err := http.Get(page + "api/v1/events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(live.Body)
+		for sc.Scan() {
+			if strings.HasPrefix(sc.Text(), "data: ") && strings.Contains(sc.Text(), `"light":"porch"`) {
+				got <- sc.Text()
+				return
+			}
+		}
+	}()
+	time.Sleep(500 * time.Millisecond) // the stream has read the house's history
+	runCLI(t, hub.URL, "fire", "button_click", "--light", "porch")
+	select {
+	case <-got:
+	case <-time.After(10 * time.Second):
+		t.Error("no live event of porch from the hub's /api/v1/events")
+	}
+	live.Body.Close()
 
 	// pi ls: both connected, the house caught up.
 	waitFor(t, 10*time.Second, "pi ls to show both Pis connected", func() bool {

@@ -56,8 +56,14 @@ When ready it prints one line 'lumen: hub ready nats://HOST:PORT leaf HOST:PORT'
 			if err != nil {
 				return usageError{err}
 			}
-			defer site.Close()
-			defer h.Close()
+			var nc *nats.Conn
+			defer func() { // the page first, then its connection, then the hub
+				site.Close()
+				if nc != nil {
+					nc.Close()
+				}
+				_ = h.Close()
+			}()
 			if err := h.Run(cmd.Context()); err != nil {
 				return err
 			}
@@ -67,11 +73,9 @@ When ready it prints one line 'lumen: hub ready nats://HOST:PORT leaf HOST:PORT'
 				if cfg.User != "" {
 					opts = append(opts, nats.UserInfo(cfg.User, cfg.Password))
 				}
-				nc, err := nats.Connect(h.URL(), opts...)
-				if err != nil {
+				if nc, err = nats.Connect(h.URL(), opts...); err != nil {
 					return err
 				}
-				defer nc.Close()
 				if err := site.Serve(web.Config{NC: nc, Hosts: cfg.SANs, User: cfg.User, Password: cfg.Password, Logf: cfg.Logf}); err != nil {
 					return err
 				}
@@ -82,7 +86,7 @@ When ready it prints one line 'lumen: hub ready nats://HOST:PORT leaf HOST:PORT'
 			}
 			<-cmd.Context().Done()
 			fmt.Fprintln(a.stderr, "lumen: shutting down")
-			return h.Close()
+			return nil // the deferred close, in order
 		},
 	}
 	f := cmd.Flags()

@@ -144,19 +144,17 @@ func (b *Broker) HubLinked() (bool, string) {
 	return false, why
 }
 
-// Kick closes the leaf connections of the server named name: a reload
-// that removes a Pi's user leaves its connection open, so the hub ends
-// it, and the Pi's next login is refused.
-func (b *Broker) Kick(name string) error {
+// KickAll closes every leaf connection: a reload that removes a Pi's
+// user leaves its connection open, so the hub ends them all, and only
+// the Pis still registered log in again.
+func (b *Broker) KickAll() error {
 	z, err := b.srv.Leafz(&server.LeafzOptions{})
 	if err != nil {
 		return fmt.Errorf("broker: leafs: %w", err)
 	}
 	for _, l := range z.Leafs {
-		if l.Name == name {
-			if err := b.srv.DisconnectClientByID(l.ID); err != nil {
-				return fmt.Errorf("broker: disconnect %s: %w", name, err)
-			}
+		if err := b.srv.DisconnectClientByID(l.ID); err != nil {
+			return fmt.Errorf("broker: disconnect %s: %w", l.Name, err)
 		}
 	}
 	return nil

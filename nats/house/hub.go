@@ -189,11 +189,15 @@ func (h *Hub) apply(ctx context.Context) error {
 	if err := writeOwners(ctx, h.b.JetStream(), reg); err != nil {
 		return err
 	}
+	// A reload does not end a removed Pi's connection, and a server may
+	// call itself anything: on any removal or new key every Pi is
+	// disconnected, and those still registered join again within 2 s.
 	for _, p := range h.reg.Pis {
-		if reg.Find(p.Name) == nil {
-			if err := h.b.Kick(ServerName(p.Name)); err != nil {
+		if now := reg.Find(p.Name); now == nil || now.PublicKey != p.PublicKey {
+			if err := h.b.KickAll(); err != nil {
 				return err
 			}
+			break
 		}
 	}
 	h.mu.Lock()

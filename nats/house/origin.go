@@ -115,13 +115,8 @@ func writeOwners(ctx context.Context, js jetstream.JetStream, r Registry) error 
 			want[l] = p.Name
 		}
 	}
-	if keys, err := kv.ListKeys(ctx); err == nil {
-		for k := range keys.Keys() {
-			if _, ok := want[k]; !ok {
-				_ = kv.Delete(ctx, k)
-			}
-		}
-	}
+	// The lights of a removed Pi keep their owner: the house keeps their
+	// history, and its readers take it from that Pi.
 	for l, pi := range want {
 		if _, err := kv.Put(ctx, l, []byte(pi)); err != nil {
 			return fmt.Errorf("house: %s: %w", LightsBucket, err)

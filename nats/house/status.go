@@ -73,7 +73,11 @@ func (h *Hub) writeStatus(ctx context.Context) error {
 	h.mu.Unlock()
 	for _, pi := range joined {
 		if err := h.resync(ctx, reg, pi); err != nil {
-			h.cfg.Logf("hub: Pi %s: %v", pi, err)
+			h.cfg.Logf("hub: Pi %s: %v; trying again", pi, err)
+			// Seen as not connected yet, so that the next look retries.
+			h.mu.Lock()
+			delete(h.online, pi)
+			h.mu.Unlock()
 		}
 	}
 	b, err := json.MarshalIndent(st, "", "  ")

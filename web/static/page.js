@@ -36,8 +36,19 @@ function paint(led) {
   $(el, "circle").setAttribute("fill", `rgb(${c.r},${c.g},${c.b})`);
   $(el, ".rgb").textContent = `rgb(${c.r}, ${c.g}, ${c.b})`;
 }
-const leds = new EventSource("/api/v1/led");
-leds.addEventListener("led", (ev) => paint(JSON.parse(ev.data)));
+// stream opens an event stream with its listeners, and opens it again
+// should the browser give up on it (an answer that is not a stream).
+function stream(url, listeners, onopen, onerror) {
+  const es = new EventSource(url);
+  for (const [type, fn] of listeners) es.addEventListener(type, fn);
+  es.onopen = onopen || null;
+  es.onerror = () => {
+    if (onerror) onerror();
+    if (es.readyState === EventSource.CLOSED) setTimeout(() => stream(url, listeners, onopen, onerror), 2000);
+  };
+  return es;
+}
+stream("/api/v1/led", [["led", (ev) => paint(JSON.parse(ev.data))]]);
 
 // ── The virtual button: its edges go to the light's gesture detector ──
 // The edges of one button go one after the other, as they happened.
@@ -45,8 +56,12 @@ for (const [light, el] of lights) {
   const b = $(el, ".press");
   let sent = Promise.resolve();
   const edge = (e) => { sent = sent.then(() => api(light, "button", { edge: e, from: "web" })).catch(() => {}); };
-  b.addEventListener("pointerdown", (ev) => { b.setPointerCapture(ev.pointerId); b.classList.add("down"); edge("down"); });
-  b.addEventListener("pointerup", () => { b.classList.remove("down"); edge("up"); });
+  let down = false;
+  const release = () => { if (down) { down = false; b.classList.remove("down"); edge("up"); } };
+  b.addEventListener("pointerdown", (ev) => { b.setPointerCapture(ev.pointerId); down = true; b.classList.add("down"); edge("down"); });
+  // A scroll or a lost capture ends the press too: the light must not
+  // think the button is held.
+  for (const t of ["pointerup", "pointercancel", "lostpointercapture"]) b.addEventListener(t, release);
 }
 
 // ── The model: states, rules, variables, sources, tools, schedules ───
@@ -112,6 +127,12 @@ function modelChanged(light) {
 async function loadConfig(light) {
   const el = lights.get(light);
   const r = await fetch(`/api/v1/lights/${encodeURIComponent(light)}/config`);
+  if (!r.ok) {
+    let reply = {};
+    try { reply = await r.json(); } catch { /* not JSON */ }
+    say(el, `the configuration cannot be read: ${reply.error || r.status}`, true);
+    return;
+  }
   $(el, ".yaml").value = await r.text();
   say(el, "", false);
 }
@@ -207,8 +228,10 @@ for (const [light, el] of lights) {
     const text = form.elements.text.value.trim();
     if (!text) return;
     form.elements.text.value = "";
-    const [status, r] = await api(light, "ask", { text, session, async: true, who: "page" });
-    if (status !== 200) chatLine(light, "fail", r.error || "the agent did not take it");
+    try {
+      const [status, r] = await api(light, "ask", { text, session, async: true, who: "page" });
+      if (status !== 200) chatLine(light, "fail", r.error || "the agent did not take it");
+    } catch (err) { chatLine(light, "fail", `ask: ${err.message || err}`); }
   });
 }
 
@@ -232,10 +255,10 @@ function micFor(light, el) {
     $(el, ".mic-why").textContent = "The browser allows the microphone only on a secure page: open this page at http://127.0.0.1 on the daemon's machine, or over HTTPS.";
     return;
   }
-  let rec = null;
-  b.addEventListener("pointerdown", async (ev) => {
-    b.setPointerCapture(ev.pointerId);
-    b.classList.add("recording");
+  // starting is the recording being set up (the browser may ask for the
+  // microphone first): a release before it is ready still ends it.
+  let starting = null;
+  const start = async () => {
     const stream = await navigator.mediaDevices.getUserMedia({ audio: true });
     const ctx = new AudioContext();
     const src = ctx.createMediaStreamSource(stream);
@@ -244,21 +267,33 @@ function micFor(light, el) {
     node.onaudioprocess = (e) => chunks.push(new Float32Array(e.inputBuffer.getChannelData(0)));
     src.connect(node);
     node.connect(ctx.destination);
-    rec = { stream, ctx, node, chunks };
+    return { stream, ctx, node, chunks };
+  };
+  b.addEventListener("pointerdown", (ev) => {
+    if (starting) return;
+    b.setPointerCapture(ev.pointerId);
+    b.classList.add("recording");
+    starting = start();
   });
-  b.addEventListener("pointerup", async () => {
+  const stop = async () => {
     b.classList.remove("recording");
-    if (!rec) return;
+    if (!starting) return;
+    const pending = starting;
+    starting = null;
+    let rec;
+    try { rec = await pending; } catch (err) { chatLine(light, "fail", `the microphone: ${err.message || err}`); return; }
     const { stream, ctx, node, chunks } = rec;
-    rec = null;
     node.disconnect();
     for (const t of stream.getTracks()) t.stop();
     const rate = ctx.sampleRate;
     await ctx.close();
-    const r = await fetch(`/api/v1/lights/${encodeURIComponent(light)}/talk`, {
-      method: "POST", headers: { "Content-Type": "audio/wav", "Lumen-Session": session, "Lumen-Who": "page" }, body: wav(chunks, rate),
-    });
-    const reply = await r.json();
+    let reply;
+    try {
+      const r = await fetch(`/api/v1/lights/${encodeURIComponent(light)}/talk`, {
+        method: "POST", headers: { "Content-Type": "audio/wav", "Lumen-Session": session, "Lumen-Who": "page" }, body: wav(chunks, rate),
+      });
+      reply = await r.json();
+    } catch (err) { chatLine(light, "fail", `talk: ${err.message || err}`); return; }
     if (!reply.ok) { chatLine(light, "fail", reply.error || "talk failed"); return; }
     chatLine(light, "heard", `heard: ${reply.transcript || "(nothing)"}`);
     if (reply.audio) {
@@ -266,7 +301,8 @@ function micFor(light, el) {
       const audio = new Audio(URL.createObjectURL(new Blob([bytes], { type: "audio/wav" })));
       audio.play().catch(() => { /* no sound device: the answer is in the chat */ });
     }
-  });
+  };
+  for (const t of ["pointerup", "pointercancel"]) b.addEventListener(t, stop);
 }
 for (const [light, el] of lights) micFor(light, el);
 
@@ -287,9 +323,6 @@ function line(id, env, kind) {
   log.prepend(li);
   while (log.children.length > 300) log.lastChild.remove();
 }
-const es = new EventSource("/api/v1/events");
-es.onopen = () => { conn.textContent = "live"; conn.className = "conn live"; };
-es.onerror = () => { conn.textContent = "reconnecting… (the daemon is away)"; conn.className = "conn down"; };
 function onEvent(ev) {
   const env = JSON.parse(ev.data);
   line(ev.lastEventId, env, ev.type);
@@ -302,4 +335,8 @@ const types = {
   in: ["fired", "state", "var", "config", "timer", "schedule", "data", "upgrade"],
   out: ["state", "var", "timer", "schedule", "config", "ignored", "error", "restart", "upgrade", "gap", "agent"],
 };
-for (const [dir, names] of Object.entries(types)) for (const t of names) es.addEventListener(`${dir}.${t}`, onEvent);
+const journalListeners = [];
+for (const [dir, names] of Object.entries(types)) for (const t of names) journalListeners.push([`${dir}.${t}`, onEvent]);
+stream("/api/v1/events", journalListeners,
+  () => { conn.textContent = "live"; conn.className = "conn live"; },
+  () => { conn.textContent = "reconnecting… (the daemon is away)"; conn.className = "conn down"; });
