@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/lumen-home/lumen/nats/broker"
+	"github.com/nats-io/nats.go"
 )
 
 // A Site is the HTTP door on its port: the listener, bound before the
@@ -65,22 +66,9 @@ func Listen(flag, addr string, credentials bool, logf func(string, ...any)) (*Si
 		IdleTimeout:       60 * time.Second,
 		MaxHeaderBytes:    16 << 10,
 	}}
-	s.url = "http://" + reachable(ln.Addr())
+	tcp := ln.Addr().(*net.TCPAddr)
+	s.url = "http://" + broker.DialAddr(tcp.IP.String(), tcp.Port)
 	return s, nil
-}
-
-// reachable is addr as a client dials it: an unspecified host (0.0.0.0,
-// ::) as 127.0.0.1, like the ready line's NATS URL.
-func reachable(addr net.Addr) string {
-	tcp, ok := addr.(*net.TCPAddr)
-	if !ok {
-		return addr.String()
-	}
-	host := tcp.IP.String()
-	if tcp.IP.IsUnspecified() {
-		host = "127.0.0.1"
-	}
-	return net.JoinHostPort(host, fmt.Sprint(tcp.Port))
 }
 
 // Serve starts answering with the door cfg describes.
@@ -128,4 +116,19 @@ func (s *Site) Close() {
 	} else {
 		s.door.Close()
 	}
+}
+
+// Dial connects a door to the NATS server at url as an outside client
+// (with user and password when they are set), so the page and API have
+// exactly a client's rights.
+func Dial(url, user, password string) (*nats.Conn, error) {
+	opts := []nats.Option{nats.Name("lumen-http")}
+	if user != "" {
+		opts = append(opts, nats.UserInfo(user, password))
+	}
+	nc, err := nats.Connect(url, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("web: connect the HTTP door: %w", err)
+	}
+	return nc, nil
 }

@@ -1,27 +1,18 @@
 package daemon
 
 import (
-	"fmt"
-
-	"github.com/nats-io/nats.go"
-
 	"github.com/lumen-home/lumen/web"
 )
 
 // serveWeb starts the daemon's HTTP door (--http) with its own
-// connection to the broker, as an outside client, so the page and API
-// have exactly a client's rights.
+// connection to the broker.
 func (d *Daemon) serveWeb() error {
 	if d.web == nil {
 		return nil
 	}
-	opts := []nats.Option{nats.Name("lumen-http")}
-	if d.cfg.User != "" {
-		opts = append(opts, nats.UserInfo(d.cfg.User, d.cfg.Password))
-	}
-	nc, err := nats.Connect(d.broker.ClientURL(), opts...)
+	nc, err := web.Dial(d.broker.ClientURL(), d.cfg.User, d.cfg.Password)
 	if err != nil {
-		return fmt.Errorf("daemon: the HTTP door's connection: %w", err)
+		return err
 	}
 	d.webNC = nc
 	return d.web.Serve(web.Config{NC: nc, Lights: d.cfg.Lights, Hosts: d.cfg.HTTPNames, Hooks: d.hooks, User: d.cfg.User, Password: d.cfg.Password, Logf: d.cfg.Logf})

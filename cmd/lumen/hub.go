@@ -69,11 +69,7 @@ When ready it prints one line 'lumen: hub ready nats://HOST:PORT leaf HOST:PORT'
 			}
 			if site != nil {
 				// The page and API of the whole house, as a client of the hub.
-				opts := []nats.Option{nats.Name("lumen-http")}
-				if cfg.User != "" {
-					opts = append(opts, nats.UserInfo(cfg.User, cfg.Password))
-				}
-				if nc, err = nats.Connect(h.URL(), opts...); err != nil {
+				if nc, err = web.Dial(h.URL(), cfg.User, cfg.Password); err != nil {
 					return err
 				}
 				if err := site.Serve(web.Config{NC: nc, Hosts: cfg.SANs, User: cfg.User, Password: cfg.Password, Logf: cfg.Logf}); err != nil {

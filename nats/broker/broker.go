@@ -392,12 +392,12 @@ func (b *Broker) MQTTAddr() string {
 	// wrote the port under its lock before that.
 	b.reload.Lock()
 	defer b.reload.Unlock()
-	return displayAddr(b.opts.MQTT.Host, b.opts.MQTT.Port)
+	return DialAddr(b.opts.MQTT.Host, b.opts.MQTT.Port)
 }
 
 // displayAddr is host:port as a client dials it: an unspecified host is
 // reported as 127.0.0.1.
-func displayAddr(host string, port int) string {
+func DialAddr(host string, port int) string {
 	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
 		host = "127.0.0.1"
 	}

@@ -117,7 +117,7 @@ func (b *Broker) LeafAddr() string {
 	}
 	b.reload.Lock()
 	defer b.reload.Unlock()
-	return displayAddr(b.opts.LeafNode.Host, b.opts.LeafNode.Port)
+	return DialAddr(b.opts.LeafNode.Host, b.opts.LeafNode.Port)
 }
 
 // Leafs returns the server names of the leaf nodes connected to a hub,
