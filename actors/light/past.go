@@ -30,13 +30,29 @@ func WithJournal(j *journal.Journal) ServeOption {
 // pastTimeout bounds one replay of the past.
 const pastTimeout = 2 * time.Minute
 
-func (h *handler) getAt(req micro.Request, q *GetAt) {
+// past answers a look into the past (get at a seq or time, history,
+// rollback): it replays the journal, so it runs off the endpoint's
+// goroutine, and the present (get, fleet get) is not held up.
+func (h *handler) past(req micro.Request, verb string, msg any) {
 	if h.journal == nil {
-		wire.RespondError(req, 409, "get: this light cannot read its journal here")
+		wire.RespondError(req, 409, verb+": this light cannot read its journal here")
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), pastTimeout)
-	defer cancel()
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), pastTimeout)
+		defer cancel()
+		switch q := msg.(type) {
+		case *GetAt:
+			h.getAt(ctx, req, q)
+		case *HistoryReq:
+			h.history(ctx, req)
+		case *Rollback:
+			h.rollback(ctx, req, q)
+		}
+	}()
+}
+
+func (h *handler) getAt(ctx context.Context, req micro.Request, q *GetAt) {
 	to, err := h.pastInput(ctx, q)
 	if err != nil {
 		respondPast(req, "get", "", err)
@@ -137,13 +153,7 @@ func configOf(m *machine.Machine) messages.ApplyRequest {
 	return c
 }
 
-func (h *handler) history(req micro.Request) {
-	if h.journal == nil {
-		wire.RespondError(req, 409, "history: this light cannot read its journal here")
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), pastTimeout)
-	defer cancel()
+func (h *handler) history(ctx context.Context, req micro.Request) {
 	changes, err := History(ctx, h.journal, h.light)
 	if err != nil {
 		wire.RespondError(req, 409, fmt.Sprintf("history: the journal cannot be read back: %v", err))
@@ -155,13 +165,7 @@ func (h *handler) history(req micro.Request) {
 // rollback applies the configuration the light had right after input
 // q.Seq, as a new input like apply (so a rollback is itself in the
 // history, and can be rolled back); its variables stay as they are.
-func (h *handler) rollback(req micro.Request, q *Rollback) {
-	if h.journal == nil {
-		wire.RespondError(req, 409, "rollback: this light cannot read its journal here")
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), pastTimeout)
-	defer cancel()
+func (h *handler) rollback(ctx context.Context, req micro.Request, q *Rollback) {
 	to, err := h.pastInput(ctx, &GetAt{Seq: q.Seq})
 	if err != nil {
 		respondPast(req, "rollback", "", err)

@@ -187,17 +187,9 @@ func (h *handler) handle(verb string) func(micro.Request) {
 			wire.RespondError(req, sourceErrorCode(err), fmt.Sprintf("%s: %s", verb, sourceSentence(err)))
 			return
 		}
-		// Looks into the past replay the journal: off the endpoint's
-		// goroutine, so that the present (get, fleet get) is not held up.
-		switch q := msg.(type) {
-		case *GetAt:
-			go h.getAt(req, q)
-			return
-		case *HistoryReq:
-			go h.history(req)
-			return
-		case *Rollback:
-			go h.rollback(req, q)
+		switch msg.(type) {
+		case *GetAt, *HistoryReq, *Rollback:
+			h.past(req, verb, msg)
 			return
 		}
 		switch verb {
