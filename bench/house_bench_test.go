@@ -231,18 +231,6 @@ func startHub(tb testing.TB, data string) *daemon {
 	return lumentest.StartHub(tb, data)
 }
 
-// freeLoopback is a loopback address whose port is free now: a hub
-// restarted on it keeps the address its Pi dials.
-func freeLoopback(tb testing.TB) string {
-	tb.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
-}
-
 // runServer starts a plain nats-server.
 func runServer(tb testing.TB, opts *server.Options) *server.Server {
 	tb.Helper()
@@ -301,7 +289,7 @@ func houseCatchUp(b *testing.B) time.Duration {
 	if err != nil {
 		b.Fatal(err)
 	}
-	leaf := freeLoopback(b)
+	leaf := lumentest.FreeAddr(b)
 	runHub := func() *house.Hub {
 		h, err := house.NewHub(house.HubConfig{Data: hubData, Listen: "127.0.0.1:0", LeafListen: leaf, Sync: syncMode()})
 		if err != nil {
@@ -395,7 +383,7 @@ func rawCatchUp(b *testing.B) time.Duration {
 	always := syncMode() == broker.SyncAlways
 	hubOpts := &server.Options{ServerName: "rawhub", Host: "127.0.0.1", Port: server.RANDOM_PORT, NoSigs: true, NoLog: true,
 		JetStream: true, JetStreamDomain: "hub", StoreDir: b.TempDir(), SyncAlways: always}
-	leaf := freeLoopback(b)
+	leaf := lumentest.FreeAddr(b)
 	host, port, _ := net.SplitHostPort(leaf)
 	hubOpts.LeafNode.Host = host
 	hubOpts.LeafNode.Port, _ = strconv.Atoi(port)

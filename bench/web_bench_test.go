@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -21,28 +20,12 @@ import (
 // The page and its API: what a browser downloads, and what event streams
 // cost the daemon.
 
-// pageURL waits for the daemon's page line.
-func pageURL(tb testing.TB, d *daemon) string {
-	tb.Helper()
-	re := regexp.MustCompile(`lumen: page (http://\S+/)`)
-	deadline := time.Now().Add(readyTimeout)
-	for {
-		if m := re.FindStringSubmatch(d.Logs()); m != nil {
-			return m[1]
-		}
-		if time.Now().After(deadline) {
-			tb.Fatalf("no page line:\n%s", d.Logs())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // BenchmarkPageWeight fetches the page and everything it loads: html-bytes
 // is the server-rendered HTML, js-css-bytes its script and style (goal
 // under 200 KB); ns/op is one load of all of it.
 func BenchmarkPageWeight(b *testing.B) {
 	d := startDaemon(b, b.TempDir(), "--light", benchLight, "--http", "127.0.0.1:0")
-	page := pageURL(b, d)
+	page := d.Page(b)
 	get := func(url string) int {
 		res, err := http.Get(url)
 		if err != nil {
@@ -75,7 +58,7 @@ const sseClients = 50
 // and with clients, the same delay at every SSE client (sse-p99-µs).
 func BenchmarkSSEClients(b *testing.B) {
 	d := startDaemon(b, b.TempDir(), "--light", benchLight, "--sync", syncMode(), "--http", "127.0.0.1:0")
-	page := pageURL(b, d)
+	page := d.Page(b)
 	nc := connect(b, d.URL)
 	applyBenchConfig(b, nc)
 	var quiet, busy sseRun

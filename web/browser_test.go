@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"image"
 	_ "image/png" // screenshots
-	"net"
 	"net/url"
 	"os"
 	"os/exec"
@@ -180,7 +179,7 @@ func (b *browser) waitSwatch(t *testing.T, light, want string, ok func(r, g, b u
 func TestPageInChromium(t *testing.T) {
 	t.Parallel()
 	d := lumentest.Start(t, t.TempDir(), "--http", "127.0.0.1:0", "--hardware", "sim")
-	page := pageURL(t, d)
+	page := d.Page(t)
 	nc, err := nats.Connect(d.URL)
 	if err != nil {
 		t.Fatal(err)
@@ -226,23 +225,6 @@ func TestPageInChromium(t *testing.T) {
 		if ru, err := url.Parse(r); err != nil || ru.Host != u.Host {
 			t.Errorf("the page requested %s, not of %s", r, u.Host)
 		}
-	}
-}
-
-// pageURL is the page's address from the daemon's line after ready.
-func pageURL(t *testing.T, d *lumentest.Daemon) string {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		for _, line := range strings.Split(d.Logs(), "\n") {
-			if u, ok := strings.CutPrefix(line, "lumen: page "); ok {
-				return strings.TrimSpace(u)
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no page line:\n%s", d.Logs())
-		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }
 
@@ -296,7 +278,7 @@ func openPage(t *testing.T, b *browser, args ...string) (*lumentest.Daemon, *nat
 		t.Fatal(err)
 	}
 	t.Cleanup(nc.Close)
-	b.do(t, "load the page", chromedp.Navigate(pageURL(t, d)), chromedp.WaitVisible(chromedp.CSS(`#conn.live`)))
+	b.do(t, "load the page", chromedp.Navigate(d.Page(t)), chromedp.WaitVisible(chromedp.CSS(`#conn.live`)))
 	return d, nc
 }
 
@@ -474,12 +456,7 @@ func TestPageMicrophone(t *testing.T) {
 // and the swatch follows the LED again.
 func TestPageReconnects(t *testing.T) {
 	t.Parallel()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
+	addr := lumentest.FreeAddr(t)
 	data := t.TempDir()
 	args := []string{"--http", addr, "--hardware", "sim"}
 	d, err := lumentest.Launch(lumentest.Bin(t), data, args...)

@@ -5,12 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -25,18 +23,6 @@ import (
 
 // A house on loopback: one hub, Pis that join it, every light driven
 // through the hub only.
-
-// freeAddr is a loopback address whose port is free now: a hub restarted
-// on it keeps the address its Pis dial.
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
-}
 
 // addPi registers a Pi at the hub of hubData and returns its creds file.
 func addPi(t *testing.T, hubData, name string, lights ...string) string {
@@ -190,7 +176,7 @@ func TestHouse(t *testing.T) {
 	}
 
 	// The page and API of the whole house, at the hub.
-	page := listenerAddr(t, hub, regexp.MustCompile(`lumen: page (http://\S+/)\n`))
+	page := hub.Page(t)
 	res, err := http.Get(page + "api/v1/lights")
 	if err != nil {
 		t.Fatal(err)
@@ -263,7 +249,7 @@ func TestHouse(t *testing.T) {
 // has every event once.
 func TestHouseHubKilled(t *testing.T) {
 	t.Parallel()
-	hubData, leaf := t.TempDir(), freeAddr(t)
+	hubData, leaf := t.TempDir(), lumentest.FreeAddr(t)
 	creds := addPi(t, hubData, "pia", "kitchen")
 	hub := lumentest.StartHub(t, hubData, "--leaf-listen", leaf)
 	a := startPi(t, hub.Leaf, creds, "--light", "kitchen", "--sync", "batch")
@@ -370,7 +356,7 @@ func TestHouseCredsFile(t *testing.T) {
 func TestHouseRetention(t *testing.T) {
 	t.Parallel()
 	const budget = 200_000
-	hubData, leaf := t.TempDir(), freeAddr(t)
+	hubData, leaf := t.TempDir(), lumentest.FreeAddr(t)
 	creds := addPi(t, hubData, "pia", "dur")
 	dir := t.TempDir()
 	a := startDaemon(t, dir, "--light", "dur", "--sync", "batch", "--max-bytes", "200000", "--snapshot-every", "20",

@@ -15,21 +15,6 @@ import (
 	"github.com/nats-io/nats.go"
 )
 
-// listenerAddr waits for the daemon's line that names a listener
-// ("lumen: webhooks on http://…", "lumen: mqtt on mqtt://…"), printed
-// after the ready line.
-func listenerAddr(t *testing.T, d *daemon, re *regexp.Regexp) string {
-	t.Helper()
-	var addr string
-	waitFor(t, 10*time.Second, "the line "+re.String(), func() bool {
-		if m := re.FindStringSubmatch(d.Logs()); m != nil {
-			addr = m[1]
-		}
-		return addr != ""
-	})
-	return addr
-}
-
 // sourceErrors follows the light's error events of kind source.
 func sourceErrors(t *testing.T, nc *nats.Conn) <-chan string {
 	t.Helper()
@@ -64,7 +49,7 @@ func TestWebhookSource(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	d := startDaemon(t, dir, "--http", "127.0.0.1:0")
-	base := listenerAddr(t, d, regexp.MustCompile(`lumen: webhooks on (http://[^/\s]+)/hooks/LIGHT/SOURCE`))
+	base := d.Line(t, regexp.MustCompile(`lumen: webhooks on (http://[^/\s]+)/hooks/LIGHT/SOURCE`))
 	nc := connect(t, d.URL)
 	vars := func() map[string]any {
 		v, _ := mustOK(t, request(t, nc, "lumen.demo.cmd.get", `{}`)).Body["vars"].(map[string]any)
@@ -244,7 +229,7 @@ func (c *mqttClient) publish(t *testing.T, topic, payload string) {
 func TestMQTTSource(t *testing.T) {
 	t.Parallel()
 	d := startDaemon(t, t.TempDir(), "--mqtt", "127.0.0.1:0")
-	addr := listenerAddr(t, d, regexp.MustCompile(`lumen: mqtt on mqtt://(\S+)`))
+	addr := d.Line(t, regexp.MustCompile(`lumen: mqtt on mqtt://(\S+)`))
 	nc := connect(t, d.URL)
 	errs := sourceErrors(t, nc)
 	vars := func() map[string]any {

@@ -4,7 +4,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"regexp"
 	"strings"
 	"testing"
 )
@@ -16,7 +15,7 @@ import (
 func TestPageLine(t *testing.T) {
 	t.Parallel()
 	d := startDaemon(t, t.TempDir(), "--http", "127.0.0.1:0")
-	page := listenerAddr(t, d, regexp.MustCompile(`lumen: page (http://\S+/)\n`))
+	page := d.Page(t)
 	if i, j := strings.Index(d.Logs(), "lumen: ready "), strings.Index(d.Logs(), "lumen: page "); i < 0 || j < i {
 		t.Errorf("the page line is not after the ready line:\n%s", d.Logs())
 	}

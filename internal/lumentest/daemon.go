@@ -6,9 +6,11 @@ package lumentest
 import (
 	"bufio"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"sync"
@@ -213,4 +215,41 @@ func (d *Daemon) Kill() {
 func sharedPluginCache() string {
 	_, file, _, _ := runtime.Caller(0)
 	return filepath.Join(filepath.Dir(file), "..", "..", ".cache", "plugins", "compiled")
+}
+
+// Line waits for a line of the daemon's output that re matches, and
+// returns re's first group (the address in "lumen: page http://…/").
+func (d *Daemon) Line(tb testing.TB, re *regexp.Regexp) string {
+	tb.Helper()
+	// The lines that tell addresses follow the ready line at once.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if m := re.FindStringSubmatch(d.Logs()); m != nil {
+			return m[1]
+		}
+		if time.Now().After(deadline) {
+			tb.Fatalf("no line %s from lumen:\n%s", re, d.Logs())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+var pageLine = regexp.MustCompile(`lumen: page (http://\S+/)\n`)
+
+// Page is the address of the daemon's page, from the line after ready.
+func (d *Daemon) Page(tb testing.TB) string {
+	tb.Helper()
+	return d.Line(tb, pageLine)
+}
+
+// FreeAddr is a loopback host:port whose port is free now: a daemon
+// started again on it keeps the address its clients dial.
+func FreeAddr(tb testing.TB) string {
+	tb.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
 }
