@@ -18,6 +18,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/lumen-home/lumen/actors/daemon"
+	"github.com/lumen-home/lumen/internal/lumentest"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/journal"
 )
@@ -272,12 +273,18 @@ func TestWebRefusals(t *testing.T) {
 	if m, err := nc.Request("lumen.a.cmd.create_source", []byte(`{"name":"door","type":"webhook","token":"`+token+`","store":{"who":"result.who"}}`), 10*time.Second); err != nil || !bytes.Contains(m.Data, []byte(`"ok":true`)) {
 		t.Fatalf("create_source: %v %s", err, m.Data)
 	}
-	hook := newPost(t, base+"/hooks/a/door", `{"who":"Ann"}`)
-	hook.Host = "myhome.example.net"
-	hook.Header.Set("Authorization", "Bearer "+token)
-	if status, b := post(t, hook); status != http.StatusAccepted {
-		t.Errorf("a webhook with its token: %d %s", status, b)
-	}
+	// The source starts after create_source answers: until then its
+	// door is unknown (404).
+	lumentest.WaitFor(t, 20*time.Second, "a webhook with its token to be accepted", func() bool {
+		hook := newPost(t, base+"/hooks/a/door", `{"who":"Ann"}`)
+		hook.Host = "myhome.example.net"
+		hook.Header.Set("Authorization", "Bearer "+token)
+		status, b := post(t, hook)
+		if status != http.StatusAccepted && status != http.StatusNotFound {
+			t.Fatalf("a webhook with its token: %d %s", status, b)
+		}
+		return status == http.StatusAccepted
+	})
 }
 
 // sseEvent is one event of a stream.

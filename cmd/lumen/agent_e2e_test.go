@@ -17,6 +17,7 @@ import (
 
 	"github.com/lumen-home/lumen/agent"
 	"github.com/lumen-home/lumen/agent/agenttest"
+	"github.com/lumen-home/lumen/internal/lumentest"
 	"github.com/lumen-home/lumen/messages"
 )
 
@@ -103,7 +104,7 @@ func TestAgentCounterFlow(t *testing.T) {
 		if out, code := runCLI(t, d.URL, "press"); code != 0 {
 			t.Fatalf("press: %s", out)
 		}
-		waitFor(t, 10*time.Second, fmt.Sprintf("click %d to be applied", i+1), func() bool {
+		lumentest.WaitFor(t, 10*time.Second, fmt.Sprintf("click %d to be applied", i+1), func() bool {
 			vars, _ := get()["vars"].(map[string]any)
 			if want == nil {
 				return vars["party_done"] == true
@@ -213,9 +214,9 @@ func TestAgentWeatherFlow(t *testing.T) {
 		t.Fatal(err)
 	}
 	get := func() map[string]any { return mustOK(t, request(t, nc, "lumen.demo.cmd.get", `{}`)).Body }
-	waitFor(t, 60*time.Second, "the light to turn blue in the cold", func() bool { return get()["state"] == "blue" })
+	lumentest.WaitFor(t, 60*time.Second, "the light to turn blue in the cold", func() bool { return get()["state"] == "blue" })
 	temp.Store(25)
-	waitFor(t, 30*time.Second, "the light to turn red in the warmth", func() bool { return get()["state"] == "red" })
+	lumentest.WaitFor(t, 30*time.Second, "the light to turn red in the warmth", func() bool { return get()["state"] == "red" })
 }
 
 // A restart (SIGKILL) while an approval is pending: the session comes
@@ -247,7 +248,7 @@ func TestAgentRestartDuringApproval(t *testing.T) {
 	ev := events.next(t, messages.AgentKindApproval)
 	// A subscriber may see an event before the stream has stored it; the
 	// session shows it pending once it is durable.
-	waitFor(t, 10*time.Second, "the approval to be durable", func() bool {
+	lumentest.WaitFor(t, 10*time.Second, "the approval to be durable", func() bool {
 		return strings.Contains(string(request(t, nc, "lumen.demo.cmd.sessions", `{}`).Raw), `"approval":"`+ev.Approval+`"`)
 	})
 	nc.Close()
@@ -260,7 +261,7 @@ func TestAgentRestartDuringApproval(t *testing.T) {
 	}
 	// The LED shows the pending approval again.
 	ncLED := connect(t, d.URL)
-	waitFor(t, 10*time.Second, "the LED to show the approval after the restart", func() bool {
+	lumentest.WaitFor(t, 10*time.Second, "the LED to show the approval after the restart", func() bool {
 		return mustOK(t, request(t, ncLED, "lumen.demo.cmd.led", `{}`)).Body["state"] == "approval"
 	})
 	ncLED.Close()
@@ -376,7 +377,7 @@ func TestAskPrintsCallsAsTheyHappen(t *testing.T) {
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
-	waitFor(t, 20*time.Second, "the createState line while the model still thinks", func() bool {
+	lumentest.WaitFor(t, 20*time.Second, "the createState line while the model still thinks", func() bool {
 		return strings.Contains(out.String(), "createState")
 	})
 	if strings.Contains(out.String(), "Calm is ready.") {
@@ -428,7 +429,7 @@ func TestAgentUnconfiguredAndCancel(t *testing.T) {
 		}
 		first <- r
 	}()
-	waitFor(t, 10*time.Second, "the first request to reach the model", func() bool { return len(srv.Requests()) == 1 })
+	lumentest.WaitFor(t, 10*time.Second, "the first request to reach the model", func() bool { return len(srv.Requests()) == 1 })
 	start := time.Now()
 	second := mustOK(t, request(t, nc2, "lumen.demo.cmd.ask", `{"text":"quick"}`))
 	r := <-first
@@ -447,7 +448,7 @@ func TestAgentUnconfiguredAndCancel(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 10*time.Second, "the third request to reach the model", func() bool { return len(srv.Requests()) == 3 })
+	lumentest.WaitFor(t, 10*time.Second, "the third request to reach the model", func() bool { return len(srv.Requests()) == 3 })
 	_ = cmd.Process.Signal(os.Interrupt)
 	if err := cmd.Wait(); err != nil || !strings.Contains(out.String(), "cancelled") {
 		t.Fatalf("lumen ask after Ctrl-C: %v\n%s", err, out.String())
@@ -578,7 +579,7 @@ func TestAgentApprovalByButton(t *testing.T) {
 		if ev.Call.Tool != g.tool {
 			t.Fatalf("approval for %s, want %s", ev.Call.Tool, g.tool)
 		}
-		waitFor(t, 10*time.Second, "the LED to show the approval", func() bool { return led() == "approval" })
+		lumentest.WaitFor(t, 10*time.Second, "the LED to show the approval", func() bool { return led() == "approval" })
 		if out, code := runCLI(t, d.URL, "press", g.press); code != 0 {
 			t.Fatalf("press %s: %s", g.press, out)
 		}
@@ -605,7 +606,7 @@ func TestAgentApprovalByButton(t *testing.T) {
 	if !strings.Contains(string(model.Raw), `"bedtime"`) {
 		t.Fatalf("the rejected deleteRules ran: %s", model.Raw)
 	}
-	waitFor(t, 10*time.Second, "the LED to show the light's state again", func() bool { return led() == before })
+	lumentest.WaitFor(t, 10*time.Second, "the LED to show the light's state again", func() bool { return led() == before })
 	if st := model.Body["state"]; st != before {
 		t.Fatalf("the rules saw the gestures: state %v, was %v", st, before)
 	}

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lumen-home/lumen/internal/lumentest"
 )
 
 // A gpio source on the simulator: the hardware actor owns the pins and
@@ -49,7 +51,7 @@ func TestGPIOSourceOnTheSimulator(t *testing.T) {
 	}
 	// The hardware actor watches the pin once it has read the new
 	// definition; until then the pin takes no level.
-	waitFor(t, 20*time.Second, "BCM 23 to be watched", func() bool {
+	lumentest.WaitFor(t, 20*time.Second, "BCM 23 to be watched", func() bool {
 		return request(t, nc, "lumen.demo.cmd.gpio", `{"pin":23,"level":0}`).Code == ""
 	})
 	if state() == "lit" {
@@ -60,7 +62,7 @@ func TestGPIOSourceOnTheSimulator(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "motion") {
 		t.Fatalf("lumen gpio 23 high: %d %s", code, out)
 	}
-	waitFor(t, 10*time.Second, "the rule on motion", func() bool { return state() == "lit" })
+	lumentest.WaitFor(t, 10*time.Second, "the rule on motion", func() bool { return state() == "lit" })
 	if v := vars(); v["motion_level"] != 1.0 || v["motion_at"] == nil {
 		t.Fatalf("stored %v", v)
 	}
@@ -78,7 +80,7 @@ func TestGPIOSourceOnTheSimulator(t *testing.T) {
 	if out, code := runCLI(t, d.URL, "gpio", "23", "pulse", "--for", "50ms"); code != 0 {
 		t.Fatalf("lumen gpio 23 pulse: %d %s", code, out)
 	}
-	waitFor(t, 10*time.Second, "the pulse's rule", func() bool { return state() == "lit" })
+	lumentest.WaitFor(t, 10*time.Second, "the pulse's rule", func() bool { return state() == "lit" })
 
 	// Pins no source watches take no level.
 	if out, code := runCLI(t, d.URL, "gpio", "5", "high"); code != 1 || !strings.Contains(out, "not watched") {
@@ -102,7 +104,7 @@ func TestGPIOSourceOnTheSimulator(t *testing.T) {
 	}
 	d = startDaemon(t, dir)
 	nc = connect(t, d.URL)
-	waitFor(t, 20*time.Second, "BCM 23 to be watched after the restart", func() bool {
+	lumentest.WaitFor(t, 20*time.Second, "BCM 23 to be watched after the restart", func() bool {
 		return request(t, nc, "lumen.demo.cmd.gpio", `{"pin":23,"level":0}`).Code == ""
 	})
 	time.Sleep(300 * time.Millisecond)
@@ -112,5 +114,5 @@ func TestGPIOSourceOnTheSimulator(t *testing.T) {
 	if out, code := runCLI(t, d.URL, "gpio", "23", "high"); code != 0 {
 		t.Fatalf("lumen gpio 23 high after the restart: %d %s", code, out)
 	}
-	waitFor(t, 10*time.Second, "the rule after the restart", func() bool { return state() == "lit" })
+	lumentest.WaitFor(t, 10*time.Second, "the rule after the restart", func() bool { return state() == "lit" })
 }

@@ -48,7 +48,7 @@ func startPi(t *testing.T, leaf, creds string, args ...string) *daemon {
 func waitLights(t *testing.T, hubURL string, lights ...string) {
 	t.Helper()
 	slices.Sort(lights)
-	waitFor(t, 30*time.Second, "the lights "+strings.Join(lights, ", ")+" at the hub", func() bool {
+	lumentest.WaitFor(t, 30*time.Second, "the lights "+strings.Join(lights, ", ")+" at the hub", func() bool {
 		out, _ := runCLI(t, hubURL, "ls")
 		for _, l := range lights {
 			if !strings.Contains(out, "\n"+l+" ") {
@@ -165,7 +165,7 @@ func TestHouse(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = tail.Process.Kill(); _ = tail.Wait() }()
-	waitFor(t, 10*time.Second, "tail to follow", func() bool { return strings.Contains(out.String(), "following") })
+	lumentest.WaitFor(t, 10*time.Second, "tail to follow", func() bool { return strings.Contains(out.String(), "following") })
 	runCLI(t, hub.URL, "fire", "button_hold", "--light", "fleet")
 	deadline := time.Now().Add(10 * time.Second)
 	for s := out.String(); !strings.Contains(s, " kitchen out state") || !strings.Contains(s, " hall out state") || !strings.Contains(s, " porch out state"); s = out.String() {
@@ -238,7 +238,7 @@ func TestHouse(t *testing.T) {
 	live.Body.Close()
 
 	// pi ls: both connected, the house caught up.
-	waitFor(t, 10*time.Second, "pi ls to show both Pis connected", func() bool {
+	lumentest.WaitFor(t, 10*time.Second, "pi ls to show both Pis connected", func() bool {
 		out, _ := runCLI(t, "", "hub", "pi", "ls", "--data", hubData)
 		return strings.Count(out, "connected since") == 2 && !strings.Contains(out, "disconnected")
 	})
@@ -282,7 +282,7 @@ func TestHousePiKilled(t *testing.T) {
 	waitLights(t, hub.URL, "kitchen", "porch")
 	runCLI(t, hub.URL, "fire", "button_click", "--light", "kitchen")
 	a.Kill()
-	waitFor(t, 30*time.Second, "pi ls to say pia is disconnected", func() bool {
+	lumentest.WaitFor(t, 30*time.Second, "pi ls to say pia is disconnected", func() bool {
 		out, _ := runCLI(t, "", "hub", "pi", "ls", "--data", hubData)
 		return strings.Contains(out, "pia  kitchen  disconnected since")
 	})
@@ -315,16 +315,16 @@ func TestHouseRefusals(t *testing.T) {
 	// Creds of another house: its CA did not sign this hub.
 	other := addPi(t, t.TempDir(), "pia", "kitchen")
 	stranger := startPi(t, hub.Leaf, other, "--light", "kitchen")
-	waitFor(t, 20*time.Second, "the Pi to say the certificate is not its house's", func() bool {
+	lumentest.WaitFor(t, 20*time.Second, "the Pi to say the certificate is not its house's", func() bool {
 		return strings.Contains(stranger.Logs(), "the hub's certificate is not the house CA's of these creds")
 	})
 	// A removed Pi can no longer connect.
 	pi := startPi(t, hub.Leaf, creds, "--light", "kitchen")
-	waitFor(t, 20*time.Second, "pia to join", func() bool { return strings.Contains(pi.Logs(), "joined the house") })
+	lumentest.WaitFor(t, 20*time.Second, "pia to join", func() bool { return strings.Contains(pi.Logs(), "joined the house") })
 	if out, code := runCLI(t, "", "hub", "pi", "rm", "pia", "--data", hubData); code != 0 {
 		t.Fatalf("pi rm: exit %d\n%s", code, out)
 	}
-	waitFor(t, 20*time.Second, "the removed Pi to be refused", func() bool {
+	lumentest.WaitFor(t, 20*time.Second, "the removed Pi to be refused", func() bool {
 		return strings.Contains(pi.Logs(), "the hub refuses these creds")
 	})
 	if out, code := runCLI(t, pi.URL, "state", "--light", "kitchen"); code != 0 {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lumen-home/lumen/internal/lumentest"
 	natsgo "github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -225,7 +226,7 @@ func TestJournalPermissions(t *testing.T) {
 			}
 			// What a client may do: commands, inputs, reading.
 			natsCLI(t, url, append(tt.creds, "pub", "lumen.hall.evt.in.fired", `{"transition":"button_click"}`)...)
-			waitFor(t, 10*time.Second, "the published input to be applied", func() bool {
+			lumentest.WaitFor(t, 10*time.Second, "the published input to be applied", func() bool {
 				return mustOK(t, request(t, nc, "lumen.hall.cmd.get", `{}`)).Body["state"] == "green"
 			})
 			if out := natsCLI(t, url, append(tt.creds, "sub", "lumen.hall.evt.>", "--stream", "LUMEN", "--all", "--count", "3")...); !strings.Contains(out, "lumen.hall.evt.in.upgrade") {

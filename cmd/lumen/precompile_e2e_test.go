@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lumen-home/lumen/internal/lumentest"
 	"github.com/lumen-home/lumen/plugins"
 )
 
@@ -65,7 +66,7 @@ func TestPrecompiledGuest(t *testing.T) {
 	// lumen up, with nothing cached, reads it rather than compiling.
 	t.Setenv("LUMEN_PLUGIN_CACHE", t.TempDir())
 	d := startDaemon(t, filepath.Join(dir, "data"))
-	waitFor(t, 30*time.Second, "lumen up to load the precompiled guest", func() bool {
+	lumentest.WaitFor(t, 30*time.Second, "lumen up to load the precompiled guest", func() bool {
 		return strings.Contains(d.Logs(), "tools: the tool engine is ready (precompiled, "+pre)
 	})
 	if logs := d.Logs(); strings.Contains(logs, "compiling the tool engine") {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lumen-home/lumen/internal/lumentest"
 )
 
 // lumen source add|ls|rm against the real binary: what a user types, the
@@ -43,7 +45,7 @@ func TestSourceCLI(t *testing.T) {
 	}
 	// A new source runs at once; ls then says when.
 	lastRun := regexp.MustCompile(`(?m)^clock .* last run \d+s ago$`)
-	waitFor(t, 30*time.Second, "the clock source's first run in source ls", func() bool {
+	lumentest.WaitFor(t, 30*time.Second, "the clock source's first run in source ls", func() bool {
 		out, _ := cli("source", "ls")
 		return lastRun.MatchString(out)
 	})

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lumen-home/lumen/internal/lumentest"
 	"github.com/nats-io/nats.go"
 )
 
@@ -65,7 +66,7 @@ func TestPollSourceBitcoin(t *testing.T) {
 
 	get := func() map[string]any { return mustOK(t, request(t, nc, "lumen.demo.cmd.get", `{}`)).Body }
 	var model map[string]any
-	waitFor(t, 60*time.Second, "the light to go up with btc_price_prev kept", func() bool {
+	lumentest.WaitFor(t, 60*time.Second, "the light to go up with btc_price_prev kept", func() bool {
 		model = get()
 		vars, _ := model["vars"].(map[string]any)
 		cur, ok1 := vars["btc_price"].(float64)
@@ -84,7 +85,7 @@ func TestPollSourceBitcoin(t *testing.T) {
 	}
 	defer sub.Unsubscribe()
 	failing.Store(true)
-	waitFor(t, 60*time.Second, "a failed fetch", func() bool { return fails.Load() >= 1 })
+	lumentest.WaitFor(t, 60*time.Second, "a failed fetch", func() bool { return fails.Load() >= 1 })
 	// The failure is journaled as an error event of the source.
 	select {
 	case m := <-errs:
@@ -112,17 +113,6 @@ func TestPollSourceBitcoin(t *testing.T) {
 	}
 }
 
-func waitFor(t *testing.T, d time.Duration, what string, ok func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
 // A restart in the middle of an interval does not run the source (and
 // fire its transition) again before its next slot.
 func TestPollSourceRestartNoDoubleFire(t *testing.T) {
@@ -141,7 +131,7 @@ func TestPollSourceRestartNoDoubleFire(t *testing.T) {
 		"code": fmt.Sprintf("return await (await fetch('http://%s/')).json();", host)})
 	mustOK(t, request(t, nc, "lumen.demo.cmd.create_source", `{"name":"p","interval_ms":4000,"fetch":{"tool":"price"},"store":{"price":"result.price"}}`))
 	// Wait until the first run is journaled, not merely fetched.
-	waitFor(t, 60*time.Second, "the new source's first run", func() bool {
+	lumentest.WaitFor(t, 60*time.Second, "the new source's first run", func() bool {
 		return strings.Contains(string(mustOK(t, request(t, nc, "lumen.demo.cmd.get", `{}`)).Raw), `"price":101`)
 	})
 	nc.Close()
@@ -159,7 +149,7 @@ func TestPollSourceRestartNoDoubleFire(t *testing.T) {
 	}
 	// Down past its next slot: the source runs at once after the start,
 	// not a whole interval later, and keeps price_prev.
-	waitFor(t, 10*time.Second, "the second run", func() bool {
+	lumentest.WaitFor(t, 10*time.Second, "the second run", func() bool {
 		return strings.Contains(string(mustOK(t, request(t, nc, "lumen.demo.cmd.get", `{}`)).Raw), `"price":102`)
 	})
 	runs := mustOK(t, request(t, nc, "lumen.demo.cmd.list_sources", `{}`)).Body["last_runs"].(map[string]any)
@@ -175,7 +165,7 @@ func TestPollSourceRestartNoDoubleFire(t *testing.T) {
 	d = startDaemon(t, dir, "--allow-net", host)
 	ready := time.Now()
 	nc = connect(t, d.URL)
-	waitFor(t, 10*time.Second, "the missed slot's run", func() bool {
+	lumentest.WaitFor(t, 10*time.Second, "the missed slot's run", func() bool {
 		return strings.Contains(string(mustOK(t, request(t, nc, "lumen.demo.cmd.get", `{}`)).Raw), `"price":103`)
 	})
 	if since := time.Since(ready); since > 2500*time.Millisecond {
@@ -229,7 +219,7 @@ func TestPollSourceFaults(t *testing.T) {
 	vars := func() string {
 		return fmt.Sprint(mustOK(t, request(t, nc, "lumen.demo.cmd.get", `{}`)).Body["vars"])
 	}
-	waitFor(t, 60*time.Second, "the first price", func() bool { return strings.Contains(vars(), "btc_price:") })
+	lumentest.WaitFor(t, 60*time.Second, "the first price", func() bool { return strings.Contains(vars(), "btc_price:") })
 
 	errs := make(chan *nats.Msg, 64)
 	sub, err := nc.ChanSubscribe("lumen.demo.evt.out.error", errs)
@@ -275,7 +265,7 @@ func TestPollSourceFaults(t *testing.T) {
 	}
 
 	mode.Store("ok")
-	waitFor(t, 30*time.Second, "the source to recover", func() bool { return vars() != before })
+	lumentest.WaitFor(t, 30*time.Second, "the source to recover", func() bool { return vars() != before })
 	if v := vars(); !strings.Contains(v, "btc_price_prev:") {
 		t.Fatalf("after recovering: vars %s", v)
 	}

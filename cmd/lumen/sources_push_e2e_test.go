@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lumen-home/lumen/internal/lumentest"
 	"github.com/nats-io/nats.go"
 )
 
@@ -51,16 +52,16 @@ func TestInternalAndNATSSources(t *testing.T) {
 	if out, _ := runCLI(t, d.URL, "source", "ls"); !strings.Contains(out, "internal every 200ms: transitions_today") {
 		t.Fatalf("source ls: %s", out)
 	}
-	waitFor(t, 20*time.Second, "the internal sources' values", func() bool {
+	lumentest.WaitFor(t, 20*time.Second, "the internal sources' values", func() bool {
 		v := vars()
 		return v["today"] == 3.0 && fmt.Sprint(v["last5"]) == "[button_click button_click button_click]" && v["state_duration"] != nil
 	})
 	mustOK(t, request(t, nc, "lumen.demo.cmd.fire", `{"transition":"button_hold"}`))
-	waitFor(t, 20*time.Second, "the values to follow a new transition", func() bool {
+	lumentest.WaitFor(t, 20*time.Second, "the values to follow a new transition", func() bool {
 		v := vars()
 		return v["today"] == 4.0 && fmt.Sprint(v["last5"]) == "[button_click button_click button_click button_hold]"
 	})
-	waitFor(t, 20*time.Second, "a second in the state", func() bool {
+	lumentest.WaitFor(t, 20*time.Second, "a second in the state", func() bool {
 		n, _ := vars()["state_duration"].(float64)
 		return n >= 1
 	})
@@ -70,7 +71,7 @@ func TestInternalAndNATSSources(t *testing.T) {
 	mustOK(t, request(t, nc, "lumen.demo.cmd.append_rules", `{"rules":[{"from":"*","on":"doorbell","to":"ring"}]}`))
 	mustOK(t, request(t, nc, "lumen.demo.cmd.create_source", `{"name":"door","type":"nats","subject":"home.doorbell","store":{"who":"result.who"},"fires":"doorbell"}`))
 	// The manager subscribes once it sees the new definition.
-	waitFor(t, 20*time.Second, "the first message to be stored", func() bool {
+	lumentest.WaitFor(t, 20*time.Second, "the first message to be stored", func() bool {
 		if err := nc.Publish("home.doorbell", []byte(`{"who":"Ann"}`)); err != nil {
 			t.Fatal(err)
 		}
@@ -79,7 +80,7 @@ func TestInternalAndNATSSources(t *testing.T) {
 	if err := nc.Publish("home.doorbell", []byte(`{"who":"Bob","at":"front"}`)); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 20*time.Second, "Bob, with Ann kept as who_prev", func() bool {
+	lumentest.WaitFor(t, 20*time.Second, "Bob, with Ann kept as who_prev", func() bool {
 		v := vars()
 		return v["who"] == "Bob" && v["who_prev"] == "Ann"
 	})
@@ -132,7 +133,7 @@ func TestInternalAndNATSSources(t *testing.T) {
 	// After a restart the history is read back from the journal: a new
 	// source counts the same transitions as before.
 	var today float64
-	waitFor(t, 20*time.Second, "transitions_today to count the doorbell's transitions and settle", func() bool {
+	lumentest.WaitFor(t, 20*time.Second, "transitions_today to count the doorbell's transitions and settle", func() bool {
 		before, _ := vars()["today"].(float64)
 		time.Sleep(500 * time.Millisecond) // two runs
 		today, _ = vars()["today"].(float64)
@@ -145,7 +146,7 @@ func TestInternalAndNATSSources(t *testing.T) {
 	d = startDaemon(t, dir)
 	nc = connect(t, d.URL)
 	mustOK(t, request(t, nc, "lumen.demo.cmd.create_source", `{"name":"again","type":"internal","tracks":"transitions_today","interval_ms":200,"store":{"today2":"result"}}`))
-	waitFor(t, 20*time.Second, "the new source's first run", func() bool { return vars()["today2"] != nil })
+	lumentest.WaitFor(t, 20*time.Second, "the new source's first run", func() bool { return vars()["today2"] != nil })
 	if got := vars()["today2"]; got != today {
 		t.Fatalf("after a restart transitions_today = %v, want %v", got, today)
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lumen-home/lumen/internal/lumentest"
 	"github.com/nats-io/nats.go"
 )
 
@@ -83,11 +84,11 @@ func TestWebhookSource(t *testing.T) {
 	}
 	// The manager takes the new definitions asynchronously: until then
 	// the source is unknown (404).
-	waitFor(t, 20*time.Second, "the webhook to be accepted", func() bool {
+	lumentest.WaitFor(t, 20*time.Second, "the webhook to be accepted", func() bool {
 		code, _ := post("/hooks/demo/door", "application/json", `{"who":"Ann"}`)
 		return code == http.StatusAccepted
 	})
-	waitFor(t, 20*time.Second, "Ann to be stored and the doorbell fired", func() bool {
+	lumentest.WaitFor(t, 20*time.Second, "Ann to be stored and the doorbell fired", func() bool {
 		return vars()["who"] == "Ann"
 	})
 	if s := mustOK(t, request(t, nc, "lumen.demo.cmd.get", `{}`)).Body["state"]; s != "ring" {
@@ -118,7 +119,7 @@ func TestWebhookSource(t *testing.T) {
 			t.Errorf("%s: %d %s, want %d containing %q", c.name, code, body, c.code, c.want)
 		}
 	}
-	waitFor(t, 20*time.Second, "the text body to be stored", func() bool { return vars()["said"] == "open sesame" })
+	lumentest.WaitFor(t, 20*time.Second, "the text body to be stored", func() bool { return vars()["said"] == "open sesame" })
 	if v := vars(); v["who"] != "Ann" {
 		t.Fatalf("a refused request changed who: %v", v["who"])
 	}
@@ -241,13 +242,13 @@ func TestMQTTSource(t *testing.T) {
 	c := dialMQTT(t, addr, "lumen-e2e")
 	// The manager subscribes once it sees the definition.
 	n := 0
-	waitFor(t, 20*time.Second, "an MQTT publish to be stored", func() bool {
+	lumentest.WaitFor(t, 20*time.Second, "an MQTT publish to be stored", func() bool {
 		n++
 		c.publish(t, "home/front/doorbell", fmt.Sprintf(`{"who":"Ann","n":%d}`, n))
 		return vars()["who"] == "Ann"
 	})
 	c.publish(t, "home/back/doorbell", `{"who":"Bob"}`)
-	waitFor(t, 20*time.Second, "Bob, with Ann kept as who_prev", func() bool {
+	lumentest.WaitFor(t, 20*time.Second, "Bob, with Ann kept as who_prev", func() bool {
 		v := vars()
 		return v["who"] == "Bob" && v["who_prev"] == "Ann"
 	})

@@ -31,7 +31,7 @@ func TestTailHistory(t *testing.T) {
 	for _, args := range [][]string{{"--from-seq", "1"}, {"--since", "1h"}} {
 		out, stop := follow(args...)
 		// The three clicks: off → red → green → blue.
-		waitFor(t, 10*time.Second, "tail "+strings.Join(args, " ")+" to print the history", func() bool {
+		lumentest.WaitFor(t, 10*time.Second, "tail "+strings.Join(args, " ")+" to print the history", func() bool {
 			return strings.Contains(out.String(), "green → blue")
 		})
 		if s := out.String(); !strings.Contains(s, "off → red") || !strings.Contains(s, "red → green") {
@@ -42,11 +42,11 @@ func TestTailHistory(t *testing.T) {
 	// Live after the history, nothing twice.
 	out, stop := follow("--since", "1h")
 	defer stop()
-	waitFor(t, 10*time.Second, "the history", func() bool { return strings.Contains(out.String(), "green → blue") })
+	lumentest.WaitFor(t, 10*time.Second, "the history", func() bool { return strings.Contains(out.String(), "green → blue") })
 	if code := runCLIcode(t, d.URL, "fire", "button_click"); code != 0 {
 		t.Fatal("fire")
 	}
-	waitFor(t, 10*time.Second, "the live click", func() bool { return strings.Contains(out.String(), "blue → red") })
+	lumentest.WaitFor(t, 10*time.Second, "the live click", func() bool { return strings.Contains(out.String(), "blue → red") })
 	if n := strings.Count(out.String(), "off → red"); n != 1 {
 		t.Errorf("the first click printed %d times:\n%s", n, out.String())
 	}

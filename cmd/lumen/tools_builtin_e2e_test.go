@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lumen-home/lumen/internal/lumentest"
 )
 
 // The built-in tools and the operator's plugins through the daemon:
@@ -86,7 +88,7 @@ func TestBuiltinToolsAndPlugins(t *testing.T) {
 	if r := mustOK(t, runTool(t, nc, "hello", `{"name":"ada"}`)); !strings.Contains(string(r.Raw), "hello, ada") {
 		t.Fatalf("the hello plugin after define_tool hello: %s", r.Raw)
 	}
-	waitFor(t, 10*time.Second, "the shadowed tool to be logged", func() bool {
+	lumentest.WaitFor(t, 10*time.Second, "the shadowed tool to be logged", func() bool {
 		return strings.Contains(d.Logs(), "the plugin hello runs instead of the tool defined with that name")
 	})
 	if r := runTool(t, nc, "nope", ""); r.Code != "404" || !strings.Contains(r.Header, "[broken hello] and the built-in fetch_json") {
@@ -100,7 +102,7 @@ func TestBuiltinToolsAndPlugins(t *testing.T) {
 		"fetch": map[string]any{"tool": "fetch_json", "args": map[string]any{"url": api.URL + "/weather"}},
 		"store": map[string]any{"temp": "result.body.main.temp"}, "fires": "weather_updated"})
 	mustOK(t, request(t, nc, "lumen.demo.cmd.create_source", string(src)))
-	waitFor(t, 30*time.Second, "the source to store the temperature and turn the light cold", func() bool {
+	lumentest.WaitFor(t, 30*time.Second, "the source to store the temperature and turn the light cold", func() bool {
 		m := mustOK(t, request(t, nc, "lumen.demo.cmd.get", `{}`)).Body
 		vars, _ := m["vars"].(map[string]any)
 		return vars["temp"] == -2.5 && m["state"] == "cold"

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lumen-home/lumen/internal/lumentest"
 )
 
 // list_tools tells the built-ins and the operator's plugins besides the
@@ -52,7 +54,7 @@ func TestToolCatalogPluginSourcesAndExport(t *testing.T) {
 		}
 		return l
 	}
-	waitFor(t, time.Minute, "the plugins to load", func() bool {
+	lumentest.WaitFor(t, time.Minute, "the plugins to load", func() bool {
 		l := list("demo")
 		return len(l.Plugins) == 2 && l.Plugins[0].Status == "failed" && l.Plugins[1].Status == "ready"
 	})
@@ -88,7 +90,7 @@ func TestToolCatalogPluginSourcesAndExport(t *testing.T) {
 	mustOK(t, request(t, nc, "lumen.demo.cmd.append_rules", `{"rules":[{"from":"*","on":"greeted","to":"greeted"}]}`))
 	mustOK(t, request(t, nc, "lumen.demo.cmd.create_source",
 		`{"name":"greet","interval_ms":300,"fetch":{"tool":"hello","args":{"name":"ada"}},"store":{"greeting":"result.greeting"},"fires":"greeted"}`))
-	waitFor(t, 30*time.Second, "the plugin source to store its greeting", func() bool {
+	lumentest.WaitFor(t, 30*time.Second, "the plugin source to store its greeting", func() bool {
 		m := mustOK(t, request(t, nc, "lumen.demo.cmd.get", `{}`)).Body
 		vars, _ := m["vars"].(map[string]any)
 		return vars["greeting"] == "hello, ada" && m["state"] == "greeted"
@@ -148,7 +150,7 @@ func TestToolCatalogPluginSourcesAndExport(t *testing.T) {
 			// The copy's plugin source runs too (the greeting came with
 			// the vars: unset it first).
 			mustOK(t, request(t, nc, "lumen.copy.cmd.set_var", `{"name":"greeting","unset":true}`))
-			waitFor(t, 30*time.Second, "the copy's plugin source", func() bool {
+			lumentest.WaitFor(t, 30*time.Second, "the copy's plugin source", func() bool {
 				vars, _ := mustOK(t, request(t, nc, "lumen.copy.cmd.get", `{}`)).Body["vars"].(map[string]any)
 				return vars["greeting"] == "hello, ada"
 			})

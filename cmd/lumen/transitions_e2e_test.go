@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/lumen-home/lumen/internal/lumentest"
 )
 
 // A custom transition (seed 000 §3): a JavaScript predicate, polled in the
@@ -44,23 +46,23 @@ func TestCustomTransition(t *testing.T) {
 		t.Fatalf("lumen tool run door_open: %d %s", code, out)
 	}
 
-	waitFor(t, 60*time.Second, "the predicate to be polled", func() bool { return polls.Load() >= 4 })
+	lumentest.WaitFor(t, 60*time.Second, "the predicate to be polled", func() bool { return polls.Load() >= 4 })
 	if g := get(); g["state"] == "alert" {
 		t.Fatal("fired while the predicate was false")
 	}
 	open.Store(true)
-	waitFor(t, 20*time.Second, "door_open to fire", func() bool { return get()["state"] == "alert" })
+	lumentest.WaitFor(t, 20*time.Second, "door_open to fire", func() bool { return get()["state"] == "alert" })
 	// Still true for a while: no second fire.
 	n := polls.Load()
-	waitFor(t, 20*time.Second, "more polls", func() bool { return polls.Load() >= n+3 })
+	lumentest.WaitFor(t, 20*time.Second, "more polls", func() bool { return polls.Load() >= n+3 })
 	if v := get()["vars"].(map[string]any)["opened"]; v != 1.0 {
 		t.Fatalf("fired %v times while the predicate stayed true, want 1", v)
 	}
 	open.Store(false)
 	n = polls.Load()
-	waitFor(t, 20*time.Second, "the predicate to be seen false", func() bool { return polls.Load() >= n+3 })
+	lumentest.WaitFor(t, 20*time.Second, "the predicate to be seen false", func() bool { return polls.Load() >= n+3 })
 	open.Store(true)
-	waitFor(t, 20*time.Second, "the second opening", func() bool { return get()["vars"].(map[string]any)["opened"] == 2.0 })
+	lumentest.WaitFor(t, 20*time.Second, "the second opening", func() bool { return get()["vars"].(map[string]any)["opened"] == 2.0 })
 
 	// A transition never takes over someone else's tool.
 	defineTool(t, nc, map[string]any{"name": "probe", "code": "return true"})
