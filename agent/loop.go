@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -245,7 +246,8 @@ func (l *Loop) call(ctx context.Context, s *State, env Env, tc messages.AgentToo
 			return err
 		}
 	}
-	res, err := l.Tools.Run(ctx, tc.Name, args)
+	// The light journals what the call changes as this session's step.
+	res, err := l.Tools.Run(wire.AsWho(ctx, messages.Who(messages.WhoAgent, s.ID, strconv.Itoa(s.Step+1))), tc.Name, args)
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()

@@ -122,6 +122,7 @@ type HistoryReply struct {
 type ConfigChange struct {
 	Seq     uint64    `json:"seq"`
 	Time    time.Time `json:"time"`
+	By      string    `json:"by"` // who made it (Who*), unknown for older inputs
 	Summary string    `json:"summary"`
 	Changes Changes   `json:"changes"`
 }

@@ -18,6 +18,9 @@
 //	  - cause  outputs only: the JetStream sequence of the input that caused
 //	    it. The stream sequence of an event itself is read from JetStream
 //	    metadata and never stored in the body.
+//	  - by     inputs only, optional: who asked (Who*: button, cli, http,
+//	    nats, fleet, agent:<session>:<step>, source:<name>, timer:<name>,
+//	    schedule:<name>, rollback, local). Older inputs have none: unknown.
 //	  - data   the typed payload of that type (see the In*/Out* types).
 //
 // Inputs travel on lumen.<light>.evt.in.<type>, outputs on

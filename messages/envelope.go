@@ -18,6 +18,7 @@ type Envelope struct {
 	Light string          `json:"light"`
 	Time  time.Time       `json:"time"`
 	Cause uint64          `json:"cause,omitempty"`
+	By    string          `json:"by,omitempty"`
 	Data  json.RawMessage `json:"data"`
 }
 
@@ -37,7 +38,8 @@ func (e *Envelope) UnmarshalJSON(b []byte) error {
 
 // AppendEnvelope appends the canonical encoding of e to buf: fields in a
 // fixed order, time in RFC 3339 UTC, cause omitted when zero, data copied
-// as is (it must be valid JSON; empty data is written as null).
+// as is (it must be valid JSON; empty data is written as null); by
+// omitted when empty.
 func AppendEnvelope(buf []byte, e *Envelope) []byte {
 	buf = append(buf, `{"v":`...)
 	buf = strconv.AppendInt(buf, int64(e.V), 10)
@@ -53,6 +55,10 @@ func AppendEnvelope(buf []byte, e *Envelope) []byte {
 	if e.Cause != 0 {
 		buf = append(buf, `,"cause":`...)
 		buf = strconv.AppendUint(buf, e.Cause, 10)
+	}
+	if e.By != "" {
+		buf = append(buf, `,"by":`...)
+		buf = appendString(buf, e.By)
 	}
 	buf = append(buf, `,"data":`...)
 	if len(e.Data) == 0 {
@@ -163,6 +169,10 @@ func DecodeEnvelope(b []byte, e *Envelope) error {
 			e.Time = t
 		case "cause":
 			if e.Cause, err = d.uint(); err != nil {
+				return err
+			}
+		case "by":
+			if e.By, err = d.str(); err != nil {
 				return err
 			}
 		case "data":

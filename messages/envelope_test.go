@@ -61,7 +61,7 @@ func TestWireGolden(t *testing.T) {
 				{Name: "red", R: messages.Num(255), G: messages.Num(0), B: messages.Num(0)},
 				{Name: "pulse", R: messages.Expr("sin(frame*0.1)*127+128"), G: messages.Num(0), B: messages.Num(10), Speed: ptr(33), Description: "a slow red pulse"},
 			}})}},
-		{"in_data.json", messages.Envelope{V: 1, ID: "source-1", Type: messages.InData, Light: "kitchen", Time: t0,
+		{"in_data.json", messages.Envelope{V: 1, ID: "source-1", Type: messages.InData, Light: "kitchen", Time: t0, By: "source:bitcoin",
 			Data: mustJSON(t, messages.InDataData{Source: "bitcoin", Vars: map[string]json.RawMessage{"btc_price": json.RawMessage("67012.5")}})}},
 		{"out_state.json", messages.Envelope{V: 1, ID: messages.OutputID("kitchen", 42, 1), Type: messages.OutState, Light: "kitchen", Time: t0, Cause: 42,
 			Data: mustJSON(t, messages.OutStateData{From: "off", To: "red", Rule: &rule, Transition: "button_click", Changed: true})}},
@@ -97,6 +97,7 @@ func TestDecodeEnvelopeMatchesEncodingJSON(t *testing.T) {
 		`{"v":1,"id":"a","type":"fired","light":"x","time":"2026-11-22T02:22:57.123Z","data":{"transition":"t"}}`,
 		` { "data" : [1, {"a":"\"}"}, null, true, -1.5e3] , "cause":7, "v":1, "extra":{"x":[]}, "id":"k\u00e9\"y", "type":"state","light":"l","time":"2026-11-22T03:22:57+01:00" } `,
 		`{"v":1,"id":"a","type":"t","light":"x","time":"2026-11-22T02:22:57Z","data":"str"}`,
+		`{"v":1,"id":"a","type":"var","light":"x","time":"2026-11-22T02:22:57Z","by":"agent:s1:3","data":{}}`,
 	}
 	for _, in := range inputs {
 		var a, b messages.Envelope
@@ -109,7 +110,7 @@ func TestDecodeEnvelopeMatchesEncodingJSON(t *testing.T) {
 			t.Fatal(err)
 		}
 		b = messages.Envelope(p)
-		if a.V != b.V || a.ID != b.ID || a.Type != b.Type || a.Light != b.Light || !a.Time.Equal(b.Time) || a.Cause != b.Cause || !bytes.Equal(a.Data, b.Data) {
+		if a.V != b.V || a.ID != b.ID || a.Type != b.Type || a.Light != b.Light || !a.Time.Equal(b.Time) || a.Cause != b.Cause || a.By != b.By || !bytes.Equal(a.Data, b.Data) {
 			t.Errorf("mismatch for %s:\n got %+v\nwant %+v", in, a, b)
 		}
 	}

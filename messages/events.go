@@ -148,6 +148,9 @@ type InConfigData struct {
 	// apply): the light's model does not know the plugins directory, and
 	// replay must accept what was accepted, whatever the plugins are now.
 	Plugins []string `json:"plugins,omitempty"`
+	// RollbackTo, on the apply of a rollback, is the input whose
+	// configuration it restores: the history reads "rollback to N".
+	RollbackTo uint64 `json:"rollback_to,omitempty"`
 }
 
 // InTimerData says timer Name, due at Deadline, is due. late is true when

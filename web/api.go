@@ -99,11 +99,13 @@ func (s *Server) command(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	m := &nats.Msg{Data: body, Header: nats.Header{}}
+	// Who asks: the caller's Lumen-Who, else http (the client's own).
+	if v := r.Header.Get(messages.HeaderWho); v != "" {
+		m.Header.Set(messages.HeaderWho, v)
+	}
 	if verb == messages.VerbTalk {
-		for _, h := range []string{messages.HeaderSession, messages.HeaderWho} {
-			if v := r.Header.Get(h); v != "" {
-				m.Header.Set(h, v)
-			}
+		if v := r.Header.Get(messages.HeaderSession); v != "" {
+			m.Header.Set(messages.HeaderSession, v)
 		}
 	} else if len(body) == 0 {
 		// Bodies are JSON whatever the Content-Type; none is {}.

@@ -17,6 +17,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/wire"
 )
 
@@ -70,7 +71,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Logf == nil {
 		cfg.Logf = func(string, ...any) {}
 	}
-	s := &Server{cfg: cfg, wire: wire.New(cfg.NC), hosts: map[string]bool{"localhost": true}}
+	s := &Server{cfg: cfg, wire: wire.New(cfg.NC, wire.WithWho(messages.WhoHTTP)), hosts: map[string]bool{"localhost": true}}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	if name, err := os.Hostname(); err == nil && name != "" {
 		s.hosts[strings.ToLower(name)] = true

@@ -62,7 +62,7 @@ func (c *Config) validate() error {
 	if c.Device == nil || c.Journal == nil || c.Conn == nil {
 		return errors.New("device: a device, a journal and a connection are required")
 	}
-	c.client = wire.New(c.Conn)
+	c.client = wire.New(c.Conn, wire.WithWho(messages.WhoButton))
 	if c.Clock == nil {
 		c.Clock = clock.System(clock.Trust)
 	}
@@ -455,6 +455,10 @@ func (a *Actor) emit(gs []gesture.Gesture, source string) {
 		}
 		data, _ := json.Marshal(messages.InFiredData{Transition: g.Kind, Source: source})
 		env := messages.Input(a.cfg.Light, messages.InFired, nuid.Next(), g.At, data)
+		env.By = messages.WhoButton
+		if source == sourceWeb {
+			env.By = messages.WhoHTTP
+		}
 		actors.Journal(a.cfg.Journal, subject.In(a.cfg.Light, messages.InFired), &env, a.logf)
 	}
 }

@@ -90,6 +90,7 @@ func (c *Config) validate() error {
 type Command struct {
 	Type string          // a messages.In* type
 	Data json.RawMessage // its payload
+	By   string          // who asks (messages.Who*), journaled as the input's by
 	// DryRun: apply the input to a copy of the machine, journal nothing,
 	// and answer at once with *messages.DryRunReply (or the error reply
 	// the input would get).
@@ -236,6 +237,7 @@ func (a *Actor) start(ctx actor.Context) error {
 		// before it stay as they were applied.
 		data, _ := json.Marshal(messages.InUpgradeData{Level: machine.Level})
 		env := messages.Input(a.cfg.Name, messages.InUpgrade, messages.UpgradeID(a.cfg.Name, machine.Level), a.cfg.Clock.Now(), data)
+		env.By = messages.WhoLocal
 		if _, err := a.cfg.Journal.Append(rctx, subject.In(a.cfg.Name, messages.InUpgrade), messages.AppendEnvelope(nil, &env), journal.MsgID(env.ID)); err != nil {
 			return fmt.Errorf("upgrade to level %d: %w", machine.Level, err)
 		}
@@ -244,6 +246,7 @@ func (a *Actor) start(ctx actor.Context) error {
 		data, _ := json.Marshal(messages.InConfigData{Op: messages.OpApply, States: a.cfg.Seed.States, Rules: a.cfg.Seed.Rules,
 			Vars: a.cfg.Seed.Vars, Initial: a.cfg.Seed.Initial, Schedules: a.cfg.Seed.Schedules})
 		env := messages.Input(a.cfg.Name, messages.InConfig, messages.SeedID(a.cfg.Name), a.cfg.Clock.Now(), data)
+		env.By = messages.WhoLocal
 		if _, err := a.cfg.Journal.Append(rctx, subject.In(a.cfg.Name, messages.InConfig), messages.AppendEnvelope(nil, &env), journal.MsgID(env.ID)); err != nil {
 			return fmt.Errorf("seed configuration: %w", err)
 		}
@@ -536,6 +539,7 @@ func (a *Actor) dryRun(c *Command) any {
 func (a *Actor) command(ctx actor.Context, c *Command) {
 	id := nuid.Next()
 	env := messages.Input(a.cfg.Name, c.Type, id, a.cfg.Clock.Now(), c.Data)
+	env.By = c.By
 	if sender := ctx.Sender(); sender != nil {
 		a.waiters[id] = sender
 	}
@@ -604,6 +608,7 @@ func (a *Actor) fireDue(ctx actor.Context, d *due) {
 	}
 	id := messages.DueID(a.cfg.Name, d.kind, d.name, d.at)
 	env := messages.Input(a.cfg.Name, d.kind, id, a.cfg.Clock.Now(), data)
+	env.By = messages.Who(d.kind, d.name) // timer:<name> or schedule:<name>
 	j, subj, body := a.cfg.Journal, subject.In(a.cfg.Name, d.kind), messages.AppendEnvelope(nil, &env)
 	go func() {
 		actx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

@@ -30,6 +30,7 @@ type Input struct {
 	ID   string
 	Type string
 	Time time.Time
+	By   string // who asked, "" when the input does not say
 	Data []byte
 	// Reject is set when the event cannot be applied as sent (an envelope
 	// for another light or type); the machine is then not consulted.
@@ -44,7 +45,7 @@ func DecodeInput(light string, r Record) Input {
 	in := Input{Seq: r.Seq, Type: typ, Time: r.Time.UTC(), Data: r.Data}
 	var env messages.Envelope
 	if messages.DecodeEnvelope(r.Data, &env) == nil && env.V > 0 && env.Data != nil {
-		in.ID, in.Data = env.ID, env.Data
+		in.ID, in.Data, in.By = env.ID, env.Data, env.By
 		if !env.Time.IsZero() {
 			in.Time = env.Time.UTC()
 		}

@@ -138,7 +138,12 @@ func History(ctx context.Context, j *journal.Journal, light string) ([]messages.
 		}
 		cur := configOf(m)
 		if ch := messages.DiffConfig(prev, cur); !ch.Empty() {
-			out = append(out, messages.ConfigChange{Seq: ap.Input.Seq, Time: ap.Input.Time, Summary: ch.Summary(), Changes: ch})
+			sum := ch.Summary()
+			var d messages.InConfigData
+			if json.Unmarshal(ap.Input.Data, &d) == nil && d.RollbackTo > 0 {
+				sum = fmt.Sprintf("rollback to %d: %s", d.RollbackTo, sum)
+			}
+			out = append(out, messages.ConfigChange{Seq: ap.Input.Seq, Time: ap.Input.Time, By: messages.WhoOf(ap.Input.By), Summary: sum, Changes: ch})
 		}
 		prev = cur
 	}}.Run(ctx, j)
@@ -191,6 +196,14 @@ func (h *handler) rollback(ctx context.Context, req micro.Request, q *Rollback) 
 	if err != nil {
 		wire.RespondError(req, 409, fmt.Sprintf("rollback: the configuration after input %d is not accepted now: %v", to, err))
 		return
+	}
+	if c, ok := msg.(*Command); ok {
+		var d messages.InConfigData
+		if err := json.Unmarshal(c.Data, &d); err == nil {
+			d.RollbackTo = to
+			c.Data, _ = json.Marshal(d)
+		}
+		c.By = messages.WhoRollback
 	}
 	actors.Answer(req, h.root, h.pid, msg, h.timeout, messages.VerbRollback, "the light", nil)
 }

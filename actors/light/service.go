@@ -187,10 +187,12 @@ func (h *handler) handle(verb string) func(micro.Request) {
 			wire.RespondError(req, sourceErrorCode(err), fmt.Sprintf("%s: %s", verb, sourceSentence(err)))
 			return
 		}
-		switch msg.(type) {
+		switch m := msg.(type) {
 		case *GetAt, *HistoryReq, *Rollback:
 			h.past(req, verb, msg)
 			return
+		case *Command:
+			m.By = whoAsks(req)
 		}
 		switch verb {
 		case messages.VerbListSources:
@@ -202,6 +204,18 @@ func (h *handler) handle(verb string) func(micro.Request) {
 		}
 		actors.Answer(req, h.root, h.pid, msg, h.timeout, verb, "the light", nil)
 	})
+}
+
+// whoAsks is the by of a request's input: the door's Lumen-Who header,
+// else fleet for a fan-out and nats for a bare request.
+func whoAsks(req micro.Request) string {
+	if who := messages.CleanWho(req.Headers().Get(messages.HeaderWho)); who != "" {
+		return who
+	}
+	if subject.FanOut(req.Subject()) {
+		return messages.WhoFleet
+	}
+	return messages.WhoNATS
 }
 
 // listSources answers list_sources from the light's model.

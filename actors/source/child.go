@@ -302,6 +302,7 @@ func (c *child) store(result json.RawMessage) error {
 func (c *child) command(verb string, body any) error {
 	ctx, cancel := context.WithTimeout(context.Background(), c.cfg.Timeout)
 	defer cancel()
+	ctx = wire.AsWho(ctx, messages.Who(messages.WhoSource, c.def.Name))
 	err := c.cfg.client.Call(ctx, c.cfg.Light, verb, body, nil)
 	if we := (*wire.Error)(nil); errors.As(err, &we) {
 		return fmt.Errorf("%s: the light refused it (%d): %s", verb, we.Code, we.Msg)

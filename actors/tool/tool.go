@@ -104,7 +104,7 @@ func Props(cfg Config) (*actor.Props, error) {
 	if cfg.Conn == nil {
 		return nil, errors.New("tool: a connection is required")
 	}
-	cfg.client = wire.New(cfg.Conn)
+	cfg.client = wire.New(cfg.Conn, wire.WithWho(messages.WhoTool))
 	if cfg.Concurrency <= 0 {
 		cfg.Concurrency = 4
 	}

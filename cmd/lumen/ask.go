@@ -231,7 +231,7 @@ the agent is doing.`,
 			}
 			msg := &nats.Msg{Data: audio, Header: nats.Header{}}
 			msg.Header.Set(messages.HeaderSession, session)
-			msg.Header.Set(messages.HeaderWho, "cli")
+			msg.Header.Set(messages.HeaderWho, messages.WhoCLI)
 			b, err := wire.New(nc, wire.WithTimeout(time.Duration(wait))).RequestMsg(cmd.Context(), a.light, messages.VerbTalk, msg)
 			if err := a.explain(err, time.Duration(wait)); err != nil {
 				return err

@@ -76,7 +76,7 @@ func (a *app) requestOn(ctx context.Context, nc *nats.Conn, verb string, body an
 
 // requestWithin is requestOn with its own timeout.
 func (a *app) requestWithin(ctx context.Context, nc *nats.Conn, verb string, body any, timeout time.Duration) ([]byte, error) {
-	b, err := wire.New(nc, wire.WithTimeout(timeout)).Request(ctx, a.light, verb, body)
+	b, err := wire.New(nc, wire.WithTimeout(timeout), wire.WithWho(messages.WhoCLI)).Request(ctx, a.light, verb, body)
 	if errors.Is(err, wire.ErrNoLight) {
 		return nil, a.noSuchLight(nc)
 	}

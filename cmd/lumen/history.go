@@ -19,8 +19,9 @@ func newHistory(a *app) *cobra.Command {
 		Short: "List every change of a light's configuration: seq, time, what changed",
 		Long: `List every input that changed the light's configuration (states, rules,
 schedules, tools, data sources, initial), oldest first, read back from the
-journal: its sequence, its time and what it changed (+ added, ~ changed,
-- removed). 'lumen get --seq N' and 'lumen export --seq N' show the light
+journal: its sequence, its time, who made it (cli, http, nats, fleet,
+agent:<session>:<step>, rollback, local; unknown before this was
+recorded) and what it changed (+ added, ~ changed, - removed). 'lumen get --seq N' and 'lumen export --seq N' show the light
 right after one; 'lumen rollback N' goes back to it.`,
 		Example: `  lumen history --light kitchen
   lumen rollback 120`,
@@ -42,9 +43,9 @@ right after one; 'lumen rollback N' goes back to it.`,
 				return nil
 			}
 			w := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(w, "SEQ\tTIME\tCHANGES")
+			fmt.Fprintln(w, "SEQ\tTIME\tBY\tCHANGES")
 			for _, c := range h.Changes {
-				fmt.Fprintf(w, "%d\t%s\t%s\n", c.Seq, c.Time.Local().Format("2006-01-02 15:04:05"), c.Summary)
+				fmt.Fprintf(w, "%d\t%s\t%s\t%s\n", c.Seq, c.Time.Local().Format("2006-01-02 15:04:05"), c.By, c.Summary)
 			}
 			return w.Flush()
 		},

@@ -121,7 +121,7 @@ func (a *app) noSuchLight(nc *nats.Conn) error {
 }
 
 func (a *app) client(nc *nats.Conn) *wire.Client {
-	return wire.New(nc, wire.WithTimeout(time.Duration(a.timeout)))
+	return wire.New(nc, wire.WithTimeout(time.Duration(a.timeout)), wire.WithWho(messages.WhoCLI))
 }
 
 // mutateAll sends a mutation to a.several and prints one line per light:

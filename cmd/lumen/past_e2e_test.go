@@ -142,6 +142,11 @@ func TestHistoryAndRollback(t *testing.T) {
 	if rolled == third {
 		t.Fatalf("the rollback is not in the history:\n%s", out)
 	}
+	// Who made each change: the seed, bare nats requests, a rollback.
+	if !strings.Contains(lines[1], " local ") || !strings.Contains(lines[2], " nats ") || !strings.Contains(lines[len(lines)-1], " rollback ") ||
+		!strings.Contains(lines[len(lines)-1], "rollback to "+first+":") {
+		t.Errorf("lumen history does not say who made the changes:\n%s", out)
+	}
 	// Rolled back itself: to just before the rollback.
 	if out, code := runCLI(t, d.URL, "rollback", third); code != 0 {
 		t.Fatalf("lumen rollback %s: exit %d\n%s", third, code, out)

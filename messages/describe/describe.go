@@ -40,7 +40,11 @@ func (e *Events) Event(subj string, data []byte) string {
 	env.Type = typ
 	ts := env.Time.Local().Format("15:04:05.000")
 	if dir == "in" {
-		return fmt.Sprintf("%s %s in  %-8s %s", ts, light, typ, env.Data)
+		by := ""
+		if env.By != "" {
+			by = " by " + env.By
+		}
+		return fmt.Sprintf("%s %s in  %-8s %s%s", ts, light, typ, env.Data, by)
 	}
 	return fmt.Sprintf("%s %s out %s", ts, light, e.Output(env))
 }

@@ -196,3 +196,9 @@ func Parse(subject string) (light, dir, typ string, ok bool) {
 	}
 	return light, "", rest, true
 }
+
+// FanOut reports whether a command subject was sent to many lights (the
+// fleet's or a group's) rather than to one.
+func FanOut(subject string) bool {
+	return strings.HasPrefix(subject, FleetCmdPrefix()+".") || strings.HasPrefix(subject, tokRoot+"."+tokGroup+".")
+}

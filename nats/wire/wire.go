@@ -51,6 +51,7 @@ const DefaultTimeout = 30 * time.Second
 type Client struct {
 	nc      *nats.Conn
 	timeout time.Duration
+	who     string // the Lumen-Who header of its requests (WithWho)
 }
 
 // Option configures a Client.
@@ -64,6 +65,21 @@ func WithTimeout(d time.Duration) Option {
 			c.timeout = d
 		}
 	}
+}
+
+// WithWho names the door the client's requests come through (a
+// messages.Who* value): the light journals it as each input's by. A
+// context made by AsWho overrides it for one request.
+func WithWho(who string) Option {
+	return func(c *Client) { c.who = who }
+}
+
+type whoKey struct{}
+
+// AsWho returns a context whose requests name who as who asks, for a
+// door whose every request is someone else (an agent's steps).
+func AsWho(ctx context.Context, who string) context.Context {
+	return context.WithValue(ctx, whoKey{}, who)
 }
 
 // New returns a client over nc.
@@ -106,6 +122,16 @@ func (c *Client) Call(ctx context.Context, light, verb string, body, out any) er
 // verb, and returns the body of a success, as Request does.
 func (c *Client) RequestMsg(ctx context.Context, light, verb string, m *nats.Msg) ([]byte, error) {
 	m.Subject = subject.Cmd(light, verb)
+	who, _ := ctx.Value(whoKey{}).(string)
+	if who == "" {
+		who = c.who
+	}
+	if who != "" && m.Header.Get(messages.HeaderWho) == "" {
+		if m.Header == nil {
+			m.Header = nats.Header{}
+		}
+		m.Header.Set(messages.HeaderWho, who)
+	}
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, c.timeout)
