@@ -108,6 +108,10 @@ type (
 	Rollback   struct{ Seq uint64 }
 )
 
+// WhyReq asks why the light is in its state (Seq 0) or did what it did
+// at event Seq: the service replays the journal to explain it.
+type WhyReq struct{ Seq uint64 }
+
 // GetAt asks for the light as it was right after input Seq, or at At:
 // the service replays it from the journal, without the actor.
 type GetAt struct {
@@ -319,7 +323,7 @@ func (a *Actor) recover(ctx context.Context) (empty bool, err error) {
 
 // Load starts a fold of the light from its latest snapshot (or from
 // nothing).
-func Load(ctx context.Context, j *journal.Journal, light string, evalTimeout time.Duration) (*Fold, error) {
+func Load(ctx context.Context, j Events, light string, evalTimeout time.Duration) (*Fold, error) {
 	f := &Fold{Light: light}
 	b, err := j.LoadSnapshot(ctx, light)
 	switch {

@@ -65,12 +65,22 @@ func DecodeInput(light string, r Record) Input {
 // as the light journals them. timedOut carries the rules recorded as timed
 // out for this input (nil when live).
 func Compute(m *machine.Machine, light string, in Input, timedOut []string) (machine.Result, [][]byte) {
+	res, out, _ := compute(m, light, in, timedOut, false)
+	return res, out
+}
+
+// compute is Compute, tracing how the machine decided when trace is set.
+func compute(m *machine.Machine, light string, in Input, timedOut []string, trace bool) (machine.Result, [][]byte, *machine.Trace) {
 	var res machine.Result
-	if in.Reject != "" {
+	var tr *machine.Trace
+	switch ev := (machine.Event{Seq: in.Seq, Time: in.Time, TimedOut: timedOut}); {
+	case in.Reject != "":
 		e := messages.OutErrorData{Code: 400, Error: in.Reject, Kind: messages.ErrorRejected}
 		res = machine.Result{State: m.State(), Err: &e, Outputs: []machine.Output{{Type: messages.OutError, Data: e}}}
-	} else {
-		res = m.Apply(machine.Event{Seq: in.Seq, Time: in.Time, TimedOut: timedOut}, in.Type, in.Data)
+	case trace:
+		res, tr = m.ApplyTraced(ev, in.Type, in.Data)
+	default:
+		res = m.Apply(ev, in.Type, in.Data)
 	}
 	out := make([][]byte, len(res.Outputs))
 	for i, o := range res.Outputs {
@@ -82,7 +92,7 @@ func Compute(m *machine.Machine, light string, in Input, timedOut []string) (mac
 		env := messages.Output(light, in.Seq, i, o.Type, in.Time, data)
 		out[i] = messages.AppendEnvelope(nil, &env)
 	}
-	return res, out
+	return res, out, tr
 }
 
 // Applied describes one input folded into the machine.
@@ -91,6 +101,9 @@ type Applied struct {
 	Result   machine.Result
 	Computed [][]byte // outputs as recomputed now
 	Recorded []Record // outputs as found in the journal, in stream order
+	// Trace is how the machine decided the input, for the input the fold
+	// was asked to trace (Fold.Trace); nil for the others.
+	Trace *machine.Trace
 }
 
 // outputIndex is the position of a recorded output among its input's
@@ -166,6 +179,8 @@ type Fold struct {
 	Light   string
 	M       *machine.Machine
 	Applied uint64 // the last input applied (from a snapshot, then folded)
+	// Trace, when set, is the input whose decision the fold records.
+	Trace uint64
 	// OnApplied, when set, sees every folded input; an error stops the fold.
 	OnApplied func(*Applied) error
 	// OnLate, when set, sees an input again when one of its outputs is
@@ -257,8 +272,8 @@ func (f *Fold) flush() error {
 		return nil
 	}
 	in := *f.head
-	res, computed := Compute(f.M, f.Light, in, timedOutRules(f.outs))
-	a := &Applied{Input: in, Result: res, Computed: computed, Recorded: f.outs}
+	res, computed, tr := compute(f.M, f.Light, in, timedOutRules(f.outs), f.Trace != 0 && in.Seq == f.Trace)
+	a := &Applied{Input: in, Result: res, Computed: computed, Recorded: f.outs, Trace: tr}
 	f.head, f.outs = nil, nil
 	f.Applied = in.Seq
 	if a.Partial() {

@@ -48,6 +48,14 @@ func (h *handler) past(req micro.Request, verb string, msg any) {
 			h.history(ctx, req)
 		case *Rollback:
 			h.rollback(ctx, req, q)
+		case *WhyReq:
+			w, err := Why(ctx, h.journal, h.light, q.Seq)
+			if err != nil {
+				respondPast(req, "why", "", err)
+				return
+			}
+			w.OK = true
+			wire.Respond(req, w)
 		}
 	}()
 }
@@ -212,15 +220,20 @@ func (h *handler) rollback(ctx context.Context, req micro.Request, q *Rollback) 
 // journal, or once compaction has taken that, from its snapshot, when
 // the snapshot is not past to.
 func (h *handler) rebuild(ctx context.Context, to uint64, onModel func(*Applied, *machine.Machine)) (ReplaySummary, error) {
-	sum, err := Replay{Light: h.light, ToSeq: to, OnModel: onModel}.Run(ctx, h.journal)
+	return rebuild(ctx, h.journal, h.light, to, onModel)
+}
+
+// rebuild replays light up to input to from j: see handler.rebuild.
+func rebuild(ctx context.Context, j Events, light string, to uint64, onModel func(*Applied, *machine.Machine)) (ReplaySummary, error) {
+	sum, err := Replay{Light: light, ToSeq: to, OnModel: onModel}.Run(ctx, j)
 	if mi := (*MissingInputError)(nil); !errors.As(err, &mi) {
 		return sum, err
 	}
 	var covered uint64
-	sum, err = Replay{Light: h.light, ToSeq: to, FromSnapshot: true, OnModel: onModel,
-		OnSnapshot: func(in uint64) { covered = in }}.Run(ctx, h.journal)
+	sum, err = Replay{Light: light, ToSeq: to, FromSnapshot: true, OnModel: onModel,
+		OnSnapshot: func(in uint64) { covered = in }}.Run(ctx, j)
 	if err == nil && covered > to {
-		return sum, &wire.Error{Code: 404, Msg: fmt.Sprintf("the journal keeps light %s's past from input %d on: compaction removed what came before", h.light, covered)}
+		return sum, &wire.Error{Code: 404, Msg: fmt.Sprintf("the journal keeps light %s's past from input %d on: compaction removed what came before", light, covered)}
 	}
 	return sum, err
 }

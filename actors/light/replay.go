@@ -17,6 +17,16 @@ import (
 // are taken as given, so replay can be generous.
 const ReplayEvalTimeout = 10 * time.Second
 
+// Events is what a replay reads: the journal (*journal.Journal), or a
+// slice of it exported to a file (journal.Slice).
+type Events interface {
+	Replay(ctx context.Context, filter string, from, to uint64, fn func(journal.Msg) error) error
+	LastMsg(ctx context.Context, subj string) (journal.Msg, error)
+	LoadSnapshot(ctx context.Context, light string) ([]byte, error)
+	Lights(ctx context.Context) ([]string, error)
+	FirstSeq(ctx context.Context) (uint64, error)
+}
+
 // Replay rebuilds a light from its journal with no side effects: no LED,
 // no network, no model. It is what `lumen replay` runs.
 type Replay struct {
@@ -32,6 +42,11 @@ type Replay struct {
 	// OnSnapshot, when set, is told the input the snapshot covers, before
 	// the first input is folded (FromSnapshot).
 	OnSnapshot func(input uint64)
+	// Trace, when set, is the input whose decision OnApplied sees in
+	// Applied.Trace.
+	Trace uint64
+	// OnEvent, when set, sees every event read, before it is folded.
+	OnEvent func(journal.Msg)
 	// OnApplied, when set, sees every input folded.
 	OnApplied func(*Applied)
 	// OnModel, when set, sees the machine right after each input is
@@ -52,7 +67,7 @@ type ReplaySummary struct {
 
 // Run replays the light from j. The summary is filled as far as the
 // replay got, also when it fails.
-func (r Replay) Run(ctx context.Context, j *journal.Journal) (ReplaySummary, error) {
+func (r Replay) Run(ctx context.Context, j Events) (ReplaySummary, error) {
 	var sum ReplaySummary
 	f := &Fold{Light: r.Light, M: machine.New(machine.WithEvalTimeout(ReplayEvalTimeout))}
 	if r.FromSnapshot {
@@ -73,6 +88,7 @@ func (r Replay) Run(ctx context.Context, j *journal.Journal) (ReplaySummary, err
 		}
 		return nil
 	}
+	f.Trace = r.Trace
 	f.OnApplied = func(ap *Applied) error {
 		sum.Inputs++
 		sum.Outputs += len(ap.Computed)
@@ -98,6 +114,9 @@ func (r Replay) Run(ctx context.Context, j *journal.Journal) (ReplaySummary, err
 			if cause, err := causeOf(m.Data); err == nil && cause > r.ToSeq {
 				return nil
 			}
+		}
+		if r.OnEvent != nil {
+			r.OnEvent(m)
 		}
 		return f.Add(Record{Seq: m.Seq, Subject: m.Subject, Data: m.Data, Time: m.Time})
 	})
@@ -130,7 +149,7 @@ func (s ReplaySummary) String() string {
 
 // exists fails when the journal has neither an event nor a snapshot of the
 // light, naming the lights it has.
-func (r Replay) exists(ctx context.Context, j *journal.Journal) error {
+func (r Replay) exists(ctx context.Context, j Events) error {
 	_, err := j.LastMsg(ctx, subject.Events(r.Light))
 	if !errors.Is(err, journal.ErrNotFound) {
 		return err
@@ -150,7 +169,7 @@ func (r Replay) exists(ctx context.Context, j *journal.Journal) error {
 
 // explainMissing says why an output's input is missing: compacted away
 // (the stream starts after it), or not in the journal at all.
-func (r Replay) explainMissing(ctx context.Context, j *journal.Journal, mi *MissingInputError) error {
+func (r Replay) explainMissing(ctx context.Context, j Events, mi *MissingInputError) error {
 	first, err := j.FirstSeq(ctx)
 	switch {
 	case err != nil:

@@ -118,6 +118,12 @@ func translateWith(verb string, body []byte, c checks) (any, error) {
 			return nil, bad("%v; history takes {}", err)
 		}
 		return &HistoryReq{}, nil
+	case messages.VerbWhy:
+		var r messages.WhyRequest
+		if err := messages.Decode(body, &r); err != nil {
+			return nil, bad(`%v; why takes {} (the current state) or {"seq":N}`, err)
+		}
+		return &WhyReq{Seq: r.Seq}, nil
 	case messages.VerbRollback:
 		var r messages.RollbackRequest
 		if err := messages.Decode(body, &r); err != nil || r.Seq == 0 {

@@ -14,12 +14,13 @@ import (
 	"github.com/lumen-home/lumen/actors/light"
 	"github.com/lumen-home/lumen/nats/broker"
 	"github.com/lumen-home/lumen/nats/house"
+	"github.com/lumen-home/lumen/nats/journal"
 	"github.com/lumen-home/lumen/nats/subject"
 )
 
 func newReplay(a *app) *cobra.Command {
 	var (
-		data         string
+		data, file   string
 		toSeq        uint64
 		verify       bool
 		fromSnapshot bool
@@ -34,44 +35,24 @@ with the transition it caused. With --verify every recomputed output must equal
 the recorded one byte for byte; the first difference is named by its stream
 sequence and the command fails.
 
-With --data DIR it reads a data directory directly (the daemon must be
+With -f FILE it reads a journal slice that 'lumen journal export' wrote, on
+any machine, with no daemon. With --data DIR it reads a data directory directly (the daemon must be
 stopped); otherwise it reads the journal of the running daemon at --server:
 its stream LUMEN, or at a hub (lumen hub) the house stream LUMEN_HOUSE, where
 each event keeps the sequence of the Pi's journal it was copied from, and only
 the events of the Pi that runs the light count.`,
 		Example: `  lumen replay --light demo --verify
   lumen replay --light kitchen --to-seq 1200
-  lumen replay --light kitchen --data ~/.local/share/lumen --verify`,
+  lumen replay --light kitchen --data ~/.local/share/lumen --verify
+  lumen replay -f kitchen.slice --verify`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
-			js, closeFn, err := a.openJournal(ctx, data)
+			j, closeFn, err := a.events(ctx, data, file)
 			if err != nil {
 				return err
 			}
 			defer closeFn()
-			j, err := house.OpenJournal(ctx, js)
-			if err != nil {
-				return err
-			}
-			if a.light = cmp.Or(a.light, os.Getenv("LUMEN_LIGHT")); a.light == "" {
-				// The journal's only light, else say which there are.
-				lights, err := j.Lights(ctx)
-				if err != nil {
-					return err
-				}
-				switch len(lights) {
-				case 0:
-					return errors.New("the journal has no light yet")
-				case 1:
-				default:
-					return usageError{fmt.Errorf("the journal has lights %s: say which with --light NAME", strings.Join(lights, ", "))}
-				}
-				a.light = lights[0]
-			}
-			if err := subject.ValidLight(a.light); err != nil {
-				return usageError{fmt.Errorf("--light: %w", err)}
-			}
 			r := light.Replay{Light: a.light, ToSeq: toSeq, Verify: verify, FromSnapshot: fromSnapshot,
 				OnSnapshot: func(in uint64) { fmt.Fprintf(a.stdout, "from snapshot at input %d\n", in) }}
 			if !quiet {
@@ -90,12 +71,70 @@ the events of the Pi that runs the light count.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&data, "data", "", "read this data directory directly instead of a running daemon")
+	f.StringVarP(&file, "file", "f", "", "read this journal slice ('lumen journal export' writes them) instead of a journal")
 	f.Uint64Var(&toSeq, "to-seq", 0, "stop after the input with this stream sequence")
 	f.BoolVar(&verify, "verify", false, "fail if any recomputed output differs from the recorded one")
 	f.BoolVar(&fromSnapshot, "from-snapshot", false, "start from the light's latest snapshot instead of the first event")
 	f.BoolVarP(&quiet, "quiet", "q", false, "print only the summary")
 	lightFlag(cmd, a)
 	return cmd
+}
+
+// events opens what a replay reads (a journal slice file, a stopped
+// data dir, or the running daemon's journal) and settles a.light: the
+// slice's light, --light, or the journal's only light.
+func (a *app) events(ctx context.Context, data, file string) (light.Events, func(), error) {
+	if file != "" {
+		if data != "" {
+			return nil, nil, usageError{errors.New("give -f FILE or --data DIR, not both")}
+		}
+		f, err := os.Open(file)
+		if err != nil {
+			return nil, nil, err
+		}
+		defer f.Close()
+		s, err := journal.ReadSlice(f)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", file, err)
+		}
+		if a.light != "" && a.light != s.Light {
+			return nil, nil, usageError{fmt.Errorf("%s holds light %s, not %s", file, s.Light, a.light)}
+		}
+		a.light = s.Light
+		return s, func() {}, nil
+	}
+	js, closeFn, err := a.openJournal(ctx, data)
+	if err != nil {
+		return nil, nil, err
+	}
+	j, err := house.OpenJournal(ctx, js)
+	if err != nil {
+		closeFn()
+		return nil, nil, err
+	}
+	if a.light = cmp.Or(a.light, os.Getenv("LUMEN_LIGHT")); a.light == "" {
+		// The journal's only light, else say which there are.
+		lights, err := j.Lights(ctx)
+		if err == nil {
+			switch len(lights) {
+			case 0:
+				err = errors.New("the journal has no light yet")
+			case 1:
+				a.light = lights[0]
+			default:
+				err = usageError{fmt.Errorf("the journal has lights %s: say which with --light NAME", strings.Join(lights, ", "))}
+			}
+		}
+		if err != nil {
+			closeFn()
+			return nil, nil, err
+		}
+	}
+	if err := subject.ValidLight(a.light); err != nil {
+		closeFn()
+		return nil, nil, usageError{fmt.Errorf("--light: %w", err)}
+	}
+	return j, closeFn, nil
 }
 
 // openJournal connects to the running daemon, or opens a stopped data dir

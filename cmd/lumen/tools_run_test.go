@@ -99,6 +99,14 @@ func TestRunTools(t *testing.T) {
 	if strings.Contains(string(r.Raw), "sk-live") || !strings.Contains(string(r.Raw), "Bearer [secret API_KEY]") {
 		t.Fatalf("the secret's value reached the tool, or was not sent: %s", r.Raw)
 	}
+	// Nor is it in a journal slice for a bug report.
+	slice := filepath.Join(t.TempDir(), "demo.slice")
+	if out, code := runCLI(t, d.URL, "journal", "export", "--light", "demo", "-o", slice); code != 0 {
+		t.Fatalf("lumen journal export: exit %d\n%s", code, out)
+	}
+	if b, err := os.ReadFile(slice); err != nil || strings.Contains(string(b), "sk-live") || !strings.Contains(string(b), "{{secret:API_KEY}}") {
+		t.Fatalf("the journal slice holds the secret's value, or not the tool that names it (%v)", err)
+	}
 
 	hostile := []struct {
 		name, code string

@@ -277,14 +277,19 @@ func (c *core) toJS(v *value) goja.Value {
 }
 
 func (c *core) lookupVar(name string) *value {
+	v := c.vars[name]
 	if c.inAction {
 		for i := range c.tx.vars {
 			if c.tx.vars[i].name == name {
-				return c.tx.vars[i].v
+				v = c.tx.vars[i].v
+				break
 			}
 		}
 	}
-	return c.vars[name]
+	if c.trace != nil {
+		c.read(name, v)
+	}
+	return v
 }
 
 func (c *core) jsSetData(call goja.FunctionCall) goja.Value {

@@ -114,7 +114,8 @@ type core struct {
 	tx       tx
 	closed   bool
 
-	restoring bool // Restore: schedules keep their recorded next tick
+	restoring bool   // Restore: schedules keep their recorded next tick
+	trace     *Trace // ApplyTraced: how the input is decided; nil live
 }
 
 // New returns a machine with only the built-in state off, in state off.
@@ -292,38 +293,67 @@ func (c *core) fireInput(transition string) Result {
 // fire tries the rules matching transition in the current state, by
 // priority then insertion, and fires the first whose condition holds.
 func (c *core) fire(transition string, out []Output) Result {
+	if c.trace != nil {
+		c.tracePassed(transition, c.cur)
+	}
 	ti := c.index[transition]
 	if ti == nil {
 		return c.ignored(transition, "no rule matches "+transition+" in state "+c.cur, out)
 	}
-	for _, r := range ti.candidates(c.cur) {
+	tracing := c.trace != nil
+	cands := ti.candidates(c.cur)
+	for i, r := range cands {
+		if tracing {
+			c.tryRule(r)
+		}
 		if c.forcedTimeout(r.ID) {
-			out = append(out, r.failed(&failure{timeout: true}, kindCondition))
+			o := r.failed(&failure{timeout: true}, kindCondition)
+			out = append(out, o)
 			c.rng.rekey(c.seq, r.ID)
+			if tracing {
+				c.tried(OutcomeConditionError, o.Data.(messages.OutErrorData).Error, nil)
+			}
 			continue
 		}
 		if r.cond != nil {
 			ok, f := c.condition(r.cond, ti.js)
 			if f != nil {
-				out = append(out, r.failed(f, kindCondition))
+				o := r.failed(f, kindCondition)
+				out = append(out, o)
 				if f.timeout {
 					c.rng.rekey(c.seq, r.ID)
+				}
+				if tracing {
+					c.tried(OutcomeConditionError, o.Data.(messages.OutErrorData).Error, nil)
 				}
 				continue
 			}
 			if !ok {
+				if tracing {
+					c.tried(OutcomeFalse, "its condition was false", &ok)
+				}
 				continue
 			}
 		}
 		if r.act != nil {
 			if f := c.action(r.act, ti.js); f != nil {
-				out = append(out, r.failed(f, kindAction))
+				o := r.failed(f, kindAction)
+				out = append(out, o)
 				if f.timeout {
 					c.rng.rekey(c.seq, r.ID)
+				}
+				if tracing {
+					yes := true
+					c.tried(OutcomeActionError, o.Data.(messages.OutErrorData).Error, &yes)
 				}
 				continue
 			}
 			out = c.commitTx(out)
+		}
+		if tracing {
+			yes := true
+			c.tried(OutcomeFired, "it fired", &yes)
+			c.traceNotTried(r, cands[i+1:])
 		}
 		return c.enter(r.To, r.idp, transition, out)
 	}

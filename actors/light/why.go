@@ -1,0 +1,367 @@
+package light
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/lumen-home/lumen/actors/light/machine"
+	"github.com/lumen-home/lumen/messages"
+	"github.com/lumen-home/lumen/nats/journal"
+	"github.com/lumen-home/lumen/nats/subject"
+	"github.com/lumen-home/lumen/nats/wire"
+)
+
+// Why explains event seq of light (0: its current state) by replaying
+// its journal: the input, the rule that fired and what it read, the
+// rules that did not and why, and one level further, the state before.
+// It never writes. A refusal (unknown seq, nothing to explain) is a
+// *wire.Error.
+func Why(ctx context.Context, j Events, light string, seq uint64) (*messages.WhyReply, error) {
+	explained, input, err := whyTarget(ctx, j, light, seq)
+	if err != nil {
+		return nil, err
+	}
+	w, prev, err := explain(ctx, j, light, input)
+	if err != nil {
+		return nil, err
+	}
+	w.Seq = explained
+	if prev > 0 {
+		p, _, err := explain(ctx, j, light, prev)
+		if err != nil {
+			return nil, err
+		}
+		p.Seq = prev
+		w.Previous = p
+	}
+	return w, nil
+}
+
+// whyTarget finds the event to explain and its input: seq's, or the
+// light's last state output's.
+func whyTarget(ctx context.Context, j Events, light string, seq uint64) (explained, input uint64, err error) {
+	var m *journal.Msg
+	if seq == 0 {
+		last, err := j.LastMsg(ctx, subject.Out(light, messages.OutState))
+		if errors.Is(err, journal.ErrNotFound) {
+			return 0, 0, &wire.Error{Code: 404, Msg: fmt.Sprintf("light %s has not entered a state since its journal starts; nothing to explain yet", light)}
+		}
+		if err != nil {
+			return 0, 0, err
+		}
+		m = &last
+	} else {
+		if err := j.Replay(ctx, subject.Events(light), seq, seq, func(got journal.Msg) error {
+			m = &got
+			return nil
+		}); err != nil {
+			return 0, 0, err
+		}
+		if m == nil {
+			first, _ := j.FirstSeq(ctx)
+			return 0, 0, &wire.Error{Code: 404, Msg: fmt.Sprintf("sequence %d is no event of light %s (the journal keeps sequences from %d on; 'lumen tail --from-seq' shows them)", seq, light, first)}
+		}
+	}
+	if _, dir, _, _ := subject.Parse(m.Subject); dir != subject.DirOut {
+		return m.Seq, m.Seq, nil
+	}
+	cause, err := causeOf(m.Data)
+	if err != nil {
+		return 0, 0, fmt.Errorf("light: event %d: %w", m.Seq, err)
+	}
+	if cause == 0 {
+		return 0, 0, &wire.Error{Code: 404, Msg: fmt.Sprintf("event %d of light %s was caused by no input (a restart or a failure outside the rules); 'lumen tail --from-seq %d' shows it", m.Seq, light, m.Seq)}
+	}
+	return m.Seq, cause, nil
+}
+
+// provenance is the input that last set a variable, as far as the
+// replay saw.
+type provenance map[string]*messages.WhySetBy
+
+// explain replays light up to input, tracing it, and returns its
+// explanation and the last input before it that entered a state.
+func explain(ctx context.Context, j Events, light string, input uint64) (*messages.WhyReply, uint64, error) {
+	fromSnap := false
+	if covered, ok := snapshotCovers(ctx, j, light); ok && covered < input {
+		fromSnap = true
+	}
+	for {
+		w, prev, missing, err := explainFrom(ctx, j, light, input, fromSnap)
+		if err != nil || !missing || !fromSnap {
+			return w, prev, err
+		}
+		// A variable read was set before the snapshot: from the start,
+		// when the journal still has it.
+		if first, err := j.FirstSeq(ctx); err != nil || first > 1 {
+			return w, prev, nil
+		}
+		fromSnap = false
+	}
+}
+
+// explainFrom is one replay of explain; missing says that a variable
+// read has no known setter.
+func explainFrom(ctx context.Context, j Events, light string, input uint64, fromSnap bool) (w *messages.WhyReply, prev uint64, missing bool, err error) {
+	set := provenance{}
+	var target *Applied
+	var rules []messages.Rule
+	var notes []note
+	_, err = Replay{Light: light, ToSeq: input, Trace: input, FromSnapshot: fromSnap,
+		OnEvent: func(m journal.Msg) {
+			if n, ok := noteOf(m); ok {
+				notes = append(notes, n)
+			}
+		},
+		OnApplied: func(ap *Applied) {
+			if ap.Input.Seq == input {
+				target = ap
+				// A data input's rules read what it stored.
+				var d messages.InDataData
+				if ap.Input.Type == messages.InData && json.Unmarshal(ap.Input.Data, &d) == nil {
+					for name := range d.Vars {
+						set[name] = setBy(ap.Input)
+					}
+				}
+				return
+			}
+			if ap.Input.Seq > input {
+				return
+			}
+			for _, o := range ap.Result.Outputs {
+				switch d := o.Data.(type) {
+				case messages.OutVarData:
+					set[d.Name] = setBy(ap.Input)
+				case messages.OutStateData:
+					prev = ap.Input.Seq
+				}
+			}
+		},
+		OnModel: func(ap *Applied, m *machine.Machine) {
+			if ap.Input.Seq == input {
+				rules = m.Model().Rules
+			}
+		},
+	}.Run(ctx, j)
+	if err != nil {
+		return nil, 0, false, err
+	}
+	if target == nil {
+		return nil, 0, false, &wire.Error{Code: 409, Msg: fmt.Sprintf("input %d of light %s is not applied yet; try again in a moment", input, light)}
+	}
+	w, missing = describeWhy(light, target, rules, set)
+	w.Notes = notesSince(notes, w, prev)
+	return w, prev, missing, nil
+}
+
+// setBy describes in as the setter of a variable.
+func setBy(in Input) *messages.WhySetBy {
+	s := &messages.WhySetBy{Seq: in.Seq, Time: in.Time, Type: in.Type, By: messages.WhoOf(in.By)}
+	if in.Type == messages.InData {
+		var d messages.InDataData
+		if json.Unmarshal(in.Data, &d) == nil {
+			s.Source = d.Source
+		}
+	}
+	return s
+}
+
+// describeWhy builds the explanation of an applied, traced input.
+func describeWhy(light string, ap *Applied, rules []messages.Rule, set provenance) (*messages.WhyReply, bool) {
+	in := ap.Input
+	w := &messages.WhyReply{Light: light, State: ap.Result.State, Reads: []messages.WhyRead{}, Skipped: []messages.WhySkip{},
+		Input: messages.WhyInput{Seq: in.Seq, Time: in.Time, Type: in.Type, Data: json.RawMessage(in.Data), By: messages.WhoOf(in.By)}}
+	missing := false
+	reads := func(rs []machine.Read) []messages.WhyRead {
+		out := make([]messages.WhyRead, 0, len(rs))
+		for _, r := range rs {
+			rd := messages.WhyRead{Name: r.Name, Value: r.Value, SetBy: set[r.Name]}
+			if r.Value == nil {
+				rd.Value, rd.Undefined = json.RawMessage("null"), true
+			} else if rd.SetBy == nil {
+				missing = true
+			}
+			out = append(out, rd)
+		}
+		return out
+	}
+	tr := ap.Trace
+	if tr != nil {
+		for _, t := range tr.Tried {
+			if t.Outcome != machine.OutcomeFired {
+				w.Skipped = append(w.Skipped, messages.WhySkip{ID: t.Rule, Why: t.Why, Reads: reads(t.Reads)})
+				continue
+			}
+			for i := range rules {
+				if rules[i].ID == t.Rule {
+					w.Rule = &rules[i]
+				}
+			}
+			w.Condition = &messages.WhyCondition{Text: t.Condition, Value: t.Value != nil && *t.Value}
+			w.Reads = reads(t.Reads)
+		}
+		for _, t := range tr.Passed {
+			w.Skipped = append(w.Skipped, messages.WhySkip{ID: t.Rule, Why: t.Why})
+		}
+	}
+	w.Summary = summarize(ap, w)
+	return w, missing
+}
+
+// summarize says in one sentence what the input did.
+func summarize(ap *Applied, w *messages.WhyReply) string {
+	in := ap.Input
+	by := ""
+	if in.By != "" {
+		by = " by " + in.By
+	}
+	what := fmt.Sprintf("input %d (%s%s at %s)", in.Seq, in.Type, by, in.Time.Format("2006-01-02 15:04:05Z07:00"))
+	for _, o := range ap.Result.Outputs {
+		switch d := o.Data.(type) {
+		case messages.OutStateData:
+			if w.Rule != nil {
+				return fmt.Sprintf("%s fired %s: rule %s took the light from %s to %s", what, d.Transition, w.Rule.ID, d.From, d.To)
+			}
+			return fmt.Sprintf("%s set the state from %s to %s", what, d.From, d.To)
+		case messages.OutIgnoredData:
+			return fmt.Sprintf("%s changed nothing: %s", what, d.Reason)
+		}
+	}
+	if ap.Result.Err != nil {
+		return fmt.Sprintf("%s was refused: %s", what, ap.Result.Err.Error)
+	}
+	return fmt.Sprintf("%s left the light in %s", what, ap.Result.State)
+}
+
+// note is an event no input caused (a restart, a failed data source):
+// it explains an outcome when it falls between what was read and when.
+type note struct {
+	seq  uint64
+	text string
+}
+
+func noteOf(m journal.Msg) (note, bool) {
+	_, dir, typ, _ := subject.Parse(m.Subject)
+	if dir != subject.DirOut || (typ != messages.OutError && typ != messages.OutRestart) {
+		return note{}, false
+	}
+	var env messages.Envelope
+	if messages.DecodeEnvelope(m.Data, &env) != nil || env.Cause != 0 {
+		return note{}, false
+	}
+	at := env.Time.Format("2006-01-02 15:04:05Z07:00")
+	if typ == messages.OutRestart {
+		var d messages.OutRestartData
+		if json.Unmarshal(env.Data, &d) != nil {
+			return note{}, false
+		}
+		return note{m.Seq, fmt.Sprintf("%s: %s was restarted (%s)", at, d.Actor, d.Reason)}, true
+	}
+	var d messages.OutErrorData
+	if json.Unmarshal(env.Data, &d) != nil {
+		return note{}, false
+	}
+	return note{m.Seq, fmt.Sprintf("%s: %s error: %s", at, d.Kind, d.Error)}, true
+}
+
+// maxNotes bounds the notes of one explanation.
+const maxNotes = 5
+
+// notesSince keeps the notes after the earliest of what the explanation
+// stands on (the inputs that set what was read, the previous state), the
+// latest last.
+func notesSince(notes []note, w *messages.WhyReply, prev uint64) []string {
+	from := prev
+	for _, r := range w.Reads {
+		if r.SetBy != nil && (from == 0 || r.SetBy.Seq < from) {
+			from = r.SetBy.Seq
+		}
+	}
+	var out []string
+	for _, n := range notes {
+		if n.seq > from && n.seq < w.Input.Seq {
+			out = append(out, n.text)
+		}
+	}
+	if len(out) > maxNotes {
+		out = append([]string{fmt.Sprintf("(%d earlier ones left out)", len(out)-maxNotes)}, out[len(out)-maxNotes:]...)
+	}
+	return out
+}
+
+// snapshotCovers returns the last input light's snapshot covers.
+func snapshotCovers(ctx context.Context, j Events, light string) (uint64, bool) {
+	b, err := j.LoadSnapshot(ctx, light)
+	if err != nil {
+		return 0, false
+	}
+	var s snapshot
+	if json.Unmarshal(b, &s) != nil {
+		return 0, false
+	}
+	return s.Applied, true
+}
+
+// WhyText renders an explanation for a person, as lumen why prints it.
+func WhyText(w *messages.WhyReply) string {
+	var b strings.Builder
+	writeWhy(&b, w, "")
+	return b.String()
+}
+
+func writeWhy(b *strings.Builder, w *messages.WhyReply, indent string) {
+	fmt.Fprintf(b, "%slight %s is %s: %s\n", indent, w.Light, w.State, w.Summary)
+	if w.Rule != nil {
+		r := w.Rule
+		fmt.Fprintf(b, "%s  rule %s: %s --%s--> %s", indent, r.ID, r.From, r.On, r.To)
+		if r.Priority != 0 {
+			fmt.Fprintf(b, " (priority %d)", r.Priority)
+		}
+		b.WriteString("\n")
+		if w.Condition != nil && w.Condition.Text != "" {
+			fmt.Fprintf(b, "%s    when  %s  → %v\n", indent, w.Condition.Text, w.Condition.Value)
+		}
+		if r.Action != "" {
+			fmt.Fprintf(b, "%s    do    %s\n", indent, r.Action)
+		}
+	}
+	for _, r := range w.Reads {
+		if r.Undefined {
+			fmt.Fprintf(b, "%s    read  %s: undefined (never set)\n", indent, r.Name)
+			continue
+		}
+		fmt.Fprintf(b, "%s    read  %s = %s%s\n", indent, r.Name, r.Value, setByText(r.SetBy))
+	}
+	for _, s := range w.Skipped {
+		fmt.Fprintf(b, "%s  not %s: %s", indent, s.ID, s.Why)
+		for i, r := range s.Reads {
+			sep := "; read "
+			if i > 0 {
+				sep = ", "
+			}
+			fmt.Fprintf(b, "%s%s = %s", sep, r.Name, r.Value)
+		}
+		b.WriteString("\n")
+	}
+	for _, n := range w.Notes {
+		fmt.Fprintf(b, "%s  note: %s\n", indent, n)
+	}
+	if w.Previous != nil {
+		fmt.Fprintf(b, "%sbefore that:\n", indent)
+		writeWhy(b, w.Previous, indent+"  ")
+	}
+}
+
+func setByText(s *messages.WhySetBy) string {
+	if s == nil {
+		return " (not set since the journal's start)"
+	}
+	src := ""
+	if s.Source != "" && !strings.HasPrefix(s.By, messages.WhoSource+":") {
+		src = " from source " + s.Source
+	}
+	return fmt.Sprintf(" (set by input %d, %s%s by %s, %s)", s.Seq, s.Type, src, s.By, s.Time.Format("2006-01-02 15:04:05Z07:00"))
+}

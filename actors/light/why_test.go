@@ -1,0 +1,171 @@
+package light_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/lumen-home/lumen/actors/light"
+	"github.com/lumen-home/lumen/actors/light/machine"
+	"github.com/lumen-home/lumen/messages"
+	"github.com/lumen-home/lumen/nats/journal"
+	"github.com/lumen-home/lumen/nats/subject"
+	"github.com/lumen-home/lumen/nats/wire"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// step is one input of a scripted journal.
+type step struct{ typ, data, by string }
+
+var whyT0 = time.Date(2026, 11, 25, 8, 0, 0, 0, time.UTC)
+
+// scripted runs steps through a machine as the light would and returns
+// the journal it would have written: each input, then its outputs.
+// Inputs are a second apart.
+func scripted(t *testing.T, name string, steps ...step) *journal.Slice {
+	t.Helper()
+	m := machine.New(machine.WithEvalTimeout(20 * time.Millisecond))
+	defer m.Close()
+	s := &journal.Slice{Light: name}
+	seq := uint64(0)
+	for i, st := range steps {
+		seq++
+		at := whyT0.Add(time.Duration(i) * time.Second)
+		env := messages.Input(name, st.typ, fmt.Sprint("in-", i), at, json.RawMessage(st.data))
+		env.By = st.by
+		body := messages.AppendEnvelope(nil, &env)
+		s.Events = append(s.Events, journal.Msg{Seq: seq, Subject: subject.In(name, st.typ), Data: body, Time: at})
+		res, outs := light.Compute(m, name, light.DecodeInput(name, light.Record{Seq: seq, Subject: subject.In(name, st.typ), Data: body, Time: at}), nil)
+		if res.Err != nil {
+			t.Fatalf("step %d %s %s: %s", i, st.typ, st.data, res.Err.Error)
+		}
+		for j, o := range outs {
+			seq++
+			s.Events = append(s.Events, journal.Msg{Seq: seq, Subject: subject.Out(name, res.Outputs[j].Type), Data: o, Time: at})
+		}
+	}
+	return s
+}
+
+const whyStates = `"states":[{"name":"off","r":0,"g":0,"b":0},{"name":"red","r":255,"g":0,"b":0},{"name":"blue","r":0,"g":0,"b":255},
+	{"name":"cold","r":0,"g":128,"b":255},{"name":"warm","r":255,"g":128,"b":0}]`
+
+func config(rules string, more ...string) step {
+	extra := ""
+	for _, m := range more {
+		extra += "," + m
+	}
+	return step{messages.InConfig, `{"op":"apply",` + whyStates + `,"rules":` + rules + extra + `}`, messages.WhoCLI}
+}
+
+func click(by string) step {
+	return step{messages.InFired, `{"transition":"button_click"}`, by}
+}
+
+// The explanation of the light's current state, golden, for each kind of
+// decision a rule makes.
+func TestWhyGolden(t *testing.T) {
+	tests := []struct {
+		name  string
+		steps []step
+	}{
+		{"data_source", []step{
+			config(`[{"from":"*","on":"weather_updated","to":"cold","condition":"getData('temp') < 10"},
+				{"from":"*","on":"weather_updated","to":"warm","condition":"getData('temp') >= 10"}]`,
+				`"sources":[{"name":"weather","type":"nats","subject":"home.weather","store":{"temp":"result.temp"},"fires":"weather_updated"}]`),
+			{messages.InData, `{"source":"weather","vars":{"temp":14}}`, "source:weather"},
+			{messages.InVar, `{"name":"unrelated","value":1}`, messages.WhoCLI},
+			{messages.InData, `{"source":"weather","vars":{"temp":5}}`, "source:weather"},
+		}},
+		{"priority", []step{
+			config(`[{"from":"off","on":"button_click","to":"red"},{"from":"off","on":"button_click","to":"blue","priority":10}]`),
+			click(messages.WhoButton),
+		}},
+		{"wildcard", []step{
+			config(`[{"from":"*","on":"button_hold","to":"off","action":"setData('holds', (getData('holds') || 0) + 1)"},
+				{"from":"blue","on":"button_hold","to":"red"}]`),
+			{messages.InState, `{"name":"red"}`, messages.WhoCLI},
+			{messages.InFired, `{"transition":"button_hold"}`, messages.WhoButton},
+		}},
+		{"disabled", []step{
+			config(`[{"from":"off","on":"button_click","to":"red","enabled":false},{"from":"off","on":"button_click","to":"blue"}]`),
+			click("agent:s1:3"),
+		}},
+		{"timer", []step{
+			config(`[{"from":"off","on":"button_click","to":"red","action":"startTimer('back', 1000)"},{"from":"red","on":"back","to":"off"}]`),
+			click(messages.WhoButton),
+			{messages.InTimer, `{"name":"back","deadline":"2026-11-25T08:00:02Z"}`, "timer:back"},
+		}},
+		{"timeout", []step{
+			config(`[{"from":"off","on":"button_click","to":"red","condition":"(function(){ for(;;){} })()"},{"from":"off","on":"button_click","to":"blue"}]`),
+			click(messages.WhoHTTP),
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := scripted(t, "k", tt.steps...)
+			w, err := light.Why(context.Background(), s, "k", 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _ := json.MarshalIndent(w, "", "  ")
+			golden(t, filepath.Join("testdata", "why", tt.name+".json"), append(got, '\n'))
+			golden(t, filepath.Join("testdata", "why", tt.name+".txt"), []byte(light.WhyText(w)))
+		})
+	}
+}
+
+// A seq names an input or one of its outputs; a seq of another light,
+// or none, is refused with 404.
+func TestWhySeq(t *testing.T) {
+	s := scripted(t, "k",
+		config(`[{"from":"off","on":"button_click","to":"red"},{"from":"red","on":"button_click","to":"off"}]`),
+		click(messages.WhoButton), click(messages.WhoButton))
+	now, err := light.Why(context.Background(), s, "k", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The second click's input, and its state output.
+	for _, seq := range []uint64{now.Input.Seq, now.Seq} {
+		w, err := light.Why(context.Background(), s, "k", seq)
+		if err != nil || w.State != "off" || w.Input.Seq != now.Input.Seq || w.Seq != seq {
+			t.Errorf("why %d: %+v %v", seq, w, err)
+		}
+	}
+	first, err := light.Why(context.Background(), s, "k", now.Previous.Input.Seq)
+	if err != nil || first.State != "red" || first.Rule == nil || first.Rule.ID != "r1" {
+		t.Errorf("why of the first click: %+v %v", first, err)
+	}
+	var we *wire.Error
+	if _, err := light.Why(context.Background(), s, "k", 9999); !errors.As(err, &we) || we.Code != 404 {
+		t.Errorf("why of no event: %v", err)
+	}
+}
+
+func golden(t *testing.T, path string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("read golden (run with -update to create): %v", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from golden:\n got:\n%s\nwant:\n%s", path, got, want)
+	}
+}

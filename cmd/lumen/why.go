@@ -1,0 +1,165 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/lumen-home/lumen/actors/light"
+	"github.com/lumen-home/lumen/internal/atomicfile"
+	"github.com/lumen-home/lumen/messages"
+	"github.com/lumen-home/lumen/nats/journal"
+	"github.com/lumen-home/lumen/nats/subject"
+)
+
+func newWhy(a *app) *cobra.Command {
+	var file string
+	cmd := &cobra.Command{
+		Use:   "why [SEQ]",
+		Short: "Explain why a light is in its state, or what it did at event SEQ",
+		Long: `Explain the light's current state, or the event with stream sequence SEQ
+(an input, or an output: then the input that caused it), by replaying its
+journal; nothing is changed. It names the input (when, what, and who: button,
+cli, http, nats, fleet, agent:<session>:<step>, source:<name>, timer:<name>,
+schedule:<name>), the rule that fired with its condition's value, every
+variable the rule read with the input that last set it, the rules that did not
+fire and why (condition false, disabled, from another state, not tried after a
+higher priority), failures and restarts in between, and one level further,
+why the state before was what it was.
+
+With -f FILE it explains from a journal slice ('lumen journal export'), on any
+machine, with no daemon.`,
+		Example: `  lumen why
+  lumen why 1042 --json
+  lumen why -f kitchen.slice`,
+		Args: args(cobra.MaximumNArgs(1)),
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			var seq uint64
+			if len(argv) == 1 {
+				var err error
+				if seq, err = strconv.ParseUint(argv[0], 10, 64); err != nil || seq == 0 {
+					return usageError{fmt.Errorf("SEQ %q is not a sequence ('lumen tail --since 1h' shows them)", argv[0])}
+				}
+			}
+			var w *messages.WhyReply
+			if file != "" {
+				j, closeFn, err := a.events(cmd.Context(), "", file)
+				if err != nil {
+					return err
+				}
+				defer closeFn()
+				if w, err = light.Why(cmd.Context(), j, a.light, seq); err != nil {
+					return err
+				}
+				w.OK = true
+			} else {
+				b, err := a.request(cmd.Context(), messages.VerbWhy, messages.WhyRequest{Seq: seq})
+				if err != nil {
+					return err
+				}
+				if err := json.Unmarshal(b, &w); err != nil {
+					return fmt.Errorf("unexpected reply: %s", b)
+				}
+			}
+			if a.jsonOut {
+				b, err := json.MarshalIndent(w, "", "  ")
+				if err != nil {
+					return err
+				}
+				_, err = fmt.Fprintf(a.stdout, "%s\n", b)
+				return err
+			}
+			_, err := io.WriteString(a.stdout, light.WhyText(w))
+			return err
+		},
+	}
+	cmd.Flags().StringVarP(&file, "file", "f", "", "explain from this journal slice instead of the running light")
+	lightFlag(cmd, a)
+	jsonFlag(cmd, a)
+	return cmd
+}
+
+func newJournal(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "journal",
+		Short: "Export a light's journal for a bug report",
+		Args:  args(cobra.NoArgs),
+	}
+	var (
+		since durationFlag
+		out   string
+		data  string
+	)
+	export := &cobra.Command{
+		Use:   "export -o FILE",
+		Short: "Write a self-contained slice of a light's journal to a file",
+		Long: `Write a light's journal, or its last --since, to FILE: the light's state
+right before the slice (rebuilt by replay), then every input and recorded
+output after it. 'lumen replay -f FILE --verify' and 'lumen why -f FILE' read
+it on another machine, with no daemon. Secret values are not in it: the
+journal holds only their names.`,
+		Example: `  lumen journal export --light kitchen -o kitchen.slice
+  lumen journal export --since 2h -o last-two-hours.slice`,
+		Args: args(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if out == "" {
+				return usageError{errors.New("-o FILE is required: where to write the slice")}
+			}
+			if since < 0 {
+				return usageError{errors.New("--since must be a duration into the past, e.g. 2h")}
+			}
+			ctx := cmd.Context()
+			j, closeFn, err := a.events(ctx, data, "")
+			if err != nil {
+				return err
+			}
+			defer closeFn()
+			var from uint64
+			if since > 0 {
+				jj, ok := j.(*journal.Journal)
+				if !ok {
+					return errors.New("--since needs the journal")
+				}
+				if from, err = jj.SeqAt(ctx, subject.AllIn(a.light), time.Now().Add(-time.Duration(since))); err != nil {
+					return err
+				}
+				if from == 0 {
+					return errors.New("this journal (a hub's house copy) cannot be cut by time; export at the Pi")
+				}
+			}
+			fmt.Fprintf(a.stderr, "lumen: reading light %s's journal…\n", a.light)
+			s, err := light.ExportSlice(ctx, j, a.light, from)
+			if err != nil {
+				return err
+			}
+			if err := atomicfile.Write(out, 0o600, func(w io.Writer) error {
+				_, err := s.WriteTo(w)
+				return err
+			}); err != nil {
+				return err
+			}
+			start := "the light's first event"
+			if s.Snapshot != nil {
+				start = "its state before them"
+			}
+			first, last := uint64(0), uint64(0)
+			if n := len(s.Events); n > 0 {
+				first, last = s.Events[0].Seq, s.Events[n-1].Seq
+			}
+			fmt.Fprintf(a.stdout, "wrote %d events of light %s (sequences %d to %d, from %s) to %s\n", len(s.Events), a.light, first, last, start, out)
+			return nil
+		},
+	}
+	f := export.Flags()
+	f.StringVarP(&out, "output", "o", "", "the `FILE` to write")
+	f.Var(&since, "since", "only the last `DURATION` (e.g. 2h); default: the whole journal")
+	f.StringVar(&data, "data", "", "read this data directory directly instead of a running daemon")
+	lightFlag(export, a)
+	cmd.AddCommand(export)
+	return cmd
+}

@@ -1,0 +1,134 @@
+package main_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lumen-home/lumen/internal/lumentest"
+	"github.com/lumen-home/lumen/messages"
+)
+
+// why names the input, the rule, what it read and who set it, from the
+// running light and from an exported journal slice on a machine with no
+// daemon; an edited slice fails to verify.
+func TestWhyAndJournalSlice(t *testing.T) {
+	t.Parallel()
+	d := startDaemon(t, t.TempDir())
+	nc := connect(t, d.URL)
+	cfg := filepath.Join(t.TempDir(), "light.json")
+	if err := os.WriteFile(cfg, []byte(`{
+		"states":[{"name":"off","r":0,"g":0,"b":0},{"name":"cold","r":0,"g":128,"b":255},{"name":"warm","r":255,"g":128,"b":0}],
+		"rules":[
+			{"from":"*","on":"temp_updated","to":"cold","condition":"getData('temp') < getData('limit')"},
+			{"from":"*","on":"temp_updated","to":"warm"},
+			{"from":"off","on":"button_click","to":"warm","enabled":false}],
+		"sources":[{"name":"thermo","type":"nats","subject":"home.thermo","store":{"temp":"result.temp"},"fires":"temp_updated"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cli := func(args ...string) string {
+		t.Helper()
+		out, code := runCLI(t, d.URL, args...)
+		if code != 0 {
+			t.Fatalf("lumen %v: exit %d\n%s", args, code, out)
+		}
+		return out
+	}
+	cli("apply", "-f", cfg)
+	cli("var", "set", "limit", "10")
+	limitSeq := uint64(mustOK(t, request(t, nc, "lumen.demo.cmd.get", `{}`)).Body["seq"].(float64))
+	cli("state", "off")
+	state := func() any { return mustOK(t, request(t, nc, "lumen.demo.cmd.get", `{}`)).Body["state"] }
+	// The source starts after apply answers: publish until it stores.
+	lumentest.WaitFor(t, 20*time.Second, "the thermometer's reading to reach the light", func() bool {
+		if err := nc.Publish("home.thermo", []byte(`{"temp":5}`)); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(100 * time.Millisecond)
+		return state() == "cold"
+	})
+
+	var w messages.WhyReply
+	if err := json.Unmarshal([]byte(cli("why", "--json")), &w); err != nil {
+		t.Fatal(err)
+	}
+	if w.State != "cold" || w.Rule == nil || w.Rule.To != "cold" || w.Input.Type != messages.InData || w.Input.By != "source:thermo" ||
+		w.Condition == nil || !w.Condition.Value {
+		t.Fatalf("why: %+v", w)
+	}
+	reads := map[string]messages.WhyRead{}
+	for _, r := range w.Reads {
+		reads[r.Name] = r
+	}
+	if r := reads["temp"]; string(r.Value) != "5" || r.SetBy == nil || r.SetBy.Seq != w.Input.Seq || r.SetBy.By != "source:thermo" {
+		t.Errorf("read temp: %+v %+v", r, r.SetBy)
+	}
+	if r := reads["limit"]; string(r.Value) != "10" || r.SetBy == nil || r.SetBy.Seq != limitSeq || r.SetBy.Type != messages.InVar || r.SetBy.By != messages.WhoCLI {
+		t.Errorf("read limit: %+v %+v (set_var was input %d)", r, r.SetBy, limitSeq)
+	}
+	if len(w.Skipped) != 1 || !strings.HasPrefix(w.Skipped[0].Why, "not tried") {
+		t.Errorf("skipped: %+v", w.Skipped)
+	}
+	if w.Previous == nil || w.Previous.Input.Type != messages.InState || w.Previous.Input.By != messages.WhoCLI {
+		t.Errorf("previous: %+v", w.Previous)
+	}
+
+	// A click no rule takes: why names the disabled rule.
+	mustOK(t, request(t, nc, "lumen.demo.cmd.set_state", `{"name":"off"}`))
+	clickSeq := uint64(mustOK(t, request(t, nc, "lumen.demo.cmd.fire", `{"transition":"button_click"}`)).Body["seq"].(float64))
+	out := cli("why", fmt.Sprint(clickSeq))
+	if !strings.Contains(out, "changed nothing") || !strings.Contains(out, ": it is disabled") || !strings.Contains(out, "by nats") {
+		t.Errorf("lumen why %d:\n%s", clickSeq, out)
+	}
+	for _, bad := range []string{"999999", "x"} {
+		if out, code := runCLI(t, d.URL, "why", bad); code == 0 {
+			t.Errorf("lumen why %s: exit 0\n%s", bad, out)
+		}
+	}
+
+	// The slice, read where no daemon runs.
+	slice := filepath.Join(t.TempDir(), "demo.slice")
+	cli("journal", "export", "--light", "demo", "-o", slice)
+	away := func(args ...string) (string, int) {
+		return runCLI(t, "nats://127.0.0.1:1", args...)
+	}
+	if out, code := away("replay", "-f", slice, "--verify", "-q"); code != 0 || !strings.Contains(out, "every recorded output matches") {
+		t.Fatalf("replay -f: exit %d\n%s", code, out)
+	}
+	out, code := away("why", "-f", slice, "--json", fmt.Sprint(w.Seq))
+	var fromFile messages.WhyReply
+	if code != 0 || json.Unmarshal([]byte(out), &fromFile) != nil {
+		t.Fatalf("why -f: exit %d\n%s", code, out)
+	}
+	if a, b := mustJSON(t, fromFile), mustJSON(t, w); a != b {
+		t.Errorf("why from the slice differs from the light's:\n%s\n%s", a, b)
+	}
+	// An edited slice: a recorded state that is not what replay computes.
+	b, err := os.ReadFile(slice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := filepath.Join(t.TempDir(), "edited.slice")
+	if err := os.WriteFile(edited, []byte(strings.Replace(string(b), `"to":"cold"`, `"to":"warm"`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, code := away("replay", "-f", edited, "--verify", "-q"); code != 1 || !strings.Contains(out, "differs") {
+		t.Errorf("replay -f of an edited slice: exit %d\n%s", code, out)
+	}
+	if out, code := away("replay", "-f", cfg); code != 1 || !strings.Contains(out, "not a journal slice") {
+		t.Errorf("replay -f of a configuration: exit %d\n%s", code, out)
+	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
