@@ -221,7 +221,7 @@ func DedupKey(tool string, args json.RawMessage) string {
 
 func readOnly(tool string) bool {
 	switch tool {
-	case ToolGetPattern, ToolGetStates, ToolGetState, ToolGetRules, ToolGetVariables:
+	case ToolGetPattern, ToolGetStates, ToolGetState, ToolGetRules, ToolGetVariables, ToolSimulate:
 		return true
 	}
 	return false

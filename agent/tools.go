@@ -40,6 +40,7 @@ const (
 	ToolGetState         = "getState"
 	ToolGetRules         = "getRules"
 	ToolGetVariables     = "getVariables"
+	ToolSimulate         = "simulate"
 	ToolCreateState      = "createState"
 	ToolDeleteState      = "deleteState"
 	ToolAppendRules      = "appendRules"
@@ -105,6 +106,8 @@ func baseSpecs() []Spec {
 		{ToolGetState, "Show one state's definition.", `{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`, messages.TierAutonomous},
 		{ToolGetRules, "List the light's rules with their ids.", `{"type":"object","properties":{}}`, messages.TierAutonomous},
 		{ToolGetVariables, "Show the light's variables (set by rules with setData and by data sources).", `{"type":"object","properties":{}}`, messages.TierAutonomous},
+		{ToolSimulate, "Check a change against the light's recorded history without making it: replays the inputs of the last `since` (default 24h: clicks, data, variables) against the current configuration plus these states and rules, minus delete_rules, and says how many inputs would leave the light in another state, with the first differences. Changes nothing.",
+			`{"type":"object","properties":{"states":{"type":"array","items":{"type":"object"},"description":"states to add or replace, as createState takes them"},"rules":{"type":"array","items":` + ruleSchema + `,"description":"rules to add, as appendRules takes them"},"delete_rules":{"type":"array","items":{"type":"string"},"description":"ids of rules to leave out"},"since":{"type":"string","description":"how far back, e.g. 24h, 90m"}}}`, messages.TierAutonomous},
 		{ToolCreateState, "Create or replace a named light state.",
 			`{"type":"object","properties":{"name":{"type":"string"},"r":` + colorSchema + `,"g":` + colorSchema + `,"b":` + colorSchema +
 				`,"speed":{"type":"integer","description":"animation frame period in ms; omit for a static color"},"description":{"type":"string"}},"required":["name","r","g","b"]}`, messages.TierAutonomous},
@@ -317,6 +320,8 @@ func (t *Tools) Run(ctx context.Context, name string, args json.RawMessage) (jso
 		}
 		sort.Strings(names)
 		return nil, &wire.Error{Code: 404, Msg: fmt.Sprintf("no state %q; the states are %s", n, strings.Join(names, ", "))}
+	case ToolSimulate:
+		return t.simulate(ctx, args)
 	case ToolCreateState:
 		return t.command(ctx, messages.VerbCreateState, args)
 	case ToolDeleteState:
@@ -397,4 +402,53 @@ func errText(err error) string {
 		return "null"
 	}
 	return err.Error()
+}
+
+// simulate asks the light what the current configuration with the
+// proposed states and rules would have done with its recent inputs.
+func (t *Tools) simulate(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+	var a struct {
+		States      []messages.State `json:"states"`
+		Rules       []messages.Rule  `json:"rules"`
+		DeleteRules []string         `json:"delete_rules"`
+		Since       string           `json:"since"`
+	}
+	if err := json.Unmarshal(args, &a); err != nil {
+		return nil, fmt.Errorf("%w: simulate takes {states?, rules?, delete_rules?, since?}: %v", errArgs, err)
+	}
+	m, err := t.get(ctx)
+	if err != nil {
+		return nil, err
+	}
+	cfg := m.Config()
+	cfg.Vars, cfg.Initial = nil, ""
+	for _, s := range a.States {
+		if i := slices.IndexFunc(cfg.States, func(c messages.State) bool { return c.Name == s.Name }); i >= 0 {
+			cfg.States[i] = s
+		} else {
+			cfg.States = append(cfg.States, s)
+		}
+	}
+	cfg.Rules = slices.DeleteFunc(cfg.Rules, func(r messages.Rule) bool { return slices.Contains(a.DeleteRules, r.ID) })
+	for _, r := range a.Rules {
+		r.ID, r.Enabled = "", true
+		cfg.Rules = append(cfg.Rules, r)
+	}
+	body, err := json.Marshal(messages.WhatIfRequest{Config: json.RawMessage(mustJSON(cfg)), Since: a.Since})
+	if err != nil {
+		return nil, err
+	}
+	b, err := t.Light.Command(ctx, messages.VerbWhatIf, body)
+	if err != nil {
+		return nil, err
+	}
+	var w messages.WhatIfReply
+	if err := json.Unmarshal(b, &w); err != nil {
+		return nil, err
+	}
+	if len(w.Differences) > 5 {
+		w.Differences = w.Differences[:5]
+	}
+	w.OK = false
+	return json.Marshal(w)
 }

@@ -15,6 +15,7 @@ const (
 	VerbHistory        = "history"         // {} → HistoryReply
 	VerbRollback       = "rollback"        // RollbackRequest → the apply's reply
 	VerbWhy            = "why"             // WhyRequest → WhyReply
+	VerbWhatIf         = "whatif"          // WhatIfRequest → WhatIfReply
 	VerbCreateState    = "create_state"    // a State, or {"states":[…]}
 	VerbDeleteState    = "delete_state"    // NameRequest
 	VerbAppendRules    = "append_rules"    // RulesRequest
@@ -36,7 +37,7 @@ const (
 // (actors/daemon's tests check it), or the light answers it twice.
 func Verbs() []string {
 	v := []string{
-		VerbFire, VerbSetState, VerbGet, VerbApply, VerbHistory, VerbRollback, VerbWhy, VerbCreateState, VerbDeleteState,
+		VerbFire, VerbSetState, VerbGet, VerbApply, VerbHistory, VerbRollback, VerbWhy, VerbWhatIf, VerbCreateState, VerbDeleteState,
 		VerbAppendRules, VerbDeleteRules, VerbEnableRules, VerbSetVar, VerbCreateSchedule, VerbDeleteSchedule,
 		VerbDefineTool, VerbDeleteTool, VerbListTools, VerbRunTool,
 		VerbCreateSource, VerbDeleteSource, VerbListSources, VerbData, VerbDefineTransition, VerbDeleteTransition,

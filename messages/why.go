@@ -85,3 +85,35 @@ type WhySkip struct {
 	Why   string    `json:"why"`
 	Reads []WhyRead `json:"reads,omitempty"`
 }
+
+// WhatIfRequest is the body of whatif: a proposed configuration (as
+// apply takes it; its vars and initial are ignored) replayed against the
+// recorded inputs from input from_seq on, or of the last since (a Go
+// duration; default 24h).
+type WhatIfRequest struct {
+	Config  json.RawMessage `json:"config"`
+	Since   string          `json:"since,omitempty"`
+	FromSeq uint64          `json:"from_seq,omitempty"`
+}
+
+// WhatIfReply answers whatif: how many recorded inputs were replayed
+// against the proposed configuration, how many left the light in another
+// state than it was, and the first of those.
+type WhatIfReply struct {
+	OK          bool         `json:"ok,omitempty"`
+	Light       string       `json:"light"`
+	FromSeq     uint64       `json:"from_seq"` // the first input of the window
+	Replayed    int          `json:"replayed"`
+	Differ      int          `json:"differ"`
+	Differences []Difference `json:"differences"`
+}
+
+// Difference is one input after which the proposed configuration leaves
+// the light in another state than the recorded one.
+type Difference struct {
+	Seq      uint64    `json:"seq"`
+	Time     time.Time `json:"time"`
+	Input    string    `json:"input"` // type, data and who, in a line
+	Recorded string    `json:"recorded"`
+	Proposed string    `json:"proposed"`
+}

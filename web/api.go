@@ -157,7 +157,7 @@ const answerWithin = 25 * time.Second
 
 // slowVerbs may take longer than answerWithin: slowAnswerWithin.
 var slowVerbs = map[string]bool{messages.VerbAsk: true, messages.VerbTalk: true, messages.VerbGet: true,
-	messages.VerbHistory: true, messages.VerbRollback: true, messages.VerbWhy: true}
+	messages.VerbHistory: true, messages.VerbRollback: true, messages.VerbWhy: true, messages.VerbWhatIf: true}
 
 const slowAnswerWithin = 3 * time.Minute
 

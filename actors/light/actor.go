@@ -112,6 +112,15 @@ type (
 // at event Seq: the service replays the journal to explain it.
 type WhyReq struct{ Seq uint64 }
 
+// WhatIfReq asks what the proposed configuration Config (an apply's
+// InConfigData) would have done with the inputs from FromSeq on, or of
+// the last Since.
+type WhatIfReq struct {
+	Config  json.RawMessage
+	FromSeq uint64
+	Since   time.Duration
+}
+
 // GetAt asks for the light as it was right after input Seq, or at At:
 // the service replays it from the journal, without the actor.
 type GetAt struct {

@@ -48,6 +48,8 @@ func (h *handler) past(req micro.Request, verb string, msg any) {
 			h.history(ctx, req)
 		case *Rollback:
 			h.rollback(ctx, req, q)
+		case *WhatIfReq:
+			h.whatIf(ctx, req, q)
 		case *WhyReq:
 			w, err := Why(ctx, h.journal, h.light, q.Seq)
 			if err != nil {
@@ -253,4 +255,35 @@ func respondPast(req micro.Request, verb, what string, err error) {
 	default:
 		wire.RespondError(req, 500, verb+": "+err.Error())
 	}
+}
+
+func (h *handler) whatIf(ctx context.Context, req micro.Request, q *WhatIfReq) {
+	from := q.FromSeq
+	if from != 0 {
+		to, err := h.pastInput(ctx, &GetAt{Seq: from})
+		if err != nil {
+			respondPast(req, "whatif", "", err)
+			return
+		}
+		from = to
+	} else {
+		at := time.Now().Add(-q.Since)
+		next, err := h.journal.SeqAt(ctx, subject.AllIn(h.light), at)
+		if err != nil {
+			respondPast(req, "whatif", "", err)
+			return
+		}
+		if next == 0 {
+			wire.RespondError(req, 409, "whatif: this journal cannot be read by time; give from_seq")
+			return
+		}
+		from = next
+	}
+	w, err := WhatIf(ctx, h.journal, h.light, q.Config, from)
+	if err != nil {
+		respondPast(req, "whatif", "", err)
+		return
+	}
+	w.OK = true
+	wire.Respond(req, w)
 }

@@ -108,7 +108,7 @@ func unknownVerb(prefix string, known []string) micro.HandlerFunc {
 // verbs are the light's own; messages.Verbs lists them with those of the
 // components that share its service instance.
 var verbs = []string{
-	messages.VerbFire, messages.VerbSetState, messages.VerbGet, messages.VerbApply, messages.VerbHistory, messages.VerbRollback, messages.VerbWhy,
+	messages.VerbFire, messages.VerbSetState, messages.VerbGet, messages.VerbApply, messages.VerbHistory, messages.VerbRollback, messages.VerbWhy, messages.VerbWhatIf,
 	messages.VerbCreateState, messages.VerbDeleteState, messages.VerbAppendRules, messages.VerbDeleteRules, messages.VerbEnableRules,
 	messages.VerbSetVar, messages.VerbCreateSchedule, messages.VerbDeleteSchedule,
 	messages.VerbDefineTool, messages.VerbDeleteTool, messages.VerbListTools,
@@ -188,7 +188,7 @@ func (h *handler) handle(verb string) func(micro.Request) {
 			return
 		}
 		switch m := msg.(type) {
-		case *GetAt, *HistoryReq, *Rollback, *WhyReq:
+		case *GetAt, *HistoryReq, *Rollback, *WhyReq, *WhatIfReq:
 			h.past(req, verb, msg)
 			return
 		case *Command:

@@ -124,6 +124,28 @@ func translateWith(verb string, body []byte, c checks) (any, error) {
 			return nil, bad(`%v; why takes {} (the current state) or {"seq":N}`, err)
 		}
 		return &WhyReq{Seq: r.Seq}, nil
+	case messages.VerbWhatIf:
+		var r messages.WhatIfRequest
+		if err := messages.Decode(body, &r); err != nil || len(r.Config) == 0 {
+			return nil, bad(`%v; send {"config":{"states":[…],"rules":[…]}} (the configuration to try, as apply takes it) and "since":"24h" or "from_seq":N`, orMissing(err, "config"))
+		}
+		q := &WhatIfReq{FromSeq: r.FromSeq, Since: 24 * time.Hour}
+		if r.Since != "" {
+			if r.FromSeq != 0 {
+				return nil, bad("give since or from_seq, not both")
+			}
+			d, err := time.ParseDuration(r.Since)
+			if err != nil || d <= 0 {
+				return nil, bad("since %q is not a duration into the past, e.g. 24h or 90m", r.Since)
+			}
+			q.Since = d
+		}
+		msg, err := translateWith(messages.VerbApply, r.Config, c)
+		if err != nil {
+			return nil, err
+		}
+		q.Config = msg.(*Command).Data
+		return q, nil
 	case messages.VerbRollback:
 		var r messages.RollbackRequest
 		if err := messages.Decode(body, &r); err != nil || r.Seq == 0 {

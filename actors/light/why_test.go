@@ -169,3 +169,45 @@ func golden(t *testing.T, path string, got []byte) {
 		t.Errorf("%s differs from golden:\n got:\n%s\nwant:\n%s", path, got, want)
 	}
 }
+
+// A proposal that swaps where two clicks go differs after exactly the
+// inputs that leave the light elsewhere; its own timers fire in virtual
+// time; one that does not validate is refused.
+func TestWhatIf(t *testing.T) {
+	s := scripted(t, "k",
+		config(`[{"from":"off","on":"button_click","to":"red"},{"from":"red","on":"button_click","to":"blue"},{"from":"blue","on":"button_click","to":"off"}]`),
+		click(messages.WhoButton), click(messages.WhoButton),
+		step{messages.InVar, `{"name":"n","value":1}`, messages.WhoCLI},
+		click(messages.WhoButton), click(messages.WhoButton))
+	swapped := []byte(`{"op":"apply",` + whyStates + `,"rules":[{"from":"off","on":"button_click","to":"blue","enabled":true},{"from":"blue","on":"button_click","to":"red","enabled":true},{"from":"red","on":"button_click","to":"off","enabled":true}]}`)
+	w, err := light.WhatIf(context.Background(), s, "k", swapped, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range w.Differences {
+		got = append(got, fmt.Sprintf("%d:%s>%s", d.Seq, d.Recorded, d.Proposed))
+	}
+	// Inputs: config 1 (outputs 2), clicks 3, 5, var 7, clicks 9, 11.
+	if w.Replayed != 5 || w.Differ != 4 || fmt.Sprint(got) != "[3:red>blue 5:blue>red 7:blue>red 11:red>blue]" {
+		t.Errorf("whatif: replayed %d, differ %d, %v", w.Replayed, w.Differ, got)
+	}
+	// From the second click on, starting from the recorded red: the last
+	// click goes to red either way.
+	if w, err := light.WhatIf(context.Background(), s, "k", swapped, 5); err != nil || w.Replayed != 4 || w.Differ != 3 {
+		t.Errorf("whatif from 5: %+v %v", w, err)
+	}
+	// A proposal whose click starts a timer that turns the light off.
+	timed := []byte(`{"op":"apply",` + whyStates + `,"rules":[{"from":"*","on":"button_click","to":"red","action":"startTimer('t', 500)","enabled":true},{"from":"red","on":"t","to":"off","enabled":true}]}`)
+	if w, err := light.WhatIf(context.Background(), s, "k", timed, 0); err != nil || w.Differ != 3 ||
+		w.Differences[0].Proposed != "red" || w.Differences[1].Proposed != "off" {
+		// Each click makes it red; the timer turns it off before the next
+		// input, a second later, so the var input finds it off.
+		t.Errorf("whatif with a timer: %+v %v", w, err)
+	}
+	var we *wire.Error
+	bad := []byte(`{"op":"apply",` + whyStates + `,"rules":[{"from":"nowhere","on":"button_click","to":"red","enabled":true}]}`)
+	if _, err := light.WhatIf(context.Background(), s, "k", bad, 0); !errors.As(err, &we) || we.Code != 400 {
+		t.Errorf("whatif of a bad proposal: %v", err)
+	}
+}

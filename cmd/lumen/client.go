@@ -38,9 +38,15 @@ func (d *durationFlag) Set(s string) error {
 		*d = durationFlag(time.Duration(n * float64(time.Second)))
 		return nil
 	}
+	if days, ok := strings.CutSuffix(s, "d"); ok {
+		if n, err := strconv.ParseFloat(days, 64); err == nil {
+			*d = durationFlag(time.Duration(n * float64(24*time.Hour)))
+			return nil
+		}
+	}
 	v, err := time.ParseDuration(s)
 	if err != nil {
-		return fmt.Errorf("a duration like 10s or 500ms")
+		return fmt.Errorf("a duration like 10s, 500ms, 2h or 7d")
 	}
 	*d = durationFlag(v)
 	return nil

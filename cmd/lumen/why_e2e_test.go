@@ -90,6 +90,33 @@ func TestWhyAndJournalSlice(t *testing.T) {
 		}
 	}
 
+	// What if the comparison had been the other way round: the
+	// thermometer's reading would have made it warm; nothing changes.
+	proposed := filepath.Join(t.TempDir(), "proposed.yaml")
+	if err := os.WriteFile(proposed, []byte(strings.Replace(string(mustRead(t, cfg)), "getData('temp') < getData('limit')", "getData('temp') > getData('limit')", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var wi messages.WhatIfReply
+	if err := json.Unmarshal([]byte(cli("whatif", "-f", proposed, "--json")), &wi); err != nil {
+		t.Fatal(err)
+	}
+	if wi.Differ < 1 || wi.Differences[0].Seq != w.Input.Seq || wi.Differences[0].Recorded != "cold" || wi.Differences[0].Proposed != "warm" {
+		t.Errorf("whatif: %+v", wi)
+	}
+	if out := cli("whatif", "-f", proposed, "--from-seq", fmt.Sprint(w.Input.Seq)); !strings.Contains(out, "recorded cold → proposed warm") {
+		t.Errorf("lumen whatif:\n%s", out)
+	}
+	if s := state(); s != "off" {
+		t.Errorf("whatif changed the light: %v", s)
+	}
+	badCfg := filepath.Join(t.TempDir(), "bad.yaml")
+	if err := os.WriteFile(badCfg, []byte("states: [{name: a, r: 1, g: 1, b: 1}]\nrules: [{from: nowhere, on: x, to: a}]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, code := runCLI(t, d.URL, "whatif", "-f", badCfg); code != 1 || !strings.Contains(out, "nowhere") {
+		t.Errorf("whatif of a bad proposal: exit %d\n%s", code, out)
+	}
+
 	// The slice, read where no daemon runs.
 	slice := filepath.Join(t.TempDir(), "demo.slice")
 	cli("journal", "export", "--light", "demo", "-o", slice)
@@ -131,4 +158,13 @@ func mustJSON(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
