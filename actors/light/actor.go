@@ -153,14 +153,15 @@ type (
 
 // Actor is one light.
 type Actor struct {
-	cfg     Config
-	m       *machine.Machine
-	applied uint64
-	since   int // inputs applied since the last snapshot
-	waiters map[string]*actor.PID
-	cancel  context.CancelFunc
-	armed   map[string]clock.Timer // by kind+name
-	waiting bool                   // timers wait for the clock
+	cfg      Config
+	m        *machine.Machine
+	applied  uint64
+	lastPast uint64 // the input the last past snapshot kept covers
+	since    int    // inputs applied since the last snapshot
+	waiters  map[string]*actor.PID
+	cancel   context.CancelFunc
+	armed    map[string]clock.Timer // by kind+name
+	waiting  bool                   // timers wait for the clock
 }
 
 // Props returns the actor's props; the config is validated here so that a
@@ -342,6 +343,12 @@ func Load(ctx context.Context, j Events, light string, evalTimeout time.Duration
 	case err != nil:
 		return nil, fmt.Errorf("light %s: load snapshot: %w", light, err)
 	}
+	return foldFrom(light, b, evalTimeout)
+}
+
+// foldFrom is a fold that starts from snapshot b.
+func foldFrom(light string, b []byte, evalTimeout time.Duration) (*Fold, error) {
+	f := &Fold{Light: light}
 	var s snapshot
 	if err := json.Unmarshal(b, &s); err != nil {
 		return nil, fmt.Errorf("light %s: snapshot: %w", light, err)
@@ -476,6 +483,7 @@ func (a *Actor) snapshot(ctx context.Context) {
 		return
 	}
 	a.since = 0
+	a.keepPast(ctx, b)
 	a.compact(ctx)
 }
 

@@ -23,9 +23,9 @@ func (a *Actor) compact(ctx context.Context) {
 		a.logCompact(err)
 		return
 	}
-	// Outputs of covered inputs stored after a.applied are kept; a fold
-	// from the snapshot skips them by their cause.
-	keep := a.applied + 1
+	// Outputs of covered inputs stored after the snapshot kept are kept;
+	// a fold from it skips them by their cause.
+	keep := a.compactFrom(ctx)
 	var gap *messages.OutGapData
 	if a.cfg.HouseFloor != nil {
 		floor, err := a.cfg.HouseFloor(ctx)
@@ -37,7 +37,7 @@ func (a *Actor) compact(ctx context.Context) {
 		case size <= a.cfg.ForceAbove:
 			keep = floor + 1
 		default:
-			gap = &messages.OutGapData{From: floor + 1, To: a.applied,
+			gap = &messages.OutGapData{From: floor + 1, To: keep - 1,
 				Reason: "the journal was nearly full while the hub had not copied these events"}
 		}
 	}

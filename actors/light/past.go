@@ -80,7 +80,7 @@ func (h *handler) getAt(ctx context.Context, req micro.Request, q *GetAt) {
 // output names its cause), or the last one stored at or before q.At.
 func (h *handler) pastInput(ctx context.Context, q *GetAt) (uint64, error) {
 	events := subject.Events(h.light)
-	first, err := h.firstEvent(ctx)
+	first, err := firstEvent(ctx, h.journal, h.light)
 	if err != nil {
 		return 0, err
 	}
@@ -120,10 +120,10 @@ func (h *handler) pastInput(ctx context.Context, q *GetAt) (uint64, error) {
 }
 
 // firstEvent is the light's first event in the journal.
-func (h *handler) firstEvent(ctx context.Context) (journal.Msg, error) {
+func firstEvent(ctx context.Context, j Events, light string) (journal.Msg, error) {
 	var first *journal.Msg
 	errStop := errors.New("stop")
-	err := h.journal.Replay(ctx, subject.Events(h.light), 0, 0, func(m journal.Msg) error {
+	err := j.Replay(ctx, subject.Events(light), 0, 0, func(m journal.Msg) error {
 		first = &m
 		return errStop
 	})
@@ -131,7 +131,7 @@ func (h *handler) firstEvent(ctx context.Context) (journal.Msg, error) {
 		return journal.Msg{}, err
 	}
 	if first == nil {
-		return journal.Msg{}, &wire.Error{Code: 404, Msg: fmt.Sprintf("light %s has no events in the journal yet", h.light)}
+		return journal.Msg{}, &wire.Error{Code: 404, Msg: fmt.Sprintf("light %s has no events in the journal yet", light)}
 	}
 	return *first, nil
 }
@@ -231,13 +231,15 @@ func rebuild(ctx context.Context, j Events, light string, to uint64, onModel fun
 	if mi := (*MissingInputError)(nil); !errors.As(err, &mi) {
 		return sum, err
 	}
-	var covered uint64
-	sum, err = Replay{Light: light, ToSeq: to, FromSnapshot: true, OnModel: onModel,
-		OnSnapshot: func(in uint64) { covered = in }}.Run(ctx, j)
-	if err == nil && covered > to {
-		return sum, &wire.Error{Code: 404, Msg: fmt.Sprintf("the journal keeps light %s's past from input %d on: compaction removed what came before", light, covered)}
+	// Compacted: from the nearest snapshot before to.
+	best, oldest, err := nearestSnapshot(ctx, j, light, to)
+	if err != nil {
+		return sum, err
 	}
-	return sum, err
+	if best == nil {
+		return sum, &wire.Error{Code: 404, Msg: fmt.Sprintf("the journal keeps light %s's past from input %d on: compaction removed what came before", light, oldest)}
+	}
+	return Replay{Light: light, ToSeq: to, Snapshot: best.data, OnModel: onModel}.Run(ctx, j)
 }
 
 // respondPast answers a failed look into the past: a refusal with its

@@ -39,8 +39,11 @@ type Replay struct {
 	// FromSnapshot starts from the light's latest snapshot instead of the
 	// first event.
 	FromSnapshot bool
+	// Snapshot, when set, is a snapshot to start from instead (a past
+	// one: see PastSnapshots).
+	Snapshot []byte
 	// OnSnapshot, when set, is told the input the snapshot covers, before
-	// the first input is folded (FromSnapshot).
+	// the first input is folded (FromSnapshot, Snapshot).
 	OnSnapshot func(input uint64)
 	// Trace, when set, is the input whose decision OnApplied sees in
 	// Applied.Trace.
@@ -70,9 +73,14 @@ type ReplaySummary struct {
 func (r Replay) Run(ctx context.Context, j Events) (ReplaySummary, error) {
 	var sum ReplaySummary
 	f := &Fold{Light: r.Light, M: machine.New(machine.WithEvalTimeout(ReplayEvalTimeout))}
-	if r.FromSnapshot {
+	if r.FromSnapshot || r.Snapshot != nil {
 		var err error
-		if f, err = Load(ctx, j, r.Light, ReplayEvalTimeout); err != nil {
+		if r.Snapshot != nil {
+			f, err = foldFrom(r.Light, r.Snapshot, ReplayEvalTimeout)
+		} else {
+			f, err = Load(ctx, j, r.Light, ReplayEvalTimeout)
+		}
+		if err != nil {
 			return sum, err
 		}
 		if r.OnSnapshot != nil {

@@ -85,32 +85,30 @@ type provenance map[string]*messages.WhySetBy
 // explain replays light up to input, tracing it, and returns its
 // explanation and the last input before it that entered a state.
 func explain(ctx context.Context, j Events, light string, input uint64) (*messages.WhyReply, uint64, error) {
-	fromSnap := false
-	if covered, ok := snapshotCovers(ctx, j, light); ok && covered < input {
-		fromSnap = true
+	var snap []byte
+	if best, _, err := nearestSnapshot(ctx, j, light, input-1); err == nil && best != nil {
+		snap = best.data
 	}
-	for {
-		w, prev, missing, err := explainFrom(ctx, j, light, input, fromSnap)
-		if err != nil || !missing || !fromSnap {
-			return w, prev, err
-		}
-		// A variable read was set before the snapshot: from the start,
-		// when the journal still has it.
-		if first, err := j.FirstSeq(ctx); err != nil || first > 1 {
-			return w, prev, nil
-		}
-		fromSnap = false
+	w, prev, missing, err := explainFrom(ctx, j, light, input, snap)
+	if err != nil || !missing || snap == nil {
+		return w, prev, err
 	}
+	// A variable read was set before the snapshot: from the start, when
+	// the journal still has it.
+	if w2, prev2, _, err := explainFrom(ctx, j, light, input, nil); err == nil {
+		return w2, prev2, nil
+	}
+	return w, prev, nil
 }
 
-// explainFrom is one replay of explain; missing says that a variable
-// read has no known setter.
-func explainFrom(ctx context.Context, j Events, light string, input uint64, fromSnap bool) (w *messages.WhyReply, prev uint64, missing bool, err error) {
+// explainFrom is one replay of explain, from snapshot snap (nil: from
+// the start); missing says that a variable read has no known setter.
+func explainFrom(ctx context.Context, j Events, light string, input uint64, snap []byte) (w *messages.WhyReply, prev uint64, missing bool, err error) {
 	set := provenance{}
 	var target *Applied
 	var rules []messages.Rule
 	var notes []note
-	_, err = Replay{Light: light, ToSeq: input, Trace: input, FromSnapshot: fromSnap,
+	_, err = Replay{Light: light, ToSeq: input, Trace: input, Snapshot: snap,
 		OnEvent: func(m journal.Msg) {
 			if n, ok := noteOf(m); ok {
 				notes = append(notes, n)

@@ -2,6 +2,9 @@ package main_test
 
 import (
 	"context"
+	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -17,7 +20,7 @@ func TestRetentionKeepsWithinBudget(t *testing.T) {
 	t.Parallel()
 	const budget = 200_000
 	dir := t.TempDir()
-	flags := []string{"--light", "dur", "--sync", "batch", "--max-bytes", "200000", "--snapshot-every", "20"}
+	flags := []string{"--light", "dur", "--sync", "batch", "--max-bytes", "200000", "--snapshot-every", "5"}
 	d := startDaemon(t, dir, flags...)
 	nc := connect(t, d.URL)
 	mustOK(t, request(t, nc, "lumen.dur.cmd.apply", durConfig))
@@ -60,8 +63,42 @@ func TestRetentionKeepsWithinBudget(t *testing.T) {
 	if n := g.Body["vars"].(map[string]any)["n"]; n != float64(fires) {
 		t.Fatalf("after compaction and restart n = %v, want %d", n, fires)
 	}
+	// The past before the latest snapshot stays answerable from the kept
+	// past snapshots; before the oldest, a sentence says how far back.
+	out, code := runCLI(t, d.URL, "get", "--light", "dur", "--seq", "3")
+	m := regexp.MustCompile(`its journal starts at (\d+)`).FindStringSubmatch(out)
+	if code != 1 || m == nil {
+		t.Fatalf("get --seq 3 of a compacted journal: exit %d\n%s", code, out)
+	}
+	oldest, _ := strconv.ParseUint(m[1], 10, 64)
+	past := mustOK(t, request(t, nc, "lumen.dur.cmd.get", fmt.Sprintf(`{"seq":%d}`, oldest)))
+	n, _ := past.Body["vars"].(map[string]any)["n"].(float64)
+	if n < 1 || n >= fires || uint64(g.Body["seq"].(float64))-oldest < 100 {
+		t.Errorf("the light at input %d: n = %v (now %v at input %v): the kept past is too short", oldest, n, fires, g.Body["seq"])
+	}
+	kctx, kcancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer kcancel()
+	js2, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kv, err := js2.KeyValue(kctx, "LUMEN_SNAP")
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, err := kv.ListKeysFiltered(kctx, "past.dur.>")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := 0
+	for range keys.Keys() {
+		kept++
+	}
+	if kept == 0 || kept > 32 {
+		t.Errorf("%d past snapshots kept, want 1 to 32", kept)
+	}
 	d.Stop()
-	out, code := runCLI(t, "", "replay", "--data", dir, "--light", "dur", "--verify", "--quiet", "--from-snapshot")
+	out, code = runCLI(t, "", "replay", "--data", dir, "--light", "dur", "--verify", "--quiet", "--from-snapshot")
 	if code != 0 || !strings.Contains(out, "every recorded output matches") {
 		t.Fatalf("replay --from-snapshot --verify: %d\n%s", code, out)
 	}

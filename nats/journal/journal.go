@@ -295,6 +295,19 @@ func (j *Journal) SaveRecord(ctx context.Context, key string, data []byte) error
 	return nil
 }
 
+// DeleteRecord removes the record under key; a key that has none is no
+// error.
+func (j *Journal) DeleteRecord(ctx context.Context, key string) error {
+	kv, err := j.bucketHandle(ctx)
+	if err != nil {
+		return err
+	}
+	if err := kv.Purge(ctx, key); err != nil && !errors.Is(err, jetstream.ErrKeyNotFound) {
+		return fmt.Errorf("journal: delete record %s: %w", key, err)
+	}
+	return nil
+}
+
 // Records returns every record whose key starts with prefix (which ends
 // with a dot), by key.
 func (j *Journal) Records(ctx context.Context, prefix string) (map[string][]byte, error) {
