@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/lumen-home/lumen/actors/light/machine"
+	"github.com/lumen-home/lumen/internal/clip"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/journal"
 	"github.com/lumen-home/lumen/nats/subject"
@@ -108,11 +110,13 @@ func explainFrom(ctx context.Context, j Events, light string, input uint64, snap
 	var target *Applied
 	var rules []messages.Rule
 	var notes []note
+	asks := agentAsks{}
 	_, err = Replay{Light: light, ToSeq: input, Trace: input, Snapshot: snap,
 		OnEvent: func(m journal.Msg) {
 			if n, ok := noteOf(m); ok {
 				notes = append(notes, n)
 			}
+			asks.add(m)
 		},
 		OnApplied: func(ap *Applied) {
 			if ap.Input.Seq == input {
@@ -152,6 +156,17 @@ func explainFrom(ctx context.Context, j Events, light string, input uint64, snap
 	}
 	w, missing = describeWhy(light, target, rules, set)
 	w.Notes = notesSince(notes, w, prev)
+	// What the person asked the agent, for a change it made.
+	if n := asks.note(w.Input.By); n != "" {
+		w.Notes = append([]string{n}, w.Notes...)
+	}
+	for _, r := range w.Reads {
+		if r.SetBy != nil {
+			if n := asks.note(r.SetBy.By); n != "" {
+				w.Notes = append(w.Notes, r.Name+": "+n)
+			}
+		}
+	}
 	return w, prev, missing, nil
 }
 
@@ -362,4 +377,53 @@ func setByText(s *messages.WhySetBy) string {
 		src = " from source " + s.Source
 	}
 	return fmt.Sprintf(" (set by input %d, %s%s by %s, %s)", s.Seq, s.Type, src, s.By, s.Time.Format("2006-01-02 15:04:05Z07:00"))
+}
+
+// agentAsks are the requests people made to the light's agent, by
+// session, in step order: an input by agent:<session>:<step> was made
+// for the last one before its step.
+type agentAsks map[string][]messages.OutAgentData
+
+func (a agentAsks) add(m journal.Msg) {
+	if _, dir, typ, _ := subject.Parse(m.Subject); dir != subject.DirOut || typ != messages.OutAgent {
+		return
+	}
+	var env messages.Envelope
+	var d messages.OutAgentData
+	if messages.DecodeEnvelope(m.Data, &env) != nil || json.Unmarshal(env.Data, &d) != nil || d.Kind != messages.AgentKindAsk {
+		return
+	}
+	a[d.Session] = append(a[d.Session], d)
+}
+
+// note says what was asked of the agent for a change by who, "" when who
+// is no agent step or the request is not in the journal read.
+func (a agentAsks) note(who string) string {
+	rest, ok := strings.CutPrefix(who, messages.WhoAgent+":")
+	if !ok {
+		return ""
+	}
+	i := strings.LastIndexByte(rest, ':')
+	if i < 0 {
+		return ""
+	}
+	session, step := rest[:i], rest[i+1:]
+	n, err := strconv.Atoi(step)
+	if err != nil {
+		return ""
+	}
+	var ask *messages.OutAgentData
+	for i := range a[session] {
+		if a[session][i].Step <= n {
+			ask = &a[session][i]
+		}
+	}
+	if ask == nil {
+		return ""
+	}
+	by := ""
+	if ask.Who != "" {
+		by = " by " + ask.Who
+	}
+	return fmt.Sprintf("agent session %s step %d, asked%s: %q", session, n, by, clip.To(ask.Text, 200, "…"))
 }

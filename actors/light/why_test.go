@@ -39,6 +39,18 @@ func scripted(t *testing.T, name string, steps ...step) *journal.Slice {
 	for i, st := range steps {
 		seq++
 		at := whyT0.Add(time.Duration(i) * time.Second)
+		if st.typ == messages.OutAgent { // a step of an agent session: data is its OutAgentData
+			var d messages.OutAgentData
+			if err := json.Unmarshal([]byte(st.data), &d); err != nil {
+				t.Fatal(err)
+			}
+			env, err := messages.AgentStep(name, d, at)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.Events = append(s.Events, journal.Msg{Seq: seq, Subject: subject.Out(name, messages.OutAgent), Data: messages.AppendEnvelope(nil, &env), Time: at})
+			continue
+		}
 		env := messages.Input(name, st.typ, fmt.Sprint("in-", i), at, json.RawMessage(st.data))
 		env.By = st.by
 		body := messages.AppendEnvelope(nil, &env)
@@ -97,6 +109,7 @@ func TestWhyGolden(t *testing.T) {
 		}},
 		{"disabled", []step{
 			config(`[{"from":"off","on":"button_click","to":"red","enabled":false},{"from":"off","on":"button_click","to":"blue"}]`),
+			{messages.OutAgent, `{"session":"s1","step":1,"kind":"ask","who":"cli","text":"click it blue for me"}`, ""},
 			click("agent:s1:3"),
 		}},
 		{"timer", []step{

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -115,6 +116,19 @@ func TestAgentCounterFlow(t *testing.T) {
 		if (want == nil && state != "off") || (want != nil && state != "party") {
 			t.Fatalf("after click %d the light is %v", i+1, state)
 		}
+	}
+	// Who made the rules, and what the clicks did with them: the history
+	// names the agent's session and step, why the button and the rule
+	// the agent added (and what it read).
+	out, _ = runCLI(t, d.URL, "history")
+	if !regexp.MustCompile(`agent:default:\d+ +\+rule`).MatchString(out) {
+		t.Errorf("lumen history does not name the agent's step:\n%s", out)
+	}
+	var why messages.WhyReply
+	out, _ = runCLI(t, d.URL, "why", "--json")
+	if err := json.Unmarshal([]byte(out), &why); err != nil || why.Input.By != messages.WhoButton || why.Rule == nil || len(why.Reads) == 0 ||
+		why.Reads[0].SetBy == nil || why.Reads[0].SetBy.By != messages.WhoButton {
+		t.Errorf("lumen why after the last click: %v\n%s", err, out)
 	}
 	// Replay rebuilds the light without the agent's steps getting in the
 	// way, and without calling the model.
