@@ -161,6 +161,32 @@ func TestWebVerbsMirrorNATS(t *testing.T) {
 	if status, b := post(t, req); status != 200 || !strings.Contains(string(b), `"state":"teal"`) {
 		t.Errorf("a form-typed JSON body: %d %s", status, b)
 	}
+	// Who asked is journaled with each input: http by default, the
+	// caller's Lumen-Who when it gives one, fleet for a fan-out.
+	whyBy := func(light string) string {
+		t.Helper()
+		status, b := post(t, newPost(t, base+"/api/v1/lights/"+light+"/why", `{}`))
+		var w messages.WhyReply
+		if status != 200 || json.Unmarshal(b, &w) != nil {
+			t.Fatalf("why of %s: %d %s", light, status, b)
+		}
+		return w.Input.By
+	}
+	if by := whyBy("a"); by != messages.WhoHTTP {
+		t.Errorf("an input through the HTTP API is by %q", by)
+	}
+	req = newPost(t, base+"/api/v1/lights/a/set_state", `{"name":"teal"}`)
+	req.Header.Set(messages.HeaderWho, "kiosk")
+	if status, b := post(t, req); status != 200 {
+		t.Fatalf("set_state with Lumen-Who: %d %s", status, b)
+	}
+	if by := whyBy("a"); by != "kiosk" {
+		t.Errorf("an input with Lumen-Who: kiosk is by %q", by)
+	}
+	if _, err := nc.Request("lumen.fleet.cmd.set_state", []byte(`{"name":"teal"}`), 10*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	lumentest.WaitFor(t, 10*time.Second, "the fleet's set_state on b", func() bool { return whyBy("b") == messages.WhoFleet })
 	// An unknown light is a 404 naming those that run.
 	if status, b := post(t, newPost(t, base+"/api/v1/lights/kichen/fire", `{"transition":"x"}`)); status != 404 || !strings.Contains(string(b), "a, b") {
 		t.Errorf("an unknown light: %d %s", status, b)
