@@ -341,30 +341,47 @@ var (
 )
 
 func replayDataSet(b *testing.B) *replaySet {
-	bin := lumenBin(b)
 	replayOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "lumen-bench-replay-")
-		if err != nil {
+		d, dir, last := tickedDaemon(b, "lumen-bench-replay-", replayInputs)
+		if err := d.Stop(); err != nil {
 			b.Fatal(err)
 		}
-		atExit(func() { _ = os.RemoveAll(dir) })
-		d, err := launch(bin, dir, "--light", benchLight, "--sync", "batch")
-		if err != nil {
-			b.Fatal(err)
-		}
-		atExit(d.Kill)
-		nc, err := nats.Connect(d.URL)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer nc.Close()
-		applyBenchConfig(b, nc)
-		w := watchStates(b, d.URL, benchLight)
-		var errs asyncErrors
-		js := newJetStream(b, nc, jetstream.WithPublishAsyncErrHandler(errs.handler))
-		ctx, cancel := context.WithTimeout(context.Background(), drainTimeout)
-		defer cancel()
-		last, err := publishInputs(ctx, js, subject.In(benchLight, "fired"), tickInput, replayInputs)
+		replayData = &replaySet{dir: dir, last: last}
+	})
+	if replayData == nil {
+		b.Fatal("the replay data set could not be built (see the first failure)")
+	}
+	return replayData
+}
+
+// tickedDaemon starts a daemon on a fresh data directory (removed at the
+// end of the run) whose bench light has applied n tick inputs, and
+// returns it with its directory and the stream's last sequence.
+func tickedDaemon(b *testing.B, prefix string, n int) (*daemon, string, uint64) {
+	dir, err := os.MkdirTemp("", prefix)
+	if err != nil {
+		b.Fatal(err)
+	}
+	atExit(func() { _ = os.RemoveAll(dir) })
+	d, err := launch(lumenBin(b), dir, "--light", benchLight, "--sync", "batch")
+	if err != nil {
+		b.Fatal(err)
+	}
+	atExit(d.Kill)
+	nc, err := nats.Connect(d.URL)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer nc.Close()
+	applyBenchConfig(b, nc)
+	w := watchStates(b, d.URL, benchLight)
+	var errs asyncErrors
+	js := newJetStream(b, nc, jetstream.WithPublishAsyncErrHandler(errs.handler))
+	ctx, cancel := context.WithTimeout(context.Background(), 3*drainTimeout)
+	defer cancel()
+	// In rounds, so that the publisher never runs far ahead of the light.
+	for done := 0; done < n; done += 50_000 {
+		last, err := publishInputs(ctx, js, subject.In(benchLight, "fired"), tickInput, min(50_000, n-done))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -372,27 +389,19 @@ func replayDataSet(b *testing.B) *replaySet {
 		if err := w.WaitCause(ctx, benchLight, last); err != nil {
 			b.Fatal(err)
 		}
-		if n := counter(b, nc); n != replayInputs {
-			b.Fatalf("replay data set: n = %d after %d inputs", n, replayInputs)
-		}
-		str, err := js.Stream(ctx, subject.Stream)
-		if err != nil {
-			b.Fatal(err)
-		}
-		info, err := str.Info(ctx)
-		if err != nil {
-			b.Fatal(err)
-		}
-		nc.Close()
-		if err := d.Stop(); err != nil {
-			b.Fatal(err)
-		}
-		replayData = &replaySet{dir: dir, last: info.State.LastSeq}
-	})
-	if replayData == nil {
-		b.Fatal("the replay data set could not be built (see the first failure)")
 	}
-	return replayData
+	if got := counter(b, nc); got != int64(n) {
+		b.Fatalf("n = %d after %d inputs", got, n)
+	}
+	str, err := js.Stream(ctx, subject.Stream)
+	if err != nil {
+		b.Fatal(err)
+	}
+	info, err := str.Info(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return d, dir, info.State.LastSeq
 }
 
 var replaySummary = regexp.MustCompile(`(\d+) inputs applied, (\d+) outputs`)

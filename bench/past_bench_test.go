@@ -3,14 +3,12 @@ package bench
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"os/exec"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/subject"
@@ -36,47 +34,8 @@ func pastDataSet(b *testing.B, inputs int) *pastSet {
 	if s := pastSets[inputs]; s != nil {
 		return s
 	}
-	dir, err := os.MkdirTemp("", "lumen-bench-past-")
-	if err != nil {
-		b.Fatal(err)
-	}
-	atExit(func() { _ = os.RemoveAll(dir) })
-	d, err := launch(lumenBin(b), dir, "--light", benchLight, "--sync", "batch")
-	if err != nil {
-		b.Fatal(err)
-	}
-	atExit(d.Kill)
-	nc, err := nats.Connect(d.URL)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer nc.Close()
-	applyBenchConfig(b, nc)
-	w := watchStates(b, d.URL, benchLight)
-	var errs asyncErrors
-	js := newJetStream(b, nc, jetstream.WithPublishAsyncErrHandler(errs.handler))
-	ctx, cancel := context.WithTimeout(context.Background(), 3*drainTimeout)
-	defer cancel()
-	var last uint64
-	for done := 0; done < inputs; done += 50_000 {
-		n := min(50_000, inputs-done)
-		if last, err = publishInputs(ctx, js, subject.In(benchLight, "fired"), tickInput, n); err != nil {
-			b.Fatal(err)
-		}
-		errs.check(b)
-		if err := w.WaitCause(ctx, benchLight, last); err != nil {
-			b.Fatal(err)
-		}
-	}
-	str, err := js.Stream(ctx, subject.Stream)
-	if err != nil {
-		b.Fatal(err)
-	}
-	info, err := str.Info(ctx)
-	if err != nil {
-		b.Fatal(err)
-	}
-	s := &pastSet{d: d, inputs: inputs, events: info.State.LastSeq}
+	d, _, last := tickedDaemon(b, "lumen-bench-past-", inputs)
+	s := &pastSet{d: d, inputs: inputs, events: last}
 	pastSets[inputs] = s
 	return s
 }

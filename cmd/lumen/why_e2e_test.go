@@ -93,7 +93,7 @@ func TestWhyAndJournalSlice(t *testing.T) {
 	// What if the comparison had been the other way round: the
 	// thermometer's reading would have made it warm; nothing changes.
 	proposed := filepath.Join(t.TempDir(), "proposed.yaml")
-	if err := os.WriteFile(proposed, []byte(strings.Replace(string(mustRead(t, cfg)), "getData('temp') < getData('limit')", "getData('temp') > getData('limit')", 1)), 0o644); err != nil {
+	if err := os.WriteFile(proposed, []byte(strings.Replace(readFile(t, cfg), "getData('temp') < getData('limit')", "getData('temp') > getData('limit')", 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	var wi messages.WhatIfReply
@@ -158,13 +158,4 @@ func mustJSON(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
-}
-
-func mustRead(t *testing.T, path string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }
