@@ -1,12 +1,14 @@
 package main_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/lumen-home/lumen/messages"
 	"github.com/nats-io/nats.go"
 )
 
@@ -202,6 +204,24 @@ func TestSchedulesAndTimers(t *testing.T) {
 			t.Fatalf("schedule or timer did not fire: %s", g.Raw)
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+	// Their inputs say who made them, and why names them.
+	out, code := runCLI(t, d.URL, "why", "--light", "sched", "--json")
+	var w messages.WhyReply
+	if code != 0 || json.Unmarshal([]byte(out), &w) != nil {
+		t.Fatalf("lumen why: exit %d\n%s", code, out)
+	}
+	reads := map[string]string{}
+	for _, r := range w.Reads {
+		if r.SetBy != nil {
+			reads[r.Name] = r.SetBy.By
+		}
+	}
+	if w.Input.By != "schedule:every" && w.Input.By != "timer:ding" {
+		t.Errorf("the last state's input is by %q, want schedule:every or timer:ding", w.Input.By)
+	}
+	if w.Input.By == "schedule:every" && reads["n"] != "schedule:every" {
+		t.Errorf("n read by the tick was set by %q", reads["n"])
 	}
 	mustOK(t, request(t, nc, "lumen.sched.cmd.delete_schedule", `{"name":"every"}`))
 	if r := request(t, nc, "lumen.sched.cmd.delete_schedule", `{"name":"every"}`); r.Code != "404" {
