@@ -99,8 +99,9 @@ func (s *Server) command(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	m := &nats.Msg{Data: body, Header: nats.Header{}}
-	// Who asks: the caller's Lumen-Who, else http (the client's own).
-	if v := r.Header.Get(messages.HeaderWho); v != "" {
+	// Who asks: the caller's Lumen-Who when it is one, else http (the
+	// client's own).
+	if v := messages.CleanWho(r.Header.Get(messages.HeaderWho)); v != "" {
 		m.Header.Set(messages.HeaderWho, v)
 	}
 	if verb == messages.VerbTalk {

@@ -153,15 +153,15 @@ type (
 
 // Actor is one light.
 type Actor struct {
-	cfg      Config
-	m        *machine.Machine
-	applied  uint64
-	lastPast uint64 // the input the last past snapshot kept covers
-	since    int    // inputs applied since the last snapshot
-	waiters  map[string]*actor.PID
-	cancel   context.CancelFunc
-	armed    map[string]clock.Timer // by kind+name
-	waiting  bool                   // timers wait for the clock
+	cfg       Config
+	m         *machine.Machine
+	applied   uint64
+	snapshots int // taken since the light started: every pastEvery-th is kept
+	since     int // inputs applied since the last snapshot
+	waiters   map[string]*actor.PID
+	cancel    context.CancelFunc
+	armed     map[string]clock.Timer // by kind+name
+	waiting   bool                   // timers wait for the clock
 }
 
 // Props returns the actor's props; the config is validated here so that a

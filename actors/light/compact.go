@@ -45,6 +45,7 @@ func (a *Actor) compact(ctx context.Context) {
 		a.logCompact(err)
 		return
 	}
+	a.dropPastBefore(ctx, keep)
 	if gap != nil {
 		env := messages.Gap(a.cfg.Name, *gap, a.cfg.Clock.Now())
 		if _, err := a.cfg.Journal.Append(ctx, subject.Out(a.cfg.Name, messages.OutGap), messages.AppendEnvelope(nil, &env), journal.MsgID(env.ID)); err != nil {

@@ -139,10 +139,38 @@ func firstEvent(ctx context.Context, j Events, light string) (journal.Msg, error
 // History is every change of the light's configuration, oldest first:
 // each input after which its configuration (states, rules, schedules,
 // tools, sources, initial) differs from before, and how.
-func History(ctx context.Context, j *journal.Journal, light string) ([]messages.ConfigChange, error) {
+func History(ctx context.Context, j Events, light string) ([]messages.ConfigChange, error) {
+	out, err := history(ctx, j, light, nil)
+	if mi := (*MissingInputError)(nil); errors.As(err, &mi) {
+		// Compacted: the changes after the oldest snapshot kept.
+		snaps, perr := pastSnapshots(ctx, j, light)
+		if perr != nil || len(snaps) == 0 {
+			return nil, err
+		}
+		b, lerr := snaps[0].load(ctx, j)
+		if lerr != nil {
+			return nil, err
+		}
+		return history(ctx, j, light, b)
+	}
+	return out, err
+}
+
+// history lists the changes of a replay from snapshot snap (nil: from
+// the start).
+func history(ctx context.Context, j Events, light string, snap []byte) ([]messages.ConfigChange, error) {
 	var out []messages.ConfigChange
-	prev := configOf(machine.New())
-	_, err := Replay{Light: light, OnModel: func(ap *Applied, m *machine.Machine) {
+	m := machine.New()
+	if snap != nil {
+		f, err := foldFrom(light, snap, ReplayEvalTimeout)
+		if err != nil {
+			return nil, err
+		}
+		m = f.M
+	}
+	prev := configOf(m)
+	m.Close()
+	_, err := Replay{Light: light, Snapshot: snap, OnModel: func(ap *Applied, m *machine.Machine) {
 		if ap.Input.Type != messages.InConfig {
 			return
 		}
@@ -186,16 +214,16 @@ func (h *handler) rollback(ctx context.Context, req micro.Request, q *Rollback) 
 		respondPast(req, "rollback", "", err)
 		return
 	}
-	var then *machine.Machine
-	if _, err := h.rebuild(ctx, to, func(_ *Applied, m *machine.Machine) { then = m }); err != nil {
+	sum, err := h.rebuild(ctx, to, nil)
+	if err != nil {
 		respondPast(req, "rollback", fmt.Sprintf("the configuration after input %d cannot be rebuilt", to), err)
 		return
 	}
-	if then == nil {
+	if sum.Pending > 0 {
 		wire.RespondError(req, 409, fmt.Sprintf("rollback: input %d is not applied yet; try again in a moment", to))
 		return
 	}
-	cfg := configOf(then)
+	cfg := configOf(sum.Machine)
 	cfg.ConfirmEmpty = true // it was the light's configuration then, empty or not
 	body, err := json.Marshal(cfg)
 	if err != nil {
@@ -225,21 +253,26 @@ func (h *handler) rebuild(ctx context.Context, to uint64, onModel func(*Applied,
 	return rebuild(ctx, h.journal, h.light, to, onModel)
 }
 
-// rebuild replays light up to input to from j: see handler.rebuild.
+// rebuild replays light up to input to from j, from the nearest
+// snapshot before it (past or latest), or from the start when none is;
+// past what the journal keeps, the refusal says where it starts. The
+// summary's Machine is the light right after to.
 func rebuild(ctx context.Context, j Events, light string, to uint64, onModel func(*Applied, *machine.Machine)) (ReplaySummary, error) {
-	sum, err := Replay{Light: light, ToSeq: to, OnModel: onModel}.Run(ctx, j)
-	if mi := (*MissingInputError)(nil); !errors.As(err, &mi) {
-		return sum, err
-	}
-	// Compacted: from the nearest snapshot before to.
 	best, oldest, err := nearestSnapshot(ctx, j, light, to)
 	if err != nil {
-		return sum, err
+		return ReplaySummary{}, err
 	}
-	if best == nil {
+	r := Replay{Light: light, ToSeq: to, OnModel: onModel}
+	if best != nil {
+		if r.Snapshot, err = best.load(ctx, j); err != nil {
+			return ReplaySummary{}, err
+		}
+	}
+	sum, err := r.Run(ctx, j)
+	if mi := (*MissingInputError)(nil); errors.As(err, &mi) && best == nil && oldest > 0 {
 		return sum, &wire.Error{Code: 404, Msg: fmt.Sprintf("the journal keeps light %s's past from input %d on: compaction removed what came before", light, oldest)}
 	}
-	return Replay{Light: light, ToSeq: to, Snapshot: best.data, OnModel: onModel}.Run(ctx, j)
+	return sum, err
 }
 
 // respondPast answers a failed look into the past: a refusal with its
@@ -250,6 +283,8 @@ func respondPast(req micro.Request, verb, what string, err error) {
 	switch {
 	case errors.As(err, &e):
 		wire.RespondError(req, e.Code, verb+": "+e.Msg)
+	case errors.As(err, &mi) && what == "":
+		wire.RespondError(req, 409, fmt.Sprintf("%s: the journal no longer holds what this needs (%v)", verb, mi))
 	case errors.As(err, &mi):
 		wire.RespondError(req, 409, fmt.Sprintf("%s: %s: %v", verb, what, err))
 	case what != "":

@@ -22,14 +22,29 @@ const (
 // pastStore is where past snapshots are kept: the journal's bucket.
 type pastStore interface {
 	SaveRecord(ctx context.Context, key string, data []byte) error
-	Records(ctx context.Context, prefix string) (map[string][]byte, error)
+	RecordKeys(ctx context.Context, prefix string) ([]string, error)
+	Record(ctx context.Context, key string) ([]byte, error)
 	DeleteRecord(ctx context.Context, key string) error
 }
 
-// pastSnap is a kept snapshot and the last input it covers.
+// pastSnap is a snapshot and the last input it covers: a kept past one
+// (read on demand), or the latest (data set).
 type pastSnap struct {
+	light   string
 	applied uint64
 	data    []byte
+}
+
+// load returns the snapshot's bytes.
+func (p *pastSnap) load(ctx context.Context, j Events) ([]byte, error) {
+	if p.data != nil {
+		return p.data, nil
+	}
+	ps, ok := j.(pastStore)
+	if !ok {
+		return nil, fmt.Errorf("light %s: no past snapshots here", p.light)
+	}
+	return ps.Record(ctx, pastKey(p.light, p.applied))
 }
 
 func pastPrefix(light string) string { return "past." + light + "." }
@@ -38,21 +53,21 @@ func pastKey(light string, applied uint64) string {
 	return pastPrefix(light) + strconv.FormatUint(applied, 10)
 }
 
-// pastSnapshots returns light's kept past snapshots, oldest first; none
-// when j keeps none (a journal slice).
+// pastSnapshots returns light's kept past snapshots (not their bytes),
+// oldest first; none when j keeps none (a journal slice).
 func pastSnapshots(ctx context.Context, j Events, light string) ([]pastSnap, error) {
 	ps, ok := j.(pastStore)
 	if !ok {
 		return nil, nil
 	}
-	recs, err := ps.Records(ctx, pastPrefix(light))
+	keys, err := ps.RecordKeys(ctx, pastPrefix(light))
 	if err != nil {
 		return nil, err
 	}
-	out := make([]pastSnap, 0, len(recs))
-	for key, data := range recs {
+	out := make([]pastSnap, 0, len(keys))
+	for _, key := range keys {
 		if n, err := strconv.ParseUint(strings.TrimPrefix(key, pastPrefix(light)), 10, 64); err == nil {
-			out = append(out, pastSnap{applied: n, data: data})
+			out = append(out, pastSnap{light: light, applied: n})
 		}
 	}
 	slices.SortFunc(out, func(a, b pastSnap) int { return cmpUint(a.applied, b.applied) })
@@ -69,19 +84,19 @@ func cmpUint(a, b uint64) int {
 	return 0
 }
 
-// keepPast stores snapshot b, covering input applied, as a past snapshot
-// when the last one kept is pastEvery snapshots old, and drops the
-// oldest beyond maxPast.
+// keepPast stores snapshot b, covering input a.applied, as a past
+// snapshot every pastEvery snapshots (counted since the light started),
+// and drops the oldest beyond maxPast.
 func (a *Actor) keepPast(ctx context.Context, b []byte) {
+	a.snapshots++
 	ps, ok := any(a.cfg.Journal).(pastStore)
-	if !ok || a.applied < a.lastPast+uint64(pastEvery*a.cfg.SnapshotEvery) {
+	if !ok || a.snapshots%pastEvery != 0 {
 		return
 	}
 	if err := ps.SaveRecord(ctx, pastKey(a.cfg.Name, a.applied), b); err != nil {
 		a.cfg.Logf("light %s: keep a past snapshot: %v", a.cfg.Name, err)
 		return
 	}
-	a.lastPast = a.applied
 	pasts, err := pastSnapshots(ctx, a.cfg.Journal, a.cfg.Name)
 	if err != nil {
 		a.cfg.Logf("light %s: past snapshots: %v", a.cfg.Name, err)
@@ -102,7 +117,6 @@ func (a *Actor) dropPast(ctx context.Context, ps pastStore, applied uint64) {
 // compactFrom is the first event compaction keeps: after the past
 // snapshot nearest the middle of the light's history (so that half of
 // it stays answerable), or after the latest snapshot when none is kept.
-// Past snapshots before the one chosen are dropped: their events go.
 func (a *Actor) compactFrom(ctx context.Context) uint64 {
 	keep := a.applied + 1
 	pasts, err := pastSnapshots(ctx, a.cfg.Journal, a.cfg.Name)
@@ -120,17 +134,30 @@ func (a *Actor) compactFrom(ctx context.Context) uint64 {
 			break
 		}
 	}
-	ps := any(a.cfg.Journal).(pastStore)
+	return keep
+}
+
+// dropPastBefore drops the past snapshots a purge up to keep (exclusive)
+// has made useless: their events are gone.
+func (a *Actor) dropPastBefore(ctx context.Context, keep uint64) {
+	ps, ok := any(a.cfg.Journal).(pastStore)
+	if !ok {
+		return
+	}
+	pasts, err := pastSnapshots(ctx, a.cfg.Journal, a.cfg.Name)
+	if err != nil {
+		return
+	}
 	for _, p := range pasts {
 		if p.applied+1 < keep {
 			a.dropPast(ctx, ps, p.applied)
 		}
 	}
-	return keep
 }
 
 // nearestSnapshot is the newest snapshot, past or latest, that covers no
-// input after to, and the oldest input any snapshot covers.
+// input after to (nil: none does), and the oldest input any snapshot
+// covers (0: the light has none).
 func nearestSnapshot(ctx context.Context, j Events, light string, to uint64) (best *pastSnap, oldest uint64, err error) {
 	snaps, err := pastSnapshots(ctx, j, light)
 	if err != nil {
@@ -138,7 +165,7 @@ func nearestSnapshot(ctx context.Context, j Events, light string, to uint64) (be
 	}
 	if b, err := j.LoadSnapshot(ctx, light); err == nil {
 		if covered, ok := snapshotCovers(ctx, j, light); ok {
-			snaps = append(snaps, pastSnap{applied: covered, data: b})
+			snaps = append(snaps, pastSnap{light: light, applied: covered, data: b})
 		}
 	}
 	for i := range snaps {
@@ -149,9 +176,6 @@ func nearestSnapshot(ctx context.Context, j Events, light string, to uint64) (be
 		if s.applied <= to && (best == nil || s.applied > best.applied) {
 			best = s
 		}
-	}
-	if best == nil && oldest == 0 {
-		return nil, 0, fmt.Errorf("light %s: no snapshot to start from", light)
 	}
 	return best, oldest, nil
 }

@@ -66,6 +66,9 @@ type ReplaySummary struct {
 	// Model is the light's whole model at the end, Seq the last input
 	// applied.
 	Model messages.GetReply
+	// Machine is the machine at the end (the snapshot's when no input
+	// followed it), for a caller that goes on from there.
+	Machine *machine.Machine
 }
 
 // Run replays the light from j. The summary is filled as far as the
@@ -112,15 +115,17 @@ func (r Replay) Run(ctx context.Context, j Events) (ReplaySummary, error) {
 	if err := r.exists(ctx, j); err != nil {
 		return sum, err
 	}
+	errDone := errors.New("done")
 	err := j.Replay(ctx, subject.Events(r.Light), f.Applied+1, 0, func(m journal.Msg) error {
 		if r.ToSeq > 0 && m.Seq > r.ToSeq {
 			// Outputs of inputs up to ToSeq may come after it; those of
-			// later inputs are not replayed.
+			// later inputs are not replayed. The light journals outputs
+			// in input order: one of a later input ends the replay.
 			if _, dir, _, _ := subject.Parse(m.Subject); dir == subject.DirIn {
 				return nil
 			}
 			if cause, err := causeOf(m.Data); err == nil && cause > r.ToSeq {
-				return nil
+				return errDone
 			}
 		}
 		if r.OnEvent != nil {
@@ -128,6 +133,9 @@ func (r Replay) Run(ctx context.Context, j Events) (ReplaySummary, error) {
 		}
 		return f.Add(Record{Seq: m.Seq, Subject: m.Subject, Data: m.Data, Time: m.Time})
 	})
+	if errors.Is(err, errDone) {
+		err = nil
+	}
 	if mi := (*MissingInputError)(nil); errors.As(err, &mi) {
 		err = r.explainMissing(ctx, j, mi)
 	}
@@ -140,7 +148,7 @@ func (r Replay) Run(ctx context.Context, j Events) (ReplaySummary, error) {
 				ap.Input.Seq, len(ap.Recorded), len(ap.Computed))
 		}
 	}
-	sum.State, sum.Pending = f.M.State(), len(f.Pending)
+	sum.State, sum.Pending, sum.Machine = f.M.State(), len(f.Pending), f.M
 	sum.Model = f.M.Model()
 	sum.Model.OK, sum.Model.Light, sum.Model.Seq = true, r.Light, f.Applied
 	return sum, err

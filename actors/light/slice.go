@@ -3,10 +3,8 @@ package light
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 
-	"github.com/lumen-home/lumen/actors/light/machine"
 	"github.com/lumen-home/lumen/nats/journal"
 	"github.com/lumen-home/lumen/nats/subject"
 )
@@ -17,35 +15,29 @@ import (
 // event), then every event of the light after it. Secrets are never in
 // it: the journal holds only their names.
 func ExportSlice(ctx context.Context, j Events, light string, from uint64) (*journal.Slice, error) {
+	if from == 0 {
+		first, err := firstEvent(ctx, j, light)
+		if err != nil {
+			return nil, err
+		}
+		from = first.Seq
+	}
 	s := &journal.Slice{Light: light}
 	var after uint64
 	if from > 1 {
-		var m *machine.Machine
-		sum, err := rebuild(ctx, j, light, from-1, func(_ *Applied, got *machine.Machine) { m = got })
+		sum, err := rebuild(ctx, j, light, from-1, nil)
 		if err != nil {
 			return nil, fmt.Errorf("light %s: the state before input %d: %w", light, from, err)
 		}
-		if m != nil {
-			snap, err := m.Snapshot()
+		if after = sum.Model.Seq; after > 0 {
+			snap, err := sum.Machine.Snapshot()
 			if err != nil {
 				return nil, err
 			}
-			after = sum.Model.Seq
 			if s.Snapshot, err = json.Marshal(snapshot{Applied: after, Machine: snap}); err != nil {
 				return nil, err
 			}
 		}
-	} else if _, err := (Replay{Light: light}).Run(ctx, j); err != nil {
-		// Compacted: the slice starts from the stored snapshot.
-		if mi := (*MissingInputError)(nil); !errors.As(err, &mi) {
-			return nil, err
-		}
-		b, err := j.LoadSnapshot(ctx, light)
-		if err != nil {
-			return nil, fmt.Errorf("light %s: the journal was compacted and its snapshot cannot be read: %w", light, err)
-		}
-		covered, _ := snapshotCovers(ctx, j, light)
-		s.Snapshot, after = b, covered
 	}
 	err := j.Replay(ctx, subject.Events(light), after+1, 0, func(m journal.Msg) error {
 		m.Header, m.NumDelivered = nil, 0

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/lumen-home/lumen/actors/light/machine"
@@ -28,14 +29,14 @@ var whatIfInputs = map[string]bool{messages.InFired: true, messages.InData: true
 // variables right before from, with no side effects. It reports the
 // inputs after which the light would be in another state than it was.
 func WhatIf(ctx context.Context, j Events, light string, config []byte, from uint64) (*messages.WhatIfReply, error) {
-	var m *machine.Machine
+	m := machine.New(machine.WithEvalTimeout(ReplayEvalTimeout))
 	if from > 1 {
-		if _, err := rebuild(ctx, j, light, from-1, func(_ *Applied, got *machine.Machine) { m = got }); err != nil {
+		sum, err := rebuild(ctx, j, light, from-1, nil)
+		if err != nil {
 			return nil, err
 		}
-	}
-	if m == nil {
-		m = machine.New(machine.WithEvalTimeout(ReplayEvalTimeout))
+		m.Close()
+		m = sum.Machine
 	}
 	defer m.Close()
 	start := m.State()
@@ -61,21 +62,42 @@ func WhatIf(ctx context.Context, j Events, light string, config []byte, from uin
 	}
 
 	w := &messages.WhatIfReply{Light: light, FromSeq: from, Differences: []messages.Difference{}}
+	// The light journals the outputs of its inputs in input order: once
+	// an output of input c is read, every input before c has all its
+	// outputs read, and its recorded state is known. Inputs wait in
+	// pending until then.
 	type step struct {
 		in       Input
 		proposed string
 	}
-	var steps []step
-	recorded := map[uint64]string{} // input → the state its outputs entered
+	var pending []step
+	rec := start
+	settle := func(before uint64) {
+		n := 0
+		for ; n < len(pending) && pending[n].in.Seq < before; n++ {
+			s := pending[n]
+			w.Replayed++
+			if rec == s.proposed {
+				continue
+			}
+			w.Differ++
+			if len(w.Differences) < MaxDifferences {
+				w.Differences = append(w.Differences, messages.Difference{Seq: s.in.Seq, Time: s.in.Time, Input: inputLine(s.in), Recorded: rec, Proposed: s.proposed})
+			}
+		}
+		pending = pending[n:]
+	}
 	err := j.Replay(ctx, subject.Events(light), max(from, 1), 0, func(msg journal.Msg) error {
 		_, dir, typ, _ := subject.Parse(msg.Subject)
 		if dir == subject.DirOut {
-			if typ == messages.OutState {
-				var env messages.Envelope
-				var d messages.OutStateData
-				if messages.DecodeEnvelope(msg.Data, &env) == nil && json.Unmarshal(env.Data, &d) == nil && env.Cause >= from {
-					recorded[env.Cause] = d.To
-				}
+			var env messages.Envelope
+			if messages.DecodeEnvelope(msg.Data, &env) != nil || env.Cause < from || env.Cause == 0 {
+				return nil
+			}
+			settle(env.Cause)
+			var d messages.OutStateData
+			if typ == messages.OutState && json.Unmarshal(env.Data, &d) == nil {
+				rec = d.To // whatever input entered it, a timer's too
 			}
 			return nil
 		}
@@ -91,7 +113,7 @@ func WhatIf(ctx context.Context, j Events, light string, config []byte, from uin
 		}
 		fireDue(m, in.Seq, in.Time)
 		m.Apply(machine.Event{Seq: in.Seq, Time: in.Time}, in.Type, in.Data)
-		steps = append(steps, step{in: in, proposed: m.State()})
+		pending = append(pending, step{in: in, proposed: m.State()})
 		return nil
 	})
 	if err == nil {
@@ -100,20 +122,7 @@ func WhatIf(ctx context.Context, j Events, light string, config []byte, from uin
 	if err != nil {
 		return nil, err
 	}
-	rec := start
-	for _, s := range steps {
-		if to, ok := recorded[s.in.Seq]; ok {
-			rec = to
-		}
-		w.Replayed++
-		if rec == s.proposed {
-			continue
-		}
-		w.Differ++
-		if len(w.Differences) < MaxDifferences {
-			w.Differences = append(w.Differences, messages.Difference{Seq: s.in.Seq, Time: s.in.Time, Input: inputLine(s.in), Recorded: rec, Proposed: s.proposed})
-		}
-	}
+	settle(math.MaxUint64)
 	return w, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/lumen-home/lumen/actors/light/machine"
+	"github.com/lumen-home/lumen/actors/source/datasource"
 	"github.com/lumen-home/lumen/internal/clip"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/journal"
@@ -89,9 +90,18 @@ type provenance map[string]*messages.WhySetBy
 func explain(ctx context.Context, j Events, light string, input uint64) (*messages.WhyReply, uint64, error) {
 	var snap []byte
 	if best, _, err := nearestSnapshot(ctx, j, light, input-1); err == nil && best != nil {
-		snap = best.data
+		if snap, err = best.load(ctx, j); err != nil {
+			return nil, 0, err
+		}
 	}
 	w, prev, missing, err := explainFrom(ctx, j, light, input, snap)
+	if err == nil && prev == 0 && snap != nil {
+		// The state before was entered before the snapshot: its input is
+		// the cause of the last state output before this one.
+		if prev, err = lastStateBefore(ctx, j, light, input); err != nil {
+			return nil, 0, err
+		}
+	}
 	if err != nil || !missing || snap == nil {
 		return w, prev, err
 	}
@@ -121,11 +131,16 @@ func explainFrom(ctx context.Context, j Events, light string, input uint64, snap
 		OnApplied: func(ap *Applied) {
 			if ap.Input.Seq == input {
 				target = ap
-				// A data input's rules read what it stored.
+				// A data input's rules read what it stored (its leading var
+				// outputs: each variable and its _prev).
 				var d messages.InDataData
 				if ap.Input.Type == messages.InData && json.Unmarshal(ap.Input.Data, &d) == nil {
-					for name := range d.Vars {
-						set[name] = setBy(ap.Input)
+					for _, o := range ap.Result.Outputs {
+						v, ok := o.Data.(messages.OutVarData)
+						if _, stored := d.Vars[strings.TrimSuffix(v.Name, datasource.PrevSuffix)]; !ok || !stored {
+							break
+						}
+						set[v.Name] = setBy(ap.Input)
 					}
 				}
 				return
@@ -426,4 +441,17 @@ func (a agentAsks) note(who string) string {
 		by = " by " + ask.Who
 	}
 	return fmt.Sprintf("agent session %s step %d, asked%s: %q", session, n, by, clip.To(ask.Text, 200, "…"))
+}
+
+// lastStateBefore is the input of the light's last state output caused
+// by an input before input (0: none in the journal).
+func lastStateBefore(ctx context.Context, j Events, light string, input uint64) (uint64, error) {
+	var prev uint64
+	err := j.Replay(ctx, subject.Out(light, messages.OutState), 0, input, func(m journal.Msg) error {
+		if cause, err := causeOf(m.Data); err == nil && cause < input && cause > prev {
+			prev = cause
+		}
+		return nil
+	})
+	return prev, err
 }

@@ -76,6 +76,12 @@ func TestRetentionKeepsWithinBudget(t *testing.T) {
 	if n < 1 || n >= fires || uint64(g.Body["seq"].(float64))-oldest < 100 {
 		t.Errorf("the light at input %d: n = %v (now %v at input %v): the kept past is too short", oldest, n, fires, g.Body["seq"])
 	}
+	if out, code := runCLI(t, d.URL, "history", "--light", "dur"); code != 0 {
+		t.Errorf("history of a compacted journal: exit %d\n%s", code, out)
+	}
+	if out, code := runCLI(t, d.URL, "why", "--light", "dur"); code != 0 || !strings.Contains(out, "rule") {
+		t.Errorf("why on a compacted journal: exit %d\n%s", code, out)
+	}
 	kctx, kcancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer kcancel()
 	js2, err := jetstream.New(nc)

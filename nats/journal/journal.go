@@ -295,6 +295,40 @@ func (j *Journal) SaveRecord(ctx context.Context, key string, data []byte) error
 	return nil
 }
 
+// RecordKeys returns the keys of the records whose key starts with
+// prefix (which ends with a dot).
+func (j *Journal) RecordKeys(ctx context.Context, prefix string) ([]string, error) {
+	kv, err := j.bucketHandle(ctx)
+	if err != nil {
+		return nil, err
+	}
+	lister, err := kv.ListKeysFiltered(ctx, prefix+">")
+	if err != nil {
+		return nil, fmt.Errorf("journal: list records %s: %w", prefix, err)
+	}
+	var keys []string
+	for key := range lister.Keys() {
+		keys = append(keys, key)
+	}
+	return keys, nil
+}
+
+// Record returns the record under key, or ErrNotFound.
+func (j *Journal) Record(ctx context.Context, key string) ([]byte, error) {
+	kv, err := j.bucketHandle(ctx)
+	if err != nil {
+		return nil, err
+	}
+	e, err := kv.Get(ctx, key)
+	if errors.Is(err, jetstream.ErrKeyNotFound) {
+		return nil, fmt.Errorf("%w: no record %s", ErrNotFound, key)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("journal: load record %s: %w", key, err)
+	}
+	return e.Value(), nil
+}
+
 // DeleteRecord removes the record under key; a key that has none is no
 // error.
 func (j *Journal) DeleteRecord(ctx context.Context, key string) error {

@@ -2,12 +2,14 @@ package journal
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -37,12 +39,14 @@ type sliceHead struct {
 	Snapshot json.RawMessage `json:"snapshot,omitempty"`
 }
 
-// sliceEvent is one event line of a slice file.
+// sliceEvent is one event line of a slice file: data as JSON, or raw
+// for a body that is not JSON (a bare payload sent with nats pub).
 type sliceEvent struct {
 	Seq     uint64          `json:"seq"`
 	Subject string          `json:"subject"`
 	Time    time.Time       `json:"time"`
-	Data    json.RawMessage `json:"data"`
+	Data    json.RawMessage `json:"data,omitempty"`
+	Raw     *string         `json:"raw,omitempty"`
 }
 
 // WriteTo writes the slice as JSON lines: a head line (format, light,
@@ -51,18 +55,30 @@ func (s *Slice) WriteTo(w io.Writer) (int64, error) {
 	bw := bufio.NewWriter(w)
 	cw := &countWriter{w: bw}
 	enc := json.NewEncoder(cw)
+	enc.SetEscapeHTML(false)
 	head := sliceHead{Format: sliceFormat, Version: 1, Light: s.Light, Exported: time.Now().UTC(), Events: len(s.Events), Snapshot: s.Snapshot}
 	if err := enc.Encode(head); err != nil {
 		return cw.n, fmt.Errorf("journal: slice: %w", err)
 	}
+	// Events are written by hand: their bytes must come back exactly (a
+	// replay compares recorded outputs byte for byte), which an encoder
+	// that compacts and escapes would not keep.
+	var line []byte
 	for _, m := range s.Events {
-		data := json.RawMessage(m.Data)
-		if !json.Valid(data) {
-			// A bare payload that is not JSON still travels, as a string.
-			b, _ := json.Marshal(string(m.Data))
-			data = b
+		subj, _ := json.Marshal(m.Subject)
+		line = append(line[:0], `{"seq":`...)
+		line = strconv.AppendUint(line, m.Seq, 10)
+		line = append(append(line, `,"subject":`...), subj...)
+		line = append(line, `,"time":"`...)
+		line = append(m.Time.UTC().AppendFormat(line, time.RFC3339Nano), '"')
+		if json.Valid(m.Data) && !bytes.ContainsAny(m.Data, "\r\n") && len(bytes.TrimSpace(m.Data)) == len(m.Data) {
+			line = append(append(line, `,"data":`...), m.Data...)
+		} else {
+			raw, _ := json.Marshal(string(m.Data))
+			line = append(append(line, `,"raw":`...), raw...)
 		}
-		if err := enc.Encode(sliceEvent{Seq: m.Seq, Subject: m.Subject, Time: m.Time.UTC(), Data: data}); err != nil {
+		line = append(line, "}\n"...)
+		if _, err := cw.Write(line); err != nil {
 			return cw.n, fmt.Errorf("journal: slice: %w", err)
 		}
 	}
@@ -108,9 +124,8 @@ func ReadSlice(r io.Reader) (*Slice, error) {
 			return nil, fmt.Errorf("journal: slice line %d: sequence %d is not after %d; the file was edited", line, e.Seq, s.Events[n-1].Seq)
 		}
 		data := []byte(e.Data)
-		var str string
-		if len(data) > 0 && data[0] == '"' && json.Unmarshal(data, &str) == nil {
-			data = []byte(str)
+		if e.Raw != nil {
+			data = []byte(*e.Raw)
 		}
 		s.Events = append(s.Events, Msg{Seq: e.Seq, Subject: e.Subject, Time: e.Time, Data: data})
 	}
