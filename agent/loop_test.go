@@ -61,6 +61,12 @@ func (f *fakeLight) Command(_ context.Context, verb string, body []byte) ([]byte
 			return nil, &wire.Error{Code: 404, Msg: fmt.Sprintf("no state %q", n.Name)}
 		}
 		f.model.State = n.Name
+	case messages.VerbWhatIf:
+		w := messages.WhatIfReply{OK: true, Light: "demo", Replayed: 40, Differ: 7}
+		for i := range 7 {
+			w.Differences = append(w.Differences, messages.Difference{Seq: uint64(10 + i), Recorded: "off", Proposed: "red"})
+		}
+		return json.Marshal(w)
 	}
 	return []byte(`{"ok":true,"state":"` + f.model.State + `","changed":true,"outputs":[{"big":"noise"}]}`), nil
 }
@@ -557,5 +563,46 @@ func TestReusedCallIDs(t *testing.T) {
 	r := f.ask(t, "look")
 	if r.Status != messages.AgentDone || len(r.Calls) != 3 || r.Calls[1].ID == r.Calls[0].ID || r.Calls[2].ID == r.Calls[1].ID {
 		t.Fatalf("reply %+v", r)
+	}
+}
+
+// simulate sends the current configuration with the proposed states and
+// rules, minus the rules left out, as a whatif, and gives the model the
+// count and the first differences.
+func TestSimulate(t *testing.T) {
+	light := newFakeLight()
+	light.model.Rules = []messages.Rule{{ID: "r1", From: "off", On: "button_click", To: "off", Enabled: true},
+		{ID: "r2", From: "*", On: "button_hold", To: "off", Enabled: true}}
+	tools := &agent.Tools{Light: light}
+	res, err := tools.Run(context.Background(), agent.ToolSimulate, json.RawMessage(`{"states":[{"name":"red","r":255,"g":0,"b":0}],
+		"rules":[{"from":"off","on":"button_click","to":"red"}],"delete_rules":["r1"],"since":"2h"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var w messages.WhatIfReply
+	if err := json.Unmarshal(res, &w); err != nil || w.Differ != 7 || len(w.Differences) != 5 {
+		t.Errorf("simulate answered %s (%v)", res, err)
+	}
+	sent := light.commands(messages.VerbWhatIf)
+	if len(sent) != 1 {
+		t.Fatalf("whatif sent %d times", len(sent))
+	}
+	var req messages.WhatIfRequest
+	if err := json.Unmarshal([]byte(strings.TrimPrefix(sent[0], messages.VerbWhatIf+" ")), &req); err != nil {
+		t.Fatal(err)
+	}
+	var cfg messages.ApplyRequest
+	if err := json.Unmarshal(req.Config, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	var rules []string
+	for _, r := range cfg.Rules {
+		rules = append(rules, r.ID+":"+r.From+">"+r.To)
+	}
+	if req.Since != "2h" || len(cfg.States) != 2 || fmt.Sprint(rules) != "[r2:*>off :off>red]" || cfg.Vars != nil {
+		t.Errorf("whatif request: since %q, %d states, rules %v", req.Since, len(cfg.States), rules)
+	}
+	if n := len(light.commands(messages.VerbAppendRules)); n != 0 {
+		t.Errorf("simulate changed the light: %d append_rules", n)
 	}
 }
