@@ -14,6 +14,7 @@ import (
 	"github.com/lumen-home/lumen/internal/clip"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/wire"
+	"github.com/nats-io/nuid"
 )
 
 // Model is the language model: one chat completion with function tools.
@@ -79,7 +80,44 @@ func (l *Loop) Ask(ctx context.Context, s *State, env Env, text, who string) mes
 	if err := env.Record(ctx, messages.OutAgentData{Kind: messages.AgentKindAsk, Text: text, Who: who}); err != nil {
 		return reply(s, messages.AgentFailed, "I could not record your request, so I did nothing: "+err.Error())
 	}
+	if call, ok := l.local(ctx, text); ok {
+		// A direct command: the call a model would make, recorded as the
+		// turn's reply (by local), then carried out like any call.
+		msg := messages.AgentMessage{Role: "assistant", ToolCalls: []messages.AgentToolCall{call}}
+		if err := env.Record(ctx, messages.OutAgentData{Kind: messages.AgentKindModel, Message: &msg, Who: messages.WhoLocal}); err != nil {
+			return reply(s, messages.AgentFailed, "I could not record a step, so I stopped: "+err.Error())
+		}
+	}
 	return l.Continue(ctx, s, env)
+}
+
+// localCall is the id prefix of a direct command's call.
+const localCall = "local_"
+
+// local is the call a direct command makes, when text is one (MatchLocal
+// over the light's states).
+func (l *Loop) local(ctx context.Context, text string) (messages.AgentToolCall, bool) {
+	if l.Tools == nil {
+		return messages.AgentToolCall{}, false
+	}
+	m, err := l.Tools.get(ctx)
+	if err != nil {
+		return messages.AgentToolCall{}, false
+	}
+	names := make([]string, len(m.States))
+	for i, s := range m.States {
+		names[i] = s.Name
+	}
+	act, ok := MatchLocal(text, names)
+	if !ok {
+		return messages.AgentToolCall{}, false
+	}
+	call := messages.AgentToolCall{ID: localCall + nuid.Next(), Name: ToolSetState,
+		Args: fmt.Sprintf(`{"name":%q,%q:true}`, act.Arg, SpeakDirectly)}
+	if act.Verb == messages.VerbFire {
+		call.Name, call.Args = ToolFire, fmt.Sprintf(`{"transition":%q,%q:true}`, act.Arg, SpeakDirectly)
+	}
+	return call, true
 }
 
 // Continue runs the session's open request from where its journal stands:
@@ -246,8 +284,13 @@ func (l *Loop) call(ctx context.Context, s *State, env Env, tc messages.AgentToo
 			return err
 		}
 	}
-	// The light journals what the call changes as this session's step.
-	res, err := l.Tools.Run(wire.AsWho(ctx, messages.Who(messages.WhoAgent, s.ID, strconv.Itoa(s.Step+1))), tc.Name, args)
+	// The light journals what the call changes as this session's step,
+	// or as local for a direct command.
+	who := messages.Who(messages.WhoAgent, s.ID, strconv.Itoa(s.Step+1))
+	if strings.HasPrefix(tc.ID, localCall) {
+		who = messages.WhoLocal
+	}
+	res, err := l.Tools.Run(wire.AsWho(ctx, who), tc.Name, args)
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -414,6 +457,12 @@ func Confirmation(c messages.ToolStep) string {
 	switch c.Tool {
 	case ToolSetState:
 		return fmt.Sprintf("The light is %s now.", a.Name)
+	case ToolFire:
+		var tr struct{ Transition string }
+		var r struct{ State string }
+		_ = json.Unmarshal(c.Args, &tr)
+		_ = json.Unmarshal(c.Result, &r)
+		return fmt.Sprintf("I fired %s: the light is %s now.", tr.Transition, r.State)
 	case ToolCreateState:
 		return fmt.Sprintf("I made the state %s.", a.Name)
 	case ToolAppendRules:

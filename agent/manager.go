@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -116,14 +117,12 @@ func (m *Manager) Receive(ctx actor.Context) {
 			return
 		}
 		if m.cfg.Model == nil && strings.TrimSpace(msg.Req.Text) != "" {
-			msg.Reply(&messages.ErrorReply{Code: 409, Error: Unconfigured})
+			m.unconfigured(ctx, msg)
 			return
 		}
-		pid := m.sessions[name]
-		if pid == nil {
-			pid = m.spawn(ctx, NewState(name))
-		}
-		ctx.Send(pid, msg)
+		m.toSession(ctx, name, msg)
+	case *directAsk:
+		m.toSession(ctx, msg.session, msg.ask)
 	case *Decide:
 		m.decide(ctx, msg)
 	case *Talk:
@@ -131,6 +130,38 @@ func (m *Manager) Receive(ctx actor.Context) {
 	case *ListSessions:
 		m.list(ctx, msg)
 	}
+}
+
+// directAsk is an ask that is a direct command, taken with no model.
+type directAsk struct {
+	ask     *Ask
+	session string
+}
+
+// toSession hands an ask to its session, started if need be.
+func (m *Manager) toSession(ctx actor.Context, name string, msg *Ask) {
+	pid := m.sessions[name]
+	if pid == nil {
+		pid = m.spawn(ctx, NewState(name))
+	}
+	ctx.Send(pid, msg)
+}
+
+// unconfigured takes an ask with no model: a direct command goes on to
+// its session, anything else is refused, off the actor's goroutine (the
+// light's states are read over NATS).
+func (m *Manager) unconfigured(ctx actor.Context, msg *Ask) {
+	name := cmp.Or(msg.Req.Session, DefaultSession)
+	self, root, loop := ctx.Self(), ctx.ActorSystem().Root, &Loop{Tools: m.cfg.Tools}
+	go func() {
+		c, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if _, ok := loop.local(c, msg.Req.Text); ok {
+			root.Send(self, &directAsk{ask: msg, session: name})
+			return
+		}
+		msg.Reply(&messages.ErrorReply{Code: 409, Error: Unconfigured})
+	}()
 }
 
 // ask asks every session (all when name is "") for q, off the actor's

@@ -46,6 +46,7 @@ const (
 	ToolAppendRules      = "appendRules"
 	ToolDeleteRules      = "deleteRules"
 	ToolSetState         = "setState"
+	ToolFire             = "fire"
 	ToolCreateSchedule   = "createSchedule"
 	ToolDeleteSchedule   = "deleteSchedule"
 	ToolDefineTool       = "defineTool"
@@ -77,7 +78,7 @@ const (
 const SpeakDirectly = "speak_directly"
 
 // directTools take SpeakDirectly.
-var directTools = []string{ToolSetState, ToolCreateState, ToolAppendRules, ToolCreateSchedule, ToolTestTool, ToolGetState, ToolGetVariables}
+var directTools = []string{ToolSetState, ToolFire, ToolCreateState, ToolAppendRules, ToolCreateSchedule, ToolTestTool, ToolGetState, ToolGetVariables}
 
 // Specs returns the agent's tools, in the order the model sees them.
 func Specs() []Spec {
@@ -117,6 +118,7 @@ func baseSpecs() []Spec {
 		{ToolDeleteRules, "Delete rules by id, or every rule matching from/on/to.",
 			`{"type":"object","properties":{"ids":{"type":"array","items":{"type":"string"}},"from":{"type":"string"},"on":{"type":"string"},"to":{"type":"string"}}}`, messages.TierConfirm},
 		{ToolSetState, "Change the light to a state now.", `{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`, messages.TierAutonomous},
+		{ToolFire, "Fire a transition now (button_click, a timer's or a data source's transition), as the button or the timer would.", `{"type":"object","properties":{"transition":{"type":"string"}},"required":["transition"]}`, messages.TierAutonomous},
 		{ToolCreateSchedule, "Fire a transition on a cron schedule (minute hour day month weekday), in a time zone (default the light's).",
 			`{"type":"object","properties":{"name":{"type":"string"},"cron":{"type":"string","description":"e.g. \"0 19 * * *\" for 19:00 every day"},"tz":{"type":"string","description":"IANA zone such as Europe/Paris"},"fires":{"type":"string"}},"required":["name","cron","fires"]}`, messages.TierAutonomous},
 		{ToolDeleteSchedule, "Delete a schedule.", `{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`, messages.TierConfirm},
@@ -332,6 +334,8 @@ func (t *Tools) Run(ctx context.Context, name string, args json.RawMessage) (jso
 		return t.command(ctx, messages.VerbDeleteRules, args)
 	case ToolSetState:
 		return t.command(ctx, messages.VerbSetState, args)
+	case ToolFire:
+		return t.command(ctx, messages.VerbFire, args)
 	case ToolCreateSchedule:
 		return t.command(ctx, messages.VerbCreateSchedule, args)
 	case ToolDeleteSchedule:

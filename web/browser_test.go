@@ -425,7 +425,7 @@ func TestPageMicrophone(t *testing.T) {
 		agenttest.Step{Calls: []agenttest.Call{{Name: "done", Args: `{"message":"It is red."}`}}},
 	)
 	defer srv.Close()
-	srv.SetTranscript("turn the light red")
+	srv.SetTranscript("turn the light red for tonight")
 	b := newBrowser(t,
 		chromedp.Flag("use-fake-ui-for-media-stream", true),
 		chromedp.Flag("use-fake-device-for-media-stream", true),
@@ -444,7 +444,7 @@ func TestPageMicrophone(t *testing.T) {
 		chromedp.MouseEvent(input.DispatchMouseEventTypeMousePressed, p.X, p.Y, chromedp.ButtonLeft, chromedp.ClickCount(1)),
 		chromedp.Sleep(2500*time.Millisecond),
 		chromedp.MouseEvent(input.DispatchMouseEventTypeMouseReleased, p.X, p.Y, chromedp.ButtonLeft, chromedp.ClickCount(1)))
-	b.waitPage(t, "the answer", `document.querySelector('`+sec+` .chat').textContent.includes("heard: turn the light red")`)
+	b.waitPage(t, "the answer", `document.querySelector('`+sec+` .chat').textContent.includes("heard: turn the light red for tonight")`)
 	waitState(t, b, nc, "demo", "red")
 	if audio := srv.Audio(); len(audio) != 1 || !bytes.HasPrefix(audio[0], []byte("RIFF")) {
 		t.Errorf("the transcription got %d recordings", len(audio))

@@ -125,7 +125,7 @@ func TestWebVerbsMirrorNATS(t *testing.T) {
 		{"list_tools", `{}`, 200},
 		{"list_sources", `{}`, 200},
 		{"sessions", `{}`, 200},
-		{"ask", `{"text":"red"}`, 409},
+		{"ask", `{"text":"make it cosy"}`, 409},
 		{"nope", `{}`, 404},
 	} {
 		status, got := post(t, newPost(t, base+"/api/v1/lights/a/"+tc.verb, tc.body))

@@ -417,11 +417,23 @@ func TestAgentUnconfiguredAndCancel(t *testing.T) {
 	t.Parallel()
 	d := startDaemon(t, t.TempDir(), "--model", "")
 	nc := connect(t, d.URL)
-	if r := request(t, nc, "lumen.demo.cmd.ask", `{"text":"red please"}`); r.Code != "409" || !strings.Contains(r.Header, "LUMEN_MODEL") {
+	if r := request(t, nc, "lumen.demo.cmd.ask", `{"text":"make it cosy"}`); r.Code != "409" || !strings.Contains(r.Header, "LUMEN_MODEL") {
 		t.Fatalf("unconfigured ask: %q %s", r.Code, r.Raw)
 	}
-	if out, code := runCLI(t, d.URL, "ask", "red please"); code != 1 || !strings.Contains(out, "not configured") {
+	if out, code := runCLI(t, d.URL, "ask", "make it cosy"); code != 1 || !strings.Contains(out, "not configured") {
 		t.Fatalf("lumen ask unconfigured: exit %d: %s", code, out)
+	}
+	// A direct command needs no model: it is carried out, by local.
+	if out, code := runCLI(t, d.URL, "ask", "red please"); code != 0 || !strings.Contains(out, "The light is red now.") {
+		t.Fatalf("lumen ask red please, with no model: exit %d: %s", code, out)
+	}
+	var why messages.WhyReply
+	if out, code := runCLI(t, d.URL, "why", "--json"); code != 0 || json.Unmarshal([]byte(out), &why) != nil ||
+		why.State != "red" || why.Input.By != messages.WhoLocal {
+		t.Fatalf("lumen why after a direct command: exit %d: %s", code, out)
+	}
+	if out, code := runCLI(t, d.URL, "ask", "next"); code != 0 || !strings.Contains(out, "button_click") {
+		t.Fatalf("lumen ask next, with no model: exit %d: %s", code, out)
 	}
 	if r := request(t, nc, "lumen.demo.cmd.ask", `{"text":"x","session":"Bad Name"}`); r.Code != "400" {
 		t.Fatalf("bad session: %s", r.Raw)
@@ -655,18 +667,20 @@ func TestAgentVoice(t *testing.T) {
 	srv := agenttest.New(
 		agenttest.Step{Calls: []agenttest.Call{scripted("setState", `{"name":"red","speak_directly":true}`)},
 			Expect: func(r agenttest.ChatRequest) error {
-				if r.Messages[len(r.Messages)-1].Text() != "make the light red" {
+				if r.Messages[len(r.Messages)-1].Text() != "make the light red for tonight" {
 					return fmt.Errorf("the model got %q", r.Last().Text())
 				}
 				return nil
 			}},
 	)
 	defer srv.Close()
-	srv.SetTranscript("make the light red")
+	// Requests a direct command would take without the model ("make the
+	// light red") would not reach it: these say more.
+	srv.SetTranscript("make the light red for tonight")
 	d := startDaemon(t, filepath.Join(dir, "a"), agentArgs(srv)...)
 	answer := filepath.Join(dir, "answer.wav")
 	out, code := runCLI(t, d.URL, "talk", wav, "--out", answer)
-	if code != 0 || !strings.Contains(out, `heard: "make the light red"`) || !strings.Contains(out, "The light is red now.") {
+	if code != 0 || !strings.Contains(out, `heard: "make the light red for tonight"`) || !strings.Contains(out, "The light is red now.") {
 		t.Fatalf("lumen talk: exit %d\n%s", code, out)
 	}
 	if got := srv.Audio(); len(got) != 1 {
@@ -691,7 +705,7 @@ func TestAgentVoice(t *testing.T) {
 	// spoken by the local espeak-ng instead.
 	srv.SetSpeech(false)
 	srv.Push(agenttest.Step{Calls: []agenttest.Call{scripted("setState", `{"name":"green","speak_directly":true}`)}})
-	srv.SetTranscript("green")
+	srv.SetTranscript("green for a while")
 	if out, code := runCLI(t, d.URL, "talk", wav, "--out", answer); code != 0 || !strings.Contains(out, "The light is green now.") {
 		t.Fatalf("lumen talk without the endpoint's speech: exit %d\n%s", code, out)
 	}
@@ -708,7 +722,7 @@ func TestAgentVoice(t *testing.T) {
 	d2 := startDaemon(t, filepath.Join(dir, "b"), agentArgs(srv, "--speech-model", "espeak")...)
 	nc2 := connect(t, d2.URL)
 	audio, _ := os.ReadFile(wav)
-	srv.SetTranscript("now blue")
+	srv.SetTranscript("now blue for a while")
 	m, err := nc2.Request("lumen.demo.cmd.talk", audio, 30*time.Second)
 	if err != nil {
 		t.Fatal(err)
