@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -117,4 +118,52 @@ func syncMode() string {
 		return m
 	}
 	return "always"
+}
+
+// BenchmarkDirectCommand is `ask {"text":"on"}` to a daemon with no
+// model: a direct command, carried out by the agent's session with no
+// model call (issue 18). Its baseline, in the same run and alternating
+// with it, is the set_state command it makes: direct-vs-set_state is the
+// ratio of their medians (goal ≤ 2), p50 the direct command's median
+// (goal ≤ 20 ms with --sync batch).
+func BenchmarkDirectCommand(b *testing.B) {
+	d, err := lumentest.Launch(lumentest.Bin(b), b.TempDir(), "--light", benchLight, "--model", "", "--sync", "batch")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer func() { _ = d.Stop() }()
+	nc, err := nats.Connect(d.URL)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer nc.Close()
+	applyBenchConfig(b, nc)
+	timed := func(verb, body string) time.Duration {
+		t0 := time.Now()
+		m, err := nc.Request("lumen."+benchLight+".cmd."+verb, []byte(body), requestTimeout)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if !json.Valid(m.Data) || m.Header.Get("Nats-Service-Error-Code") != "" {
+			b.Fatalf("%s: %s", verb, m.Data)
+		}
+		return time.Since(t0)
+	}
+	var direct, plain []time.Duration
+	b.ResetTimer()
+	for b.Loop() {
+		direct = append(direct, timed("ask", `{"text":"on please"}`))
+		b.StopTimer()
+		plain = append(plain, timed("set_state", `{"name":"on"}`))
+		b.StartTimer()
+	}
+	b.StopTimer()
+	med := func(ds []time.Duration) time.Duration {
+		s := append([]time.Duration(nil), ds...)
+		slices.Sort(s)
+		return s[len(s)/2]
+	}
+	b.ReportMetric(float64(med(direct).Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(med(plain).Microseconds())/1000, "set_state-p50-ms")
+	b.ReportMetric(float64(med(direct))/float64(med(plain)), "direct-vs-set_state")
 }
