@@ -11,10 +11,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nats-io/nuid"
+
 	"github.com/lumen-home/lumen/internal/clip"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/wire"
-	"github.com/nats-io/nuid"
 )
 
 // Model is the language model: one chat completion with function tools.

@@ -8,8 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lumen-home/lumen/messages"
 	"github.com/nats-io/nats.go"
+
+	"github.com/lumen-home/lumen/messages"
 )
 
 // subscribeEvents collects every event of a light.

@@ -9,9 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lumen-home/lumen/internal/lumentest"
 	natsgo "github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/lumen-home/lumen/internal/lumentest"
 )
 
 // natsCLI runs the real nats CLI (natscli v0.3.0, built by the Taskfile

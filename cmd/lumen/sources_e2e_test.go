@@ -9,8 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lumen-home/lumen/internal/lumentest"
 	"github.com/nats-io/nats.go"
+
+	"github.com/lumen-home/lumen/internal/lumentest"
 )
 
 // The seed's Bitcoin flow: a tool fetches a price, a poll source stores it

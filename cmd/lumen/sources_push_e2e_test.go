@@ -7,8 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lumen-home/lumen/internal/lumentest"
 	"github.com/nats-io/nats.go"
+
+	"github.com/lumen-home/lumen/internal/lumentest"
 )
 
 // Internal sources compute values from the light's own history, and a

@@ -12,8 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lumen-home/lumen/internal/lumentest"
 	"github.com/nats-io/nats.go"
+
+	"github.com/lumen-home/lumen/internal/lumentest"
 )
 
 // sourceErrors follows the light's error events of kind source.
