@@ -88,27 +88,42 @@ type provenance map[string]*messages.WhySetBy
 // explain replays light up to input, tracing it, and returns its
 // explanation and the last input before it that entered a state.
 func explain(ctx context.Context, j Events, light string, input uint64) (*messages.WhyReply, uint64, error) {
-	var snap []byte
-	if best, _, err := nearestSnapshot(ctx, j, light, input-1); err == nil && best != nil {
-		if snap, err = best.load(ctx, j); err != nil {
+	best, _, err := nearestSnapshot(ctx, j, light, input-1)
+	if err != nil {
+		return nil, 0, err
+	}
+	var w *messages.WhyReply
+	var prev uint64
+	for first := true; ; first = false {
+		var snap []byte
+		if best != nil {
+			if snap, err = best.load(ctx, j); err != nil {
+				return nil, 0, err
+			}
+		}
+		w2, prev2, missing, err := explainFrom(ctx, j, light, input, snap)
+		if err != nil {
+			if first {
+				return nil, 0, err
+			}
+			break // the journal no longer reaches further back
+		}
+		w, prev = w2, prev2
+		if !missing || best == nil {
+			break
+		}
+		// A variable read was set before this snapshot: from the one
+		// before it, and at last from the start.
+		if best, _, err = nearestSnapshot(ctx, j, light, best.applied-1); err != nil {
 			return nil, 0, err
 		}
 	}
-	w, prev, missing, err := explainFrom(ctx, j, light, input, snap)
-	if err == nil && prev == 0 && snap != nil {
-		// The state before was entered before the snapshot: its input is
-		// the cause of the last state output before this one.
+	if prev == 0 {
+		// The state before was entered before the replay's start: its
+		// input is the cause of the last state output before this one.
 		if prev, err = lastStateBefore(ctx, j, light, input); err != nil {
 			return nil, 0, err
 		}
-	}
-	if err != nil || !missing || snap == nil {
-		return w, prev, err
-	}
-	// A variable read was set before the snapshot: from the start, when
-	// the journal still has it.
-	if w2, prev2, _, err := explainFrom(ctx, j, light, input, nil); err == nil {
-		return w2, prev2, nil
 	}
 	return w, prev, nil
 }

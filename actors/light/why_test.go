@@ -231,7 +231,7 @@ func TestWhatIf(t *testing.T) {
 func TestWhyAcrossSnapshots(t *testing.T) {
 	ctx := context.Background()
 	rules := `[{"from":"off","on":"button_click","to":"red","action":"startTimer('t', 300)"},{"from":"red","on":"t","to":"off"},
-		{"from":"off","on":"weather","to":"warm","condition":"getData('temp') > getData('temp_prev')"}]`
+		{"from":"off","on":"weather","to":"warm","condition":"getData('temp') > getData('temp_prev') && getData('x') === 1"}]`
 	full := scripted(t, "k",
 		config(rules, `"sources":[{"name":"thermo","type":"nats","subject":"home.t","store":{"temp":"result.temp"},"fires":"weather"}]`),
 		click(messages.WhoButton),
@@ -261,19 +261,29 @@ func TestWhyAcrossSnapshots(t *testing.T) {
 	if prev == nil || string(prev.Value) != "3" || prev.SetBy == nil || prev.SetBy.Seq != inputs[5] {
 		t.Errorf("temp_prev, read by the data input's rule, is set by %+v, want input %d", prev, inputs[5])
 	}
+	if x := want.Reads[len(want.Reads)-1]; x.Name != "x" || x.SetBy == nil || x.SetBy.Seq != inputs[4] {
+		t.Errorf("x is set by %+v, want input %d", x.SetBy, inputs[4])
+	}
 	// The same with a snapshot right before the var x input: the timer
 	// that entered off lies before it.
 	cut, err := light.ExportSlice(ctx, full, "k", inputs[4])
 	if err != nil || cut.Snapshot == nil {
 		t.Fatalf("export: %v", err)
 	}
-	withSnap := &journal.Slice{Light: "k", Snapshot: cut.Snapshot, Events: full.Events}
-	got, err := light.Why(ctx, withSnap, "k", 0)
-	if err != nil {
-		t.Fatal(err)
+	// And with one right before the data input, after temp was set.
+	late, err := light.ExportSlice(ctx, full, "k", inputs[5])
+	if err != nil || late.Snapshot == nil {
+		t.Fatalf("export: %v", err)
 	}
-	if a, b := mustMarshal(t, got), mustMarshal(t, want); a != b {
-		t.Errorf("why with a snapshot:\n%s\nwithout:\n%s", a, b)
+	for _, snap := range [][]byte{cut.Snapshot, late.Snapshot} {
+		withSnap := &journal.Slice{Light: "k", Snapshot: snap, Events: full.Events}
+		got, err := light.Why(ctx, withSnap, "k", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a, b := mustMarshal(t, got), mustMarshal(t, want); a != b {
+			t.Errorf("why with a snapshot:\n%s\nwithout:\n%s", a, b)
+		}
 	}
 	// The same configuration changes nothing, before a snapshot or after
 	// one, with a recorded timer in the window.
