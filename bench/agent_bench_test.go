@@ -127,16 +127,8 @@ func syncMode() string {
 // ratio of their medians (goal ≤ 2), p50 the direct command's median
 // (goal ≤ 20 ms with --sync batch).
 func BenchmarkDirectCommand(b *testing.B) {
-	d, err := lumentest.Launch(lumentest.Bin(b), b.TempDir(), "--light", benchLight, "--model", "", "--sync", "batch")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer func() { _ = d.Stop() }()
-	nc, err := nats.Connect(d.URL)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer nc.Close()
+	d := startDaemon(b, b.TempDir(), "--light", benchLight, "--model", "", "--sync", "batch")
+	nc := connect(b, d.URL)
 	applyBenchConfig(b, nc)
 	timed := func(verb, body string) time.Duration {
 		t0 := time.Now()

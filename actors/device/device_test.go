@@ -92,6 +92,18 @@ func (r *rig) command(t *testing.T, typ, data string) {
 	}
 }
 
+// firedInputs follows the light's fired inputs until the test ends.
+func (r *rig) firedInputs(t *testing.T) chan *nats.Msg {
+	t.Helper()
+	fired := make(chan *nats.Msg, 16)
+	sub, err := r.nc.ChanSubscribe(subject.In("k", messages.InFired), fired)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = sub.Unsubscribe() })
+	return fired
+}
+
 // waitFrame waits until the fake LED's last frame is want.
 func (r *rig) waitFrame(t *testing.T, want hardware.RGB) {
 	t.Helper()
@@ -118,12 +130,7 @@ func (r *rig) show(t *testing.T) *messages.LEDReply {
 
 func TestGesturesDriveTheLightAndTheLEDFollows(t *testing.T) {
 	r := newRig(t)
-	fired := make(chan *nats.Msg, 16)
-	sub, err := r.nc.ChanSubscribe(subject.In("k", messages.InFired), fired)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sub.Unsubscribe()
+	fired := r.firedInputs(t)
 	r.waitFrame(t, hardware.RGB{}) // the light starts off
 
 	// A click: decided once the double-click window has passed on the
@@ -262,12 +269,7 @@ func TestAnimationFramesPublished(t *testing.T) {
 // journaled with source web.
 func TestWebButton(t *testing.T) {
 	r := newRig(t)
-	fired := make(chan *nats.Msg, 16)
-	sub, err := r.nc.ChanSubscribe(subject.In("k", messages.InFired), fired)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sub.Unsubscribe()
+	fired := r.firedInputs(t)
 	r.waitFrame(t, hardware.RGB{})
 	for _, down := range []bool{true, false} {
 		res, err := r.sys.Root.RequestFuture(r.dev, &device.Press{Down: down, Web: true}, 5*time.Second).Result()

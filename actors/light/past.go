@@ -68,7 +68,7 @@ func (h *handler) getAt(ctx context.Context, req micro.Request, q *GetAt) {
 		respondPast(req, "get", "", err)
 		return
 	}
-	sum, err := h.rebuild(ctx, to, nil)
+	sum, err := rebuild(ctx, h.journal, h.light, to)
 	if err != nil {
 		respondPast(req, "get", fmt.Sprintf("the light as it was at input %d cannot be rebuilt", to), err)
 		return
@@ -214,7 +214,7 @@ func (h *handler) rollback(ctx context.Context, req micro.Request, q *Rollback) 
 		respondPast(req, "rollback", "", err)
 		return
 	}
-	sum, err := h.rebuild(ctx, to, nil)
+	sum, err := rebuild(ctx, h.journal, h.light, to)
 	if err != nil {
 		respondPast(req, "rollback", fmt.Sprintf("the configuration after input %d cannot be rebuilt", to), err)
 		return
@@ -246,23 +246,16 @@ func (h *handler) rollback(ctx context.Context, req micro.Request, q *Rollback) 
 	actors.Answer(req, h.root, h.pid, msg, h.timeout, messages.VerbRollback, "the light", nil)
 }
 
-// rebuild replays the light up to input to: from the start of its
-// journal, or once compaction has taken that, from its snapshot, when
-// the snapshot is not past to.
-func (h *handler) rebuild(ctx context.Context, to uint64, onModel func(*Applied, *machine.Machine)) (ReplaySummary, error) {
-	return rebuild(ctx, h.journal, h.light, to, onModel)
-}
-
 // rebuild replays light up to input to from j, from the nearest
 // snapshot before it (past or latest), or from the start when none is;
 // past what the journal keeps, the refusal says where it starts. The
 // summary's Machine is the light right after to.
-func rebuild(ctx context.Context, j Events, light string, to uint64, onModel func(*Applied, *machine.Machine)) (ReplaySummary, error) {
+func rebuild(ctx context.Context, j Events, light string, to uint64) (ReplaySummary, error) {
 	best, oldest, err := nearestSnapshot(ctx, j, light, to)
 	if err != nil {
 		return ReplaySummary{}, err
 	}
-	r := Replay{Light: light, ToSeq: to, OnModel: onModel}
+	r := Replay{Light: light, ToSeq: to}
 	if best != nil {
 		if r.Snapshot, err = best.load(ctx, j); err != nil {
 			return ReplaySummary{}, err

@@ -25,7 +25,7 @@ func ExportSlice(ctx context.Context, j Events, light string, from uint64) (*jou
 	s := &journal.Slice{Light: light}
 	var after uint64
 	if from > 1 {
-		sum, err := rebuild(ctx, j, light, from-1, nil)
+		sum, err := rebuild(ctx, j, light, from-1)
 		if err != nil {
 			return nil, fmt.Errorf("light %s: the state before input %d: %w", light, from, err)
 		}

@@ -29,14 +29,15 @@ var whatIfInputs = map[string]bool{messages.InFired: true, messages.InData: true
 // variables right before from, with no side effects. It reports the
 // inputs after which the light would be in another state than it was.
 func WhatIf(ctx context.Context, j Events, light string, config []byte, from uint64) (*messages.WhatIfReply, error) {
-	m := machine.New(machine.WithEvalTimeout(ReplayEvalTimeout))
+	var m *machine.Machine
 	if from > 1 {
-		sum, err := rebuild(ctx, j, light, from-1, nil)
+		sum, err := rebuild(ctx, j, light, from-1)
 		if err != nil {
 			return nil, err
 		}
-		m.Close()
 		m = sum.Machine
+	} else {
+		m = machine.New(machine.WithEvalTimeout(ReplayEvalTimeout))
 	}
 	defer m.Close()
 	start := m.State()

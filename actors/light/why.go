@@ -335,19 +335,6 @@ func notesSince(notes []note, w *messages.WhyReply, prev uint64) []string {
 	return out
 }
 
-// snapshotCovers returns the last input light's snapshot covers.
-func snapshotCovers(ctx context.Context, j Events, light string) (uint64, bool) {
-	b, err := j.LoadSnapshot(ctx, light)
-	if err != nil {
-		return 0, false
-	}
-	var s snapshot
-	if json.Unmarshal(b, &s) != nil {
-		return 0, false
-	}
-	return s.Applied, true
-}
-
 // WhyText renders an explanation for a person, as lumen why prints it.
 func WhyText(w *messages.WhyReply) string {
 	var b strings.Builder

@@ -67,12 +67,11 @@ machine, with no daemon.`,
 				}
 			}
 			if a.jsonOut {
-				b, err := json.MarshalIndent(w, "", "  ")
+				b, err := json.Marshal(w)
 				if err != nil {
 					return err
 				}
-				_, err = fmt.Fprintf(a.stdout, "%s\n", b)
-				return err
+				return a.printJSON(b)
 			}
 			_, err := io.WriteString(a.stdout, light.WhyText(w))
 			return err

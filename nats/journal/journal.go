@@ -345,25 +345,20 @@ func (j *Journal) DeleteRecord(ctx context.Context, key string) error {
 // Records returns every record whose key starts with prefix (which ends
 // with a dot), by key.
 func (j *Journal) Records(ctx context.Context, prefix string) (map[string][]byte, error) {
-	kv, err := j.bucketHandle(ctx)
+	keys, err := j.RecordKeys(ctx, prefix)
 	if err != nil {
 		return nil, err
 	}
-	lister, err := kv.ListKeysFiltered(ctx, prefix+">")
-	if err != nil {
-		return nil, fmt.Errorf("journal: list records %s: %w", prefix, err)
-	}
-	out := map[string][]byte{}
-	for key := range lister.Keys() {
-		e, err := kv.Get(ctx, key)
-		if err != nil {
-			if errors.Is(err, jetstream.ErrKeyNotFound) {
-				continue // deleted meanwhile
-			}
-			_ = lister.Stop()
-			return nil, fmt.Errorf("journal: load record %s: %w", key, err)
+	out := make(map[string][]byte, len(keys))
+	for _, key := range keys {
+		b, err := j.Record(ctx, key)
+		if errors.Is(err, ErrNotFound) {
+			continue // deleted meanwhile
 		}
-		out[key] = e.Value()
+		if err != nil {
+			return nil, err
+		}
+		out[key] = b
 	}
 	return out, nil
 }
