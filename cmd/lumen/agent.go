@@ -8,10 +8,10 @@ import (
 	"github.com/lumen-home/lumen/actors/daemon"
 )
 
-// agentFlags are lumen up's flags of the agent (daemon.AgentConfig).
+// agentFlags are lumen up's flags of the agent (daemon.AgentConfig), but
+// --model, which lumen up takes once and lumen eval several times.
 func agentFlags(f *pflag.FlagSet, c *daemon.AgentConfig) {
 	f.StringVar(&c.BaseURL, "openai-base-url", os.Getenv("OPENAI_BASE_URL"), "OpenAI-compatible endpoint of the agent's model, e.g. http://localhost:11434/v1 for Ollama (default $OPENAI_BASE_URL, else api.openai.com)")
-	f.StringVar(&c.Model, "model", os.Getenv("LUMEN_MODEL"), "the agent's model, e.g. gpt-4o-mini or llama3.1 (default $LUMEN_MODEL; none: the agent is off)")
 	f.IntVar(&c.MaxTurns, "agent-max-turns", c.MaxTurns, "model replies per request before the agent stops")
 	f.DurationVar(&c.Timeout, "agent-timeout", c.Timeout, "how long one model call may take")
 	f.StringArrayVar(&c.Forbid, "agent-forbid", nil, "an agent tool it may never call, e.g. defineTool (repeatable)")

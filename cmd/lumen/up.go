@@ -115,6 +115,7 @@ too: 'lumen gpio PIN high|low|pulse' drives one.`,
 	f.StringArrayVar(&cfg.AllowNet, "allow-net", nil, "let custom tools reach `HOST`, an IP or a CIDR (each with an optional :PORT) even on the LAN, and over plain HTTP (repeatable); a tool can never grant this itself")
 	f.StringVar(&cfg.Hub, "hub", "", "join a house: the hub's leaf address `URL`, e.g. tls://hub.local:7422 (with --creds); the lights keep working alone while the hub is away")
 	f.StringVar(&cfg.Creds, "creds", "", "the Pi's credentials `FILE`, written on the hub by 'lumen hub pi add NAME --light …'")
+	f.StringVar(&cfg.Agent.Model, "model", os.Getenv("LUMEN_MODEL"), "the agent's model, e.g. gpt-4o-mini or llama3.1 (default $LUMEN_MODEL; none: the agent is off)")
 	agentFlags(f, &cfg.Agent)
 	f.StringVar(&cfg.Hardware.Driver, "hardware", cfg.Hardware.Driver, "the LED and button, `auto|sim|rpi`: auto: the Pi's GPIO when there is one, else simulated; sim: simulated; rpi: the Pi's GPIO")
 	return cmd

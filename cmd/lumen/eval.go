@@ -1,0 +1,123 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/lumen-home/lumen/actors/daemon"
+	"github.com/lumen-home/lumen/agent"
+	"github.com/lumen-home/lumen/eval"
+)
+
+func newEval(a *app) *cobra.Command {
+	cfg := eval.Config{Agent: daemon.DefaultConfig("").Agent, CaseTimeout: eval.DefaultCaseTimeout}
+	var models []string
+	var casesFile string
+	cmd := &cobra.Command{
+		Use:   "eval",
+		Short: "Judge how well a model programs the light: a suite of requests, checked by what the light does",
+		Long: `Run a suite of requests against an OpenAI-compatible model and judge each by
+the light's behaviour afterwards, not by the words: each case starts a scratch
+light of its own (a throwaway daemon in a temporary directory, on a clock the
+case moves), sends the request through the real agent, then clicks, holds,
+lets time pass, feeds data, MQTT and GPIO inputs, and checks the states, the
+LED's colors, the variables, the tools and the sources that result. Cases also
+check that the agent asks when a request is ambiguous, asks for approval
+before destroying anything, and refuses what it cannot do. Your own lights,
+journal and daemon are never touched.
+
+The built-in suite (about 30 cases) covers every pattern of the library,
+custom tools and transitions, push sources, multi-step requests, corrections
+and direct commands (which the light carries out without the model). --cases
+runs another suite file in the same format (see eval/cases.yaml).
+
+For each case it prints pass or FAIL, the model's turns, the tokens the
+endpoint reported, the seconds, and for a failure what differed; then a
+summary per model. It exits 0 when the suite ran, whatever passed; 2 when no
+model is given.`,
+		Example: `  # Ollama on this machine
+  lumen eval --openai-base-url http://localhost:11434/v1 --model llama3.1 --model qwen2.5
+  # OpenAI (OPENAI_API_KEY in the environment)
+  lumen eval --model gpt-4o-mini --repeat 3
+  lumen eval --model gpt-4o-mini --case counter --case toggle --json > report.json`,
+		Args: args(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg.Agent.APIKey = os.Getenv("OPENAI_API_KEY")
+			if len(models) == 0 {
+				if m := os.Getenv("LUMEN_MODEL"); m != "" {
+					models = []string{m}
+				} else if cfg.Agent.BaseURL == "" && cfg.Agent.APIKey != "" {
+					models = []string{"gpt-4o-mini"}
+				}
+			}
+			if len(models) == 0 || !(agent.ModelConfig{BaseURL: cfg.Agent.BaseURL, APIKey: cfg.Agent.APIKey, Model: models[0]}).Configured() {
+				return usageError{errors.New("no model to evaluate: give --model (or $LUMEN_MODEL) and --openai-base-url (or $OPENAI_BASE_URL, or $OPENAI_API_KEY for OpenAI); for example --openai-base-url http://localhost:11434/v1 --model llama3.1 for Ollama")}
+			}
+			if cfg.Repeat < 1 {
+				return usageError{fmt.Errorf("--repeat %d: give how many times to run each case, 1 or more", cfg.Repeat)}
+			}
+			suite, err := eval.Builtin()
+			if casesFile != "" {
+				suite, err = eval.Load(casesFile)
+			}
+			if err != nil {
+				return err
+			}
+			cfg.Models = models
+			total := len(suite.Cases) * len(models) * cfg.Repeat
+			if len(cfg.Only) > 0 {
+				total = len(cfg.Only) * len(models) * cfg.Repeat
+			}
+			done := 0
+			cfg.Started = func(model, name string, run, of int) {
+				if a.jsonOut {
+					fmt.Fprintf(a.stderr, "lumen eval: [%d/%d] %s %s…\n", done+1, total, model, name)
+				}
+			}
+			lastModel := ""
+			cfg.Finished = func(r eval.Result) {
+				done++
+				if a.jsonOut {
+					return
+				}
+				if r.Model != lastModel {
+					fmt.Fprintf(a.stdout, "%s\n", r.Model)
+					lastModel = r.Model
+				}
+				fmt.Fprintf(a.stdout, "  [%d/%d] %s\n", done, total, r.Line())
+			}
+			results, err := eval.Run(cmd.Context(), suite, cfg)
+			summaries := eval.Summarize(results)
+			if a.jsonOut {
+				b, jerr := json.MarshalIndent(struct {
+					Results   []eval.Result  `json:"results"`
+					Summaries []eval.Summary `json:"summaries"`
+				}{results, summaries}, "", "  ")
+				if jerr != nil {
+					return jerr
+				}
+				fmt.Fprintln(a.stdout, string(b))
+			} else {
+				fmt.Fprintln(a.stdout)
+				for _, s := range summaries {
+					fmt.Fprintln(a.stdout, s)
+				}
+			}
+			return err
+		},
+	}
+	f := cmd.Flags()
+	f.StringArrayVar(&models, "model", nil, "a model to evaluate, e.g. gpt-4o-mini or llama3.1 (repeatable; default $LUMEN_MODEL)")
+	agentFlags(f, &cfg.Agent)
+	f.StringVar(&casesFile, "cases", "", "run the suite in `FILE` instead of the built-in one")
+	f.StringArrayVar(&cfg.Only, "case", nil, "run only the case `NAME` (repeatable)")
+	f.IntVar(&cfg.Repeat, "repeat", 1, "run each case `N` times, to see how much a model varies")
+	f.DurationVar(&cfg.CaseTimeout, "case-timeout", cfg.CaseTimeout, "the most one case may take, its requests and its checks")
+	f.IntVar(&cfg.Parallel, "parallel", 1, "run `N` cases at once (a hosted model answers several at a time; a local one may not)")
+	jsonFlag(cmd, a)
+	return cmd
+}
