@@ -495,6 +495,31 @@ func TestSourceTier(t *testing.T) {
 	if tier := tools.Tier(context.Background(), "createDataSource", json.RawMessage(`{"name":"w3","fetch":{"tool":"fetch_json","args":{"url":"https://other.example/x"}}}`)); tier != messages.TierConfirm {
 		t.Fatalf("built-in fetch to a new host: %s", tier)
 	}
+	if tier := tools.Tier(context.Background(), "createDataSource", json.RawMessage(`{"name":"bell","type":"mqtt","topic":"home/bell"}`)); tier != messages.TierAutonomous {
+		t.Fatalf("a push source reaches no host: %s", tier)
+	}
+}
+
+// A test call to a host that neither the light's sources nor its tools
+// (approved when defined) reach needs approval, as a source would.
+func TestTestToolTier(t *testing.T) {
+	light := newFakeLight()
+	light.model.Tools = []messages.Tool{{Name: "weather", Hosts: []string{"api.weather.example"}}, {Name: "dice"}}
+	light.model.Sources = []json.RawMessage{json.RawMessage(`{"name":"s","fetch":{"tool":"fetch_json","args":{"url":"https://known.example/a"}}}`)}
+	tools := &agent.Tools{Light: light}
+	for _, tc := range []struct{ args, want string }{
+		{`{"name":"weather"}`, messages.TierAutonomous},
+		{`{"name":"dice","args":{}}`, messages.TierAutonomous},
+		{`{"name":"fetch_json","args":{"url":"https://known.example/b"}}`, messages.TierAutonomous},
+		{`{"name":"fetch_json","args":{"url":"https://api.weather.example/now"}}`, messages.TierAutonomous},
+		{`{"name":"fetch_json","args":{"url":"https://new.example/x"}}`, messages.TierConfirm},
+		{`{"name":"fetch_text","args":{"url":"http://203.0.113.5/upload"}}`, messages.TierConfirm},
+		{`not json`, messages.TierConfirm},
+	} {
+		if tier := tools.Tier(context.Background(), "testTool", json.RawMessage(tc.args)); tier != tc.want {
+			t.Errorf("testTool %s: tier %s, want %s", tc.args, tier, tc.want)
+		}
+	}
 }
 
 // A call marked speak_directly answers by itself: no further model call.

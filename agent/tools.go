@@ -177,7 +177,8 @@ var errArgs = errors.New("agent: bad arguments")
 
 // Tier says how much permission a call needs: a tool's own tier, raised
 // to confirm for a data source that reaches a host no existing source
-// reaches, and forbidden if the operator says so.
+// reaches, or a test call to a host neither the sources nor the light's
+// (approved) tools reach, and forbidden if the operator says so.
 func (t *Tools) Tier(ctx context.Context, name string, args json.RawMessage) string {
 	if slices.Contains(t.Forbidden, name) {
 		return messages.TierForbidden
@@ -186,26 +187,43 @@ func (t *Tools) Tier(ctx context.Context, name string, args json.RawMessage) str
 	if !ok {
 		return messages.TierAutonomous // unknown: fails without effect
 	}
-	if name == ToolCreateDataSource && s.Tier == messages.TierAutonomous {
-		if hosts, err := t.newHosts(ctx, args); err != nil || len(hosts) > 0 {
+	if s.Tier != messages.TierAutonomous {
+		return s.Tier
+	}
+	var fetch struct {
+		Tool string          `json:"tool"`
+		Args json.RawMessage `json:"args"`
+	}
+	switch name {
+	case ToolCreateDataSource:
+		var def struct {
+			Fetch *json.RawMessage `json:"fetch"`
+		}
+		if json.Unmarshal(args, &def) != nil || def.Fetch != nil && json.Unmarshal(*def.Fetch, &fetch) != nil {
 			return messages.TierConfirm
 		}
+	case ToolTestTool:
+		var call struct {
+			Name string          `json:"name"`
+			Args json.RawMessage `json:"args"`
+		}
+		if json.Unmarshal(args, &call) != nil {
+			return messages.TierConfirm
+		}
+		fetch.Tool, fetch.Args = call.Name, call.Args
+	default:
+		return s.Tier
+	}
+	if hosts, err := t.newHosts(ctx, fetch.Tool, fetch.Args, name == ToolTestTool); err != nil || len(hosts) > 0 {
+		return messages.TierConfirm
 	}
 	return s.Tier
 }
 
-// newHosts lists the hosts a new data source would reach that no
-// existing source reaches: its tool's hosts, or a built-in fetch's URL.
-func (t *Tools) newHosts(ctx context.Context, args json.RawMessage) ([]string, error) {
-	var def struct {
-		Fetch struct {
-			Tool string          `json:"tool"`
-			Args json.RawMessage `json:"args"`
-		} `json:"fetch"`
-	}
-	if err := json.Unmarshal(args, &def); err != nil {
-		return nil, err
-	}
+// newHosts lists the hosts a run of tool with args would reach (the
+// tool's hosts, or a built-in fetch's URL) that no existing source
+// reaches, nor, with byTools, any of the light's tools.
+func (t *Tools) newHosts(ctx context.Context, tool string, args json.RawMessage, byTools bool) ([]string, error) {
 	model, err := t.get(ctx)
 	if err != nil {
 		return nil, err
@@ -240,8 +258,15 @@ func (t *Tools) newHosts(ctx context.Context, args json.RawMessage) ([]string, e
 			}
 		}
 	}
+	if byTools {
+		for _, tl := range model.Tools {
+			for _, h := range tl.Hosts {
+				known[h] = true
+			}
+		}
+	}
 	var fresh []string
-	for _, h := range hostsOf(def.Fetch.Tool, def.Fetch.Args) {
+	for _, h := range hostsOf(tool, args) {
 		if !known[h] {
 			fresh = append(fresh, h)
 		}
