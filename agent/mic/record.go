@@ -56,6 +56,7 @@ func (r Recorder) Record(ctx context.Context) (Recording, error) {
 	rctx, cancel := context.WithTimeout(ctx, d.o.Max+stall)
 	defer cancel()
 	cmd := exec.CommandContext(rctx, bin, "-q", "-D", dev, "-t", "raw", "-f", "S16_LE", "-c", "1", "-r", fmt.Sprint(Rate))
+	cmd.SysProcAttr = procAttr()
 	var stderr head
 	cmd.Stderr = &stderr
 	out, err := cmd.StdoutPipe()
