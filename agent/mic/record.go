@@ -27,6 +27,9 @@ type Recorder struct {
 	Device string // ALSA capture device (arecord -D); default "default"
 	Bin    string // default arecord
 	Opts
+	// Listening, if set, is called when the first audio arrives: the
+	// device is open and the speaker may start.
+	Listening func()
 }
 
 // Recording is what Record heard.
@@ -66,7 +69,7 @@ func (r Recorder) Record(ctx context.Context) (Recording, error) {
 	if err := cmd.Start(); err != nil {
 		return Recording{}, fmt.Errorf("mic: %s: %w", bin, err)
 	}
-	pcm, rerr := listen(out, d)
+	pcm, rerr := listen(out, d, r.Listening)
 	stuck := rctx.Err() != nil && ctx.Err() == nil
 	// Done or not, the device is released before deciding.
 	cancel()
@@ -93,8 +96,8 @@ func (r Recorder) Record(ctx context.Context) (Recording, error) {
 }
 
 // listen feeds r's PCM to d a frame at a time until d is done or r ends,
-// and returns the PCM read.
-func listen(r io.Reader, d *Detector) ([]byte, error) {
+// and returns the PCM read. It calls started, if set, on the first audio.
+func listen(r io.Reader, d *Detector, started func()) ([]byte, error) {
 	var pcm []byte
 	buf := make([]byte, 2*frame)
 	samples := make([]int16, frame)
@@ -103,6 +106,9 @@ func listen(r io.Reader, d *Detector) ([]byte, error) {
 		n -= n % 2
 		for i := range n / 2 {
 			samples[i] = int16(binary.LittleEndian.Uint16(buf[2*i:]))
+		}
+		if len(pcm) == 0 && n > 0 && started != nil {
+			started()
 		}
 		pcm = append(pcm, buf[:n]...)
 		d.Frame(samples[:n/2])

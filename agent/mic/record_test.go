@@ -62,9 +62,10 @@ func TestRecordSpeech(t *testing.T) {
 	speech := mictest.Speech(t, "make the light red for tonight")
 	in := bytes.Join([][]byte{mictest.Silence(time.Second), speech, mictest.Silence(1500 * time.Millisecond)}, nil)
 	useDevice(t, in)
-	rec, pcm, err := record(t, mic.Recorder{})
-	if err != nil {
-		t.Fatal(err)
+	listening := 0
+	rec, pcm, err := record(t, mic.Recorder{Listening: func() { listening++ }})
+	if err != nil || listening != 1 {
+		t.Fatalf("%v; Listening called %d times", err, listening)
 	}
 	if rec.End != mic.Ended {
 		t.Fatalf("ended %s, want by silence", rec.End)
@@ -102,7 +103,8 @@ func TestRecordMax(t *testing.T) {
 
 func TestRecordErrors(t *testing.T) {
 	useDevice(t, nil)
-	if _, _, err := record(t, mic.Recorder{Device: "nosuch"}); err == nil || !strings.Contains(err.Error(), "Unknown PCM nosuch") ||
+	listening := func() { t.Error("Listening called without a device") }
+	if _, _, err := record(t, mic.Recorder{Device: "nosuch", Listening: listening}); err == nil || !strings.Contains(err.Error(), "Unknown PCM nosuch") ||
 		!strings.Contains(err.Error(), "--device") {
 		t.Errorf("unknown device: %v", err)
 	}

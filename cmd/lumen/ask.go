@@ -311,7 +311,7 @@ Speech is sound louder than --threshold (an RMS level; full scale is
 // listen records a spoken request from the microphone, saying on stderr
 // what it does.
 func (a *app) listen(ctx context.Context, r mic.Recorder) ([]byte, error) {
-	fmt.Fprintln(a.stderr, "listening… (speak; a second of silence ends it)")
+	r.Listening = func() { fmt.Fprintln(a.stderr, "listening… (speak; a second of silence ends it)") }
 	rec, err := r.Record(ctx)
 	if err != nil {
 		return nil, err
