@@ -59,7 +59,7 @@ var layers = []layer{
 			"actors/tool", "actors/daemon"},
 		forbid: []string{module + "/cmd/"}},
 	{name: "agent", why: "the agent: a model's tool loop over the light's commands",
-		pkgs:   []string{"agent", "agent/agenttest"},
+		pkgs:   []string{"agent", "agent/agenttest", "agent/mic", "agent/mic/mictest"},
 		forbid: []string{module + "/cmd/"}},
 	{name: "eval", why: "judging a model: scratch daemons driven through the wire, as a person would",
 		pkgs:   []string{"eval"},

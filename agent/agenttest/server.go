@@ -6,7 +6,6 @@
 package agenttest
 
 import (
-	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -17,6 +16,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/lumen-home/lumen/agent/mic"
 )
 
 // Call is one function call of a scripted reply.
@@ -433,68 +434,34 @@ func (s *Server) speech(w http.ResponseWriter, r *http.Request) {
 
 // Tone returns a mono 16 kHz 16-bit WAV of a 440 Hz tone.
 func Tone(seconds float64) []byte {
-	const rate = 16000
-	n := int(seconds * rate)
-	var pcm bytes.Buffer
-	for i := 0; i < n; i++ {
-		v := int16(8000 * math.Sin(2*math.Pi*440*float64(i)/rate))
-		_ = binary.Write(&pcm, binary.LittleEndian, v)
+	n := int(seconds * mic.Rate)
+	pcm := make([]byte, 2*n)
+	for i := range n {
+		binary.LittleEndian.PutUint16(pcm[2*i:], uint16(int16(8000*math.Sin(2*math.Pi*440*float64(i)/mic.Rate))))
 	}
-	var b bytes.Buffer
-	b.WriteString("RIFF")
-	_ = binary.Write(&b, binary.LittleEndian, uint32(36+pcm.Len()))
-	b.WriteString("WAVEfmt ")
-	for _, v := range []any{uint32(16), uint16(1), uint16(1), uint32(rate), uint32(rate * 2), uint16(2), uint16(16)} {
-		_ = binary.Write(&b, binary.LittleEndian, v)
-	}
-	b.WriteString("data")
-	_ = binary.Write(&b, binary.LittleEndian, uint32(pcm.Len()))
-	b.Write(pcm.Bytes())
-	return b.Bytes()
+	return mic.WAV(pcm, mic.Rate)
 }
 
-// CheckWAV says whether b is a RIFF/WAVE file with at least 0.1 s of
+// CheckWAV says whether b is a 16-bit PCM WAV file with at least 0.1 s of
 // samples that are not all silence.
 func CheckWAV(b []byte) error {
-	if len(b) < 44 || string(b[:4]) != "RIFF" || string(b[8:12]) != "WAVE" {
-		return fmt.Errorf("not a WAV file (%d bytes)", len(b))
+	pcm, f, err := mic.ReadWAV(b)
+	switch {
+	case err != nil:
+		return err
+	case f.Bits != 16:
+		return fmt.Errorf("WAV: want 16-bit PCM, got %d bits at %d Hz", f.Bits, f.Rate)
+	case len(pcm) < f.Rate/10*2:
+		return fmt.Errorf("WAV: only %d bytes of audio", len(pcm))
 	}
-	// Find the data chunk.
-	off := 12
-	var rate uint32
-	var bits uint16
-	for off+8 <= len(b) {
-		id, size := string(b[off:off+4]), int(binary.LittleEndian.Uint32(b[off+4:off+8]))
-		body := b[off+8:]
-		if size > len(body) {
-			size = len(body)
+	loud := 0
+	for i := 0; i+1 < len(pcm); i += 2 {
+		if v := int16(binary.LittleEndian.Uint16(pcm[i:])); v > 500 || v < -500 {
+			loud++
 		}
-		switch id {
-		case "fmt ":
-			if size >= 16 {
-				rate = binary.LittleEndian.Uint32(body[4:8])
-				bits = binary.LittleEndian.Uint16(body[14:16])
-			}
-		case "data":
-			if rate == 0 || bits != 16 {
-				return fmt.Errorf("WAV: want 16-bit PCM, got %d bits at %d Hz", bits, rate)
-			}
-			if size < int(rate)/10*2 {
-				return fmt.Errorf("WAV: only %d bytes of audio", size)
-			}
-			loud := 0
-			for i := 0; i+1 < size; i += 2 {
-				v := int16(binary.LittleEndian.Uint16(body[i:]))
-				if v > 500 || v < -500 {
-					loud++
-				}
-			}
-			if loud < 100 {
-				return fmt.Errorf("WAV: silence")
-			}
-			return nil
-		}
-		off += 8 + size + size%2
 	}
-	return fmt.Errorf("WAV: no data chunk")
+	if loud < 100 {
+		return fmt.Errorf("WAV: silence")
+	}
+	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/lumen-home/lumen/agent"
+	"github.com/lumen-home/lumen/agent/mic"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/messages/describe"
 	"github.com/lumen-home/lumen/nats/subject"
@@ -194,26 +195,46 @@ func newSessions(a *app) *cobra.Command {
 func newTalk(a *app) *cobra.Command {
 	var session, out string
 	var noPlay bool
-	wait := durationFlag(30 * time.Minute)
+	var rec mic.Recorder
+	wait, maxLen := durationFlag(30*time.Minute), durationFlag(mic.DefaultOpts.Max)
 	cmd := &cobra.Command{
-		Use:   "talk FILE.wav",
-		Short: "Speak to the light's agent: a recording in, the answer spoken back",
-		Long: `Send a recording (WAV, up to 8 MiB) to the light's agent. The daemon
-transcribes it with the endpoint's speech-to-text (--transcribe-model on
-lumen up), runs it like 'lumen ask', and speaks the answer with the
-endpoint's text-to-speech, or with the local espeak-ng when the endpoint has
-none. The answer is played with the system's player (aplay, paplay, ffplay,
-afplay) or written to --out. A recording with no words only cancels what
-the agent is doing.`,
-		Example: `  lumen talk request.wav
+		Use:   "talk [FILE.wav]",
+		Short: "Speak to the light's agent: your voice in, the answer spoken back",
+		Long: `Speak to the light's agent. Without a file, talk records from the microphone
+(with arecord, from alsa-utils) until a second of silence after you speak,
+or --max; it gives up when it hears nothing for 10 seconds. With FILE.wav it
+sends that recording (WAV, up to 8 MiB) instead.
+
+The daemon transcribes the speech with the endpoint's speech-to-text
+(--transcribe-model on lumen up), runs it like 'lumen ask', and speaks the
+answer with the endpoint's text-to-speech, or with the local espeak-ng when
+the endpoint has none. The answer is played with the system's player
+(aplay, paplay, ffplay, afplay) or written to --out. A recording with no
+words only cancels what the agent is doing.
+
+Speech is sound louder than --threshold (an RMS level; full scale is
+32767): raise it in a noisy room if the recording runs to --max.`,
+		Example: `  lumen talk                        # speak after "listening…"; a second of silence sends it
+  lumen talk --device plughw:1,0    # another microphone ('arecord -L' lists them)
+  lumen talk request.wav
   lumen talk request.wav --out answer.wav
   espeak-ng -w request.wav "make it red" && lumen talk request.wav`,
-		Args: args(cobra.ExactArgs(1)),
+		Args: args(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, files []string) error {
-			audio, err := agent.ReadAudio(files[0])
-			if err != nil {
-				return err
+			var audio []byte
+			if len(files) == 1 {
+				for _, f := range []string{"device", "max", "threshold"} {
+					if cmd.Flags().Changed(f) {
+						return usageError{fmt.Errorf("--%s is for recording from the microphone; a file is sent as it is", f)}
+					}
+				}
+				var err error
+				if audio, err = agent.ReadAudio(files[0]); err != nil {
+					return err
+				}
 			}
+			// Connected before recording: a daemon that is not there is
+			// said before anyone speaks.
 			nc, err := a.open(cmd.Context())
 			if err != nil {
 				return err
@@ -228,6 +249,16 @@ the agent is doing.`,
 					return err
 				}
 				defer stop()
+			}
+			if len(files) == 0 {
+				rec.Max = time.Duration(maxLen)
+				if audio, err = a.listen(cmd.Context(), rec); err != nil {
+					if cmd.Context().Err() != nil {
+						fmt.Fprintln(a.stdout, "cancelled")
+						return nil
+					}
+					return err
+				}
 			}
 			msg := &nats.Msg{Data: audio, Header: nats.Header{}}
 			msg.Header.Set(messages.HeaderSession, session)
@@ -269,9 +300,27 @@ the agent is doing.`,
 	f.StringVarP(&out, "out", "o", "", "write the spoken answer to this WAV file instead of playing it")
 	f.BoolVar(&noPlay, "no-play", false, "do not play the answer (write it to lumen-answer.wav unless --out)")
 	f.Var(&wait, "wait", "how long to wait for the agent, approvals included")
+	f.StringVar(&rec.Device, "device", "default", "the ALSA capture device to record from ('arecord -L' lists them)")
+	f.Var(&maxLen, "max", fmt.Sprintf("the longest recording (at most %s)", mic.MaxLength))
+	f.IntVar(&rec.Threshold, "threshold", mic.DefaultOpts.Threshold, "the RMS level over which sound is speech (full scale 32767)")
 	lightFlag(cmd, a)
 	jsonFlag(cmd, a)
 	return cmd
+}
+
+// listen records a spoken request from the microphone, saying on stderr
+// what it does.
+func (a *app) listen(ctx context.Context, r mic.Recorder) ([]byte, error) {
+	r.Listening = func() { fmt.Fprintln(a.stderr, "listening… (speak; a second of silence ends it)") }
+	rec, err := r.Record(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if rec.End == mic.TooLong {
+		fmt.Fprintf(a.stderr, "stopped at --max %s (never a second of silence: a noisy room? raise --threshold)\n", r.Max)
+	}
+	fmt.Fprintf(a.stderr, "heard %.1f s, sending…\n", rec.Length.Seconds())
+	return rec.WAV, nil
 }
 
 // playOrSave plays audio (agent.Play), or writes it to out.
