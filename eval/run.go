@@ -351,6 +351,11 @@ func (sc *scratch) step(ctx context.Context, c Case, st Step) (string, error) {
 			return "", err
 		}
 	case st.SetAPI != nil:
+		// What the API answered before must have been read, or a source
+		// polling it never saw it: the change would be no change.
+		if !sc.api.readSince(sc.cfg.Settle) {
+			return "", errors.New("nothing read the test API's previous answer")
+		}
 		sc.api.set(st.SetAPI)
 	case st.MQTT != nil:
 		// The embedded server hands an MQTT client's message on topic
@@ -445,8 +450,12 @@ func (sc *scratch) advance(d time.Duration) {
 		sc.clk.Set(next)
 	}
 	for sc.clk.Now().Before(end) {
-		time.Sleep(20 * time.Millisecond)
+		// The sources re-arm their tick once they have handled the last
+		// one: on a busy machine that takes a while, and a second passed
+		// before it would skip a check.
+		sc.clk.WaitArmed(sc.clk.Now().Add(tick), 2*time.Second)
 		sc.clk.Advance(min(tick, end.Sub(sc.clk.Now())))
+		time.Sleep(100 * time.Millisecond) // a poll's tool runs in real time
 	}
 }
 
@@ -625,8 +634,9 @@ type testAPI struct {
 	url  string
 	host string
 
-	mu   sync.Mutex
-	body map[string]any
+	mu    sync.Mutex
+	body  map[string]any
+	reads int // GETs answered since the last set
 }
 
 func startAPI(body map[string]any) (*testAPI, error) {
@@ -639,6 +649,7 @@ func startAPI(body map[string]any) (*testAPI, error) {
 	a.srv = &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		a.mu.Lock()
 		b, _ := json.Marshal(a.body)
+		a.reads++
 		a.mu.Unlock()
 		w.Header().Set("Content-Type", "application/json")
 		w.Write(b) //nolint:errcheck
@@ -647,9 +658,23 @@ func startAPI(body map[string]any) (*testAPI, error) {
 	return a, nil
 }
 
+// readSince waits up to d for the API to have answered since the last
+// set, and reports whether it has.
+func (a *testAPI) readSince(d time.Duration) bool {
+	for deadline := time.Now().Add(d); ; time.Sleep(20 * time.Millisecond) {
+		a.mu.Lock()
+		n := a.reads
+		a.mu.Unlock()
+		if n > 0 || time.Now().After(deadline) {
+			return n > 0
+		}
+	}
+}
+
 func (a *testAPI) set(fields map[string]any) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	a.reads = 0
 	for k, v := range fields {
 		a.body[k] = v
 	}

@@ -71,8 +71,12 @@ func (r Recorder) Record(ctx context.Context) (Recording, error) {
 	}
 	pcm, rerr := listen(out, d, r.Listening)
 	stuck := rctx.Err() != nil && ctx.Err() == nil
-	// Done or not, the device is released before deciding.
-	cancel()
+	// A device still running is stopped before deciding; one that ended
+	// its stream is left to exit by itself (killing it then would race
+	// its exit and report the kill as its error).
+	if d.State().Done() || rerr != nil {
+		cancel()
+	}
 	werr := cmd.Wait()
 	switch st := d.State(); {
 	case st == Ended || st == TooLong || st == Speaking && ctx.Err() == nil:
