@@ -98,16 +98,6 @@ func (s *State) Apply(ev messages.OutAgentData, at time.Time) {
 	}
 }
 
-// after returns the state with ev applied, encoded, leaving s as it is.
-func (s *State) after(ev messages.OutAgentData, at time.Time) ([]byte, error) {
-	next, err := s.copy()
-	if err != nil {
-		return nil, err
-	}
-	next.Apply(ev, at)
-	return json.Marshal(next)
-}
-
 // copy returns a deep copy of s, through its JSON (the form of its
 // snapshots).
 func (s *State) copy() (*State, error) {
