@@ -122,17 +122,13 @@ func (l *Loop) local(ctx context.Context, text string) (messages.AgentToolCall, 
 	if l.Tools == nil {
 		return messages.AgentToolCall{}, false
 	}
-	m, err := l.Tools.get(ctx)
+	d, err := l.Tools.directory(ctx)
 	if err != nil {
 		return messages.AgentToolCall{}, false
 	}
-	names := make([]string, len(m.States))
-	for i, s := range m.States {
-		names[i] = s.Name
-	}
-	act, ok := MatchLocal(text, names)
+	act, ok := MatchLocal(text, d.states)
 	if !ok {
-		act, ok = MatchLearned(text, m.Intents)
+		act, ok = MatchLearned(text, d.intents)
 	}
 	if !ok {
 		return messages.AgentToolCall{}, false

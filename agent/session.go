@@ -271,7 +271,7 @@ func (r *request) Record(ctx context.Context, ev messages.OutAgentData) error {
 	// every step, and a purge needs a light's snapshot after them.
 	switch ev.Kind {
 	case messages.AgentKindApproval:
-		if b, err := json.Marshal(r.state); err == nil {
+		if b, err := r.state.snapshot(); err == nil {
 			saveSnapshot(ctx, r.cfg, r.state.ID, b)
 		}
 	case messages.AgentKindEnd:
@@ -289,7 +289,7 @@ func (r *request) saveEnded() {
 		return
 	}
 	r.ended = false
-	b, err := json.Marshal(r.state)
+	b, err := r.state.snapshot()
 	if err != nil {
 		return
 	}
