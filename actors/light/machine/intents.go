@@ -32,7 +32,7 @@ func (c *core) intentInput(in *messages.InIntentData) Result {
 		}
 		old, ok := c.intents[in.Phrase]
 		if !ok {
-			return c.reject(404, "no learned intent %q; the intents verb lists them", in.Phrase)
+			return c.reject(404, "no learned intent %q; the intents verb (lumen intents) lists them", in.Phrase)
 		}
 		delete(c.intents, in.Phrase)
 		return c.intentOutput(messages.OutIntentData{Phrase: old.Phrase, Verb: old.Verb, Arg: old.Arg, Delete: true})
