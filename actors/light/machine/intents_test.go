@@ -50,7 +50,7 @@ func TestIntents(t *testing.T) {
 				`intent {"phrase":"movie","verb":"set_state","arg":"cinema","delete":true,"reason":"state cinema was deleted"}`},
 			intents: "book=set_state:reading"},
 		{name: "an apply without the state drops", before: []string{learn("movie", "set_state", "cinema"), learn("party time", "fire", "party")},
-			input: `{"op":"apply","states":[{"name":"reading","r":1,"g":2,"b":3}],"rules":[{"id":"p1","from":"*","on":"party","to":"reading"}]}`,
+			input:   `{"op":"apply","states":[{"name":"reading","r":1,"g":2,"b":3}],"rules":[{"id":"p1","from":"*","on":"party","to":"reading"}]}`,
 			intents: "party time=fire:party"},
 		{name: "deleting the rules of a transition drops", before: []string{learn("party time", "fire", "party")},
 			input: `{"op":"delete_rules","ids":["p1"]}`,
