@@ -2,8 +2,8 @@ package agent
 
 import (
 	"strings"
-	"unicode"
 
+	"github.com/lumen-home/lumen/agent/phrase"
 	"github.com/lumen-home/lumen/messages"
 )
 
@@ -18,48 +18,20 @@ type LocalAction struct {
 	Arg  string // the state, or the transition
 }
 
-// fillers are words a direct command may carry around its one word.
-var fillers = set("please", "now", "can", "could", "would", "will", "you", "the", "light", "lamp", "it", "its",
-	"make", "turn", "set", "switch", "go", "to", "a", "an", "me", "just", "kindly", "hey", "lumen", "be",
-	"change", "color", "colour", "mode", "state", "thanks", "thank", "ok", "okay", "into", "of", "on")
-
-// toModel are words that make a request more than a direct command: time,
-// conditions, counts, references to the past.
-var toModel = set("back", "again", "undo", "that", "this", "for", "until", "then", "when", "whenever", "if",
-	"after", "before", "every", "each", "times", "clicks", "minutes", "minute", "seconds", "second", "hours", "hour",
-	"while", "unless", "and", "or", "but", "not", "dont", "don't", "never", "always", "later", "tomorrow", "tonight",
-	"in", "at", "is", "why", "what", "how", "which", "who", "create", "add", "delete", "remove", "rule", "rules",
-	"schedule", "timer", "weather", "if", "slowly", "fade", "blink", "flash", "pulse", "random")
-
 // clickWords fire the light's click.
 var clickWords = map[string]string{"next": "button_click", "click": "button_click", "press": "button_click"}
-
-func set(words ...string) map[string]bool {
-	m := make(map[string]bool, len(words))
-	for _, w := range words {
-		m[w] = true
-	}
-	return m
-}
 
 // MatchLocal reports whether text is a direct command for a light with
 // these states, and which: one state named (in one word, or several
 // joined by _ or -: "party mode" is party_mode), or a click, among
 // filler words only.
 func MatchLocal(text string, states []string) (LocalAction, bool) {
-	var words []string
-	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_' && r != '-' && r != '\''
-	}) {
-		if w = strings.Trim(w, "'"); w != "" {
-			words = append(words, w)
-		}
-	}
+	words := phrase.Words(text)
 	if len(words) == 0 || len(words) > 8 {
 		return LocalAction{}, false
 	}
 	for _, w := range words {
-		if toModel[w] || strings.IndexFunc(w, unicode.IsDigit) >= 0 {
+		if phrase.NeedsModel(w) {
 			return LocalAction{}, false
 		}
 	}
@@ -70,7 +42,7 @@ func MatchLocal(text string, states []string) (LocalAction, bool) {
 	// Only fillers around the window of words i..j.
 	fillersBut := func(i, j int) bool {
 		for k, w := range words {
-			if (k < i || k >= j) && !fillers[w] {
+			if (k < i || k >= j) && !phrase.Filler(w) {
 				return false
 			}
 		}

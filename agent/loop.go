@@ -57,9 +57,10 @@ type Loop struct {
 	Model       Model
 	Tools       *Tools
 	Prompt      func(ctx context.Context) string
-	MaxTurns    int           // model replies per request; default 10
-	CallTimeout time.Duration // per model call; default 60 s
-	MaxHistory  int           // messages of earlier requests kept; default 40
+	MaxTurns    int                  // model replies per request; default 10
+	CallTimeout time.Duration        // per model call; default 60 s
+	MaxHistory  int                  // messages of earlier requests kept; default 40
+	Logf        func(string, ...any) // nil: what only a log would say is not said
 }
 
 // Defaults of Loop.
@@ -76,40 +77,59 @@ func (l *Loop) maxTurns() int {
 	return DefaultMaxTurns
 }
 
-// Ask journals a person's input and runs the request it starts.
+// Ask journals a person's input and runs the request it starts. When the
+// model resolves it into one direct action, the light learns it
+// (LearnedIntent).
 func (l *Loop) Ask(ctx context.Context, s *State, env Env, text, who string) messages.AskReply {
+	return l.ask(ctx, s, env, text, who, nil)
+}
+
+// ask is Ask, given the call of the direct command text is when the
+// caller knows it already (nil: look it up).
+func (l *Loop) ask(ctx context.Context, s *State, env Env, text, who string, direct *messages.AgentToolCall) messages.AskReply {
+	// An answer to the model's question means what the question made it
+	// mean: it is never learned.
+	answers := s.Status == messages.AgentQuestion
 	if err := env.Record(ctx, messages.OutAgentData{Kind: messages.AgentKindAsk, Text: text, Who: who}); err != nil {
 		return reply(s, messages.AgentFailed, "I could not record your request, so I did nothing: "+err.Error())
 	}
-	if call, ok := l.local(ctx, text); ok {
+	if direct == nil {
+		if call, ok := l.local(ctx, text); ok {
+			direct = &call
+		}
+	}
+	if direct != nil {
 		// A direct command: the call a model would make, recorded as the
 		// turn's reply (by local), then carried out like any call.
-		msg := messages.AgentMessage{Role: "assistant", ToolCalls: []messages.AgentToolCall{call}}
+		msg := messages.AgentMessage{Role: "assistant", ToolCalls: []messages.AgentToolCall{*direct}}
 		if err := env.Record(ctx, messages.OutAgentData{Kind: messages.AgentKindModel, Message: &msg, Who: messages.WhoLocal}); err != nil {
 			return reply(s, messages.AgentFailed, "I could not record a step, so I stopped: "+err.Error())
 		}
 	}
-	return l.Continue(ctx, s, env)
+	res := l.Continue(ctx, s, env)
+	if !answers && direct == nil {
+		l.learn(ctx, s)
+	}
+	return res
 }
 
 // localCall is the id prefix of a direct command's call.
 const localCall = "local_"
 
-// local is the call a direct command makes, when text is one (MatchLocal
-// over the light's states).
+// local is the call a direct command makes, when text is one: MatchLocal
+// over the light's states, else a learned intent's phrase (MatchLearned).
 func (l *Loop) local(ctx context.Context, text string) (messages.AgentToolCall, bool) {
 	if l.Tools == nil {
 		return messages.AgentToolCall{}, false
 	}
-	m, err := l.Tools.get(ctx)
+	d, err := l.Tools.directory(ctx)
 	if err != nil {
 		return messages.AgentToolCall{}, false
 	}
-	names := make([]string, len(m.States))
-	for i, s := range m.States {
-		names[i] = s.Name
+	act, ok := MatchLocal(text, d.states)
+	if !ok {
+		act, ok = MatchLearned(text, d.intents)
 	}
-	act, ok := MatchLocal(text, names)
 	if !ok {
 		return messages.AgentToolCall{}, false
 	}

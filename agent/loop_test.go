@@ -61,6 +61,12 @@ func (f *fakeLight) Command(_ context.Context, verb string, body []byte) ([]byte
 			return nil, &wire.Error{Code: 404, Msg: fmt.Sprintf("no state %q", n.Name)}
 		}
 		f.model.State = n.Name
+	case messages.VerbLearnIntent:
+		var in messages.LearnIntentRequest
+		if err := json.Unmarshal(body, &in); err != nil {
+			return nil, &wire.Error{Code: 400, Msg: "learn_intent: " + err.Error()}
+		}
+		f.model.Intents = append(f.model.Intents, messages.Intent{Phrase: in.Phrase, Verb: in.Verb, Arg: in.Arg})
 	case messages.VerbWhatIf:
 		w := messages.WhatIfReply{OK: true, Light: "demo", Replayed: 40, Differ: 7}
 		for i := range 7 {

@@ -42,6 +42,8 @@ type (
 	Ask struct {
 		Req   messages.AskRequest
 		Reply func(any) // *messages.AskReply or *messages.ErrorReply
+
+		direct *messages.AgentToolCall // the direct command Req.Text is, when known already
 	}
 	// Decide approves or rejects a pending call.
 	Decide struct {
@@ -98,7 +100,7 @@ func (m *Manager) Receive(ctx actor.Context) {
 	switch msg := ctx.Message().(type) {
 	case *actor.Started:
 		m.loop = &Loop{Model: m.cfg.Model, Tools: m.cfg.Tools, Prompt: LightPrompt(m.cfg.Light, m.cfg.Tools),
-			MaxTurns: m.cfg.MaxTurns, CallTimeout: m.cfg.CallTimeout}
+			MaxTurns: m.cfg.MaxTurns, CallTimeout: m.cfg.CallTimeout, Logf: m.cfg.Logf}
 		m.sessions = map[string]*actor.PID{}
 		states, err := m.restore()
 		if err != nil {
@@ -122,6 +124,7 @@ func (m *Manager) Receive(ctx actor.Context) {
 		}
 		m.toSession(ctx, name, msg)
 	case *directAsk:
+		msg.ask.direct = &msg.call
 		m.toSession(ctx, msg.session, msg.ask)
 	case *Decide:
 		m.decide(ctx, msg)
@@ -132,10 +135,12 @@ func (m *Manager) Receive(ctx actor.Context) {
 	}
 }
 
-// directAsk is an ask that is a direct command, taken with no model.
+// directAsk is an ask that is a direct command, taken with no model,
+// and the call it makes.
 type directAsk struct {
 	ask     *Ask
 	session string
+	call    messages.AgentToolCall
 }
 
 // toSession hands an ask to its session, started if need be.
@@ -147,17 +152,18 @@ func (m *Manager) toSession(ctx actor.Context, name string, msg *Ask) {
 	ctx.Send(pid, msg)
 }
 
-// unconfigured takes an ask with no model: a direct command goes on to
-// its session, anything else is refused, off the actor's goroutine (the
-// light's states are read over NATS).
+// unconfigured takes an ask with no model: a direct command (or a learned
+// intent) goes on to its session with the call it makes, anything else is
+// refused, off the actor's goroutine (the light's states are read over
+// NATS, once).
 func (m *Manager) unconfigured(ctx actor.Context, msg *Ask) {
 	name := cmp.Or(msg.Req.Session, DefaultSession)
 	self, root, loop := ctx.Self(), ctx.ActorSystem().Root, &Loop{Tools: m.cfg.Tools}
 	go func() {
 		c, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		if _, ok := loop.local(c, msg.Req.Text); ok {
-			root.Send(self, &directAsk{ask: msg, session: name})
+		if call, ok := loop.local(c, msg.Req.Text); ok {
+			root.Send(self, &directAsk{ask: msg, session: name, call: call})
 			return
 		}
 		msg.Reply(&messages.ErrorReply{Code: 409, Error: Unconfigured})

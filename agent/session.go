@@ -141,7 +141,10 @@ func (s *session) ask(ctx actor.Context, msg *Ask) {
 		msg.Reply(&messages.AskReply{OK: true, Session: s.view.ID, Status: messages.AgentAccepted})
 		reply = nil
 	}
-	s.start(ctx, func(ctx context.Context, r *request) messages.AskReply { return s.loop.Ask(ctx, r.state, r, text, who) }, reply)
+	direct := msg.direct
+	s.start(ctx, func(ctx context.Context, r *request) messages.AskReply {
+		return s.loop.ask(ctx, r.state, r, text, who, direct)
+	}, reply)
 }
 
 // decide hands a decision to the request waiting for it, or keeps it for
@@ -205,12 +208,13 @@ func (s *session) start(actx actor.Context, run func(context.Context, *request) 
 			return
 		}
 		res := run(ctx, r)
-		if res.Status != messages.AgentCancelled {
-			s.cfg.Logf("agent %s: session %s %s after %d steps", s.cfg.Light, r.state.ID, res.Status, res.Steps)
-		}
 		if reply != nil {
 			reply(&res)
 		}
+		if res.Status != messages.AgentCancelled {
+			s.cfg.Logf("agent %s: session %s %s after %d steps", s.cfg.Light, r.state.ID, res.Status, res.Steps)
+		}
+		r.saveEnded()
 	}()
 }
 
@@ -223,6 +227,7 @@ type request struct {
 	self    *actor.PID
 	root    *actor.RootContext
 	unacked []*journal.Pending // appended steps not yet known durable
+	ended   bool               // the end of the request is journaled, its snapshot not saved yet
 }
 
 // Record journals an event of the session and applies it (Env). Steps
@@ -257,17 +262,40 @@ func (r *request) Record(ctx context.Context, ev messages.OutAgentData) error {
 			return err
 		}
 	}
-	if ev.Kind == messages.AgentKindApproval || ev.Kind == messages.AgentKindEnd {
-		// The journal's retention may purge the session's events once a
-		// light's snapshot covers them; this record keeps the session. It
-		// is saved before anyone can see the step in the session.
-		if next, err := r.state.after(ev, now); err == nil {
-			saveSnapshot(ctx, r.cfg, r.state.ID, next)
-		}
-	}
 	r.state.Apply(ev, now)
+	// The journal's retention may purge the session's events once a
+	// light's snapshot covers them; the session's snapshot keeps it. A
+	// pending approval's is saved before anyone can see the step in the
+	// session; an ended request's once its asker has the answer, before
+	// the next request starts (saveEnded): until then the journal holds
+	// every step, and a purge needs a light's snapshot after them.
+	switch ev.Kind {
+	case messages.AgentKindApproval:
+		if b, err := r.state.snapshot(); err == nil {
+			saveSnapshot(ctx, r.cfg, r.state.ID, b)
+		}
+	case messages.AgentKindEnd:
+		r.ended = true
+	}
 	r.root.Send(r.self, &stepped{ev: ev, at: now})
 	return nil
+}
+
+// saveEnded saves the snapshot of a session whose request ended, off the
+// answer's path; its own context, since a newer input or a stopping
+// daemon may have cancelled the request's.
+func (r *request) saveEnded() {
+	if !r.ended {
+		return
+	}
+	r.ended = false
+	b, err := r.state.snapshot()
+	if err != nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	saveSnapshot(ctx, r.cfg, r.state.ID, b)
 }
 
 // flush waits until every step appended so far is durable.

@@ -32,6 +32,60 @@ type State struct {
 	Decided  map[string]Decision `json:"decided,omitempty"`  // approvals decided, by id (until the call's result)
 	Seen     map[string]string   `json:"seen,omitempty"`     // dedup keys of this request's calls → their result
 	Volatile map[string]bool     `json:"volatile,omitempty"` // dedup keys of reads and failures, forgotten after a change
+
+	// enc holds the JSON of Transcript[:len(enc)]: a message never
+	// changes once added (Apply appends, trim drops the oldest), so a
+	// snapshot encodes only the messages added since the last one.
+	enc []json.RawMessage
+}
+
+// snapshot encodes the session for its snapshot, as json.Marshal would
+// (in another order), encoding only the messages added since the last
+// time.
+func (s *State) snapshot() ([]byte, error) {
+	if len(s.enc) > len(s.Transcript) {
+		s.enc = nil
+	}
+	for _, m := range s.Transcript[len(s.enc):] {
+		b, err := json.Marshal(m)
+		if err != nil {
+			s.enc = nil
+			return nil, err
+		}
+		s.enc = append(s.enc, b)
+	}
+	type fields State
+	rest, err := json.Marshal(struct {
+		*fields
+		Transcript *struct{} `json:"transcript,omitempty"` // hides the one of fields
+	}{fields: (*fields)(s)})
+	if err != nil {
+		return nil, err
+	}
+	// The kept encodings go in as they are (as json.RawMessage values, or
+	// from a MarshalJSON, they would be scanned again, which costs more
+	// than encoding them).
+	n := len(rest) + 16
+	for _, b := range s.enc {
+		n += len(b) + 1
+	}
+	out := make([]byte, 0, n)
+	if s.Transcript == nil {
+		out = append(out, `{"transcript":null`...)
+	} else {
+		out = append(out, `{"transcript":[`...)
+		for i, b := range s.enc {
+			if i > 0 {
+				out = append(out, ',')
+			}
+			out = append(out, b...)
+		}
+		out = append(out, ']')
+	}
+	if len(rest) > 2 {
+		out = append(out, ',')
+	}
+	return append(out, rest[1:]...), nil
 }
 
 // MaxTranscript bounds what a session keeps of its earlier requests (the
@@ -98,16 +152,6 @@ func (s *State) Apply(ev messages.OutAgentData, at time.Time) {
 	}
 }
 
-// after returns the state with ev applied, encoded, leaving s as it is.
-func (s *State) after(ev messages.OutAgentData, at time.Time) ([]byte, error) {
-	next, err := s.copy()
-	if err != nil {
-		return nil, err
-	}
-	next.Apply(ev, at)
-	return json.Marshal(next)
-}
-
 // copy returns a deep copy of s, through its JSON (the form of its
 // snapshots).
 func (s *State) copy() (*State, error) {
@@ -140,10 +184,11 @@ func (s *State) trim() {
 	for i := len(s.Transcript) - MaxTranscript; i < len(s.Transcript); i++ {
 		if s.Transcript[i].Role == "user" {
 			s.Transcript = append([]messages.AgentMessage(nil), s.Transcript[i:]...)
+			s.enc = s.enc[min(i, len(s.enc)):]
 			return
 		}
 	}
-	s.Transcript = nil
+	s.Transcript, s.enc = nil, nil
 }
 
 // remember records a finished call for duplicate blocking. Reads and

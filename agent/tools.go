@@ -167,9 +167,50 @@ const maxResult = 8 << 10
 type Tools struct {
 	Light     Light
 	Forbidden []string // tools the operator forbids
+	// Changed, when set, reports whether the light's states or learned
+	// intents may have changed since it was last called (a
+	// wire.Changes over the light's config and intent outputs): direct
+	// commands then read the light again, and otherwise match against
+	// what they read last. Nil: they read the light for every request.
+	Changed func() bool
 
 	once  sync.Once
 	specs []Spec
+
+	mu    sync.Mutex
+	known *directory // what direct commands match against; nil: read it
+}
+
+// directory is what a request is matched against to be a direct
+// command: the light's states and learned intents.
+type directory struct {
+	states  []string
+	intents []messages.Intent
+}
+
+// directory returns the light's states and intents, read again only
+// when they may have changed (Changed).
+func (t *Tools) directory(ctx context.Context) (*directory, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	// Changed first: a change that comes while the light is read is
+	// seen by the next call.
+	if t.Changed == nil || t.Changed() || t.known == nil {
+		t.known = nil
+		m, err := t.get(ctx)
+		if err != nil {
+			return nil, err
+		}
+		d := &directory{states: make([]string, len(m.States)), intents: m.Intents}
+		for i, s := range m.States {
+			d.states[i] = s.Name
+		}
+		if t.Changed != nil {
+			t.known = d
+		}
+		return d, nil
+	}
+	return t.known, nil
 }
 
 // errArgs is a tool call whose arguments the model got wrong.

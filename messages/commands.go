@@ -43,6 +43,7 @@ func Verbs() []string {
 		VerbCreateSource, VerbDeleteSource, VerbListSources, VerbData, VerbDefineTransition, VerbDeleteTransition,
 		VerbButton, VerbLED, VerbGPIO,
 		VerbAsk, VerbApprove, VerbReject, VerbSessions, VerbTalk,
+		VerbIntents, VerbLearnIntent, VerbDeleteIntent,
 	}
 	slices.Sort(v)
 	return v
@@ -249,7 +250,10 @@ type GetReply struct {
 	// LastRuns: when each data source last stored a run (the time of its
 	// latest data input); omitted when none has.
 	LastRuns map[string]time.Time `json:"last_runs,omitempty"`
-	Seq      uint64               `json:"seq"`
+	// Intents: the learned intents, by phrase; omitted when there are
+	// none. They are no part of the configuration (Config).
+	Intents []Intent `json:"intents,omitempty"`
+	Seq     uint64   `json:"seq"`
 }
 
 // ErrorReply is the body of every error reply; the same code and sentence

@@ -15,6 +15,7 @@ const (
 	InSchedule = "schedule" // InScheduleData: a schedule ticked
 	InData     = "data"     // InDataData: a data source's run: store its values, then fire
 	InUpgrade  = "upgrade"  // InUpgradeData: check the inputs after this one at a newer level
+	InIntent   = "intent"   // InIntentData: learn or forget an intent (intents.go)
 )
 
 // Output types: the last token of lumen.<light>.evt.out.<type>.
@@ -29,6 +30,7 @@ const (
 	OutRestart  = "restart"  // OutRestartData: an actor was restarted by its supervisor
 	OutUpgrade  = "upgrade"  // OutUpgradeData: the light checks inputs at a newer level
 	OutGap      = "gap"      // OutGapData: events the house stream will never have
+	OutIntent   = "intent"   // OutIntentData: an intent was learned, forgotten or dropped
 )
 
 // InFiredData fires a transition: {"transition":"button_click"}.

@@ -25,6 +25,10 @@ const (
 	MaxRules  = 5000
 	// MaxBody bounds a request's body, in bytes, except talk's (audio).
 	MaxBody = 1 << 20
+	// MaxPhrase bounds a learned intent's phrase, in bytes, and
+	// MaxIntents how many intents a light keeps.
+	MaxPhrase  = 256
+	MaxIntents = 1000
 )
 
 // CheckName says what is wrong with a name of a kind ("state",

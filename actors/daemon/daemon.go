@@ -31,6 +31,7 @@ import (
 	"github.com/lumen-home/lumen/actors/tool"
 	"github.com/lumen-home/lumen/agent"
 	"github.com/lumen-home/lumen/hardware"
+	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/broker"
 	"github.com/lumen-home/lumen/nats/journal"
 	"github.com/lumen-home/lumen/nats/wire"
@@ -74,6 +75,8 @@ type Light struct {
 	Name                                   string
 	Machine, Device, Tools, Sources, Agent *actor.PID
 	Service                                micro.Service
+
+	changes *wire.Changes // tells the agent when the light's states or intents change
 }
 
 // New checks cfg; Run starts the daemon.
@@ -255,8 +258,14 @@ func (d *Daemon) spawnLight(ctx context.Context, name string) (*Light, error) {
 		return nil, err
 	}
 	d.hooks.Add(name, l.Sources)
+	// On the connection the agent's service answers on: a change is
+	// queued there before any ask its author sends next (wire.Changes).
+	lw := wire.New(d.nc).Light(name)
+	if l.changes, err = lw.Changes(messages.OutConfig, messages.OutIntent); err != nil {
+		return nil, err
+	}
 	acfg := agent.Config{Light: name, Journal: d.j, Clock: cfg.Clock, MaxTurns: cfg.Agent.MaxTurns, CallTimeout: cfg.Agent.Timeout, Logf: logf,
-		Tools: &agent.Tools{Light: wire.New(d.nc).Light(name), Forbidden: slices.Clone(cfg.Agent.Forbid)}}
+		Tools: &agent.Tools{Light: lw, Forbidden: slices.Clone(cfg.Agent.Forbid), Changed: l.changes.Changed}}
 	if d.model != nil { // a nil *OpenAI must not become a non-nil Model
 		acfg.Model = d.model
 	}
@@ -375,6 +384,9 @@ func (d *Daemon) Close() error {
 	}
 	for _, l := range d.lights {
 		_ = l.Service.Stop()
+		if l.changes != nil {
+			l.changes.Stop()
+		}
 	}
 	d.lights = nil
 	if d.root != nil {

@@ -132,6 +132,10 @@ type GetAt struct {
 // answer is *messages.ToolsReply.
 type ListTools struct{}
 
+// ListIntents asks for the light's learned intents, by phrase; the
+// answer is *messages.IntentsReply.
+type ListIntents struct{}
+
 // internal messages: only these change the actor's fields.
 type (
 	delivered struct {
@@ -207,6 +211,8 @@ func (a *Actor) Receive(ctx actor.Context) {
 		ctx.Respond(a.model())
 	case *ListTools:
 		ctx.Respond(&messages.ToolsReply{OK: true, Tools: a.m.ToolList()})
+	case *ListIntents:
+		ctx.Respond(&messages.IntentsReply{OK: true, Light: a.cfg.Name, Intents: a.m.Intents()})
 	case *delivered:
 		a.apply(ctx, msg)
 	case *appendFailed:

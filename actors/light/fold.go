@@ -344,6 +344,14 @@ func (ap *Applied) Line() string {
 			vars, _ := json.Marshal(d.Vars)
 			what = d.Source + " " + string(vars)
 		}
+	case messages.InIntent:
+		var d messages.InIntentData
+		if json.Unmarshal(in.Data, &d) == nil {
+			what = fmt.Sprintf("%q → %s %s", d.Phrase, d.Verb, d.Arg)
+			if d.Delete {
+				what = fmt.Sprintf("forget %q", d.Phrase)
+			}
+		}
 	}
 	if len(what) > 60 {
 		what = clip.To(what, 57, "…")

@@ -114,6 +114,7 @@ var verbs = []string{
 	messages.VerbDefineTool, messages.VerbDeleteTool, messages.VerbListTools,
 	messages.VerbCreateSource, messages.VerbDeleteSource, messages.VerbListSources, messages.VerbData,
 	messages.VerbDefineTransition, messages.VerbDeleteTransition,
+	messages.VerbIntents, messages.VerbLearnIntent, messages.VerbDeleteIntent,
 }
 
 // ServeOption changes how Serve checks requests.

@@ -10,9 +10,11 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/lumen-home/lumen/actors/source/datasource"
+	"github.com/lumen-home/lumen/agent/phrase"
 	"github.com/lumen-home/lumen/messages"
 )
 
@@ -158,6 +160,24 @@ func translateWith(verb string, body []byte, c checks) (any, error) {
 			return nil, bad("%v; list_tools takes {}", err)
 		}
 		return &ListTools{}, nil
+	case messages.VerbIntents:
+		var r struct{}
+		if err := messages.Decode(body, &r); err != nil {
+			return nil, bad("%v; intents takes {}", err)
+		}
+		return &ListIntents{}, nil
+	case messages.VerbLearnIntent:
+		return learnIntent(body)
+	case messages.VerbDeleteIntent:
+		var r messages.DeleteIntentRequest
+		if err := messages.Decode(body, &r); err != nil {
+			return nil, bad(`%v; send {"phrase":"i'm going to read a book"}`, err)
+		}
+		p := phrase.Normal(r.Phrase)
+		if p == "" {
+			return nil, bad(`"phrase" is required: the words of a learned intent, as 'intents' lists them or as they were said`)
+		}
+		return cmd(messages.InIntent, messages.InIntentData{Phrase: p, Delete: true})
 	case messages.VerbListSources:
 		var r struct{}
 		if err := messages.Decode(body, &r); err != nil {
@@ -367,6 +387,42 @@ func translateWith(verb string, body []byte, c checks) (any, error) {
 		return cmd(messages.InConfig, messages.InConfigData{Op: messages.OpCreateSchedule, Schedules: []messages.Schedule{s}})
 	}
 	return nil, &badRequest{code: 404, msg: "unknown command"}
+}
+
+// learnIntent turns learn_intent into an intent input: the phrase in its
+// normal form, refused when it ties the request to its moment or context
+// (the same words would not mean the same next time), and an action that
+// is a set_state or a fire, never a configuration change.
+func learnIntent(body []byte) (any, error) {
+	var r messages.LearnIntentRequest
+	if err := messages.Decode(body, &r); err != nil {
+		return nil, bad(`%v; send {"phrase":"i'm going to read a book","verb":"set_state","arg":"reading"}`, err)
+	}
+	p, err := phrase.Learnable(r.Phrase)
+	switch {
+	case errors.Is(err, phrase.ErrEmpty):
+		return nil, bad(`"phrase" is required: the words of the request, more than filler words (please, make it …)`)
+	case err != nil:
+		return nil, bad("%v", strings.TrimPrefix(err.Error(), "phrase: "))
+	case len(p) > messages.MaxPhrase:
+		return nil, bad("the phrase is %d bytes long; a phrase is at most %d bytes", len(p), messages.MaxPhrase)
+	}
+	kind := "state"
+	switch r.Verb {
+	case messages.VerbSetState:
+	case messages.VerbFire:
+		kind = "transition"
+	default:
+		return nil, bad(`"verb" %q is neither set_state nor fire: an intent does one of those, never a configuration change`, r.Verb)
+	}
+	if err := messages.CheckName(kind, r.Arg); err != nil {
+		return nil, bad(`"arg": %v`, err)
+	}
+	data, err := json.Marshal(messages.InIntentData{Phrase: p, Verb: r.Verb, Arg: r.Arg})
+	if err != nil {
+		return nil, bad("%v", err)
+	}
+	return &Command{Type: messages.InIntent, Data: data}, nil
 }
 
 // defineTransition turns define_transition into one config input that

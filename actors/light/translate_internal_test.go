@@ -221,3 +221,50 @@ func TestTranslateApplyDryRun(t *testing.T) {
 		}
 	}
 }
+
+// learn_intent keeps a phrase in its normal form and refuses one tied to
+// its moment or context, or an action that is not set_state or fire;
+// delete_intent finds a phrase however it is said.
+func TestTranslateIntents(t *testing.T) {
+	tests := []struct {
+		verb, body string
+		want       string // the intent input's data; "" for a refusal
+		refusal    string // in the refusal
+	}{
+		{messages.VerbLearnIntent, `{"phrase":"I'm going to read a book!","verb":"set_state","arg":"reading"}`,
+			`{"phrase":"i'm going read book","verb":"set_state","arg":"reading"}`, ""},
+		{messages.VerbLearnIntent, `{"phrase":"Make it cosy please","verb":"fire","arg":"cosy_time"}`,
+			`{"phrase":"cosy","verb":"fire","arg":"cosy_time"}`, ""},
+		{messages.VerbLearnIntent, `{"phrase":"make it like that","verb":"set_state","arg":"reading"}`, "", `"that"`},
+		{messages.VerbLearnIntent, `{"phrase":"go back","verb":"set_state","arg":"reading"}`, "", `"back"`},
+		{messages.VerbLearnIntent, `{"phrase":"reading for 10 minutes","verb":"set_state","arg":"reading"}`, "", `"for"`},
+		{messages.VerbLearnIntent, `{"phrase":"reading until dinner","verb":"set_state","arg":"reading"}`, "", `"until"`},
+		{messages.VerbLearnIntent, `{"phrase":"reading then off","verb":"set_state","arg":"reading"}`, "", `"then"`},
+		{messages.VerbLearnIntent, `{"phrase":"undo","verb":"set_state","arg":"reading"}`, "", `"undo"`},
+		{messages.VerbLearnIntent, `{"phrase":"reading again","verb":"set_state","arg":"reading"}`, "", `"again"`},
+		{messages.VerbLearnIntent, `{"phrase":"please","verb":"set_state","arg":"reading"}`, "", "filler"},
+		{messages.VerbLearnIntent, `{"phrase":"cosy","verb":"create_state","arg":"cosy"}`, "", "never a configuration change"},
+		{messages.VerbLearnIntent, `{"phrase":"cosy","verb":"set_state","arg":""}`, "", "arg"},
+		{messages.VerbLearnIntent, `{"phrase":"cosy","verb":"set_state","arg":"cosy","extra":1}`, "", "extra"},
+		{messages.VerbDeleteIntent, `{"phrase":"Make it COSY, please."}`, `{"phrase":"cosy","delete":true}`, ""},
+		{messages.VerbDeleteIntent, `{"phrase":"please"}`, "", "phrase"},
+	}
+	for _, tt := range tests {
+		msg, err := translate(tt.verb, []byte(tt.body))
+		if tt.want == "" {
+			if err == nil || !strings.Contains(err.Error(), tt.refusal) {
+				t.Errorf("%s %s: got %#v, %v; want a refusal saying %s", tt.verb, tt.body, msg, err, tt.refusal)
+			}
+			continue
+		}
+		c, ok := msg.(*Command)
+		if err != nil || !ok || c.Type != messages.InIntent || string(c.Data) != tt.want {
+			t.Errorf("%s %s: got %#v, %v; want intent %s", tt.verb, tt.body, msg, err, tt.want)
+		}
+	}
+	if msg, err := translate(messages.VerbIntents, []byte(`{}`)); err != nil {
+		t.Errorf("intents: %v", err)
+	} else if _, ok := msg.(*ListIntents); !ok {
+		t.Errorf("intents: %#v", msg)
+	}
+}

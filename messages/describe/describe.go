@@ -100,6 +100,17 @@ func (e *Events) Output(env messages.Envelope) string {
 		if json.Unmarshal(env.Data, &d) == nil {
 			return "agent  " + Agent(d)
 		}
+	case messages.OutIntent:
+		var d messages.OutIntentData
+		if json.Unmarshal(env.Data, &d) == nil {
+			switch {
+			case d.Reason != "":
+				return fmt.Sprintf("intent %q (%s %s) dropped: %s%s", d.Phrase, d.Verb, d.Arg, d.Reason, cause)
+			case d.Delete:
+				return fmt.Sprintf("intent %q (%s %s) forgotten%s", d.Phrase, d.Verb, d.Arg, cause)
+			}
+			return fmt.Sprintf("intent %q → %s %s learned%s", d.Phrase, d.Verb, d.Arg, cause)
+		}
 	case messages.OutIgnored:
 		var d messages.OutIgnoredData
 		if json.Unmarshal(env.Data, &d) == nil {

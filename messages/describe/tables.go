@@ -100,3 +100,14 @@ func Schedules(w io.Writer, list []messages.Schedule) error {
 	}
 	return t.Flush()
 }
+
+// Intents writes the light's learned intents by phrase: what each does,
+// and when it was learned (local time).
+func Intents(w io.Writer, list []messages.Intent) error {
+	t := table(w)
+	fmt.Fprintln(t, "PHRASE\tACTION\tLEARNED")
+	for _, in := range list {
+		fmt.Fprintf(t, "%s\t%s %s\t%s\n", cell(in.Phrase), in.Verb, in.Arg, in.Learned.Local().Format("2006-01-02 15:04"))
+	}
+	return t.Flush()
+}

@@ -57,6 +57,11 @@ func (c *core) configInput(in *messages.InConfigData) Result {
 	if last := out[len(out)-1]; last.Type == messages.OutState {
 		res.Changed = last.Data.(messages.OutStateData).Changed
 	}
+	deleted := ""
+	if in.Op == messages.OpDeleteTransition {
+		deleted = in.Name
+	}
+	res.Outputs = c.dropIntents(res.Outputs, deleted)
 	return res
 }
 

@@ -102,6 +102,8 @@ type core struct {
 	vars   map[string]*value
 	timers map[string]time.Time
 	runs   map[string]time.Time // data sources' last runs (InData), by source
+	// learned intents, by phrase: state, not configuration (intents.go)
+	intents map[string]messages.Intent
 
 	// the input being applied
 	seq      uint64
@@ -134,10 +136,11 @@ func newCore(opts []Option) *core {
 		f(&o)
 	}
 	c := &core{
-		opts:   o,
-		vars:   make(map[string]*value),
-		timers: make(map[string]time.Time),
-		runs:   make(map[string]time.Time),
+		opts:    o,
+		vars:    make(map[string]*value),
+		timers:  make(map[string]time.Time),
+		runs:    make(map[string]time.Time),
+		intents: make(map[string]messages.Intent),
 	}
 	c.initJS()
 	c.wd = newWatchdog(c.vm, o.evalTimeout)
@@ -229,9 +232,15 @@ func (m *Machine) Apply(ev Event, inputType string, payload []byte) Result {
 			return c.reject(400, "upgrade: %s", err)
 		}
 		return c.upgradeInput(in.Level)
+	case messages.InIntent:
+		var in messages.InIntentData
+		if err := messages.Decode(payload, &in); err != nil {
+			return c.reject(400, "intent: %s", err)
+		}
+		return c.intentInput(&in)
 	}
-	return c.reject(400, "unknown input type %s; use one of %s, %s, %s, %s, %s, %s, %s or %s", messages.Clip(inputType),
-		messages.InFired, messages.InState, messages.InVar, messages.InConfig, messages.InTimer, messages.InSchedule, messages.InData, messages.InUpgrade)
+	return c.reject(400, "unknown input type %s; use one of %s, %s, %s, %s, %s, %s, %s, %s or %s", messages.Clip(inputType),
+		messages.InFired, messages.InState, messages.InVar, messages.InConfig, messages.InTimer, messages.InSchedule, messages.InData, messages.InUpgrade, messages.InIntent)
 }
 
 // Fire fires transition as a "fired" input would.

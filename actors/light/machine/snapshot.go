@@ -27,12 +27,13 @@ type snapshot struct {
 	Tools     []messages.Tool            `json:"tools,omitempty"`   // omitted when none, as before tools existed
 	Sources   []json.RawMessage          `json:"sources,omitempty"` // omitted when none, as before sources existed
 	LastRuns  map[string]time.Time       `json:"last_runs,omitempty"`
-	Level     int                        `json:"level,omitempty"` // omitted at 0, as before levels existed
+	Level     int                        `json:"level,omitempty"`   // omitted at 0, as before levels existed
+	Intents   []messages.Intent          `json:"intents,omitempty"` // omitted when none, as before intents existed
 }
 
 // Snapshot returns the machine's whole state (configuration, current
 // state, variables, pending timers, schedules with their next tick, custom
-// tools and the rule id counter) as deterministic bytes: two machines in the same
+// tools, learned intents and the rule id counter) as deterministic bytes: two machines in the same
 // state give the same bytes.
 func (m *Machine) Snapshot() ([]byte, error) {
 	c := m.c
@@ -47,6 +48,7 @@ func (m *Machine) Snapshot() ([]byte, error) {
 		Timers:    m.PendingTimers(),
 		Schedules: m.NextSchedules(),
 		Level:     c.level,
+		Intents:   c.intentList(),
 	}
 	if len(c.tools) > 0 {
 		s.Tools = c.toolList()
@@ -141,6 +143,10 @@ func Restore(b []byte, opts ...Option) (*Machine, error) {
 	}
 	for _, t := range s.Timers {
 		c.timers[t.Name] = t.Deadline.UTC()
+	}
+	for _, in := range s.Intents {
+		in.Learned = in.Learned.UTC()
+		c.intents[in.Phrase] = in
 	}
 	for name, at := range s.LastRuns {
 		if slices.ContainsFunc(c.sources, func(d *sourceDef) bool { return d.def.Name == name }) {

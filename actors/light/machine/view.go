@@ -26,6 +26,7 @@ func (m *Machine) Model() messages.GetReply {
 		Tools:     c.toolList(),
 		Sources:   c.sourceList(),
 		LastRuns:  c.lastRuns(),
+		Intents:   c.intentList(),
 	}
 }
 
