@@ -83,7 +83,7 @@ func Prompt(light string, m *messages.GetReply) string {
 	if len(names) == 0 {
 		st.WriteString(" none")
 	}
-	st.WriteString("\nTools (besides the built-in fetch_json {url, headers?}, fetch_text {url} and get_time {tz?}):")
+	st.WriteString("\nTools (besides the built-in fetch_json and fetch_text {url, method?, headers?, body?}, get_time {tz?}, get_weather {location: a place or \"auto\"} and web_search {query}):")
 	for _, t := range m.Tools {
 		fmt.Fprintf(&st, " %s (hosts %s)", t.Name, strings.Join(t.Hosts, ","))
 	}

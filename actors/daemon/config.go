@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/lumen-home/lumen/actors/clock"
 	"github.com/lumen-home/lumen/actors/source/datasource"
+	"github.com/lumen-home/lumen/actors/tool"
 	"github.com/lumen-home/lumen/agent"
 	"github.com/lumen-home/lumen/hardware"
 	"github.com/lumen-home/lumen/nats/broker"
@@ -49,6 +51,15 @@ type Config struct {
 	AllowNet []string `yaml:"allow_net"`
 	// Agent configures the LLM agent.
 	Agent AgentConfig `yaml:"agent"`
+	// Home is where get_weather's location "auto" is; WeatherURL and
+	// GeocodingURL are its endpoints (default Open-Meteo's),
+	// WeatherUnits its units (imperial, the default, or metric);
+	// SearchURL is web_search's endpoint (none by default).
+	Home         *tool.Home `yaml:"home"`
+	WeatherURL   string     `yaml:"weather_url"`
+	GeocodingURL string     `yaml:"geocoding_url"`
+	WeatherUnits string     `yaml:"weather_units"`
+	SearchURL    string     `yaml:"search_url"`
 	// HTTP is the daemon's HTTP port: the page, the API and the webhook
 	// sources; web.Auto (the default) serves on web.DefaultAddr if it
 	// is free, web.Off or empty serves none. MQTT is the embedded server's
@@ -162,6 +173,9 @@ func (c *Config) Validate() error {
 	if err := c.Agent.validate(); err != nil {
 		return err
 	}
+	if err := c.validateWeb(); err != nil {
+		return err
+	}
 	if c.Clock == nil {
 		c.Clock = clock.System(c.ClockMode)
 	}
@@ -172,6 +186,32 @@ func (c *Config) Validate() error {
 		c.Logf = func(string, ...any) {}
 	}
 	return nil
+}
+
+// validateWeb checks the settings of get_weather and web_search.
+func (c *Config) validateWeb() error {
+	if h := c.Home; h != nil && (h.Lat < -90 || h.Lat > 90 || h.Lon < -180 || h.Lon > 180) {
+		return fmt.Errorf("--home %g,%g: give a latitude from -90 to 90 and a longitude from -180 to 180, e.g. --home 48.85,2.35 (home: {lat: 48.85, lon: 2.35} in lumen.yaml)", h.Lat, h.Lon)
+	}
+	switch c.WeatherUnits {
+	case "", tool.UnitsImperial, tool.UnitsMetric:
+	default:
+		return fmt.Errorf("--weather-units must be imperial or metric, not %q", c.WeatherUnits)
+	}
+	for _, u := range []struct{ flag, url string }{{"--weather-url", c.WeatherURL}, {"--geocoding-url", c.GeocodingURL}, {"--search-url", c.SearchURL}} {
+		if u.url == "" {
+			continue
+		}
+		if p, err := url.Parse(u.url); err != nil || (p.Scheme != "https" && p.Scheme != "http") || p.Host == "" {
+			return fmt.Errorf("%s %q: give an http(s) URL, e.g. https://searx.example/search", u.flag, u.url)
+		}
+	}
+	return nil
+}
+
+// web is what the tools' built-ins get of the configuration.
+func (c *Config) web() tool.Web {
+	return tool.Web{Home: c.Home, WeatherURL: c.WeatherURL, GeocodingURL: c.GeocodingURL, Units: c.WeatherUnits, SearchURL: c.SearchURL}
 }
 
 // validateAccess checks the credentials and the listeners. It applies the

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/lumen-home/lumen/actors/daemon"
+	"github.com/lumen-home/lumen/actors/tool"
 	"github.com/lumen-home/lumen/nats/broker"
 )
 
@@ -85,6 +86,14 @@ func TestValidateNamesFlags(t *testing.T) {
 			c.Listen, c.HTTP, c.MQTT, c.User, c.Password = "0.0.0.0:4222", "0.0.0.0:8080", "[::]:1883", "ann", "pw"
 		}, ""},
 		{"zero keeps the defaults", func(c *daemon.Config) { c.MaxBytes, c.SnapshotEvery = 0, 0 }, ""},
+		{"home off the globe", func(c *daemon.Config) { c.Home = &tool.Home{Lat: 95, Lon: 2} },
+			"--home 95,2: give a latitude from -90 to 90 and a longitude from -180 to 180, e.g. --home 48.85,2.35 (home: {lat: 48.85, lon: 2.35} in lumen.yaml)"},
+		{"weather units", func(c *daemon.Config) { c.WeatherUnits = "kelvin" }, `--weather-units must be imperial or metric, not "kelvin"`},
+		{"search url", func(c *daemon.Config) { c.SearchURL = "searx.local" },
+			`--search-url "searx.local": give an http(s) URL, e.g. https://searx.example/search`},
+		{"weather settings", func(c *daemon.Config) {
+			c.Home, c.WeatherUnits, c.WeatherURL, c.SearchURL = &tool.Home{Lat: -33.9, Lon: 151.2}, "metric", "http://127.0.0.1:9/v1/forecast", "https://searx.example/search"
+		}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -239,7 +239,7 @@ func (d *Daemon) spawnLight(ctx context.Context, name string) (*Light, error) {
 		engine = d.engine
 	}
 	tprops, err := tool.Props(tool.Config{Light: name, Engine: engine, Allow: d.allow, Secrets: d.secrets, Plugins: d.plugins,
-		Conn: d.nc, Journal: d.j, Clock: cfg.Clock, Logf: logf})
+		Conn: d.nc, Journal: d.j, Clock: cfg.Clock, Web: cfg.web(), Logf: logf})
 	if err != nil {
 		return nil, err
 	}

@@ -32,7 +32,9 @@ const (
 )
 
 // BuiltinNames are the built-in tools, in the order they are listed.
-func BuiltinNames() []string { return []string{builtinFetchJSON, builtinFetchText, builtinGetTime} }
+func BuiltinNames() []string {
+	return []string{builtinFetchJSON, builtinFetchText, builtinGetTime, builtinGetWeather, builtinWebSearch}
+}
 
 // callError is a call the caller has to fix (its args, or what the URL
 // answered): run_tool answers it with 400, like a JavaScript tool's
@@ -46,11 +48,12 @@ func callErrorf(format string, args ...any) error {
 }
 
 // builtin is one built-in tool's work. fetch is the tool's fetcher (nil
-// for get_time).
+// for get_time); web configures get_weather and web_search.
 type builtin struct {
 	name  string
 	fetch plugins.Fetcher
 	now   func() time.Time
+	web   Web
 }
 
 func (b *builtin) run(ctx context.Context, args json.RawMessage) (plugins.Result, error) {
@@ -66,6 +69,10 @@ func (b *builtin) run(ctx context.Context, args json.RawMessage) (plugins.Result
 		v, err = b.fetchURL(ctx, args)
 	case builtinGetTime:
 		v, err = b.getTime(args)
+	case builtinGetWeather:
+		v, err = b.getWeather(ctx, args)
+	case builtinWebSearch:
+		v, err = b.webSearch(ctx, args)
 	default:
 		err = fmt.Errorf("tool: no built-in tool %q", b.name)
 	}

@@ -2,6 +2,7 @@ package tool
 
 import (
 	"encoding/json"
+	"strings"
 
 	"github.com/lumen-home/lumen/messages"
 )
@@ -30,6 +31,12 @@ func builtinDoc(name string) (desc, params string) {
 	case builtinGetTime:
 		return "The current time in a time zone (default the daemon's): {iso, unix_ms, tz, zone, utc_offset, dst, date, time, year, month, day, weekday, hour, minute, second}.",
 			`{"type":"object","properties":{"tz":{"type":"string","description":"an IANA zone, e.g. Europe/Paris"}},"additionalProperties":false}`
+	case builtinGetWeather:
+		return "Current weather and today's forecast from Open-Meteo: {location, temp, temp_c, temp_f, humidity, condition, wind_kmh, precipitation_mm, is_day, high, low, high_c, low_c, units}. temp, high and low are in the operator's units (°F unless metric); condition is one of " + strings.Join(Conditions, ", ") + ". location is a place name, or \"auto\" for the operator's home.",
+			`{"type":"object","properties":{"location":{"type":"string","description":"a place name such as Paris, or auto"}},"required":["location"],"additionalProperties":false}`
+	case builtinWebSearch:
+		return "Search the web through the operator's search endpoint: {results: [{title, url, snippet}]} (at most 8).",
+			`{"type":"object","properties":{"query":{"type":"string"}},"required":["query"],"additionalProperties":false}`
 	}
 	return "", `{"type":"object"}`
 }

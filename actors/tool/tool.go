@@ -56,7 +56,9 @@ type Config struct {
 	Journal *journal.Journal
 	// Clock is get_time's (default the system's).
 	Clock clock.Clock
-	Logf  func(format string, args ...any)
+	// Web configures get_weather and web_search.
+	Web  Web
+	Logf func(format string, args ...any)
 }
 
 // Run asks for one run of a tool; the answer is *messages.RunToolReply or
@@ -156,14 +158,18 @@ func (m *Manager) Receive(ctx actor.Context) {
 	}
 }
 
+// yields reports whether a built-in gives way to a tool the light defines
+// with its name: those that came after lights could define such tools.
+func yields(name string) bool { return name == builtinGetWeather || name == builtinWebSearch }
+
 // route hands a run to its tool's actor; an unknown tool is looked up
 // again once before it is refused.
 func (m *Manager) route(ctx actor.Context, r *Run, sender *actor.PID, retry bool) {
-	if pid, ok := m.fixed[r.Name]; ok {
-		ctx.RequestWithCustomSender(pid, r, sender)
+	pid, ok := m.runners[r.Name]
+	if fixed, isFixed := m.fixed[r.Name]; isFixed && !(ok && yields(r.Name)) {
+		ctx.RequestWithCustomSender(fixed, r, sender)
 		return
 	}
-	pid, ok := m.runners[r.Name]
 	switch {
 	case ok:
 		ctx.RequestWithCustomSender(pid, r, sender)
@@ -178,7 +184,7 @@ func (m *Manager) route(ctx actor.Context, r *Run, sender *actor.PID, retry bool
 func (m *Manager) names() string {
 	var n []string
 	for k := range m.tools {
-		if _, shadowed := m.fixed[k]; !shadowed {
+		if _, shadowed := m.fixed[k]; !shadowed || yields(k) {
 			n = append(n, k)
 		}
 	}
@@ -211,7 +217,7 @@ func (m *Manager) startFixed(ctx actor.Context) {
 		return &fetcher{client: client, open: true, secrets: m.cfg.Secrets}, nil
 	}
 	for _, name := range BuiltinNames() {
-		b := &builtin{name: name, now: m.cfg.Clock.Now}
+		b := &builtin{name: name, now: m.cfg.Clock.Now, web: m.cfg.Web}
 		if name != builtinGetTime {
 			f, err := open()
 			if err != nil {
@@ -262,7 +268,7 @@ func (m *Manager) apply(ctx actor.Context, tools []messages.Tool) {
 		if _, ok := m.runners[name]; ok {
 			continue
 		}
-		if _, ok := m.fixed[name]; ok {
+		if _, ok := m.fixed[name]; ok && !yields(name) {
 			if _, known := m.tools[name]; !known {
 				m.cfg.Logf("tool %s/%s: the plugin %s runs instead of the tool defined with that name; delete that tool, or rename the plugin", m.cfg.Light, name, name)
 			}

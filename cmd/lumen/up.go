@@ -18,6 +18,7 @@ import (
 
 	"github.com/lumen-home/lumen/actors/daemon"
 	"github.com/lumen-home/lumen/actors/source/datasource"
+	"github.com/lumen-home/lumen/actors/tool"
 	"github.com/lumen-home/lumen/hardware"
 	"github.com/lumen-home/lumen/hardware/render"
 	"github.com/lumen-home/lumen/nats/broker"
@@ -53,6 +54,10 @@ by default):
   clock: auto           # auto | trust | wait
   groups: {downstairs: [kitchen, hall]}
   allow_net: [192.168.1.20, 10.0.0.0/8:443]
+  home: {lat: 48.85, lon: 2.35}   # get_weather's "auto"
+  weather_units: imperial          # or metric
+  weather_url: …; geocoding_url: … # default Open-Meteo's
+  search_url: https://searx.example/search   # web_search (none by default)
   http: 127.0.0.1:8080  # webhook sources: POST /hooks/LIGHT/SOURCE (off when absent)
   mqtt: 127.0.0.1:1883  # MQTT clients, on the embedded NATS server (off when absent)
   hardware:
@@ -117,9 +122,37 @@ too: 'lumen gpio PIN high|low|pulse' drives one.`,
 	f.StringVar(&cfg.Creds, "creds", "", "the Pi's credentials `FILE`, written on the hub by 'lumen hub pi add NAME --light …'")
 	f.StringVar(&cfg.Agent.Model, "model", os.Getenv("LUMEN_MODEL"), "the agent's model, e.g. gpt-4o-mini or llama3.1 (default $LUMEN_MODEL; none: the agent is off)")
 	agentFlags(f, &cfg.Agent)
+	f.Var(homeFlag{&cfg.Home}, "home", "where the built-in get_weather's location \"auto\" is, as `LAT,LON`, e.g. 48.85,2.35")
+	f.StringVar(&cfg.WeatherURL, "weather-url", "", "get_weather's forecast endpoint `URL` (default Open-Meteo's, "+tool.DefaultWeatherURL+")")
+	f.StringVar(&cfg.GeocodingURL, "geocoding-url", "", "get_weather's geocoding endpoint `URL` (default Open-Meteo's, "+tool.DefaultGeocodingURL+")")
+	f.StringVar(&cfg.WeatherUnits, "weather-units", "", "get_weather's temp, high and low in `imperial|metric` (default imperial: °F)")
+	f.StringVar(&cfg.SearchURL, "search-url", "", "the built-in web_search's endpoint `URL`, a search API answering ?q=…&format=json as SearXNG does (none by default)")
 	f.StringVar(&cfg.Hardware.Driver, "hardware", cfg.Hardware.Driver, "the LED and button, `auto|sim|rpi`: auto: the Pi's GPIO when there is one, else simulated; sim: simulated; rpi: the Pi's GPIO")
 	return cmd
 }
+
+// homeFlag is --home LAT,LON.
+type homeFlag struct{ h **tool.Home }
+
+func (f homeFlag) String() string {
+	if f.h == nil || *f.h == nil {
+		return ""
+	}
+	return fmt.Sprintf("%g,%g", (*f.h).Lat, (*f.h).Lon)
+}
+
+func (f homeFlag) Set(s string) error {
+	lat, lon, ok := strings.Cut(s, ",")
+	la, err1 := strconv.ParseFloat(strings.TrimSpace(lat), 64)
+	lo, err2 := strconv.ParseFloat(strings.TrimSpace(lon), 64)
+	if !ok || err1 != nil || err2 != nil {
+		return fmt.Errorf("give LAT,LON in degrees, e.g. 48.85,2.35")
+	}
+	*f.h = &tool.Home{Lat: la, Lon: lo}
+	return nil
+}
+
+func (homeFlag) Type() string { return "LAT,LON" }
 
 // loadUpConfig reads the configuration file under the flags that were
 // given.
@@ -156,7 +189,8 @@ func mergeFile(flags *pflag.FlagSet, cfg *daemon.Config, b []byte) error {
 		"clock": "clock", "snapshot-every": "snapshot_every", "group": "groups", "max-bytes": "max_bytes", "allow-net": "allow_net",
 		"http": "http", "http-name": "http_names", "mqtt": "mqtt", "hub": "hub", "creds": "creds", "hardware": "hardware.driver", "openai-base-url": "agent.base_url", "model": "agent.model",
 		"agent-max-turns": "agent.max_turns", "agent-timeout": "agent.timeout", "agent-forbid": "agent.forbid", "agent-stream": "agent.stream",
-		"transcribe-model": "agent.transcribe_model", "speech-model": "agent.speech_model", "voice": "agent.voice"}
+		"transcribe-model": "agent.transcribe_model", "speech-model": "agent.speech_model", "voice": "agent.voice",
+		"home": "home", "weather-url": "weather_url", "geocoding-url": "geocoding_url", "weather-units": "weather_units", "search-url": "search_url"}
 	var given []string
 	flags.Visit(func(f *pflag.Flag) {
 		if key, ok := keys[f.Name]; ok {

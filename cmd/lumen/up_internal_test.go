@@ -136,6 +136,9 @@ lights: [kitchen, hall]
 snapshot_every: 50
 hardware: {driver: rpi, pixels: 8, gestures: {hold_ms: 900}}
 agent: {model: llama3.1, max_turns: 4}
+home: {lat: 48.85, lon: 2.35}
+weather_units: metric
+search_url: https://searx.example/search
 `
 	if err := mergeFile(fs, &cfg, []byte(file)); err != nil {
 		t.Fatal(err)
@@ -147,6 +150,8 @@ agent: {model: llama3.1, max_turns: 4}
 		t.Errorf("the file's keys: %+v", cfg)
 	case cfg.Agent.Model != "llama3.1" || cfg.Agent.MaxTurns != 4 || cfg.Agent.Timeout != agent.DefaultCallTimeout:
 		t.Errorf("agent %+v", cfg.Agent)
+	case cfg.Home == nil || cfg.Home.Lat != 48.85 || cfg.Home.Lon != 2.35 || cfg.WeatherUnits != "metric" || cfg.SearchURL != "https://searx.example/search":
+		t.Errorf("weather and search: %+v %q %q", cfg.Home, cfg.WeatherUnits, cfg.SearchURL)
 	}
 	if err := mergeFile(fs, &cfg, []byte("lisen: 1\n")); err == nil || !strings.Contains(err.Error(), "lisen") {
 		t.Errorf("an unknown key: %v", err)

@@ -58,9 +58,11 @@ func mergeSources(base, add []*sourceDef) []*sourceDef {
 // source whose plugin is gone fails at run time (an error event), like
 // one whose host is down.
 func toolNames(tools []*tool, plugins []string) []string {
-	names := slices.Clone(builtinToolNames)
+	names := slices.Concat(builtinToolNames, yieldingToolNames)
 	for _, t := range tools {
-		names = append(names, t.Name)
+		if !slices.Contains(yieldingToolNames, t.Name) {
+			names = append(names, t.Name)
+		}
 	}
 	for _, p := range plugins {
 		if validToolName(p) {

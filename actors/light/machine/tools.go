@@ -36,6 +36,11 @@ const (
 // cannot take.
 var builtinToolNames = []string{"fetch_json", "fetch_text", "get_time"}
 
+// yieldingToolNames are built-ins that came after lights could define
+// tools of those names (the seed's weather example defines its own
+// get_weather): a custom tool may take the name, and then runs instead.
+var yieldingToolNames = []string{"get_weather", "web_search"}
+
 // tool is one custom tool's definition, as accepted: params and returns
 // compact JSON objects or nil, hosts as given.
 type tool struct {
