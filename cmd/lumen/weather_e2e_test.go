@@ -2,10 +2,10 @@ package main_test
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
