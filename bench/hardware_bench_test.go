@@ -154,3 +154,66 @@ func procCPU(b *testing.B, pid int) float64 {
 	const ticks = 100 // USER_HZ on Linux
 	return (utime + stime) / ticks
 }
+
+// BenchmarkReleaseToLED measures a click as a person feels it, with the
+// default gesture timings: from the button's release (the up edge sent
+// to the simulated button) to the LED's announcement of the state the
+// click led to. Without a rule on a double click, the click is decided on
+// the release; with one that matches the state, it waits for the 300 ms
+// double-click window, as before (the baseline, in the same run).
+func BenchmarkReleaseToLED(b *testing.B) {
+	for _, tc := range []struct{ name, rules string }{
+		{"no_double_rule", clickConfig},
+		{"double_rule", `{"states":[{"name":"on","r":255,"g":128,"b":0}],
+	"rules":[{"from":"*","on":"button_click","to":"on","action":"setData('n', (getData('n')||0)+1)"},
+		{"from":"*","on":"button_double_click","to":"off"}]}`},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			d := startDaemon(b, b.TempDir(), "--light", benchLight, "--sync", "batch", "--hardware", "sim")
+			nc := connect(b, d.URL)
+			mustCommand(b, nc, "apply", []byte(tc.rules))
+			leds := make(chan *nats.Msg, 64)
+			sub, err := nc.ChanSubscribe(subject.LED(benchLight), leds)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(func() { _ = sub.Unsubscribe() })
+			if err := nc.Flush(); err != nil {
+				b.Fatal(err)
+			}
+			edge := func(e string) {
+				body, _ := json.Marshal(messages.ButtonRequest{Edge: e})
+				if _, err := nc.Request(subject.Cmd(benchLight, messages.VerbButton), body, requestTimeout); err != nil {
+					b.Fatal(err)
+				}
+			}
+			click := func() time.Duration {
+				edge(messages.EdgeDown)
+				time.Sleep(40 * time.Millisecond) // past the debounce
+				for len(leds) > 0 {
+					<-leds
+				}
+				released := time.Now()
+				edge(messages.EdgeUp)
+				select {
+				case <-leds:
+				case <-time.After(eventTimeout):
+					b.Fatal("no LED change after a click")
+				}
+				took := time.Since(released)
+				time.Sleep(350 * time.Millisecond) // the next press starts no double click
+				return took
+			}
+			for range 3 {
+				click()
+			}
+			lat := make(latencies, 0, b.N)
+			b.ResetTimer()
+			for range b.N {
+				lat = append(lat, click())
+			}
+			b.StopTimer()
+			lat.report(b, "")
+		})
+	}
+}

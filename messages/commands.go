@@ -103,12 +103,16 @@ type Pixel struct {
 }
 
 // LEDReply answers led: the pixels the LED shows now (after gamma and the
-// brightness cap) and the colors they come from (before).
+// brightness cap), the colors they come from (before), and whether a
+// click waits to see if it is a double click.
 type LEDReply struct {
 	OK     bool    `json:"ok"`
 	State  string  `json:"state"`
 	Pixels []Pixel `json:"pixels"`
 	Raw    []Pixel `json:"raw"`
+	// ClickWaits says whether a click now waits for the double-click
+	// window: only when a rule on button_double_click matches the state.
+	ClickWaits bool `json:"click_waits"`
 }
 
 // HistoryReply answers history: every change of the light's

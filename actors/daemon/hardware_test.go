@@ -165,7 +165,27 @@ func TestSimulatedButtonAndLED(t *testing.T) {
 	r.waitEvent("lumen.demo.evt.in.fired", `"button_release"`)
 	r.waitLED("off")
 
-	// Two quick clicks are one double click, never two clicks.
+	// With no rule on a double click, two quick clicks are two clicks,
+	// each decided on its release (no double-click window to wait for).
+	for range 2 {
+		r.edge("down")
+		r.clock.Advance(40 * time.Millisecond)
+		r.edge("up")
+		r.waitEvent("lumen.demo.evt.in.fired", `"button_click"`)
+		r.clock.Advance(60 * time.Millisecond)
+	}
+	r.none("lumen.demo.evt.in.fired", `"button_double_click"`, "two clicks made a double click no rule wants")
+
+	// With one, two quick clicks are one double click, never two clicks.
+	if err := r.c.Call(context.Background(), "demo", messages.VerbAppendRules,
+		json.RawMessage(`{"rules":[{"from":"*","on":"button_double_click","to":"blue"}]}`), nil); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); !r.led().ClickWaits; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("led's click_waits is still false with a double-click rule")
+		}
+	}
 	for range 2 {
 		r.edge("down")
 		r.clock.Advance(40 * time.Millisecond)

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/lumen-home/lumen/actors"
 	"github.com/lumen-home/lumen/actors/clock"
+	"github.com/lumen-home/lumen/actors/light/machine"
 	"github.com/lumen-home/lumen/hardware"
 	"github.com/lumen-home/lumen/hardware/gesture"
 	"github.com/lumen-home/lumen/hardware/render"
@@ -117,6 +119,9 @@ type Actor struct {
 	webDet *gesture.Detector // the page's virtual button: its own detector
 	states map[string]messages.State
 	vars   map[string]json.RawMessage
+	// doubles are the froms of the enabled rules on a double click:
+	// where none matches the state shown, a click is decided on release.
+	doubles []string
 	seen   uint64 // the input sequence the model reflects
 	state  string // the state shown
 	cause  uint64 // the input that made it current
@@ -209,7 +214,7 @@ func (a *Actor) Receive(ctx actor.Context) {
 		if a.approval != "" {
 			shown = ApprovalState
 		}
-		ctx.Respond(&messages.LEDReply{OK: true, State: shown, Pixels: pixels(a.out), Raw: pixels(a.raw)})
+		ctx.Respond(&messages.LEDReply{OK: true, State: shown, Pixels: pixels(a.out), Raw: pixels(a.raw), ClickWaits: !a.det.Instant()})
 	}
 }
 
@@ -301,6 +306,12 @@ func (a *Actor) apply(ctx actor.Context, g *messages.GetReply) {
 	for _, s := range g.States {
 		a.states[s.Name] = s
 	}
+	a.doubles = a.doubles[:0]
+	for _, r := range g.Rules {
+		if r.Enabled && r.On == gesture.Double {
+			a.doubles = append(a.doubles, r.From)
+		}
+	}
 	a.vars = maps.Clone(g.Vars)
 	if a.vars == nil {
 		a.vars = map[string]json.RawMessage{}
@@ -375,6 +386,9 @@ func (a *Actor) enter(ctx actor.Context, name string, cause uint64) {
 		a.failed = ""
 	}
 	a.state, a.cause = name, cause
+	instant := !slices.ContainsFunc(a.doubles, func(from string) bool { return machine.FromMatches(from, name) })
+	a.det.SetInstant(instant)
+	a.webDet.SetInstant(instant)
 	st, ok := a.states[name]
 	if !ok {
 		// Not known yet (the model is being read): dark until it is.

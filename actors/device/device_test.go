@@ -133,10 +133,11 @@ func TestGesturesDriveTheLightAndTheLEDFollows(t *testing.T) {
 	fired := r.firedInputs(t)
 	r.waitFrame(t, hardware.RGB{}) // the light starts off
 
-	// A click: decided once the double-click window has passed on the
-	// device's clock.
+	// A click: no rule reacts to a double click, so it is decided on its
+	// release, with no double-click window to wait for.
 	r.hw.Press()
 	r.clock.Advance(50 * time.Millisecond)
+	released := r.clock.Now()
 	r.hw.Release()
 	r.clock.Advance(400 * time.Millisecond)
 	select {
@@ -148,8 +149,8 @@ func TestGesturesDriveTheLightAndTheLEDFollows(t *testing.T) {
 		if !strings.Contains(string(env.Data), `"transition":"button_click"`) || !strings.Contains(string(env.Data), `"source":"button"`) {
 			t.Fatalf("gesture input %s", env.Data)
 		}
-		if want := r.clock.Now().Add(-400 * time.Millisecond).Add(300 * time.Millisecond); !env.Time.Equal(want.UTC()) {
-			t.Fatalf("gesture time %v, want the end of the double-click window %v", env.Time, want)
+		if !env.Time.Equal(released.UTC()) {
+			t.Fatalf("gesture time %v, want the release %v", env.Time, released)
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("no click journaled")
@@ -159,11 +160,44 @@ func TestGesturesDriveTheLightAndTheLEDFollows(t *testing.T) {
 		t.Fatalf("led = %+v", got)
 	}
 
+	if r.show(t).ClickWaits {
+		t.Fatal("led says a click waits, with no double-click rule")
+	}
+
+	// A double-click rule from red: from red, a click waits for the
+	// double-click window; a rule from elsewhere changes nothing.
+	r.command(t, messages.InConfig, `{"op":"append_rules","rules":[{"from":"red","on":"button_double_click","to":"off"}]}`)
+	for deadline := time.Now().Add(10 * time.Second); !r.show(t).ClickWaits; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("led says a click does not wait, with a double-click rule from red")
+		}
+	}
+	r.hw.Press()
+	r.clock.Advance(50 * time.Millisecond)
+	released = r.clock.Now()
+	r.hw.Release()
+	r.clock.Advance(400 * time.Millisecond)
+	select {
+	case m := <-fired:
+		var env messages.Envelope
+		if err := messages.DecodeEnvelope(m.Data, &env); err != nil {
+			t.Fatal(err)
+		}
+		if want := released.Add(300 * time.Millisecond); !env.Time.Equal(want.UTC()) {
+			t.Fatalf("gesture time %v, want the end of the double-click window %v", env.Time, want)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no click journaled")
+	}
+
 	// A hold turns it off.
 	r.hw.Press()
 	r.clock.Advance(900 * time.Millisecond)
 	r.waitFrame(t, hardware.RGB{})
 	r.hw.Release()
+	if r.show(t).ClickWaits {
+		t.Fatal("led says a click waits in off, with a double-click rule from red only")
+	}
 
 	// The fake device cannot be pressed over NATS.
 	res, err := r.sys.Root.RequestFuture(r.dev, &device.Press{Down: true}, 5*time.Second).Result()

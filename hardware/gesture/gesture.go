@@ -98,6 +98,7 @@ type Detector struct {
 	pending bool      // a click's release waits for its double window to close
 	clickAt time.Time // when that window closes
 	second  bool      // the current press began inside the double window
+	instant bool      // no double click can matter: a click is decided on release
 }
 
 // New returns a detector for cfg. Zero fields take DefaultConfig's values,
@@ -157,6 +158,15 @@ func (d *Detector) Deadline() (time.Time, bool) {
 	return at, ok
 }
 
+// SetInstant says whether a double click can matter now. When it cannot
+// (nothing reacts to one), a click is decided on its release instead of
+// after the double-click window, and two quick clicks are two clicks. A
+// click already waiting for its window keeps waiting.
+func (d *Detector) SetInstant(on bool) { d.instant = on }
+
+// Instant reports whether clicks are decided on release.
+func (d *Detector) Instant() bool { return d.instant }
+
 // Pressed reports the debounced level.
 func (d *Detector) Pressed() bool { return d.pin.Level() }
 
@@ -165,7 +175,7 @@ func (d *Detector) Pressed() bool { return d.pin.Level() }
 // half-seen gesture is dropped rather than guessed at.
 func (d *Detector) Reset() {
 	d.pin.Reset(false)
-	*d = Detector{cfg: d.cfg, pin: d.pin}
+	*d = Detector{cfg: d.cfg, pin: d.pin, instant: d.instant}
 }
 
 // event is a time-driven decision.
@@ -245,6 +255,8 @@ func (d *Detector) accept(c input.Change, out []Gesture) []Gesture {
 	case d.second:
 		d.second, d.pending = false, false
 		return emit(out, Double, t)
+	case d.instant:
+		return emit(out, Click, t)
 	}
 	d.pending, d.clickAt = true, t.Add(d.cfg.DoubleWindow)
 	return out

@@ -107,6 +107,46 @@ func TestGestures(t *testing.T) {
 	}
 }
 
+// With no double click that could matter, a click is decided on its
+// release; holds are unchanged. The play step "instant" switches it on,
+// "waits" off.
+func TestInstantClicks(t *testing.T) {
+	tests := []struct{ name, given, want string }{
+		{"click on release", "instant@0 down@0 up@100", "click@100"},
+		{"bounces settle first", "instant@0 down@0 up@3 down@6 up@200 tick@1000", "click@200"},
+		{"two quick clicks are two clicks", "instant@0 down@0 up@100 down@200 up@300", "click@100 click@300"},
+		{"hold unchanged", "instant@0 down@0 tick@800 up@1000", "hold@800 release@1000"},
+		{"a click waiting when it turns on keeps waiting", "down@0 up@100 instant@150 tick@399 tick@400", "click@400"},
+		{"off again: the window is back", "instant@0 down@0 up@100 waits@150 down@200 up@300 down@400 up@500", "click@100 double@500"},
+		{"reset keeps it", "instant@0 reset@0 down@10 up@100", "click@100"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := newDetector(t)
+			var steps []string
+			var got []string
+			for _, step := range strings.Fields(tt.given) {
+				switch {
+				case strings.HasPrefix(step, "instant@"):
+					got = append(got, play(t, d, strings.Join(steps, " "))...)
+					steps = nil
+					d.SetInstant(true)
+				case strings.HasPrefix(step, "waits@"):
+					got = append(got, play(t, d, strings.Join(steps, " "))...)
+					steps = nil
+					d.SetInstant(false)
+				default:
+					steps = append(steps, step)
+				}
+			}
+			got = append(got, play(t, d, strings.Join(steps, " "))...)
+			if s := strings.Join(got, " "); s != tt.want {
+				t.Errorf("%s\n got: %q\nwant: %q", tt.given, s, tt.want)
+			}
+		})
+	}
+}
+
 func TestPressed(t *testing.T) {
 	tests := []struct {
 		name  string

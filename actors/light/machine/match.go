@@ -31,7 +31,20 @@ func (r *rule) matches(state string) bool {
 	if !r.wild {
 		return r.From == state
 	}
-	return r.prefix == "" || (len(state) > len(r.prefix) && strings.HasPrefix(state, r.prefix))
+	return underPrefix(r.prefix, state)
+}
+
+func underPrefix(prefix, state string) bool {
+	return prefix == "" || (len(state) > len(prefix) && strings.HasPrefix(state, prefix))
+}
+
+// FromMatches reports whether a rule's from (a state, "*", or
+// "prefix/*") matches state, as the machine matches it.
+func FromMatches(from, state string) bool {
+	if prefix, ok := wildcard(from); ok {
+		return underPrefix(prefix, state)
+	}
+	return from == state
 }
 
 // transIndex holds the enabled rules of one transition, by exact from
