@@ -122,12 +122,12 @@ type Actor struct {
 	// doubles are the froms of the enabled rules on a double click:
 	// where none matches the state shown, a click is decided on release.
 	doubles []string
-	seen   uint64 // the input sequence the model reflects
-	state  string // the state shown
-	cause  uint64 // the input that made it current
-	raw    []hardware.RGB
-	out    []hardware.RGB
-	failed string // the state whose render error was journaled since it was entered
+	seen    uint64 // the input sequence the model reflects
+	state   string // the state shown
+	cause   uint64 // the input that made it current
+	raw     []hardware.RGB
+	out     []hardware.RGB
+	failed  string // the state whose render error was journaled since it was entered
 
 	// A pending agent approval takes over the LED (a pulsing amber) and
 	// the button (hold approves, click rejects) until it is decided.
