@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -47,6 +48,16 @@ a light with a real button refuses them.`,
 				return err
 			}
 			defer nc.Close()
+			if kind == "double" {
+				// Nothing reacts to a double click in this state: the
+				// light decides each click on its release, so a double
+				// press is two clicks.
+				var led messages.LEDReply
+				if b, err := a.requestOn(cmd.Context(), nc, messages.VerbLED, struct{}{}); err == nil && json.Unmarshal(b, &led) == nil && !led.ClickWaits {
+					fmt.Fprintln(a.stderr, "lumen: no rule reacts to button_double_click in this state: the light takes two quick presses as two clicks")
+					want = 2
+				}
+			}
 			for i, d := range plan {
 				if i > 0 {
 					time.Sleep(gesture.PressGap)
@@ -59,7 +70,8 @@ a light with a real button refuses them.`,
 					return err
 				}
 			}
-			// A click is decided only when the double-click window closes.
+			// A click is decided on its release, or when the double-click
+			// window closes if a rule reacts to a double click.
 			seen := 0
 			a.printEvents(cmd.Context(), ch, 3*time.Second, pressQuiet, func(m *nats.Msg) bool {
 				one, all := messages.ButtonGesture(m.Data)
