@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/lumen-home/lumen/actors/source/datasource"
 	"github.com/lumen-home/lumen/internal/clip"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/wire"
@@ -71,6 +72,31 @@ const (
 		`"priority":{"type":"integer","description":"higher is tried first; default 0"}},"required":["from","on","to"]}`
 )
 
+// sourceSchema is createDataSource's: every type's fields, with a type
+// discriminator, since a top-level oneOf is refused by some
+// OpenAI-compatible servers.
+func sourceSchema() string {
+	str := func(desc string) map[string]any { return map[string]any{"type": "string", "description": desc} }
+	num := func(desc string) map[string]any { return map[string]any{"type": "integer", "description": desc} }
+	return mustJSON(map[string]any{"type": "object", "required": []string{"name"}, "properties": map[string]any{
+		"name":        str("[a-z][a-z0-9_]*"),
+		"type":        map[string]any{"type": "string", "enum": datasource.Types(), "description": "default poll"},
+		"interval_ms": num("poll: at least 10000; internal: at least 10000; transition: at least 1000"),
+		"fetch": map[string]any{"type": "object", "description": "poll and transition: the tool to run, e.g. {\"tool\":\"get_weather\",\"args\":{\"location\":\"auto\"}}",
+			"properties": map[string]any{"tool": map[string]any{"type": "string"}, "args": map[string]any{"type": "object"}}, "required": []string{"tool"}},
+		"store": map[string]any{"type": "object", "additionalProperties": map[string]any{"type": "string"},
+			"description": "variable name → path in the result, e.g. {\"temperature\":\"result.temp\"}; for nats, mqtt and webhook the result is the message's JSON body; for gpio {level, edge, at}"},
+		"fires":       str("transition fired after each update or message"),
+		"subject":     str("nats: the NATS subject, e.g. sensors.kitchen"),
+		"topic":       str("mqtt: the MQTT topic, e.g. home/doorbell (+ and # wildcards)"),
+		"pin":         num("gpio: the BCM pin number, e.g. 23"),
+		"pull":        map[string]any{"type": "string", "enum": []string{"none", "up", "down"}, "description": "gpio: the pin's bias (default none)"},
+		"edge":        map[string]any{"type": "string", "enum": []string{"rising", "falling", "both"}, "description": "gpio: which edges fire (default rising)"},
+		"debounce_ms": num("gpio: debounce window"),
+		"tracks":      map[string]any{"type": "string", "enum": datasource.Tracks(), "description": "internal: what to track"},
+	}})
+}
+
 // SpeakDirectly is the argument by which the model says a call's short
 // confirmation answers the person by itself (seed 004's "send output
 // directly to TTS"): the request ends without another model call. A
@@ -127,8 +153,9 @@ func baseSpecs() []Spec {
 		{ToolDeleteTool, "Delete a custom tool.", `{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`, messages.TierConfirm},
 		{ToolTestTool, "Run a tool once with arguments and see its result.",
 			`{"type":"object","properties":{"name":{"type":"string"},"args":{"type":"object"}},"required":["name"]}`, messages.TierAutonomous},
-		{ToolCreateDataSource, "Run a tool periodically, store parts of its result in variables (the previous value stays in <var>_prev) and fire a transition.",
-			`{"type":"object","properties":{"name":{"type":"string"},"interval_ms":{"type":"integer","description":"at least 10000"},"fetch":{"type":"object","properties":{"tool":{"type":"string"},"args":{"type":"object"}},"required":["tool"]},"store":{"type":"object","description":"variable name → path in the result, e.g. {\"temperature\":\"result.temp\"}","additionalProperties":{"type":"string"}},"fires":{"type":"string","description":"transition fired after each update"}},"required":["name","interval_ms","fetch","store"]}`, messages.TierAutonomous},
+		{ToolCreateDataSource, "Create (or replace) a data source: something that stores values in variables (the previous value stays in <var>_prev) and fires a transition. " +
+			"By type: poll runs a tool every interval_ms (fetch {tool, args}); internal tracks the light itself every interval_ms; nats, mqtt and webhook fire on each message (its JSON body is the result); gpio fires on an input pin's edge; transition polls a tool and fires when its result turns truthy. " +
+			"A webhook gets a URL and a secret token, which go to the person; you are told the URL.", sourceSchema(), messages.TierAutonomous},
 		{ToolDeleteDataSource, "Delete a data source.", `{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`, messages.TierConfirm},
 		{ToolDefineTransition, "Define a custom transition: a JavaScript predicate (the body of an async function returning true or false, which may await fetch to its hosts) polled every poll_interval_ms; the transition fires each time it turns true.",
 			`{"type":"object","properties":{"name":{"type":"string","description":"the transition's name, [a-z][a-z0-9_]*"},"code":{"type":"string"},"poll_interval_ms":{"type":"integer","description":"at least 1000"},"hosts":{"type":"array","items":{"type":"string"}},"description":{"type":"string"}},"required":["name","code","poll_interval_ms"]}`, messages.TierConfirm},

@@ -43,6 +43,10 @@ const (
 
 var tracks = []string{TrackLast5Transitions, TrackStateDuration, TrackTimeInStateMs, TrackTransitionsToday}
 
+// Types lists the source types; Tracks what an internal source may track.
+func Types() []string  { return slices.Clone(types) }
+func Tracks() []string { return slices.Clone(tracks) }
+
 // Limits on definitions.
 const (
 	MinPollInterval     = 10 * time.Second
