@@ -128,7 +128,10 @@ func syncMode() string {
 // direct-vs-set_state is the ratio of their medians (goal ≤ 2), p50 the
 // direct command's median (goal ≤ 20 ms with --sync batch).
 func BenchmarkDirectCommand(b *testing.B) {
-	for _, tc := range []struct{ name, text string }{{"state", "on please"}, {"learned", "Time to unwind!"}} {
+	for _, tc := range []struct{ name, text, learn string }{
+		{"state", "on please", ""},
+		{"learned", "Time to unwind!", `{"phrase":"time to unwind","verb":"set_state","arg":"on"}`},
+	} {
 		b.Run(tc.name, func(b *testing.B) {
 			d := startDaemon(b, b.TempDir(), "--light", benchLight, "--model", "", "--sync", "batch")
 			nc := connect(b, d.URL)
@@ -144,7 +147,9 @@ func BenchmarkDirectCommand(b *testing.B) {
 				}
 				return time.Since(t0)
 			}
-			timed("learn_intent", `{"phrase":"time to unwind","verb":"set_state","arg":"on"}`)
+			if tc.learn != "" {
+				timed("learn_intent", tc.learn)
+			}
 			ask, _ := json.Marshal(map[string]string{"text": tc.text})
 			var direct, plain []time.Duration
 			b.ResetTimer()
