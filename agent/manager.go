@@ -312,7 +312,8 @@ func (m *Manager) decide(ctx actor.Context, msg *Decide) {
 
 // spawn starts the actor of a session whose state is st.
 func (m *Manager) spawn(ctx actor.Context, st *State) *actor.PID {
-	s := &session{cfg: m.cfg, loop: m.loop, view: st, waiters: map[string]chan Decision{}, early: map[string]Decision{}}
+	s := &session{cfg: m.cfg, loop: m.loop, view: st, snaps: &snapshots{cfg: m.cfg, id: st.ID},
+		waiters: map[string]chan Decision{}, early: map[string]Decision{}}
 	pid := ctx.Spawn(actor.PropsFromProducer(func() actor.Actor { return s }))
 	m.sessions[st.ID] = pid
 	return pid

@@ -2,10 +2,10 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -22,9 +22,11 @@ import (
 // the actor each step it records, and asks it for decisions, by message.
 // A new input cancels the request in flight.
 type session struct {
-	cfg  Config
-	loop *Loop
-	view *State
+	cfg   Config
+	loop  *Loop
+	view  *State
+	snaps *snapshots
+	due   *time.Timer // sends saveView: the view's snapshot is to be saved
 
 	waiters map[string]chan Decision
 	early   map[string]Decision // decisions that came before their waiter
@@ -60,6 +62,8 @@ type (
 	// pendingReq asks for the id of the approval the session waits for
 	// ("" when none), a string.
 	pendingReq struct{}
+	// saveView: time to save the view's snapshot.
+	saveView struct{}
 )
 
 // errStopped refuses steps of a session whose actor stops.
@@ -74,11 +78,7 @@ func (s *session) Receive(ctx actor.Context) {
 		}
 		if s.view.Open() {
 			s.cfg.Logf("agent %s: session %s continues after a restart", s.cfg.Light, s.view.ID)
-			if b, err := json.Marshal(s.view); err == nil { // it may live only in events so far
-				sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-				saveSnapshot(sctx, s.cfg, s.view.ID, b)
-				cancel()
-			}
+			s.saveNow() // it may live only in events so far
 			s.start(ctx, func(ctx context.Context, r *request) messages.AskReply { return s.loop.Continue(ctx, r.state, r) }, nil)
 		}
 	case *actor.Stopping:
@@ -90,8 +90,26 @@ func (s *session) Receive(ctx actor.Context) {
 			s.cancel()
 			<-s.done
 		}
+		if s.due != nil {
+			s.saveNow()
+		}
+		s.snaps.wg.Wait()
 	case *stepped:
 		s.view.Apply(msg.ev, msg.at)
+		if msg.ev.Kind == messages.AgentKindEnd && s.due == nil {
+			// The journal holds the steps until then; saving once for
+			// a burst of requests keeps the snapshot off their way.
+			self, root := ctx.Self(), ctx.ActorSystem().Root
+			s.due = time.AfterFunc(snapshotDelay, func() { root.Send(self, &saveView{}) })
+		}
+	case *saveView:
+		if s.due != nil {
+			s.due = nil
+			if b, err := s.view.snapshot(); err == nil {
+				step := s.view.Step
+				s.snaps.wg.Go(func() { s.snaps.save(step, b) })
+			}
+		}
 	case *expecting:
 		s.expect, s.expectTool = msg.id, msg.tool
 	case *awaitDecision:
@@ -193,7 +211,7 @@ func (s *session) start(actx actor.Context, run func(context.Context, *request) 
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan *State, 1)
 	s.cancel, s.done = cancel, done
-	r := &request{cfg: s.cfg, stopped: s.stopped, self: actx.Self(), root: actx.ActorSystem().Root}
+	r := &request{cfg: s.cfg, snaps: s.snaps, stopped: s.stopped, self: actx.Self(), root: actx.ActorSystem().Root}
 	go func() {
 		defer cancel()
 		r.state = first
@@ -214,7 +232,6 @@ func (s *session) start(actx actor.Context, run func(context.Context, *request) 
 		if res.Status != messages.AgentCancelled {
 			s.cfg.Logf("agent %s: session %s %s after %d steps", s.cfg.Light, r.state.ID, res.Status, res.Steps)
 		}
-		r.saveEnded()
 	}()
 }
 
@@ -222,12 +239,12 @@ func (s *session) start(actx actor.Context, run func(context.Context, *request) 
 // state and talks to the session's actor only by message.
 type request struct {
 	cfg     Config
+	snaps   *snapshots
 	state   *State
 	stopped context.Context
 	self    *actor.PID
 	root    *actor.RootContext
 	unacked []*journal.Pending // appended steps not yet known durable
-	ended   bool               // the end of the request is journaled, its snapshot not saved yet
 }
 
 // Record journals an event of the session and applies it (Env). Steps
@@ -263,39 +280,16 @@ func (r *request) Record(ctx context.Context, ev messages.OutAgentData) error {
 		}
 	}
 	r.state.Apply(ev, now)
-	// The journal's retention may purge the session's events once a
-	// light's snapshot covers them; the session's snapshot keeps it. A
-	// pending approval's is saved before anyone can see the step in the
-	// session; an ended request's once its asker has the answer, before
-	// the next request starts (saveEnded): until then the journal holds
-	// every step, and a purge needs a light's snapshot after them.
-	switch ev.Kind {
-	case messages.AgentKindApproval:
+	if ev.Kind == messages.AgentKindApproval {
+		// Saved before anyone can see the step in the session (the
+		// session's actor saves the others, snapshotDelay after a
+		// request ends).
 		if b, err := r.state.snapshot(); err == nil {
-			saveSnapshot(ctx, r.cfg, r.state.ID, b)
+			r.snaps.save(r.state.Step, b)
 		}
-	case messages.AgentKindEnd:
-		r.ended = true
 	}
 	r.root.Send(r.self, &stepped{ev: ev, at: now})
 	return nil
-}
-
-// saveEnded saves the snapshot of a session whose request ended, off the
-// answer's path; its own context, since a newer input or a stopping
-// daemon may have cancelled the request's.
-func (r *request) saveEnded() {
-	if !r.ended {
-		return
-	}
-	r.ended = false
-	b, err := r.state.snapshot()
-	if err != nil {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	saveSnapshot(ctx, r.cfg, r.state.ID, b)
 }
 
 // flush waits until every step appended so far is durable.
@@ -323,12 +317,48 @@ func (r *request) Decide(ctx context.Context, id string) (Decision, error) {
 	}
 }
 
-// saveSnapshot saves a session's state in the snapshot bucket; a failure
-// only costs the state's survival of a purge, so it is logged.
-func saveSnapshot(ctx context.Context, cfg Config, session string, b []byte) {
-	if err := cfg.Journal.SaveRecord(ctx, SnapshotKey(cfg.Light, session), b); err != nil {
-		cfg.Logf("agent %s: snapshot session %s: %v", cfg.Light, session, err)
+// saveNow saves the view's snapshot and waits.
+func (s *session) saveNow() {
+	if s.due != nil {
+		s.due.Stop()
+		s.due = nil
 	}
+	if b, err := s.view.snapshot(); err == nil {
+		s.snaps.save(s.view.Step, b)
+	}
+}
+
+// snapshotDelay is how long after a request ends its session's snapshot
+// is saved: the journal holds its steps meanwhile, and one save covers a
+// burst of requests.
+const snapshotDelay = 100 * time.Millisecond
+
+// snapshots saves a session's state in the snapshot bucket, which keeps
+// the session when the journal's retention purges its events (once a
+// light's snapshot covers them). It saves one at a time, and never one
+// older than the last it saved. A failure only costs the state's
+// survival of a purge, so it is logged.
+type snapshots struct {
+	cfg  Config
+	id   string
+	mu   sync.Mutex // held while one is saved
+	last int        // the step of the last one saved
+	wg   sync.WaitGroup
+}
+
+func (v *snapshots) save(step int, b []byte) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if step <= v.last {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := v.cfg.Journal.SaveRecord(ctx, SnapshotKey(v.cfg.Light, v.id), b); err != nil {
+		v.cfg.Logf("agent %s: snapshot session %s: %v", v.cfg.Light, v.id, err)
+		return
+	}
+	v.last = step
 }
 
 // SnapshotKey is where a session's snapshot is kept in the snapshot

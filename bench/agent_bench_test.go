@@ -120,42 +120,54 @@ func syncMode() string {
 	return "always"
 }
 
-// BenchmarkDirectCommand is `ask {"text":"on"}` to a daemon with no
-// model: a direct command, carried out by the agent's session with no
-// model call (issue 18). Its baseline, in the same run and alternating
-// with it, is the set_state command it makes: direct-vs-set_state is the
-// ratio of their medians (goal ≤ 2), p50 the direct command's median
-// (goal ≤ 20 ms with --sync batch).
+// BenchmarkDirectCommand is `ask {"text":"on please"}` to a daemon with
+// no model: a direct command, carried out by the agent's session with no
+// model call (issue 18); and learned, an intent the light learned
+// ("time to unwind" → set_state on), asked likewise. The baseline, in the
+// same run and alternating with it, is the set_state command it makes:
+// direct-vs-set_state is the ratio of their medians (goal ≤ 2), p50 the
+// direct command's median (goal ≤ 20 ms with --sync batch).
 func BenchmarkDirectCommand(b *testing.B) {
-	d := startDaemon(b, b.TempDir(), "--light", benchLight, "--model", "", "--sync", "batch")
-	nc := connect(b, d.URL)
-	applyBenchConfig(b, nc)
-	timed := func(verb, body string) time.Duration {
-		t0 := time.Now()
-		m, err := nc.Request("lumen."+benchLight+".cmd."+verb, []byte(body), requestTimeout)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if !json.Valid(m.Data) || m.Header.Get("Nats-Service-Error-Code") != "" {
-			b.Fatalf("%s: %s", verb, m.Data)
-		}
-		return time.Since(t0)
+	for _, tc := range []struct{ name, text, learn string }{
+		{"state", "on please", ""},
+		{"learned", "Time to unwind!", `{"phrase":"time to unwind","verb":"set_state","arg":"on"}`},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			d := startDaemon(b, b.TempDir(), "--light", benchLight, "--model", "", "--sync", "batch")
+			nc := connect(b, d.URL)
+			applyBenchConfig(b, nc)
+			timed := func(verb, body string) time.Duration {
+				t0 := time.Now()
+				m, err := nc.Request("lumen."+benchLight+".cmd."+verb, []byte(body), requestTimeout)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if !json.Valid(m.Data) || m.Header.Get("Nats-Service-Error-Code") != "" {
+					b.Fatalf("%s: %s", verb, m.Data)
+				}
+				return time.Since(t0)
+			}
+			if tc.learn != "" {
+				timed("learn_intent", tc.learn)
+			}
+			ask, _ := json.Marshal(map[string]string{"text": tc.text})
+			var direct, plain []time.Duration
+			b.ResetTimer()
+			for b.Loop() {
+				direct = append(direct, timed("ask", string(ask)))
+				b.StopTimer()
+				plain = append(plain, timed("set_state", `{"name":"on"}`))
+				b.StartTimer()
+			}
+			b.StopTimer()
+			med := func(ds []time.Duration) time.Duration {
+				s := append([]time.Duration(nil), ds...)
+				slices.Sort(s)
+				return s[len(s)/2]
+			}
+			b.ReportMetric(float64(med(direct).Microseconds())/1000, "p50-ms")
+			b.ReportMetric(float64(med(plain).Microseconds())/1000, "set_state-p50-ms")
+			b.ReportMetric(float64(med(direct))/float64(med(plain)), "direct-vs-set_state")
+		})
 	}
-	var direct, plain []time.Duration
-	b.ResetTimer()
-	for b.Loop() {
-		direct = append(direct, timed("ask", `{"text":"on please"}`))
-		b.StopTimer()
-		plain = append(plain, timed("set_state", `{"name":"on"}`))
-		b.StartTimer()
-	}
-	b.StopTimer()
-	med := func(ds []time.Duration) time.Duration {
-		s := append([]time.Duration(nil), ds...)
-		slices.Sort(s)
-		return s[len(s)/2]
-	}
-	b.ReportMetric(float64(med(direct).Microseconds())/1000, "p50-ms")
-	b.ReportMetric(float64(med(plain).Microseconds())/1000, "set_state-p50-ms")
-	b.ReportMetric(float64(med(direct))/float64(med(plain)), "direct-vs-set_state")
 }

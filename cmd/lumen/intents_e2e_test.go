@@ -136,6 +136,11 @@ func TestLearnedIntents(t *testing.T) {
 	if out, code := runCLI(t, d.URL, "ask", "I'm going to read a book"); code != 1 || !strings.Contains(out, "not configured") {
 		t.Fatalf("a forgotten request with no model: exit %d\n%s", code, out)
 	}
+	// What direct commands match is read again after a change.
+	mustOK(t, request(t, nc, "lumen.demo.cmd.create_state", `{"name":"party","r":255,"g":0,"b":255}`))
+	if out, code := runCLI(t, d.URL, "ask", "party please"); code != 0 || state() != "party" {
+		t.Fatalf("a direct command naming a new state: exit %d\n%s", code, out)
+	}
 	if out, code := runCLI(t, d.URL, "export"); code != 0 || strings.Contains(out, "intent") || strings.Contains(out, "reading time") {
 		t.Fatalf("lumen export: exit %d\n%s", code, out)
 	}
