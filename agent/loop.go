@@ -145,6 +145,14 @@ func (l *Loop) local(ctx context.Context, text string) (messages.AgentToolCall, 
 // calls the last model reply asked for and did not get, then further
 // turns. A cancelled ctx ends the request as cancelled, silently.
 func (l *Loop) Continue(ctx context.Context, s *State, env Env) messages.AskReply {
+	ctx, given := withHandouts(ctx)
+	r := l.run(ctx, s, env)
+	r.Webhooks = given.take()
+	return r
+}
+
+// run is Continue's loop.
+func (l *Loop) run(ctx context.Context, s *State, env Env) messages.AskReply {
 	for {
 		if ctx.Err() != nil {
 			return l.end(env, s, messages.AgentCancelled, "")

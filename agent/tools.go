@@ -440,7 +440,7 @@ func (t *Tools) Run(ctx context.Context, name string, args json.RawMessage) (jso
 	case ToolTestTool:
 		return t.command(ctx, messages.VerbRunTool, args)
 	case ToolCreateDataSource:
-		return t.command(ctx, messages.VerbCreateSource, args)
+		return t.createSource(ctx, args)
 	case ToolDeleteDataSource:
 		return t.command(ctx, messages.VerbDeleteSource, args)
 	case ToolDefineTransition:

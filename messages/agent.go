@@ -57,13 +57,26 @@ type AskRequest struct {
 //     (the model could not be reached or answered garbage), cancelled (a
 //     newer input took over), rejected (a confirmation was refused),
 //     accepted (async).
+//   - webhooks  each webhook source the agent made in this request, with
+//     its URL and its token: given once to the person, never to the model,
+//     never journaled.
 type AskReply struct {
-	OK      bool       `json:"ok"`
-	Session string     `json:"session"`
-	Status  string     `json:"status"`
-	Answer  string     `json:"answer,omitempty"`
-	Calls   []ToolStep `json:"calls,omitempty"`
-	Steps   int        `json:"steps,omitempty"`
+	OK       bool           `json:"ok"`
+	Session  string         `json:"session"`
+	Status   string         `json:"status"`
+	Answer   string         `json:"answer,omitempty"`
+	Calls    []ToolStep     `json:"calls,omitempty"`
+	Steps    int            `json:"steps,omitempty"`
+	Webhooks []WebhookGiven `json:"webhooks,omitempty"`
+}
+
+// WebhookGiven is a webhook source the agent made: where to post, and the
+// token to post with (Authorization: Bearer TOKEN). URL is empty when the
+// daemon serves no HTTP.
+type WebhookGiven struct {
+	Source string `json:"source"`
+	URL    string `json:"url"`
+	Token  string `json:"token"`
 }
 
 // Statuses of an agent request.

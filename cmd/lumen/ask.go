@@ -85,6 +85,7 @@ after its maximum steps; 1 when it failed (model unreachable, not configured).`,
 			default:
 				fmt.Fprintln(a.stdout, r.Answer)
 			}
+			a.printWebhooks(r.Webhooks)
 			return nil
 		},
 	}
@@ -340,4 +341,17 @@ func (a *app) playOrSave(ctx context.Context, audio []byte, out string, noPlay b
 	}
 	fmt.Fprintf(a.stdout, "answer audio: %s (%d bytes)\n", out, len(audio))
 	return nil
+}
+
+// printWebhooks tells the person about the webhook sources the agent made:
+// their tokens are shown this once, and kept nowhere.
+func (a *app) printWebhooks(hooks []messages.WebhookGiven) {
+	for _, h := range hooks {
+		url := h.URL
+		if url == "" {
+			url = "(no HTTP: start lumen up with --http HOST:PORT) /hooks/LIGHT/" + h.Source
+		}
+		fmt.Fprintf(a.stdout, "webhook %s: POST %s with the header Authorization: Bearer %s\n", h.Source, url, h.Token)
+		fmt.Fprintln(a.stdout, "  (the token is shown this once and kept only as a hash: save it now)")
+	}
 }
