@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"regexp"
 	"strings"
 	"testing"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/lumen-home/lumen/agent/agenttest"
 	"github.com/lumen-home/lumen/internal/lumentest"
+	"github.com/lumen-home/lumen/messages"
 )
 
 // The agent sets up every kind of push source through createDataSource:
@@ -114,6 +116,43 @@ func TestAgentCreatesPushSources(t *testing.T) {
 		}
 	}
 	if err := model.Err(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// testTool to a host no source and no tool of the light reaches waits for
+// the person's approval, as a data source reaching it would (the tiers of
+// known hosts: TestTestToolTier).
+func TestTestToolToANewHostNeedsApproval(t *testing.T) {
+	t.Parallel()
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		fmt.Fprint(w, `{"price":42}`)
+	}))
+	defer api.Close()
+	host := strings.TrimPrefix(api.URL, "http://")
+	call := scripted("testTool", `{"name":"fetch_json","args":{"url":"`+api.URL+`/price"}}`)
+	srv := agenttest.New(
+		agenttest.Step{Calls: []agenttest.Call{call}},
+		agenttest.Step{Content: "It answers 42."},
+	)
+	defer srv.Close()
+	d := startDaemon(t, t.TempDir(), agentArgs(srv, "--allow-net", host)...)
+	nc := connect(t, d.URL)
+	events := watchAgent(t, nc, "demo")
+	done := make(chan string, 1)
+	go func() {
+		out, _ := runCLI(t, d.URL, "ask", "what does the price API say?")
+		done <- out
+	}()
+	ev := events.next(t, messages.AgentKindApproval)
+	if ev.Call == nil || ev.Call.Tool != "testTool" || ev.Call.Tier != messages.TierConfirm {
+		t.Fatalf("approval %+v, want testTool at the confirm tier", ev)
+	}
+	mustOK(t, request(t, nc, "lumen.demo.cmd.approve", fmt.Sprintf(`{"id":%q,"who":"test"}`, ev.Approval)))
+	if out := <-done; !strings.Contains(out, "It answers 42.") {
+		t.Fatalf("lumen ask: %s", out)
+	}
+	if err := srv.Err(); err != nil {
 		t.Fatal(err)
 	}
 }
