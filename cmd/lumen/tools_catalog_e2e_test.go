@@ -66,7 +66,7 @@ func TestToolCatalogPluginSourcesAndExport(t *testing.T) {
 			t.Errorf("built-in %+v", b)
 		}
 	}
-	if !slices.Equal(builtins, []string{"fetch_json", "fetch_text", "get_time"}) || l.Tools == nil || len(l.Tools) != 0 ||
+	if !slices.Equal(builtins, []string{"fetch_json", "fetch_text", "get_time", "get_weather", "web_search"}) || l.Tools == nil || len(l.Tools) != 0 ||
 		l.Plugins[0].Name != "broken" || l.Plugins[0].Error == "" || l.Plugins[1].Name != "hello" {
 		t.Fatalf("list_tools: %+v", l)
 	}

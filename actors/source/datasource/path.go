@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Segment is one step of a Path: an object key, or an array index when
@@ -32,6 +33,10 @@ const MaxPathSegments = 32
 //	result["key with space"], result['it''s']  any key, JSON or JS quoted
 func ParsePath(s string) (Path, error) {
 	src := s
+	if !utf8.ValidString(s) {
+		// A key must name a key of JSON, which is text.
+		return nil, fmt.Errorf("path %q is not valid UTF-8", src)
+	}
 	s = strings.TrimSpace(s)
 	rest, ok := strings.CutPrefix(s, "result")
 	if !ok || (rest != "" && rest[0] != '.' && rest[0] != '[') {
