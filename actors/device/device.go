@@ -306,6 +306,11 @@ func (a *Actor) apply(ctx actor.Context, g *messages.GetReply) {
 		a.vars = map[string]json.RawMessage{}
 	}
 	a.applyPins(g.Sources)
+	if err := a.r.SetFunctions(g.Functions); err != nil {
+		// The light checked them; states that call them show the error
+		// color.
+		a.logf("functions: %v", err)
+	}
 	if g.Seq >= a.seen {
 		a.seen = g.Seq
 		a.enter(ctx, g.State, g.Seq)
