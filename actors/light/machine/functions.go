@@ -173,7 +173,11 @@ func (fs *funcs) badCall(refs jsbox.Refs, params []string) string {
 		if len(f.Params) > 0 {
 			takes = fmt.Sprintf("%d (%s)", len(f.Params), strings.Join(f.Params, ", "))
 		}
-		return fmt.Sprintf("calls %s with %d arguments, but %s takes %s; pass what it takes, or change the function", name, n, name, takes)
+		args := "arguments"
+		if n == 1 {
+			args = "argument"
+		}
+		return fmt.Sprintf("calls %s with %d %s, but %s takes %s; pass what it takes, or change the function", name, n, args, name, takes)
 	}
 	return ""
 }
