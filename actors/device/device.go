@@ -440,6 +440,12 @@ func (a *Actor) renderError(state string, err error) {
 	if a.failed == state {
 		return
 	}
+	if a.model.Reading() {
+		// The model being read may define what failed (a function just
+		// defined): the state is rendered again when it comes, and
+		// reports its error then if it still has one.
+		return
+	}
 	a.failed = state
 	a.cfg.Logf("device %s: state %s: %v", a.cfg.Light, state, err)
 	actors.JournalFailure(a.cfg.Journal, a.cfg.Light, messages.OutErrorData{Code: 400, Kind: messages.ErrorRender,
