@@ -161,3 +161,31 @@ func TestFunctionCLI(t *testing.T) {
 		t.Errorf("function rm two: exit %d\n%s", code, out)
 	}
 }
+
+// Functions are configuration: a redefinition is a diff, and a rollback
+// brings the old one back, which the rules then call.
+func TestFunctionDiffAndRollback(t *testing.T) {
+	t.Parallel()
+	d := startDaemon(t, t.TempDir())
+	nc := connect(t, d.URL)
+	seqOf := func(r reply) string { return fmt.Sprint(uint64(r.Body["seq"].(float64))) }
+	first := seqOf(mustOK(t, request(t, nc, "lumen.demo.cmd.define_function", `{"name":"target","code":"return 'red';"}`)))
+	rules := seqOf(mustOK(t, request(t, nc, "lumen.demo.cmd.append_rules", `{"rules":[{"from":"*","on":"go","to":"red","condition":"target() === 'red'"},{"from":"*","on":"go","to":"blue"}]}`)))
+	second := seqOf(mustOK(t, request(t, nc, "lumen.demo.cmd.define_function", `{"name":"target","code":"return 'blue';"}`)))
+	fire := func() any { return mustOK(t, request(t, nc, "lumen.demo.cmd.fire", `{"transition":"go"}`)).Body["state"] }
+	if s := fire(); s != "blue" {
+		t.Fatalf("after the redefinition: %v", s)
+	}
+	if out, code := runCLI(t, d.URL, "diff", second); code != 0 || !strings.Contains(out, "-     code: return 'red';") || !strings.Contains(out, "+     code: return 'blue';") {
+		t.Errorf("lumen diff %s: exit %d\n%s", second, code, out)
+	}
+	if out, _ := runCLI(t, d.URL, "history"); !strings.Contains(out, first+" ") || !strings.Contains(out, "+function target") || !strings.Contains(out, "~function target") {
+		t.Errorf("lumen history:\n%s", out)
+	}
+	if out, code := runCLI(t, d.URL, "rollback", rules); code != 0 || !strings.Contains(out, "functions: ~target") {
+		t.Fatalf("lumen rollback %s: exit %d\n%s", rules, code, out)
+	}
+	if s := fire(); s != "red" {
+		t.Errorf("after the rollback: %v", s)
+	}
+}
