@@ -172,7 +172,9 @@ func TestFunctionDiffAndRollback(t *testing.T) {
 	first := seqOf(mustOK(t, request(t, nc, "lumen.demo.cmd.define_function", `{"name":"target","code":"return 'red';"}`)))
 	rules := seqOf(mustOK(t, request(t, nc, "lumen.demo.cmd.append_rules", `{"rules":[{"from":"*","on":"go","to":"red","condition":"target() === 'red'"},{"from":"*","on":"go","to":"blue"}]}`)))
 	second := seqOf(mustOK(t, request(t, nc, "lumen.demo.cmd.define_function", `{"name":"target","code":"return 'blue';"}`)))
-	fire := func() any { return mustOK(t, request(t, nc, "lumen.demo.cmd.fire", `{"transition":"go"}`)).Body["state"] }
+	fire := func() any {
+		return mustOK(t, request(t, nc, "lumen.demo.cmd.fire", `{"transition":"go"}`)).Body["state"]
+	}
 	if s := fire(); s != "blue" {
 		t.Fatalf("after the redefinition: %v", s)
 	}
