@@ -62,6 +62,8 @@ var reservedNames = func() []string {
 			BigInt64Array BigUint64Array Symbol WeakSet WeakMap WeakRef FinalizationRegistry Map Set Promise Intl Atomics
 			SharedArrayBuffer globalThis NaN undefined Infinity isNaN parseInt parseFloat isFinite decodeURI
 			decodeURIComponent encodeURI encodeURIComponent escape unescape console arguments`),
+		// What every object has, and so the object of a light's functions.
+		[]string{"__proto__"},
 		// JavaScript's reserved words, strict mode's included.
 		strings.Fields(`break case catch class const continue debugger default delete do else enum export extends
 			false finally for function if import in instanceof new null return super switch this throw true try
