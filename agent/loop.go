@@ -459,7 +459,7 @@ func finished(s *State, turn *messages.AgentMessage) (status, answer string, ok 
 // run them again.
 func idempotent(tool string) bool {
 	switch tool {
-	case ToolCreateState, ToolSetState, ToolCreateSchedule, ToolDefineTool:
+	case ToolCreateState, ToolSetState, ToolCreateSchedule, ToolDefineTool, ToolDefineFunction:
 		return true
 	}
 	return false

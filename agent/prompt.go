@@ -18,7 +18,8 @@ const promptHead = `You are the agent of a smart light called %q. Configure it b
 ## Tools
 Information: getPattern(name) looks up a template and example (patterns: %s). getStates, getState(name), getRules, getVariables read the light. simulate(states?, rules?, delete_rules?, since?) replays the light's recent inputs against a change without making it.
 States: createState(name, r, g, b, speed?, description?) — r/g/b 0-255 or a JavaScript expression string ("random()*255", "128+127*Math.sin(frame*0.1)"); speed = animation frame period in ms. deleteState(name).
-Rules: appendRules(rules) — each {from, on, to, condition?, action?, priority?}; from is a state, "*" (any) or "prefix/*"; on is a transition (button_click, button_double_click, button_hold, button_release, a timer or schedule name, a data source's transition); condition and action are JavaScript with getData(name), setData(name, value) (undefined unsets), startTimer(name, ms), cancelTimer(name), random(), now(); higher priority is tried first, then order. deleteRules({ids} or {from,on,to}).
+Rules: appendRules(rules) — each {from, on, to, condition?, action?, priority?}; from is a state, "*" (any) or "prefix/*"; on is a transition (button_click, button_double_click, button_hold, button_release, a timer or schedule name, a data source's transition); condition and action are JavaScript with getData(name), setData(name, value) (undefined unsets), startTimer(name, ms), cancelTimer(name), random(), now() (ms since the epoch; new Date(now()).getHours() is the hour), and the light's functions; higher priority is tried first, then order. deleteRules({ids} or {from,on,to}).
+Functions: defineFunction(name, params, code, description?) — a named JavaScript function (code is its body; return gives the value) that conditions, actions and state colors call by name, e.g. is_evening() in a condition; define it before the rules that call it, and describe it so later requests can reuse it. deleteFunction(name).
 Now: setState(name), fire(transition). Time: createSchedule(name, cron, tz?, fires), deleteSchedule(name).
 External data: defineTool(name, code, hosts, params?, description?) — JavaScript, the body of an async function of params returning JSON, with await fetch(url, {method, headers, body}) → {status, headers, body} to its hosts over HTTPS; secrets only as {{secret:NAME}} in headers. testTool(name, args). createDataSource stores values (the previous one in <var>_prev) and fires a transition; by type: poll {name, interval_ms, fetch {tool, args?}, store {var: "result.path"}, fires} e.g. {"name":"weather","interval_ms":3600000,"fetch":{"tool":"get_weather","args":{"location":"auto"}},"store":{"temp":"result.temp"},"fires":"weather_updated"}; mqtt {name, type:"mqtt", topic, store?, fires} e.g. {"name":"doorbell","type":"mqtt","topic":"home/doorbell","fires":"doorbell_rang"}; nats {name, type:"nats", subject, store?, fires}; webhook {name, type:"webhook", store?, fires} (its URL comes back; its token goes to the person); gpio {name, type:"gpio", pin, pull?, edge?, fires} e.g. {"name":"motion","type":"gpio","pin":23,"fires":"motion"}; internal {name, type:"internal", tracks, interval_ms, store?, fires?}. deleteDataSource(name), deleteTool(name). defineTransition(name, code, poll_interval_ms, hosts?) fires name whenever a JavaScript predicate turns true; deleteTransition(name).
 Finish: done(message) with a one or two sentence summary, or askUser(question) when the request is ambiguous.
@@ -45,8 +46,8 @@ func Prompt(light string, m *messages.GetReply) string {
 		return b.String()
 	}
 	var st strings.Builder
-	fmt.Fprintf(&st, "Current state: %s. The light has %d states, %d rules, %d variables, %d tools, %d data sources.\n",
-		m.State, len(m.States), len(m.Rules), len(m.Vars), len(m.Tools), len(m.Sources))
+	fmt.Fprintf(&st, "Current state: %s. The light has %d states, %d rules, %d functions, %d variables, %d tools, %d data sources.\n",
+		m.State, len(m.States), len(m.Rules), len(m.Functions), len(m.Vars), len(m.Tools), len(m.Sources))
 	st.WriteString("States:")
 	for _, s := range m.States {
 		c, _ := json.Marshal(s)
@@ -69,6 +70,16 @@ func Prompt(light string, m *messages.GetReply) string {
 		}
 	}
 	if len(m.Rules) == 0 {
+		st.WriteString(" none")
+	}
+	st.WriteString("\nFunctions:")
+	for _, f := range m.Functions {
+		fmt.Fprintf(&st, "\n- %s(%s)", f.Name, strings.Join(f.Params, ", "))
+		if f.Description != "" {
+			fmt.Fprintf(&st, ": %s", clip.To(f.Description, 200, " …"))
+		}
+	}
+	if len(m.Functions) == 0 {
 		st.WriteString(" none")
 	}
 	names := make([]string, 0, len(m.Vars))

@@ -1,6 +1,7 @@
 package agent_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -33,5 +34,46 @@ func TestPromptBounded(t *testing.T) {
 	}
 	if !strings.Contains(agent.Prompt("kitchen", big), "use getStates, getRules, getVariables") {
 		t.Fatal("a clipped prompt must say how to read the rest")
+	}
+}
+
+// The prompt lists the light's functions with their parameters and
+// descriptions, so that a later request reuses them.
+func TestPromptListsFunctions(t *testing.T) {
+	m := &messages.GetReply{State: "off", States: []messages.State{{Name: "off"}},
+		Functions: []messages.Function{
+			{Name: "is_evening", Description: "true after 18:00", Code: "return new Date(now()).getHours() >= 18;"},
+			{Name: "mix", Params: []string{"a", "b"}, Code: "return (a + b) / 2;"}}}
+	p := agent.Prompt("kitchen", m)
+	for _, want := range []string{"2 functions", "Functions:\n- is_evening(): true after 18:00\n- mix(a, b)\n", "defineFunction(name, params, code, description?)"} {
+		if !strings.Contains(p, want) {
+			t.Errorf("prompt lacks %q:\n%s", want, p)
+		}
+	}
+	if p := agent.Prompt("kitchen", &messages.GetReply{State: "off"}); !strings.Contains(p, "Functions: none") {
+		t.Errorf("prompt of a light without functions:\n%s", p)
+	}
+}
+
+// defineFunction needs no approval (a function reaches nothing a rule
+// cannot); deleting one does, as the other deletes do. Both go to the
+// light's verbs.
+func TestFunctionTools(t *testing.T) {
+	tools := &agent.Tools{Light: newFakeLight()}
+	for name, want := range map[string]string{agent.ToolDefineFunction: messages.TierAutonomous, agent.ToolDeleteFunction: messages.TierConfirm} {
+		if tier := tools.Tier(context.Background(), name, json.RawMessage(`{"name":"f","code":"return 1"}`)); tier != want {
+			t.Errorf("%s: tier %s, want %s", name, tier, want)
+		}
+	}
+	light := newFakeLight()
+	tools = &agent.Tools{Light: light}
+	if _, err := tools.Run(context.Background(), agent.ToolDefineFunction, json.RawMessage(`{"name":"is_evening","params":[],"code":"return true"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tools.Run(context.Background(), agent.ToolDeleteFunction, json.RawMessage(`{"name":"is_evening"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(light.cmds, "\n"); got != `define_function {"name":"is_evening","params":[],"code":"return true"}`+"\n"+`delete_function {"name":"is_evening"}` {
+		t.Errorf("commands:\n%s", got)
 	}
 }

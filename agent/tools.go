@@ -52,6 +52,8 @@ const (
 	ToolDeleteSchedule   = "deleteSchedule"
 	ToolDefineTool       = "defineTool"
 	ToolDeleteTool       = "deleteTool"
+	ToolDefineFunction   = "defineFunction"
+	ToolDeleteFunction   = "deleteFunction"
 	ToolTestTool         = "testTool"
 	ToolCreateDataSource = "createDataSource"
 	ToolDeleteDataSource = "deleteDataSource"
@@ -151,6 +153,10 @@ func baseSpecs() []Spec {
 		{ToolDefineTool, "Define a custom tool: JavaScript run in a sandbox, the body of an async function of params that returns JSON; it may await fetch(url, {method, headers, body}) to the hosts it lists (HTTPS). Refer to secrets as {{secret:NAME}} in headers.",
 			`{"type":"object","properties":{"name":{"type":"string","description":"[a-z][a-z0-9_]*"},"description":{"type":"string"},"params":{"type":"object","description":"JSON schema of its arguments"},"code":{"type":"string"},"returns":{"type":"object"},"hosts":{"type":"array","items":{"type":"string"}}},"required":["name","code"]}`, messages.TierConfirm},
 		{ToolDeleteTool, "Delete a custom tool.", `{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`, messages.TierConfirm},
+		// Autonomous: a function is JavaScript of the light's own, which reaches nothing a rule cannot.
+		{ToolDefineFunction, "Define (or replace) a custom function the light's rule conditions, actions and state colors can call by name: the body of a JavaScript function of params, with getData, random(), now() (ms) and the other functions; return gives the value. Only actions may setData or startTimer through it.",
+			`{"type":"object","properties":{"name":{"type":"string","description":"a JavaScript name such as is_evening; not a built-in's"},"params":{"type":"array","items":{"type":"string"},"description":"parameter names, in order"},"code":{"type":"string","description":"the function's body, e.g. return new Date(now()).getHours() >= 18;"},"description":{"type":"string","description":"what it returns, for later requests"}},"required":["name","code"]}`, messages.TierAutonomous},
+		{ToolDeleteFunction, "Delete a custom function (rules, states and functions that call it must be changed first).", `{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`, messages.TierConfirm},
 		{ToolTestTool, "Run a tool once with arguments and see its result.",
 			`{"type":"object","properties":{"name":{"type":"string"},"args":{"type":"object"}},"required":["name"]}`, messages.TierAutonomous},
 		{ToolCreateDataSource, "Create (or replace) a data source: something that stores values in variables (the previous value stays in <var>_prev) and fires a transition. " +
@@ -437,6 +443,10 @@ func (t *Tools) Run(ctx context.Context, name string, args json.RawMessage) (jso
 		return t.command(ctx, messages.VerbDefineTool, args)
 	case ToolDeleteTool:
 		return t.command(ctx, messages.VerbDeleteTool, args)
+	case ToolDefineFunction:
+		return t.command(ctx, messages.VerbDefineFunction, args)
+	case ToolDeleteFunction:
+		return t.command(ctx, messages.VerbDeleteFunction, args)
 	case ToolTestTool:
 		return t.command(ctx, messages.VerbRunTool, args)
 	case ToolCreateDataSource:

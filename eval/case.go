@@ -121,6 +121,7 @@ type Names struct {
 	Tools     []string `yaml:"tools"`
 	Sources   []string `yaml:"sources"`
 	Schedules []string `yaml:"schedules"`
+	Functions []string `yaml:"functions"`
 }
 
 //go:embed cases.yaml

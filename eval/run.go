@@ -539,6 +539,7 @@ func (g lightNow) has(n Names, want bool) error {
 		{"tool", n.Tools, namesOf(g.get.Tools, func(t messages.Tool) string { return t.Name })},
 		{"source", n.Sources, sources},
 		{"schedule", n.Schedules, namesOf(g.get.Schedules, func(s messages.Schedule) string { return s.Name })},
+		{"function", n.Functions, namesOf(g.get.Functions, func(f messages.Function) string { return f.Name })},
 	} {
 		for _, name := range part.want {
 			if slices.Contains(part.names, name) != want {
@@ -600,7 +601,8 @@ func configOf(g messages.GetReply) json.RawMessage {
 		Schedules []messages.Schedule `json:"schedules"`
 		Tools     []messages.Tool     `json:"tools"`
 		Sources   []json.RawMessage   `json:"sources"`
-	}{g.States, g.Rules, g.Schedules, g.Tools, g.Sources})
+		Functions []messages.Function `json:"functions"`
+	}{g.States, g.Rules, g.Schedules, g.Tools, g.Sources, g.Functions})
 	return b
 }
 

@@ -39,7 +39,7 @@ func Verbs() []string {
 	v := []string{
 		VerbFire, VerbSetState, VerbGet, VerbApply, VerbHistory, VerbRollback, VerbWhy, VerbWhatIf, VerbCreateState, VerbDeleteState,
 		VerbAppendRules, VerbDeleteRules, VerbEnableRules, VerbSetVar, VerbCreateSchedule, VerbDeleteSchedule,
-		VerbDefineTool, VerbDeleteTool, VerbListTools, VerbRunTool,
+		VerbDefineTool, VerbDeleteTool, VerbListTools, VerbRunTool, VerbDefineFunction, VerbDeleteFunction,
 		VerbCreateSource, VerbDeleteSource, VerbListSources, VerbData, VerbDefineTransition, VerbDeleteTransition,
 		VerbButton, VerbLED, VerbGPIO,
 		VerbAsk, VerbApprove, VerbReject, VerbSessions, VerbTalk,
@@ -173,6 +173,7 @@ type ApplyRequest struct {
 	Schedules []Schedule                 `json:"schedules,omitempty"`
 	Tools     []Tool                     `json:"tools,omitempty"`
 	Sources   []json.RawMessage          `json:"sources,omitempty"`
+	Functions []Function                 `json:"functions,omitempty"`
 	// ConfirmEmpty says that a configuration with no states and no
 	// rules really means to empty the light; without it apply refuses
 	// one (an empty file is more often a mistake).
@@ -251,6 +252,7 @@ type GetReply struct {
 	Schedules []Schedule                 `json:"schedules"`
 	Tools     []Tool                     `json:"tools"`
 	Sources   []json.RawMessage          `json:"sources"`
+	Functions []Function                 `json:"functions"`
 	// LastRuns: when each data source last stored a run (the time of its
 	// latest data input); omitted when none has.
 	LastRuns map[string]time.Time `json:"last_runs,omitempty"`

@@ -86,6 +86,9 @@ rules:
     priority: high
 schedules:
   - {name: evening, cron: "0 19 * * *", fires: evening}
+functions:
+  - name: is_evening
+    code: return (
 `)
 	tests := []struct {
 		msg  string
@@ -97,6 +100,8 @@ schedules:
 		{"rule r9: to names state \"x\"", 10},
 		{"rule r6 (rules[0]): on is empty", 7},
 		{`schedule "evening": cron is not valid`, 16},
+		{`function "is_evening": the code has a syntax error`, 18},
+		{"config: functions[0].param: unknown field", 18},
 		{`state "green" is unknown`, 0},
 		{"the light is busy", 0},
 	}

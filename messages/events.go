@@ -132,6 +132,7 @@ const (
 //   - match      delete_rules by from/on/to.
 //   - tools      apply, define_tool.
 //   - sources    apply, create_source: source definitions (datasource.Def).
+//   - functions  apply, define_function.
 type InConfigData struct {
 	Op        string                     `json:"op"`
 	States    []State                    `json:"states,omitempty"`
@@ -145,6 +146,7 @@ type InConfigData struct {
 	Match     *RuleMatch                 `json:"match,omitempty"`
 	Tools     []Tool                     `json:"tools,omitempty"`
 	Sources   []json.RawMessage          `json:"sources,omitempty"`
+	Functions []Function                 `json:"functions,omitempty"`
 	// Plugins are the operator's plugins that Sources fetch with, as the
 	// daemon knew them when it journaled the input (create_source,
 	// apply): the light's model does not know the plugins directory, and
@@ -224,6 +226,7 @@ type OutScheduleData struct {
 //   - schedules the schedules created or deleted (names).
 //   - tools   the custom tools defined, replaced or deleted (names).
 //   - sources the data sources created, replaced or deleted (names).
+//   - functions the custom functions defined, replaced or deleted (names).
 type OutConfigData struct {
 	Op        string   `json:"op"`
 	States    []string `json:"states,omitempty"`
@@ -231,6 +234,7 @@ type OutConfigData struct {
 	Schedules []string `json:"schedules,omitempty"`
 	Tools     []string `json:"tools,omitempty"`
 	Sources   []string `json:"sources,omitempty"`
+	Functions []string `json:"functions,omitempty"`
 }
 
 // OutIgnoredData reports an input that changed nothing, and why.

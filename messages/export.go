@@ -25,10 +25,11 @@ import (
 //
 // The top-level keys come in the order a light is read: where it starts
 // (initial), what it shows (states), how it moves between them (rules,
-// which name states), the data rules read and write (vars), then what
-// fires transitions from outside: schedules, tools (the code) and
-// sources (which call tools, so they come after them). Within a state,
-// rule, schedule or tool the keys come as their documentation lists them;
+// which name states), the functions their expressions call, the data
+// rules read and write (vars), then what fires transitions from outside:
+// schedules, tools (the code) and sources (which call tools, so they come
+// after them). Within a state, rule, function, schedule or tool the keys
+// come as their documentation lists them;
 // a rule's priority is written only when it is not 0, enabled only when
 // false. Vars are sorted by name; the JSON values of vars, tool params
 // and returns, and sources keep the key order of their JSON text, a
@@ -77,6 +78,14 @@ func ToYAML(c ApplyRequest) ([]byte, error) {
 			seq.Content = append(seq.Content, ruleNode(r))
 		}
 		addPair(top, "rules", seq)
+	}
+
+	if len(c.Functions) > 0 {
+		seq := seqNode()
+		for _, f := range c.Functions {
+			seq.Content = append(seq.Content, functionNode(f))
+		}
+		addPair(top, "functions", seq)
 	}
 
 	if c.Vars != nil {
@@ -370,6 +379,24 @@ func ruleNode(r Rule) *yaml.Node {
 	if !r.Enabled {
 		addPair(m, "enabled", boolNode(false))
 	}
+	return m
+}
+
+func functionNode(f Function) *yaml.Node {
+	m := mapNode()
+	addPair(m, "name", str(f.Name))
+	if f.Description != "" {
+		addPair(m, "description", str(f.Description))
+	}
+	if len(f.Params) > 0 {
+		seq := seqNode()
+		seq.Style = yaml.FlowStyle
+		for _, p := range f.Params {
+			seq.Content = append(seq.Content, str(p))
+		}
+		addPair(m, "params", seq)
+	}
+	addPair(m, "code", str(f.Code))
 	return m
 }
 

@@ -422,11 +422,12 @@ func TestToYAMLKnowsEveryField(t *testing.T) {
 		v    any
 		want string
 	}{
-		{messages.ApplyRequest{}, "states rules vars initial schedules tools sources confirm_empty dry_run"},
+		{messages.ApplyRequest{}, "states rules vars initial schedules tools sources functions confirm_empty dry_run"},
 		{messages.State{}, "name r g b speed description"},
 		{messages.Rule{}, "id from on to condition action priority enabled"},
 		{messages.Schedule{}, "name cron tz fires next"},
 		{messages.Tool{}, "name description params code returns hosts"},
+		{messages.Function{}, "name description params code"},
 	}
 	for _, tt := range tests {
 		typ := reflect.TypeOf(tt.v)
@@ -473,10 +474,12 @@ func TestToYAMLKeyOrder(t *testing.T) {
 		n    *yaml.Node
 		want string
 	}{
-		{"top", top, "initial states rules vars schedules tools sources"},
+		{"top", top, "initial states rules functions vars schedules tools sources"},
 		{"a state", field(top, "states").Content[3], "name r g b speed description"},
 		{"a rule", field(top, "rules").Content[5], "id from on to condition action priority"},
 		{"a schedule", field(top, "schedules").Content[0], "name cron tz fires"},
+		{"a function", field(top, "functions").Content[0], "name description params code"},
+		{"a function without params", field(top, "functions").Content[1], "name code"},
 		{"a tool", field(top, "tools").Content[0], "name description params code returns hosts"},
 		{"a tool's params", field(field(field(top, "tools").Content[0], "params"), "properties"), "city units"},
 		{"a source", field(top, "sources").Content[0], "name type interval_ms fetch store"},
@@ -524,7 +527,7 @@ func exportConfig() messages.ApplyRequest {
 	}
 	speed := 50
 	evening := rule("r6", "off", "evening", "night/warm", 10)
-	evening.Condition = "getData('weather').sky !== 'rain'"
+	evening.Condition = "getData('weather').sky !== 'rain' && is_evening(19)"
 	evening.Action = "setData('evenings', (getData('evenings') || 0) + 1)"
 	cold := rule("r7", "night/warm", "button_double_click", "blue", 0)
 	cold.Enabled = false
@@ -569,6 +572,11 @@ return {temp: w.current.temperature_2m, sky: w.current.rain > 0 ? "rain" : "clea
 		}},
 		Sources: []json.RawMessage{
 			json.RawMessage(`{"name":"weather","type":"poll","interval_ms":600000,"fetch":{"tool":"get_weather","args":{"city":"Paris"}},"store":{"weather":"result"}}`),
+		},
+		Functions: []messages.Function{
+			{Name: "is_evening", Description: "true from the given hour (default 18) to midnight, UTC", Params: []string{"from"},
+				Code: "const h = new Date(now()).getUTCHours();\nreturn h >= (from === undefined ? 18 : from);"},
+			{Name: "warm", Code: "return getData('weather').temp > 20;"},
 		},
 	}
 }

@@ -75,7 +75,7 @@ func problemLine(raw []byte, msg string) int {
 }
 
 // fieldPath finds a field path (rules[2].priority) in an error message.
-var fieldPath = regexp.MustCompile(`\b(?:states|rules|vars|schedules|tools|sources|initial)(?:\[\d+\]|\.[A-Za-z_][A-Za-z0-9_-]*)*`)
+var fieldPath = regexp.MustCompile(`\b(?:states|rules|vars|schedules|tools|sources|functions|initial)(?:\[\d+\]|\.[A-Za-z_][A-Za-z0-9_-]*)*`)
 
 // Line returns the line of a file (YAML or JSON) on which the field
 // named by the first path in msg (rules[2].priority, as Decode's errors
@@ -108,7 +108,7 @@ func Line(raw []byte, msg string) int {
 	return 0
 }
 
-var named = regexp.MustCompile(`\b(?:(state|schedule|tool|source) "([^"]+)"|rule (r\d+)\b)`)
+var named = regexp.MustCompile(`\b(?:(state|schedule|tool|source|function) "([^"]+)"|rule (r\d+)\b)`)
 
 var pathStep = regexp.MustCompile(`\[(\d+)\]|\.?([A-Za-z_][A-Za-z0-9_-]*)`)
 

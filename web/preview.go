@@ -48,7 +48,7 @@ func (s *Server) preview(w http.ResponseWriter, r *http.Request) {
 		if st.Name != name {
 			continue
 		}
-		out, err := render.Preview(st, render.Options{Pixels: 1}, frames, 0)
+		out, err := render.Preview(st, g.Functions, render.Options{Pixels: 1}, frames, 0)
 		if err != nil && len(out) == 0 {
 			writeError(w, http.StatusBadRequest, err.Error())
 			return

@@ -159,6 +159,20 @@ func TestOldDataDirStartsAndReplays(t *testing.T) {
 	if s := get("kitchen").State; s != "red" {
 		t.Errorf("a click from off gives %s, want red", s)
 	}
+	// The old light takes custom functions, which its rules call; the
+	// replay below covers them too.
+	fn := messages.Function{Name: "to_green", Params: []string{"t"}, Code: "return t === 'paint' && getData('temp') < 20;"}
+	if err := c.Call(ctx, "kitchen", messages.VerbDefineFunction, fn, nil); err != nil {
+		t.Fatal(err)
+	}
+	paint := messages.RulesRequest{Rules: []messages.Rule{{From: "*", On: "paint", To: "green", Condition: "to_green(transition)", Enabled: true}}}
+	if err := c.Call(ctx, "kitchen", messages.VerbAppendRules, paint, nil); err != nil {
+		t.Fatal(err)
+	}
+	var r messages.Reply
+	if err := c.Call(ctx, "kitchen", messages.VerbFire, messages.FireRequest{Transition: "paint"}, &r); err != nil || r.State != "green" {
+		t.Errorf("a rule calling a function: %+v %v", r, err)
+	}
 	if err := d.Close(); err != nil {
 		t.Fatal(err)
 	}

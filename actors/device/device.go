@@ -317,6 +317,11 @@ func (a *Actor) apply(ctx actor.Context, g *messages.GetReply) {
 		a.vars = map[string]json.RawMessage{}
 	}
 	a.applyPins(g.Sources)
+	if err := a.r.SetFunctions(g.Functions); err != nil {
+		// The light checked them; states that call them show the error
+		// color.
+		a.logf("functions: %v", err)
+	}
 	if g.Seq >= a.seen {
 		a.seen = g.Seq
 		a.enter(ctx, g.State, g.Seq)
@@ -447,6 +452,12 @@ func (a *Actor) frame(ctx actor.Context, first bool) {
 // renderError journals a state's render error once per state.
 func (a *Actor) renderError(state string, err error) {
 	if a.failed == state {
+		return
+	}
+	if a.model.Reading() {
+		// The model being read may define what failed (a function just
+		// defined): the state is rendered again when it comes, and
+		// reports its error then if it still has one.
 		return
 	}
 	a.failed = state

@@ -340,3 +340,31 @@ func TestWebButton(t *testing.T) {
 	}
 	r.waitFrame(t, hardware.RGB{R: 255})
 }
+
+// A state's color calls the light's functions: the device takes them
+// with the model, and renders with the new ones after a redefinition.
+// A state entered right after its function is defined shows it, with no
+// render error for the moment the device had not read the function yet.
+func TestColorsCallFunctions(t *testing.T) {
+	r := newRig(t)
+	errs := make(chan *nats.Msg, 16)
+	sub, err := r.nc.ChanSubscribe(subject.Out("k", messages.OutError), errs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Unsubscribe()
+	r.waitFrame(t, hardware.RGB{})
+	r.command(t, messages.InConfig, `{"op":"define_function","functions":[{"name":"level","params":["x"],"code":"return x / 2;"}]}`)
+	r.command(t, messages.InConfig, `{"op":"create_state","states":[{"name":"half","r":"level(200)","g":"level(100)","b":0}]}`)
+	r.command(t, messages.InState, `{"name":"half"}`)
+	r.waitFrame(t, hardware.RGB{R: 100, G: 50})
+	r.command(t, messages.InConfig, `{"op":"define_function","functions":[{"name":"level","params":["x"],"code":"return x / 4;"}]}`)
+	r.command(t, messages.InState, `{"name":"red"}`)
+	r.command(t, messages.InState, `{"name":"half"}`)
+	r.waitFrame(t, hardware.RGB{R: 50, G: 25})
+	select {
+	case m := <-errs:
+		t.Fatalf("a render error: %s", m.Data)
+	case <-time.After(200 * time.Millisecond):
+	}
+}

@@ -223,7 +223,7 @@ func translateWith(verb string, body []byte, c checks) (any, error) {
 			return nil, bad("%v", err)
 		}
 		if len(r.States) == 0 && len(r.Rules) == 0 && !r.ConfirmEmpty {
-			return nil, bad(`the configuration has no states and no rules: applying it would delete every state, rule, variable, schedule, tool and source of the light. Send a configuration (lumen export prints one), or "confirm_empty":true (lumen apply --replace-all) to empty the light on purpose`)
+			return nil, bad(`the configuration has no states and no rules: applying it would delete every state, rule, variable, schedule, tool, source and function of the light. Send a configuration (lumen export prints one), or "confirm_empty":true (lumen apply --replace-all) to empty the light on purpose`)
 		}
 		var sources []json.RawMessage
 		for _, raw := range r.Sources {
@@ -238,7 +238,7 @@ func translateWith(verb string, body []byte, c checks) (any, error) {
 			varsOp = messages.VarsKeep
 		}
 		msg, err := cmd(messages.InConfig, messages.InConfigData{Op: messages.OpApply, States: r.States, Rules: r.Rules,
-			Vars: r.Vars, VarsOp: varsOp, Initial: r.Initial, Schedules: r.Schedules, Tools: r.Tools, Sources: sources,
+			Vars: r.Vars, VarsOp: varsOp, Initial: r.Initial, Schedules: r.Schedules, Tools: r.Tools, Sources: sources, Functions: r.Functions,
 			Plugins: pluginsUsed(sources, c.plugins)})
 		if err == nil {
 			// The same input, checked the same way, applied to a copy.
@@ -285,7 +285,29 @@ func translateWith(verb string, body []byte, c checks) (any, error) {
 			return nil, bad(`no tool given; send {"name":"…","code":"…"} or {"tools":[…]}`)
 		}
 		return cmd(messages.InConfig, messages.InConfigData{Op: messages.OpDefineTool, Tools: tools})
-	case messages.VerbDeleteState, messages.VerbDeleteSchedule, messages.VerbDeleteTool, messages.VerbDeleteSource, messages.VerbDeleteTransition:
+	case messages.VerbDefineFunction:
+		var fns []messages.Function
+		if hasTopField(body, "functions") {
+			var r struct {
+				Functions []messages.Function `json:"functions"`
+			}
+			if err := messages.Decode(body, &r); err != nil {
+				return nil, bad("%v", err)
+			}
+			fns = r.Functions
+		} else {
+			var f messages.Function
+			if err := messages.Decode(body, &f); err != nil {
+				return nil, bad(`%v; send a function like {"name":"is_evening","params":["h"],"code":"return h >= 18;"}, or {"functions":[…]}`, err)
+			}
+			fns = []messages.Function{f}
+		}
+		if len(fns) == 0 {
+			return nil, bad(`no function given; send {"name":"…","params":[…],"code":"…"} or {"functions":[…]}`)
+		}
+		return cmd(messages.InConfig, messages.InConfigData{Op: messages.OpDefineFunction, Functions: fns})
+	case messages.VerbDeleteState, messages.VerbDeleteSchedule, messages.VerbDeleteTool, messages.VerbDeleteSource, messages.VerbDeleteTransition,
+		messages.VerbDeleteFunction:
 		var r messages.NameRequest
 		if err := messages.Decode(body, &r); err != nil {
 			return nil, bad(`%v; send {"name":"…"}`, err)
@@ -303,6 +325,8 @@ func translateWith(verb string, body []byte, c checks) (any, error) {
 			op = messages.OpDeleteSource
 		case messages.VerbDeleteTransition:
 			op = messages.OpDeleteTransition
+		case messages.VerbDeleteFunction:
+			op = messages.OpDeleteFunction
 		}
 		return cmd(messages.InConfig, messages.InConfigData{Op: op, Name: r.Name})
 	case messages.VerbAppendRules:

@@ -36,11 +36,11 @@ gamma correction and the brightness cap.`,
   lumen preview '{"name":"pulse","r":"sin(t*3)*127+128","g":0,"b":0,"speed":50}'`,
 		Args: args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
-			st, err := a.previewState(cmd.Context(), argv[0])
+			st, fns, err := a.previewState(cmd.Context(), argv[0])
 			if err != nil {
 				return err
 			}
-			out, err := render.Preview(st, render.Options{Pixels: pixels}, frames, seed)
+			out, err := render.Preview(st, fns, render.Options{Pixels: pixels}, frames, seed)
 			if err != nil && len(out) == 0 {
 				return usageError{err}
 			}
@@ -75,29 +75,30 @@ gamma correction and the brightness cap.`,
 	return cmd
 }
 
-// previewState reads STATE: a JSON state, or the name of one of the
-// light's states.
-func (a *app) previewState(ctx context.Context, arg string) (messages.State, error) {
+// previewState reads STATE: a JSON state (which needs no light, and so
+// calls no custom function), or the name of one of the light's states,
+// with the light's custom functions.
+func (a *app) previewState(ctx context.Context, arg string) (messages.State, []messages.Function, error) {
 	if strings.HasPrefix(strings.TrimSpace(arg), "{") {
 		var st messages.State
 		if err := messages.Decode([]byte(arg), &st); err != nil {
-			return st, usageError{fmt.Errorf("state: %w", err)}
+			return st, nil, usageError{fmt.Errorf("state: %w", err)}
 		}
 		if st.Name == "" {
 			st.Name = "preview"
 		}
-		return st, nil
+		return st, nil, nil
 	}
 	g, err := a.get(ctx)
 	if err != nil {
-		return messages.State{}, err
+		return messages.State{}, nil, err
 	}
 	var names []string
 	for _, s := range g.States {
 		if s.Name == arg {
-			return s, nil
+			return s, g.Functions, nil
 		}
 		names = append(names, s.Name)
 	}
-	return messages.State{}, fmt.Errorf("light %s has no state %q; it has %s", a.light, arg, strings.Join(names, ", "))
+	return messages.State{}, nil, fmt.Errorf("light %s has no state %q; it has %s", a.light, arg, strings.Join(names, ", "))
 }

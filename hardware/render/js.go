@@ -12,6 +12,7 @@ import (
 
 	"github.com/lumen-home/lumen/hardware"
 	"github.com/lumen-home/lumen/internal/jsbox"
+	"github.com/lumen-home/lumen/messages"
 )
 
 // Each channel is compiled once, as a strict function of (frame, t, i, n)
@@ -129,6 +130,10 @@ type program struct {
 	frame goja.Callable // (frame, t, n) → 0 or an error code
 }
 
+// rulesOnly are the host functions of rules that a color cannot call: a
+// function that calls one throws when a state's expression calls it.
+var rulesOnly = []string{"setData", "startTimer", "cancelTimer"}
+
 // engine is the JavaScript runtime of a Renderer, made only when a state
 // has an expression.
 type engine struct {
@@ -140,6 +145,8 @@ type engine struct {
 	timeout  time.Duration
 
 	progs map[[3]string]*program
+	lib   *jsbox.Library  // the light's functions; nil: none
+	fns   map[string]bool // their names
 
 	rng    pixelRand
 	now    time.Time // what Date sees: the frame's time
@@ -168,6 +175,12 @@ func newEngine(pixels int, timeout time.Duration) *engine {
 	box.Host("random", e.jsRandom)
 	box.Host("hsv", e.jsHSV)
 	box.Host("getData", e.jsGetData)
+	box.Host("now", e.jsNow)
+	for _, name := range rulesOnly {
+		box.Host(name, func(goja.FunctionCall) goja.Value {
+			panic(vm.NewTypeError(name + " cannot be called from a state's color expression (nor from a function it calls); only a rule's action can"))
+		})
+	}
 	e.mkFrame = box.Func(frameJS)
 	e.describe = box.Func(jsbox.DescribeJS)
 	e.parse = box.Func(`JSON.parse`)
@@ -225,12 +238,14 @@ func (e *engine) compile(exprs [3]string) (*program, error) {
 var channelNames = [3]string{"r", "g", "b"}
 
 func (e *engine) compileChannel(name, src string) (goja.Value, error) {
-	prog, err := jsbox.Parse(name, chanHead+src+chanTail)
+	wrapped := chanHead + src + chanTail
+	prog, err := jsbox.Parse(name, wrapped)
 	if err == nil && !wellFormed(prog, true) {
 		err = errNotExpression
 	}
 	if err != nil {
-		body, berr := jsbox.Parse(name, bodyHead+src+bodyTail)
+		wrapped = bodyHead + src + bodyTail
+		body, berr := jsbox.Parse(name, wrapped)
 		if berr != nil || !wellFormed(body, false) {
 			if err == errNotExpression {
 				return nil, fmt.Errorf("render: channel %s is not a single expression (it closes a bracket it did not open); fix the JavaScript expression", name)
@@ -238,6 +253,13 @@ func (e *engine) compileChannel(name, src string) (goja.Value, error) {
 			return nil, syntaxError(name, src, err)
 		}
 		prog = body
+	}
+	uses := jsbox.Scan(jsbox.Wrapped(prog)).Uses(func(n string) bool { return e.fns[n] })
+	if len(uses) > 0 {
+		// Linked to the light's functions, which it names.
+		if prog, err = jsbox.Parse(name, jsbox.Link(wrapped, uses)); err != nil {
+			return nil, syntaxError(name, src, err)
+		}
 	}
 	p, err := goja.CompileAST(prog, true)
 	if err != nil {
@@ -247,7 +269,31 @@ func (e *engine) compileChannel(name, src string) (goja.Value, error) {
 	if err != nil {
 		return nil, fmt.Errorf("render: channel %s does not compile: %v", name, err)
 	}
+	if len(uses) > 0 {
+		factory, _ := goja.AssertFunction(v)
+		if v, err = e.lib.Instantiate(factory); err != nil {
+			return nil, fmt.Errorf("render: channel %s: %v", name, err)
+		}
+	}
 	return v, nil
+}
+
+// setFunctions compiles the light's functions for the channels compiled
+// from now on, and forgets the programs compiled before.
+func (e *engine) setFunctions(fns []messages.Function) error {
+	js := make([]jsbox.Func, len(fns))
+	names := make(map[string]bool, len(fns))
+	for i, f := range fns {
+		js[i] = jsbox.Func{Name: f.Name, Params: f.Params, Code: f.Code}
+		names[f.Name] = true
+	}
+	lib, err := jsbox.NewLibrary(e.vm, js)
+	if err != nil {
+		return fmt.Errorf("render: %w", err)
+	}
+	e.lib, e.fns = lib, names
+	clear(e.progs)
+	return nil
 }
 
 var errNotExpression = errors.New("render: not an expression")
@@ -353,12 +399,15 @@ func (e *engine) disarm(t *time.Timer) {
 // failure describes an evaluation that did not complete; it runs before
 // the time bound is disarmed.
 func (e *engine) failure(err error, frame, pixel int) error {
-	f := jsbox.Explain(err, e.describe, maxMessage, "r", "g", "b")
+	f := jsbox.Explain(err, e.describe, maxMessage, "r", "g", "b", jsbox.LibrarySrc)
 	if f.Timeout {
 		return e.timedOut(frame)
 	}
 	msg, where := f.Msg, "an expression"
-	if f.Src != "" {
+	switch fn, line := e.lib.Where(f.Line); {
+	case f.Src == jsbox.LibrarySrc && fn != "":
+		msg += fmt.Sprintf(" (in function %s, line %d, column %d)", fn, line, f.Col)
+	case f.Src != "" && f.Src != jsbox.LibrarySrc:
 		where = "channel " + f.Src
 		if f.Line > 0 {
 			msg += fmt.Sprintf(" (line %d, column %d)", f.Line, f.Col)
@@ -383,6 +432,12 @@ func (e *engine) setVars(vars map[string]json.RawMessage) {
 
 func (e *engine) jsRandom(goja.FunctionCall) goja.Value {
 	return e.vm.ToValue(e.rng.Float64())
+}
+
+// jsNow is the frame's time in milliseconds since the epoch, as now() is
+// an input's time in rules.
+func (e *engine) jsNow(goja.FunctionCall) goja.Value {
+	return e.vm.ToValue(e.now.UnixMilli())
 }
 
 func (e *engine) jsHSV(call goja.FunctionCall) goja.Value {

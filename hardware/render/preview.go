@@ -27,10 +27,11 @@ const previewStatic = 100 * time.Millisecond
 // Preview renders frames (each Pixels wide) of st without any device, so
 // that a person or the agent can see a state before using it: frame k is
 // at k·period after entering the state (period = Speed ms, or 100ms for a
-// static state), with no variables. It returns Raw colors. An expression
+// static state), with no variables; its expressions may call fns, the
+// light's custom functions. It returns Raw colors. An expression
 // that fails gives its error together with the frames, ErrorColor where
 // it failed; only invalid options or a bad frame count give no frames.
-func Preview(st messages.State, opts Options, frames int, seed uint64) ([][]hardware.RGB, error) {
+func Preview(st messages.State, fns []messages.Function, opts Options, frames int, seed uint64) ([][]hardware.RGB, error) {
 	if frames < 0 || frames > maxPreviewFrames {
 		return nil, fmt.Errorf("render: preview of %d frames; give 0 to %d", frames, maxPreviewFrames)
 	}
@@ -40,6 +41,9 @@ func Preview(st messages.State, opts Options, frames int, seed uint64) ([][]hard
 		return nil, err
 	}
 	defer r.Close()
+	if err := r.SetFunctions(fns); err != nil {
+		return nil, err
+	}
 	at := time.Unix(0, 0).UTC()
 	err = r.SetState(st, at, seed, nil)
 	period := PreviewPeriod(st)

@@ -6,8 +6,11 @@
 // pixel with frame (the frame number since the state was entered), t
 // (that frame's time in seconds), i (the pixel) and n (the pixel count),
 // and the helpers random(), sin, cos, abs, min, max, floor, hsv(h, s, v)
-// (an object {r, g, b}), getData(k) and Math. A channel that gives an
-// object takes its own component, so all three can be "hsv(t*60,1,1)".
+// (an object {r, g, b}), getData(k), now() (the frame's time in ms),
+// Math, and the light's custom functions (SetFunctions), which see the
+// same; setData, startTimer and cancelTimer throw (only a rule's action
+// may call them). A channel that gives an object takes its own
+// component, so all three can be "hsv(t*60,1,1)".
 // A source that is not an expression is taken as a function body whose
 // return gives the value. Results are rounded and clamped to 0..255;
 // anything else (NaN, undefined, a string, an exception, running past
@@ -33,6 +36,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/lumen-home/lumen/hardware"
@@ -101,7 +105,8 @@ func (o Options) validate() error {
 type Renderer struct {
 	opts Options
 	lut  *lut
-	js   *engine // made for the first expression state that needs JavaScript
+	js   *engine             // made for the first expression state that needs JavaScript
+	fns  []messages.Function // the light's custom functions
 
 	jsOnly bool // tests: run every expression in JavaScript, never on the fast path
 
@@ -195,7 +200,11 @@ func (r *Renderer) setState(st messages.State) error {
 	}
 	if r.fast == nil {
 		if r.js == nil {
-			r.js = newEngine(r.opts.Pixels, r.opts.EvalTimeout)
+			js := newEngine(r.opts.Pixels, r.opts.EvalTimeout)
+			if err := js.setFunctions(r.fns); err != nil {
+				return err
+			}
+			r.js = js
 		}
 		r.js.setVars(r.vars)
 		p, err := r.js.compile(exprs)
@@ -232,6 +241,28 @@ func (r *Renderer) fill(buf []hardware.RGB, c hardware.RGB) []hardware.RGB {
 		buf = append(buf, c)
 	}
 	return buf
+}
+
+// SetFunctions gives the light's custom functions to the states set from
+// now on: their expressions may call them by name. The state shown keeps
+// the functions it was set with until it is set again. An error (the
+// functions do not compile) leaves the functions as they were.
+func (r *Renderer) SetFunctions(fns []messages.Function) error {
+	if slices.EqualFunc(r.fns, fns, sameFunction) {
+		return nil
+	}
+	fns = slices.Clone(fns)
+	if r.js != nil {
+		if err := r.js.setFunctions(fns); err != nil {
+			return err
+		}
+	}
+	r.fns = fns
+	return nil
+}
+
+func sameFunction(a, b messages.Function) bool {
+	return a.Name == b.Name && a.Code == b.Code && slices.Equal(a.Params, b.Params)
 }
 
 // SetVars replaces the variables without restarting the state (for

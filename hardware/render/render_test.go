@@ -212,11 +212,11 @@ func TestRandomPerClick(t *testing.T) {
 
 func TestRandomDoesNotDependOnPixelCount(t *testing.T) {
 	st := rgb("sparkle", "random()*255", "random()*255", 0, speed(50))
-	short, err := render.Preview(st, render.Options{Pixels: 2}, 3, 5)
+	short, err := render.Preview(st, nil, render.Options{Pixels: 2}, 3, 5)
 	if err != nil {
 		t.Fatal(err)
 	}
-	long, err := render.Preview(st, render.Options{Pixels: 10}, 3, 5)
+	long, err := render.Preview(st, nil, render.Options{Pixels: 10}, 3, 5)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -316,7 +316,7 @@ func TestOutIsCorrectedRaw(t *testing.T) {
 func TestPreviewPNG(t *testing.T) {
 	st := rgb("chase", "((i + frame) % 4) * 80", "hsv(frame*90,1,1)", "random()*255", speed(40))
 	opts := render.Options{Pixels: 4}
-	frames, err := render.Preview(st, opts, 5, 12)
+	frames, err := render.Preview(st, nil, opts, 5, 12)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -364,7 +364,7 @@ func TestPreviewPNG(t *testing.T) {
 }
 
 func TestPreviewStatic(t *testing.T) {
-	frames, err := render.Preview(rgb("teal", 0, 128, 128, nil), render.Options{Pixels: 2}, 3, 0)
+	frames, err := render.Preview(rgb("teal", 0, 128, 128, nil), nil, render.Options{Pixels: 2}, 3, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -376,17 +376,17 @@ func TestPreviewStatic(t *testing.T) {
 }
 
 func TestPreviewAndPNGErrors(t *testing.T) {
-	frames, err := render.Preview(rgb("bad", "nope", 0, 0, nil), render.Options{}, 2, 0)
+	frames, err := render.Preview(rgb("bad", "nope", 0, 0, nil), nil, render.Options{}, 2, 0)
 	if err == nil || !strings.Contains(err.Error(), "nope is not defined") {
 		t.Errorf("Preview of a failing state: error %v", err)
 	}
 	if len(frames) != 2 || frames[0][0] != errColor || frames[1][0] != errColor {
 		t.Errorf("Preview of a failing state: frames %v, want two frames of the error color", frames)
 	}
-	if _, err := render.Preview(rgb("x", 1, 1, 1, nil), render.Options{Pixels: -1}, 2, 0); err == nil {
+	if _, err := render.Preview(rgb("x", 1, 1, 1, nil), nil, render.Options{Pixels: -1}, 2, 0); err == nil {
 		t.Error("Preview with bad options: no error")
 	}
-	if _, err := render.Preview(rgb("x", 1, 1, 1, nil), render.Options{}, -1, 0); err == nil {
+	if _, err := render.Preview(rgb("x", 1, 1, 1, nil), nil, render.Options{}, -1, 0); err == nil {
 		t.Error("Preview of -1 frames: no error")
 	}
 	for _, tt := range []struct {

@@ -15,7 +15,9 @@
 // It also holds what both do with a user's source and its failures: the
 // check that a source stayed inside the function it is wrapped in, the
 // mapping of a syntax error back to the user's lines, and the description
-// of an evaluation that threw or ran out of time.
+// of an evaluation that threw or ran out of time; and the light's custom
+// functions, compiled together into a library that the expressions which
+// name them are linked to (functions.go).
 //
 // What is specific to one package (the wrappers, the host functions, the
 // time bound, the wording of errors) stays in that package. Like its

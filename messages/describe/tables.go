@@ -111,3 +111,22 @@ func Intents(w io.Writer, list []messages.Intent) error {
 	}
 	return t.Flush()
 }
+
+// Functions writes the light's custom functions, one a line: the call,
+// what it does, and its code's first line (… when there are more).
+func Functions(w io.Writer, list []messages.Function) error {
+	t := table(w)
+	fmt.Fprintln(t, "FUNCTION\tDESCRIPTION\tCODE")
+	for _, f := range list {
+		code, _, more := strings.Cut(strings.TrimSpace(f.Code), "\n")
+		if more {
+			code += " …"
+		}
+		desc := f.Description
+		if desc == "" {
+			desc = "-"
+		}
+		fmt.Fprintf(t, "%s(%s)\t%s\t%s\n", f.Name, strings.Join(f.Params, ", "), desc, clip.To(code, 60, "…"))
+	}
+	return t.Flush()
+}

@@ -146,3 +146,52 @@ func BenchmarkNew(b *testing.B) {
 		machine.New().Close()
 	}
 }
+
+// funcInline and funcCalled are the same light: its rules' logic written
+// inline, and moved into custom functions the rules call.
+const (
+	funcInline = `{"op":"apply",
+"states":[{"name":"red","r":255,"g":0,"b":0},{"name":"blue","r":0,"g":0,"b":255}],
+"rules":[
+ {"from":"*","on":"button_click","to":"red","condition":"(getData('n') || 0) % 3 !== 1 && getData('mode') !== 'night'","action":"setData('n', ((getData('n') || 0) * 7 + 3) % 1000)"},
+ {"from":"*","on":"button_click","to":"blue","action":"setData('n', ((getData('n') || 0) + 1) % 1000)"}
+]}`
+	funcCalled = `{"op":"apply",
+"states":[{"name":"red","r":255,"g":0,"b":0},{"name":"blue","r":0,"g":0,"b":255}],
+"functions":[
+ {"name":"keep","params":["n","mode"],"code":"return (n || 0) % 3 !== 1 && mode !== 'night';"},
+ {"name":"step","params":["n"],"code":"return ((n || 0) * 7 + 3) % 1000;"},
+ {"name":"next","params":["n"],"code":"return ((n || 0) + 1) % 1000;"}],
+"rules":[
+ {"from":"*","on":"button_click","to":"red","condition":"keep(getData('n'), getData('mode'))","action":"setData('n', step(getData('n')))"},
+ {"from":"*","on":"button_click","to":"blue","action":"setData('n', next(getData('n')))"}
+]}`
+)
+
+// BenchmarkFunctionCall fires the same clicks at a light whose rules call
+// custom functions and at one with the same logic inline, alternating in
+// one run so that both see the same machine load, and reports the time of
+// a click on each and their ratio (issue 17: at most 1.5).
+func BenchmarkFunctionCall(b *testing.B) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	inline, called := newBenchMachine(b), newBenchMachine(b)
+	mustApply(b, inline, machine.Event{Seq: 2, Time: t0}, messages.InConfig, funcInline)
+	mustApply(b, called, machine.Event{Seq: 2, Time: t0}, messages.InConfig, funcCalled)
+	b.ReportAllocs()
+	b.ResetTimer()
+	var tInline, tCalled time.Duration
+	for i := 0; i < b.N; i++ {
+		ev := machine.Event{Seq: uint64(i + 3), Time: t0.Add(time.Duration(i) * time.Millisecond)}
+		start := time.Now()
+		a := inline.Fire(ev, "button_click")
+		mid := time.Now()
+		c := called.Fire(ev, "button_click")
+		tInline, tCalled = tInline+mid.Sub(start), tCalled+time.Since(mid)
+		if a.State != c.State || len(a.Outputs) != len(c.Outputs) || a.Err != nil {
+			b.Fatalf("click %d: inline %+v, called %+v", i, a, c)
+		}
+	}
+	b.ReportMetric(float64(tInline.Nanoseconds())/float64(b.N), "inline-ns/click")
+	b.ReportMetric(float64(tCalled.Nanoseconds())/float64(b.N), "function-ns/click")
+	b.ReportMetric(float64(tCalled)/float64(tInline), "function-vs-inline")
+}

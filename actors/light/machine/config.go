@@ -49,6 +49,10 @@ func (c *core) configInput(in *messages.InConfigData) Result {
 		out, r = c.opDefineTransition(in)
 	case messages.OpDeleteTransition:
 		out, r = c.opDeleteTransition(in)
+	case messages.OpDefineFunction:
+		out, r = c.opDefineFunction(in)
+	case messages.OpDeleteFunction:
+		out, r = c.opDeleteFunction(in)
 	}
 	if r != nil {
 		return c.rejected(r)
@@ -66,7 +70,15 @@ func (c *core) configInput(in *messages.InConfigData) Result {
 }
 
 func (c *core) opApply(in *messages.InConfigData) ([]Output, *rejection) {
-	add, r := c.checkStates(in.States)
+	fl, r := c.checkFunctions(in.Functions)
+	if r != nil {
+		return nil, r
+	}
+	fs, r := c.newFuncs(fl)
+	if r != nil {
+		return nil, r
+	}
+	add, r := c.checkStates(in.States, fs)
 	if r != nil {
 		return nil, r
 	}
@@ -79,7 +91,7 @@ func (c *core) opApply(in *messages.InConfigData) ([]Output, *rejection) {
 	if c.limited() {
 		kept = c.keptRuleIDs(in.Rules)
 	}
-	rules, next, r := c.checkRules(in.Rules, stateIdx, nil, kept, c.nextRule)
+	rules, next, r := c.checkRules(in.Rules, stateIdx, nil, kept, c.nextRule, fs)
 	if r != nil {
 		return nil, r
 	}
@@ -133,7 +145,7 @@ func (c *core) opApply(in *messages.InConfigData) ([]Output, *rejection) {
 
 	old := c.scheds
 	cfg := configOf(states, rules, in.Initial, scheds, tools, next)
-	cfg.sources = sources
+	cfg.sources, cfg.fns = sources, fs
 	if err := c.commit(cfg); err != nil {
 		return nil, rejectf(500, "%v", err)
 	}
@@ -154,6 +166,7 @@ func (c *core) opApply(in *messages.InConfigData) ([]Output, *rejection) {
 	for _, s := range sources {
 		data.Sources = append(data.Sources, s.def.Name)
 	}
+	data.Functions = fs.names()
 	out := append([]Output{{Type: messages.OutConfig, Data: data}}, varOuts...)
 	for _, s := range old {
 		if c.schedIdx[s.Name] == nil {
@@ -185,7 +198,7 @@ func (c *core) opCreateState(in *messages.InConfigData) ([]Output, *rejection) {
 	if len(in.States) == 0 {
 		return nil, rejectf(400, "create_state needs at least one state in states")
 	}
-	add, r := c.checkStates(in.States)
+	add, r := c.checkStates(in.States, c.fns)
 	if r != nil {
 		return nil, r
 	}
@@ -242,7 +255,7 @@ func (c *core) opAppendRules(in *messages.InConfigData) ([]Output, *rejection) {
 	if len(in.Rules) == 0 {
 		return nil, rejectf(400, "append_rules needs at least one rule in rules")
 	}
-	add, next, r := c.checkRules(in.Rules, c.stateIdx, c.ruleIdx, nil, c.nextRule)
+	add, next, r := c.checkRules(in.Rules, c.stateIdx, c.ruleIdx, nil, c.nextRule, c.fns)
 	if r != nil {
 		return nil, r
 	}

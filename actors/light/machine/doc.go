@@ -31,6 +31,14 @@
 // Every built-in is frozen and eval is removed, so no evaluation can leave
 // state for a later one. An action's effects apply only if it completes.
 //
+// Custom functions (define_function, delete_function, apply's functions)
+// are the light's own JavaScript, compiled together into one frozen
+// library whenever they change. An expression that names one is linked to
+// the library: it calls it by name, inside its own evaluation, so the
+// bounds, random() and now() are the expression's; one that names none is
+// compiled as before, fast path included. A change to the functions is
+// checked against every rule, color and function that calls them.
+//
 // Each evaluation is bounded in time (WithEvalTimeout): a rule that runs
 // out of time, or throws, is skipped with an error output and the next
 // candidate is tried. A timeout is the one thing replay cannot reproduce,
@@ -57,5 +65,6 @@
 // action's effects until it completes. model.go, validate.go and config.go
 // are the configuration's types, its checks and the config input's ops;
 // view.go reads the model out. js.go and fast.go evaluate expressions,
-// rand.go starts random()'s streams.
+// functions.go holds the custom functions, rand.go starts random()'s
+// streams.
 package machine

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/dop251/goja"
@@ -60,12 +61,26 @@ type exprKey struct {
 	src  string
 }
 
+// linkKey names the factory of an expression linked to functions: the
+// expression and the functions it names.
+type linkKey struct {
+	exprKey
+	uses string
+}
+
 // expr is one compiled expression.
 type expr struct {
 	kind exprKind
 	src  string
 	fn   goja.Callable
-	fast fastExpr // a provably equivalent shortcut, or nil
+	fast fastExpr   // a provably equivalent shortcut, or nil
+	refs jsbox.Refs // what the source names
+
+	// Linked to the light's functions (compile): the expression compiled
+	// alone, and the factory fn was made by. nil otherwise.
+	base    *expr
+	factory goja.Callable
+	lkey    linkKey
 }
 
 // syntaxError is a compile error at a position of the user's source.
@@ -124,24 +139,73 @@ func (c *core) initJS() {
 	box.Harden()
 	c.jsTrue, c.jsFalse, c.jsNull, c.jsZero = vm.ToValue(true), vm.ToValue(false), goja.Null(), vm.ToValue(0)
 	c.exprs = make(map[exprKey]*expr)
+	c.factories = make(map[linkKey]goja.Callable)
 }
 
-// compile checks and compiles src once; identical sources share one
-// compiled function.
-func (c *core) compile(kind exprKind, src string) (*expr, *syntaxError) {
+// wrapper returns the head and tail src is compiled between.
+func (k exprKind) wrapper() (head, tail string) {
+	switch k {
+	case kindCondition:
+		return condHead, condTail
+	case kindAction:
+		return actionHead, actionTail
+	}
+	return chanHead, chanTail
+}
+
+// compile checks and compiles src once, for the functions fs: an
+// expression that names none of them is compiled alone (identical sources
+// share one compiled function), one that names some is linked to their
+// library. A color channel is only checked.
+func (c *core) compile(kind exprKind, src string, fs *funcs) (*expr, *syntaxError) {
+	e, se := c.compileAlone(kind, src)
+	if se != nil || kind == kindChannel {
+		return e, se
+	}
+	uses := e.refs.Uses(fs.has)
+	if len(uses) == 0 {
+		return e, nil
+	}
+	return c.link(e, uses, fs)
+}
+
+// link makes base call the functions uses of fs: a factory compiled once
+// per source and functions named, called with the library.
+func (c *core) link(base *expr, uses []string, fs *funcs) (*expr, *syntaxError) {
+	key := linkKey{exprKey{base.kind, base.src}, strings.Join(uses, " ")}
+	factory := c.factories[key]
+	if factory == nil {
+		head, tail := base.kind.wrapper()
+		p, err := goja.Compile(base.kind.String(), jsbox.Link(head+base.src+tail, uses), false)
+		if err != nil {
+			return nil, parseError(base.src, err)
+		}
+		v, err := c.vm.RunProgram(p) // makes the factory; runs no user code
+		if err != nil {
+			return nil, &syntaxError{msg: err.Error()}
+		}
+		f, ok := goja.AssertFunction(v)
+		if !ok {
+			return nil, &syntaxError{msg: "it does not compile to a function"}
+		}
+		factory = f
+		c.factories[key] = f
+	}
+	v, err := fs.lib.Instantiate(factory)
+	if err != nil {
+		return nil, &syntaxError{msg: err.Error()}
+	}
+	fn, _ := goja.AssertFunction(v) // Instantiate checked it
+	return &expr{kind: base.kind, src: base.src, fn: fn, refs: base.refs, base: base, factory: factory, lkey: key}, nil
+}
+
+// compileAlone compiles src on its own, once.
+func (c *core) compileAlone(kind exprKind, src string) (*expr, *syntaxError) {
 	key := exprKey{kind, src}
 	if e, ok := c.exprs[key]; ok {
 		return e, nil
 	}
-	var head, tail string
-	switch kind {
-	case kindCondition:
-		head, tail = condHead, condTail
-	case kindAction:
-		head, tail = actionHead, actionTail
-	default:
-		head, tail = chanHead, chanTail
-	}
+	head, tail := kind.wrapper()
 	name := kind.String()
 	prog, err := jsbox.Parse(name, head+src+tail)
 	if err != nil {
@@ -154,7 +218,7 @@ func (c *core) compile(kind exprKind, src string) (*expr, *syntaxError) {
 		}
 		return nil, &syntaxError{msg: msg}
 	}
-	e := &expr{kind: kind, src: src}
+	e := &expr{kind: kind, src: src, refs: jsbox.Scan(jsbox.Wrapped(prog))}
 	if kind == kindChannel {
 		return e, nil
 	}
@@ -202,6 +266,7 @@ func parseError(src string, err error) *syntaxError {
 type failure struct {
 	timeout bool
 	msg     string // the thrown value, for an exception
+	fn      string // the custom function it threw in, "" for the rule's own source
 	line    int    // 0 when unknown
 	col     int
 }
@@ -221,11 +286,16 @@ func (c *core) call(e *expr, state, transition goja.Value) (goja.Value, *failure
 }
 
 func (c *core) failure(err error) *failure {
-	x := jsbox.Explain(err, c.jsDescribe, maxMessage, "condition", "action")
+	x := jsbox.Explain(err, c.jsDescribe, maxMessage, "condition", "action", jsbox.LibrarySrc)
 	if x.Timeout {
 		return &failure{timeout: true}
 	}
 	f := &failure{msg: x.Msg, line: x.Line, col: x.Col}
+	if x.Src == jsbox.LibrarySrc {
+		if f.fn, f.line = c.fns.lib.Where(x.Line); f.fn == "" {
+			f.line, f.col = 0, 0
+		}
+	}
 	if !x.Thrown {
 		f.msg = "an error"
 	}

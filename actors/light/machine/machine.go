@@ -79,7 +79,8 @@ type core struct {
 	wd                                         *watchdog
 	jsParse, jsStringify, jsDescribe, jsTypeof goja.Callable
 	jsTrue, jsFalse, jsNull, jsZero            goja.Value
-	exprs                                      map[exprKey]*expr
+	exprs                                      map[exprKey]*expr         // compiled alone, by source
+	factories                                  map[linkKey]goja.Callable // of linked expressions
 
 	// configuration
 	states   []*stateDef // off first, then in insertion order
@@ -92,6 +93,7 @@ type core struct {
 	tools    []*tool // custom tools, in definition order
 	toolIdx  map[string]*tool
 	sources  []*sourceDef // data sources, in definition order
+	fns      *funcs       // custom functions
 	nextRule uint64       // the N of the next assigned id r<N>
 	index    map[string]*transIndex
 	level    int // of the checks inputs get (Level)

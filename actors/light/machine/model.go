@@ -27,7 +27,8 @@ const (
 
 type stateDef struct {
 	messages.State
-	js goja.Value // the name as a JS string, the "state" of expressions
+	js    goja.Value // the name as a JS string, the "state" of expressions
+	chans []*expr    // the expression channels, checked (not compiled)
 }
 
 type rule struct {
@@ -89,6 +90,9 @@ func (r *rule) failed(f *failure, kind exprKind) Output {
 		if f.line > 0 {
 			where = fmt.Sprintf(" at line %d, column %d", f.line, f.col)
 		}
+		if f.fn != "" {
+			where = " in function " + f.fn + where
+		}
 		e.Error = fmt.Sprintf("rule %s: its %s threw %s%s and the rule was skipped; fix the JavaScript", r.ID, kind, f.msg, where)
 	}
 	return Output{Type: messages.OutError, Data: e}
@@ -101,6 +105,7 @@ type config struct {
 	scheds   []*schedule
 	tools    []*tool
 	sources  []*sourceDef
+	fns      *funcs // nil: none
 	nextRule uint64
 }
 
@@ -122,12 +127,18 @@ func (c *core) commit(cfg config) error {
 	c.rules = cfg.rules
 	c.ruleIdx = make(map[string]*rule, len(cfg.rules))
 	exprs := make(map[exprKey]*expr)
+	factories := make(map[linkKey]goja.Callable)
 	index := make(map[string]*transIndex)
 	for i, r := range cfg.rules {
 		r.ord = i
 		c.ruleIdx[r.ID] = r
 		for _, e := range []*expr{r.cond, r.act} {
-			if e != nil {
+			switch {
+			case e == nil:
+			case e.base != nil:
+				exprs[exprKey{e.kind, e.src}] = e.base
+				factories[e.lkey] = e.factory
+			default:
 				exprs[exprKey{e.kind, e.src}] = e
 			}
 		}
@@ -142,7 +153,7 @@ func (c *core) commit(cfg config) error {
 		ti.add(r)
 	}
 	c.index = index
-	c.exprs = exprs
+	c.exprs, c.factories = exprs, factories
 	c.initial = cfg.initial
 	c.scheds = cfg.scheds
 	c.schedIdx = make(map[string]*schedule, len(cfg.scheds))
@@ -156,6 +167,10 @@ func (c *core) commit(cfg config) error {
 	}
 	c.keepRuns(cfg.sources)
 	c.sources = cfg.sources
+	c.fns = cfg.fns
+	if c.fns == nil {
+		c.fns = &funcs{}
+	}
 	c.nextRule = cfg.nextRule
 	if c.stateIdx[offState] == nil {
 		return fmt.Errorf("machine: configuration without the %s state", offState)
@@ -164,7 +179,7 @@ func (c *core) commit(cfg config) error {
 }
 
 func (c *core) current() config {
-	return config{states: c.states, rules: c.rules, initial: c.initial, scheds: c.scheds, tools: c.tools, sources: c.sources, nextRule: c.nextRule}
+	return config{states: c.states, rules: c.rules, initial: c.initial, scheds: c.scheds, tools: c.tools, sources: c.sources, fns: c.fns, nextRule: c.nextRule}
 }
 
 func (c *core) defaultOff() *stateDef {

@@ -27,14 +27,15 @@ type snapshot struct {
 	Tools     []messages.Tool            `json:"tools,omitempty"`   // omitted when none, as before tools existed
 	Sources   []json.RawMessage          `json:"sources,omitempty"` // omitted when none, as before sources existed
 	LastRuns  map[string]time.Time       `json:"last_runs,omitempty"`
-	Level     int                        `json:"level,omitempty"`   // omitted at 0, as before levels existed
-	Intents   []messages.Intent          `json:"intents,omitempty"` // omitted when none, as before intents existed
+	Level     int                        `json:"level,omitempty"`     // omitted at 0, as before levels existed
+	Intents   []messages.Intent          `json:"intents,omitempty"`   // omitted when none, as before intents existed
+	Functions []messages.Function        `json:"functions,omitempty"` // omitted when none, as before functions existed
 }
 
 // Snapshot returns the machine's whole state (configuration, current
 // state, variables, pending timers, schedules with their next tick, custom
-// tools, learned intents and the rule id counter) as deterministic bytes: two machines in the same
-// state give the same bytes.
+// tools and functions, learned intents and the rule id counter) as
+// deterministic bytes: two machines in the same state give the same bytes.
 func (m *Machine) Snapshot() ([]byte, error) {
 	c := m.c
 	s := snapshot{
@@ -55,6 +56,9 @@ func (m *Machine) Snapshot() ([]byte, error) {
 	}
 	if len(c.sources) > 0 {
 		s.Sources = c.sourceList()
+	}
+	if len(c.fns.list) > 0 {
+		s.Functions = c.functionList()
 	}
 	s.LastRuns = c.lastRuns()
 	b, err := json.Marshal(s)
@@ -92,7 +96,15 @@ func Restore(b []byte, opts ...Option) (*Machine, error) {
 		return nil, fmt.Errorf("machine: restore: %w", err)
 	}
 	c.restoring = true
-	add, r := c.checkStates(s.States)
+	fl, r := c.checkFunctions(s.Functions)
+	if r != nil {
+		return fail(r)
+	}
+	fs, r := c.newFuncs(fl)
+	if r != nil {
+		return fail(r)
+	}
+	add, r := c.checkStates(s.States, fs)
 	if r != nil {
 		return fail(r)
 	}
@@ -101,7 +113,7 @@ func Restore(b []byte, opts ...Option) (*Machine, error) {
 	for _, st := range states {
 		stateIdx[st.Name] = st
 	}
-	rules, next, r := c.checkRules(s.Rules, stateIdx, nil, nil, max(s.NextRule, 1))
+	rules, next, r := c.checkRules(s.Rules, stateIdx, nil, nil, max(s.NextRule, 1), fs)
 	if r != nil {
 		return fail(r)
 	}
@@ -129,7 +141,7 @@ func Restore(b []byte, opts ...Option) (*Machine, error) {
 		return fail(fmt.Errorf("initial state %q is not among the states", s.Initial))
 	}
 	cfg := configOf(states, rules, s.Initial, scheds, tools, next)
-	cfg.sources = sources
+	cfg.sources, cfg.fns = sources, fs
 	if err := c.commit(cfg); err != nil {
 		return fail(err)
 	}

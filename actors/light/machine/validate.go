@@ -18,8 +18,9 @@ import (
 // the fields each op takes. A check returns the model's values or a
 // rejection that says what to fix; it changes nothing.
 
-// checkStates validates states given together (apply, create_state).
-func (c *core) checkStates(list []messages.State) ([]*stateDef, *rejection) {
+// checkStates validates states given together (apply, create_state), for
+// the functions fs.
+func (c *core) checkStates(list []messages.State, fs *funcs) ([]*stateDef, *rejection) {
 	seen := make(map[string]bool, len(list))
 	out := make([]*stateDef, 0, len(list))
 	for i, s := range list {
@@ -36,6 +37,7 @@ func (c *core) checkStates(list []messages.State) ([]*stateDef, *rejection) {
 			return nil, r
 		}
 		seen[s.Name] = true
+		var chans []*expr
 		for _, ch := range []struct {
 			name string
 			v    messages.Channel
@@ -44,9 +46,14 @@ func (c *core) checkStates(list []messages.State) ([]*stateDef, *rejection) {
 				if r := c.checkExpr(fmt.Sprintf("state %q's channel %s", s.Name, ch.name), ch.v.Expr); r != nil {
 					return nil, r
 				}
-				if _, se := c.compile(kindChannel, ch.v.Expr); se != nil {
+				e, se := c.compile(kindChannel, ch.v.Expr, fs)
+				if se != nil {
 					return nil, rejectf(400, "state %q: channel %s has a syntax error %s; fix the JavaScript expression", s.Name, ch.name, se)
 				}
+				if msg := fs.badCall(e.refs, nil); msg != "" {
+					return nil, rejectf(400, "state %q: channel %s %s", s.Name, ch.name, msg)
+				}
+				chans = append(chans, e)
 				continue
 			}
 			if math.IsNaN(ch.v.Num) || ch.v.Num < 0 || ch.v.Num > 255 {
@@ -56,7 +63,9 @@ func (c *core) checkStates(list []messages.State) ([]*stateDef, *rejection) {
 		if s.Speed != nil && *s.Speed <= 0 {
 			return nil, rejectf(400, "state %q: speed is %d; give a positive frame period in milliseconds, or leave speed out for a static color", s.Name, *s.Speed)
 		}
-		out = append(out, c.newStateDef(s))
+		d := c.newStateDef(s)
+		d.chans = chans
+		out = append(out, d)
 	}
 	return out, nil
 }
@@ -73,9 +82,9 @@ func ruleNumber(id string) (uint64, bool) {
 
 // checkRules validates rules given together against the states they may
 // name, assigns ids (taken: ids already in use; kept: the id a rule given
-// without one keeps, by its position) and compiles expressions. It
-// returns the rules and the next rule number.
-func (c *core) checkRules(list []messages.Rule, states map[string]*stateDef, taken map[string]*rule, kept map[int]string, next uint64) ([]*rule, uint64, *rejection) {
+// without one keeps, by its position) and compiles expressions for the
+// functions fs. It returns the rules and the next rule number.
+func (c *core) checkRules(list []messages.Rule, states map[string]*stateDef, taken map[string]*rule, kept map[int]string, next uint64, fs *funcs) ([]*rule, uint64, *rejection) {
 	used := make(map[string]bool, len(list))
 	for _, id := range kept {
 		used[id] = true
@@ -139,13 +148,19 @@ func (c *core) checkRules(list []messages.Rule, states map[string]*stateDef, tak
 		}
 		var se *syntaxError
 		if strings.TrimSpace(r.Condition) != "" {
-			if r.cond, se = c.compile(kindCondition, r.Condition); se != nil {
+			if r.cond, se = c.compile(kindCondition, r.Condition, fs); se != nil {
 				return nil, 0, rejectf(400, "%s: the condition has a syntax error %s; write one JavaScript expression, e.g. getData('n') > 0", label, se)
+			}
+			if msg := fs.badCall(r.cond.refs, nil); msg != "" {
+				return nil, 0, rejectf(400, "%s: the condition %s", label, msg)
 			}
 		}
 		if strings.TrimSpace(r.Action) != "" {
-			if r.act, se = c.compile(kindAction, r.Action); se != nil {
+			if r.act, se = c.compile(kindAction, r.Action, fs); se != nil {
 				return nil, 0, rejectf(400, "%s: the action has a syntax error %s; fix the JavaScript", label, se)
+			}
+			if msg := fs.badCall(r.act.refs, nil); msg != "" {
+				return nil, 0, rejectf(400, "%s: the action %s", label, msg)
 			}
 		}
 		out = append(out, r)
@@ -240,7 +255,7 @@ func (c *core) checkSchedules(list []messages.Schedule) ([]*schedule, *rejection
 }
 
 var opFields = map[string][]string{
-	messages.OpApply:            {"states", "rules", "vars", "vars_op", "initial", "schedules", "tools", "sources", "plugins"},
+	messages.OpApply:            {"states", "rules", "vars", "vars_op", "initial", "schedules", "tools", "sources", "plugins", "functions"},
 	messages.OpCreateState:      {"states"},
 	messages.OpDeleteState:      {"name"},
 	messages.OpAppendRules:      {"rules"},
@@ -255,6 +270,8 @@ var opFields = map[string][]string{
 	messages.OpDeleteSource:     {"name"},
 	messages.OpDefineTransition: {"tools", "sources"},
 	messages.OpDeleteTransition: {"name"},
+	messages.OpDefineFunction:   {"functions"},
+	messages.OpDeleteFunction:   {"name"},
 }
 
 // checkFields rejects an unknown op and fields the op does not take.
@@ -274,7 +291,7 @@ func checkFields(in *messages.InConfigData) *rejection {
 		{"states", in.States != nil}, {"rules", in.Rules != nil}, {"vars", in.Vars != nil}, {"vars_op", in.VarsOp != ""},
 		{"initial", in.Initial != ""}, {"schedules", in.Schedules != nil}, {"name", in.Name != ""},
 		{"ids", in.IDs != nil}, {"match", in.Match != nil}, {"tools", in.Tools != nil},
-		{"sources", in.Sources != nil}, {"plugins", in.Plugins != nil},
+		{"sources", in.Sources != nil}, {"plugins", in.Plugins != nil}, {"functions", in.Functions != nil},
 	}
 	for _, g := range given {
 		if g.set && !slices.Contains(allowed, g.name) {

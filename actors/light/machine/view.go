@@ -25,14 +25,15 @@ func (m *Machine) Model() messages.GetReply {
 		Schedules: m.NextSchedules(),
 		Tools:     c.toolList(),
 		Sources:   c.sourceList(),
+		Functions: c.functionList(),
 		LastRuns:  c.lastRuns(),
 		Intents:   c.intentList(),
 	}
 }
 
-// Export returns the whole configuration, custom tools included, with the
-// current variables, in a form that Apply(ev, "config", {"op":"apply",…})
-// accepts.
+// Export returns the whole configuration, custom tools and functions
+// included, with the current variables, in a form that Apply(ev,
+// "config", {"op":"apply",…}) accepts.
 func (m *Machine) Export() messages.ApplyRequest {
 	c := m.c
 	req := messages.ApplyRequest{
@@ -51,6 +52,9 @@ func (m *Machine) Export() messages.ApplyRequest {
 	}
 	if len(c.sources) > 0 {
 		req.Sources = c.sourceList()
+	}
+	if len(c.fns.list) > 0 {
+		req.Functions = c.functionList()
 	}
 	return req
 }
