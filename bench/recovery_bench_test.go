@@ -1,0 +1,75 @@
+package bench
+
+import (
+	"encoding/json"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/lumen-home/lumen/messages"
+	"github.com/lumen-home/lumen/nats/subject"
+)
+
+// BenchmarkRecovery: a light with about 1,000,000 journaled events (a
+// third of them inputs; snapshots on, every 1000 inputs) is killed with
+// SIGKILL, and lumen up started again on its data directory. One op is
+// one kill and restart; it reports the time from the start of the process
+// until the light answers get (to-get-p50-µs) and until its LED shows the
+// light's state (to-led-p50-µs), goal ≤ 2 s each. Baseline, in the same
+// run: the same restart of a light with an empty journal (empty-to-led-).
+func BenchmarkRecovery(b *testing.B) {
+	big, bigDir, _ := tickedDaemon(b, "lumen-bench-recovery-", whyEvents/3)
+	empty, err := os.MkdirTemp("", "lumen-bench-recovery-empty-")
+	if err != nil {
+		b.Fatal(err)
+	}
+	atExit(func() { _ = os.RemoveAll(empty) })
+	small := startDaemon(b, empty, "--light", benchLight, "--sync", "batch")
+	restart := func(d *daemon, dir string) (*daemon, time.Duration, time.Duration) {
+		d.Kill()
+		t0 := time.Now()
+		d, err := launch(lumenBin(b), dir, "--light", benchLight, "--sync", "batch")
+		if err != nil {
+			b.Fatal(err)
+		}
+		atExit(d.Kill)
+		nc, err := nats.Connect(d.URL)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer nc.Close()
+		var g messages.GetReply
+		for {
+			m, err := nc.Request(subject.Cmd(benchLight, messages.VerbGet), []byte(`{}`), requestTimeout)
+			if err == nil && json.Unmarshal(m.Data, &g) == nil && g.OK {
+				break
+			}
+			time.Sleep(time.Millisecond)
+		}
+		toGet := time.Since(t0)
+		for {
+			var led messages.LEDReply
+			m, err := nc.Request(subject.Cmd(benchLight, messages.VerbLED), []byte(`{}`), requestTimeout)
+			if err == nil && json.Unmarshal(m.Data, &led) == nil && led.State == g.State {
+				break
+			}
+			time.Sleep(time.Millisecond)
+		}
+		return d, toGet, time.Since(t0)
+	}
+	var gets, leds, emptyLeds latencies
+	b.ResetTimer()
+	for range b.N {
+		var g, l time.Duration
+		big, g, l = restart(big, bigDir)
+		gets, leds = append(gets, g), append(leds, l)
+		small, _, l = restart(small, empty)
+		emptyLeds = append(emptyLeds, l)
+	}
+	b.StopTimer()
+	gets.report(b, "to-get-")
+	leds.report(b, "to-led-")
+	emptyLeds.report(b, "empty-to-led-")
+}
