@@ -3,21 +3,21 @@
 // that away. The mount shows the live state; the backing directory holds
 // only what is durable, and a mount after a cut starts from it.
 //
-// What is durable, and when (the model of a POSIX disk that honours
-// fsync and nothing more, the one nats-server and atomicfile are written
-// against):
+// What is durable, and when:
 //
 //   - A file's content and size: as of its last fsync or fdatasync (an
-//     O_SYNC write is one, the kernel fsyncs after it). Flush (close) is
+//     O_SYNC write is one: the kernel fsyncs after it). Flush (close) is
 //     not fsync, and there is no writeback cache.
 //   - A name: create, mkdir, unlink, rmdir and rename change a directory,
-//     and the change is durable once that directory is fsynced (with
-//     Namespace NamespaceOnDirSync, the default). A file fsynced in a
-//     directory that was not is lost whole; a rename across directories
-//     is durable on each side with that side's directory, so a cut
-//     between the two fsyncs leaves both names. NamespaceOnAnySync is
-//     ext4's data=ordered instead, where any fsync commits the journal
-//     and with it every name changed so far.
+//     and the change is durable once that directory is fsynced. Options
+//     .Names says what else makes it durable: by default (NamesLinux) the
+//     fsync of a file or directory also makes its names durable, with
+//     those of the directories that lead to it, as ext4, XFS, btrfs and
+//     F2FS all do though POSIX does not promise it; NamesPOSIX is the letter of POSIX
+//     (only the directory's fsync), NamesExt4 ext4's data=ordered journal
+//     (any fsync commits every change of names made so far). A rename
+//     across directories is durable on each side as that side is, so a
+//     cut in between can leave both names.
 //   - Modes: with the name; owners and times are not modelled.
 //
 // A cut is the power-cut model: the file system stops answering
@@ -39,8 +39,11 @@ package powercut
 import (
 	"errors"
 	"fmt"
+	"io"
+	"log"
 	"os"
 	"os/exec"
+	"strconv"
 	"testing"
 	"time"
 
@@ -48,23 +51,38 @@ import (
 	"github.com/hanwen/go-fuse/v2/fuse"
 )
 
-// Namespace says when a change of names becomes durable.
-type Namespace int
+// Names says what, besides an fsync of their directory, makes changes
+// of names durable.
+type Names int
 
 const (
-	// NamespaceOnDirSync: when its directory is fsynced (POSIX).
-	NamespaceOnDirSync Namespace = iota
-	// NamespaceOnAnySync: at the next fsync of anything (ext4's
-	// data=ordered journal).
-	NamespaceOnAnySync
+	// NamesLinux: the fsync of a file also makes durable its names and
+	// the names of the directories that lead to it.
+	NamesLinux Names = iota
+	// NamesPOSIX: nothing else.
+	NamesPOSIX
+	// NamesExt4: any fsync makes every change of names durable.
+	NamesExt4
 )
+
+func (n Names) String() string {
+	switch n {
+	case NamesLinux:
+		return "linux"
+	case NamesPOSIX:
+		return "posix"
+	case NamesExt4:
+		return "ext4"
+	}
+	return "names(" + strconv.Itoa(int(n)) + ")"
+}
 
 // Options tune a mount.
 type Options struct {
 	// FsyncDelay is added to every fsync of a file or a directory.
 	FsyncDelay time.Duration
-	// Namespace is when create, rename and unlink become durable.
-	Namespace Namespace
+	// Names is what makes create, rename and unlink durable.
+	Names Names
 }
 
 // FS is a mounted power-cut file system.
@@ -94,6 +112,8 @@ func Mount(backing, dir string, opts Options) (*FS, error) {
 			FsName:      "powercut",
 			Name:        "powercut",
 			DirectMount: os.Getuid() == 0,
+			// A cut aborts the connection on purpose: nothing to report.
+			Logger: log.New(io.Discard, "", 0),
 		},
 	})
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -104,10 +105,10 @@ func TestCut(t *testing.T) {
 		name string
 		// before runs on the mounted disk; the file a must then read
 		// live, and after the cut, want.
-		before    func(d *disk)
-		live      string
-		want      string
-		namespace powercut.Namespace
+		before func(d *disk)
+		live   string
+		want   string
+		names  powercut.Names
 	}{
 		{
 			name:   "never fsynced",
@@ -115,15 +116,52 @@ func TestCut(t *testing.T) {
 			live:   "hello", want: "<none>",
 		},
 		{
-			name:   "fsynced, its directory not",
+			name:   "fsynced, its directory not, by POSIX",
 			before: func(d *disk) { mustSync(d.t, d.write("a", "hello")) },
+			names:  powercut.NamesPOSIX,
 			live:   "hello", want: "<none>",
 		},
 		{
-			name:      "fsynced, its directory not, ext4's journal",
-			before:    func(d *disk) { mustSync(d.t, d.write("a", "hello")) },
-			namespace: powercut.NamespaceOnAnySync,
-			live:      "hello", want: "hello",
+			name:   "fsynced, its directory not, on Linux",
+			before: func(d *disk) { mustSync(d.t, d.write("a", "hello")) },
+			names:  powercut.NamesLinux,
+			live:   "hello", want: "hello",
+		},
+		{
+			name: "a new file beside it fsynced, on Linux",
+			before: func(d *disk) {
+				d.write("a", "hello")
+				mustSync(d.t, d.write("b", "other"))
+			},
+			live: "hello", want: "<none>",
+		},
+		{
+			name: "a new file beside it fsynced, on ext4",
+			before: func(d *disk) {
+				d.write("a", "hello")
+				mustSync(d.t, d.write("b", "other"))
+			},
+			names: powercut.NamesExt4,
+			live:  "hello", want: "",
+		},
+		{
+			name: "renamed over and fsynced, on Linux",
+			before: func(d *disk) {
+				mustSync(d.t, d.write("a", "old"))
+				d.syncDir(".")
+				f := d.write("b", "new")
+				if err := os.Rename(d.path("b"), d.path("a")); err != nil {
+					d.t.Fatal(err)
+				}
+				mustSync(d.t, f)
+			},
+			live: "new", want: "new",
+		},
+		{
+			name:   "fsynced, its directory not, on ext4",
+			before: func(d *disk) { mustSync(d.t, d.write("a", "hello")) },
+			names:  powercut.NamesExt4,
+			live:   "hello", want: "hello",
 		},
 		{
 			name: "directory fsynced, the file not",
@@ -260,7 +298,7 @@ func TestCut(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			d := newDisk(t, powercut.Options{Namespace: tc.namespace})
+			d := newDisk(t, powercut.Options{Names: tc.names})
 			tc.before(d)
 			if got := d.content("a"); got != tc.live {
 				t.Fatalf("before the cut: %q, want %q", got, tc.live)
@@ -273,34 +311,43 @@ func TestCut(t *testing.T) {
 	}
 }
 
-// TestCutNewDirectory checks that a new directory's entries need both
-// directories fsynced: its own, and its parent's for its name.
+// TestCutNewDirectory checks when a file in new directories survives: by
+// POSIX once every directory on its way is fsynced, on Linux once it or
+// its directory is.
 func TestCutNewDirectory(t *testing.T) {
 	powercut.Require(t)
 	t.Parallel()
-	d := newDisk(t, powercut.Options{})
-	if err := os.MkdirAll(d.path("x/y"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	mustSync(t, d.write("x/y/f", "deep"))
-	d.syncDir("x/y")
-	d.syncDir("x")
-	d.cut()
-	// The root was never fsynced: x is gone, and all under it.
-	if got := d.content("x/y/f"); got != "<none>" {
-		t.Fatalf("x/y/f = %q with the root never fsynced", got)
-	}
-
-	if err := os.MkdirAll(d.path("x/y"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	mustSync(t, d.write("x/y/f", "deep"))
-	d.syncDir("x/y")
-	d.syncDir("x")
-	d.syncDir(".")
-	d.cut()
-	if got := d.content("x/y/f"); got != "deep" {
-		t.Fatalf("x/y/f = %q, want deep", got)
+	for _, tc := range []struct {
+		names    powercut.Names
+		syncFile bool
+		dirs     []string // fsynced after the file
+		want     string
+	}{
+		{powercut.NamesPOSIX, true, []string{"x/y", "x"}, "<none>"},
+		{powercut.NamesPOSIX, true, []string{"x/y", "x", "."}, "deep"},
+		{powercut.NamesLinux, true, nil, "deep"},
+		{powercut.NamesLinux, false, []string{"x/y"}, ""},
+		{powercut.NamesLinux, false, []string{"x"}, "<none>"},
+		{powercut.NamesExt4, true, nil, "deep"},
+	} {
+		t.Run(fmt.Sprintf("%s %v %v", tc.names, tc.syncFile, tc.dirs), func(t *testing.T) {
+			t.Parallel()
+			d := newDisk(t, powercut.Options{Names: tc.names})
+			if err := os.MkdirAll(d.path("x/y"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			f := d.write("x/y/f", "deep")
+			if tc.syncFile {
+				mustSync(t, f)
+			}
+			for _, dir := range tc.dirs {
+				d.syncDir(dir)
+			}
+			d.cut()
+			if got := d.content("x/y/f"); got != tc.want {
+				t.Fatalf("x/y/f = %q after the cut, want %q", got, tc.want)
+			}
+		})
 	}
 }
 

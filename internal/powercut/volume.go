@@ -521,18 +521,29 @@ func (v *volume) delay() {
 	}
 }
 
-// fsync makes a file's content, or a directory's entries, durable (and
-// with Options.Namespace NamespaceOnAnySync, every directory's).
+// fsync makes a file's content, or a directory's entries, durable, and
+// what else Options.Names says.
 func (v *volume) fsync(n *node) syscall.Errno {
 	v.delay()
-	if n.dir {
-		return v.commit(n)
+	switch {
+	case n.dir && v.opts.Names == NamesExt4:
+		return v.commit(func() { commitAll(v.root) })
+	case n.dir && v.opts.Names == NamesLinux:
+		return v.commit(func() {
+			n.durEntries = maps.Clone(n.entries)
+			commitPaths(v.root, n)
+		})
+	case n.dir:
+		return v.commit(func() { n.durEntries = maps.Clone(n.entries) })
 	}
 	if err := v.syncFile(n); err != 0 {
 		return err
 	}
-	if v.opts.Namespace == NamespaceOnAnySync {
-		return v.commit(nil)
+	switch v.opts.Names {
+	case NamesLinux:
+		return v.commit(func() { commitPaths(v.root, n) })
+	case NamesExt4:
+		return v.commit(func() { commitAll(v.root) })
 	}
 	return 0
 }
@@ -596,19 +607,15 @@ func (v *volume) syncFile(n *node) syscall.Errno {
 	return 0
 }
 
-// commit makes dir's live entries durable (every directory's when dir is
-// nil) and writes the durable tree.
-func (v *volume) commit(dir *node) syscall.Errno {
+// commit changes the durable tree with change, under the lock, and
+// writes it.
+func (v *volume) commit(change func()) syscall.Errno {
 	v.treeMu.Lock()
 	defer v.treeMu.Unlock()
 	if err := v.enter(); err != 0 {
 		return err
 	}
-	if dir != nil {
-		dir.durEntries = maps.Clone(dir.entries)
-	} else {
-		commitAll(v.root)
-	}
+	change()
 	raw := v.treeLocked()
 	if bytes.Equal(raw, v.lastTree) {
 		v.mu.Unlock()
@@ -636,6 +643,31 @@ func commitAll(dir *node) {
 			commitAll(c)
 		}
 	}
+}
+
+// commitPaths makes durable every live name of target, and the names of
+// the directories on the way to it from dir. Only those entries: the
+// directories' other changes wait for their own fsync. A name that was
+// renamed within its directory loses its old name with it, as the
+// rename's one journal transaction does.
+func commitPaths(dir, target *node) bool {
+	found := false
+	for name, c := range dir.entries {
+		if c != target && !(c.dir && commitPaths(c, target)) {
+			continue
+		}
+		found = true
+		if dir.durEntries == nil {
+			dir.durEntries = map[string]*node{}
+		}
+		for old, d := range dir.durEntries {
+			if d == c && old != name {
+				delete(dir.durEntries, old)
+			}
+		}
+		dir.durEntries[name] = c
+	}
+	return found
 }
 
 // treeLocked is tree.json for the durable tree.
@@ -695,5 +727,5 @@ func (v *volume) syncAll() syscall.Errno {
 			return err
 		}
 	}
-	return v.commit(nil)
+	return v.commit(func() { commitAll(v.root) })
 }
