@@ -147,8 +147,7 @@ func (s *sdCard) fire() (reply, led time.Duration) {
 	t0 := time.Now()
 	r := mustCommand(s.b, s.nc, "fire", []byte(`{"transition":"button_click"}`))
 	reply = time.Since(t0)
-	_, at := s.led(r.Seq)
-	return reply, at.Sub(t0)
+	return reply, s.led(r.Seq).Time.Sub(t0)
 }
 
 // clickTimes is one click's timeline, each a duration: release (from the
@@ -178,7 +177,7 @@ func (s *sdCard) click() clickTimes {
 		}
 	}
 	// The LED event of the first input after prev.
-	ev, at := s.led(prev.Sequence + 1)
+	ev := s.led(prev.Sequence + 1)
 	in, err := s.str.GetMsg(ctx, ev.Cause)
 	if err != nil {
 		s.b.Fatal(err)
@@ -192,7 +191,7 @@ func (s *sdCard) click() clickTimes {
 		s.b.Fatal(err)
 	}
 	return clickTimes{
-		release: at.Sub(t0),
+		release: ev.Time.Sub(t0),
 		decided: ev.Time.Sub(env.Time),
 		stored:  in.Time.Sub(env.Time),
 		applied: out.Time.Sub(in.Time),
@@ -200,16 +199,16 @@ func (s *sdCard) click() clickTimes {
 	}
 }
 
-// led waits for the LED event of the first input at or after seq and
-// returns it with the moment it arrived.
-func (s *sdCard) led(seq uint64) (messages.LEDEvent, time.Time) {
+// led waits for the LED event of the first input at or after seq: its
+// time is when the LED showed it.
+func (s *sdCard) led(seq uint64) messages.LEDEvent {
 	timeout := time.After(eventTimeout)
 	for {
 		select {
 		case m := <-s.leds:
 			var ev messages.LEDEvent
 			if json.Unmarshal(m.Data, &ev) == nil && ev.Cause >= seq {
-				return ev, time.Now()
+				return ev
 			}
 		case <-timeout:
 			s.b.Fatalf("no LED change caused by input %d or later", seq)

@@ -129,7 +129,7 @@ func TestPowerCut(t *testing.T) {
 	mustOK(t, request(t, nc, "lumen.dur.cmd.fire", `{"transition":"arm"}`))
 	cut(t, disk, d)
 	time.Sleep(2 * time.Second)
-	disk = powercut.MountT(t, backing, dir, powercut.Options{})
+	powercut.MountT(t, backing, dir, powercut.Options{})
 	d = startDaemon(t, dir, "--light", "dur", "--sync", "always")
 	checkJournal(t, d, acks.seqs)
 
