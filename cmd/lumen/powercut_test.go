@@ -33,6 +33,21 @@ func powerCuts(t *testing.T) int {
 	return n
 }
 
+// powerCutNames is the file system's model of names: Linux's, or
+// $LUMEN_POWERCUT_NAMES (posix shows what a stricter disk would lose).
+func powerCutNames(t *testing.T) powercut.Options {
+	t.Helper()
+	s := os.Getenv("LUMEN_POWERCUT_NAMES")
+	if s == "" {
+		return powercut.Options{}
+	}
+	names, err := powercut.ParseNames(s)
+	if err != nil {
+		t.Fatalf("LUMEN_POWERCUT_NAMES: %v", err)
+	}
+	return powercut.Options{Names: names}
+}
+
 // acked is what the clients were told: each acknowledged input's stream
 // sequence and when its reply arrived.
 type acked struct {
@@ -100,7 +115,8 @@ func cut(t *testing.T, disk *powercut.FS, d *daemon) time.Time {
 // what was not fsynced, fires inputs from several clients, and cuts the
 // power at random moments: after every restart no acknowledged input is
 // lost, the state is the fold of the journal, a pending timer fires, and
-// replay verifies. FUSE is needed (see powercut.Require).
+// replay verifies. FUSE is needed (see powercut.Require). The number of
+// cuts is $LUMEN_POWERCUT_CUTS (3 by default).
 func TestPowerCut(t *testing.T) {
 	if testing.Short() {
 		t.Skip("slow")
@@ -108,7 +124,8 @@ func TestPowerCut(t *testing.T) {
 	powercut.Require(t)
 	t.Parallel()
 	backing, dir := t.TempDir(), t.TempDir()
-	disk := powercut.MountT(t, backing, dir, powercut.Options{})
+	opts := powerCutNames(t)
+	disk := powercut.MountT(t, backing, dir, opts)
 	args := []string{"--light", "dur", "--sync", "always", "--snapshot-every", "200"}
 	d := startDaemon(t, dir, args...)
 	nc := connect(t, d.URL)
@@ -120,7 +137,7 @@ func TestPowerCut(t *testing.T) {
 	for trial := range cuts {
 		fireUntilCut(t, disk, d, &acks)
 		t.Logf("cut %d: %d inputs acknowledged so far", trial+1, len(acks.seqs))
-		disk = powercut.MountT(t, backing, dir, powercut.Options{})
+		disk = powercut.MountT(t, backing, dir, opts)
 		d = startDaemon(t, dir, args...)
 	}
 
@@ -129,7 +146,7 @@ func TestPowerCut(t *testing.T) {
 	mustOK(t, request(t, nc, "lumen.dur.cmd.fire", `{"transition":"arm"}`))
 	cut(t, disk, d)
 	time.Sleep(2 * time.Second)
-	powercut.MountT(t, backing, dir, powercut.Options{})
+	powercut.MountT(t, backing, dir, opts)
 	d = startDaemon(t, dir, "--light", "dur", "--sync", "always")
 	checkJournal(t, d, acks.seqs)
 

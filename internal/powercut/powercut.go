@@ -77,6 +77,16 @@ func (n Names) String() string {
 	return "names(" + strconv.Itoa(int(n)) + ")"
 }
 
+// ParseNames is the Names a String gave.
+func ParseNames(s string) (Names, error) {
+	for _, n := range []Names{NamesLinux, NamesPOSIX, NamesExt4} {
+		if s == n.String() {
+			return n, nil
+		}
+	}
+	return 0, fmt.Errorf("powercut: names %q: want linux, posix or ext4", s)
+}
+
 // Options tune a mount.
 type Options struct {
 	// FsyncDelay is added to every fsync of a file or a directory.

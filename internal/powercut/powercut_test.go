@@ -499,3 +499,14 @@ func errString(err error) string {
 	}
 	return err.Error()
 }
+
+func TestParseNames(t *testing.T) {
+	for _, n := range []powercut.Names{powercut.NamesLinux, powercut.NamesPOSIX, powercut.NamesExt4} {
+		if got, err := powercut.ParseNames(n.String()); err != nil || got != n {
+			t.Errorf("ParseNames(%q) = %v, %v", n, got, err)
+		}
+	}
+	if _, err := powercut.ParseNames("fat32"); err == nil {
+		t.Error("ParseNames(fat32) is no error")
+	}
+}
