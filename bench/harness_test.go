@@ -362,6 +362,16 @@ func (l latencies) report(b *testing.B, prefix string) {
 	b.ReportMetric(float64(percentile(s, 99).Nanoseconds())/1e3, prefix+"p99-µs")
 }
 
+// p50 is the median.
+func (l latencies) p50() time.Duration {
+	if len(l) == 0 {
+		return 0
+	}
+	s := slices.Clone(l)
+	slices.Sort(s)
+	return percentile(s, 50)
+}
+
 // percentile of sorted durations, nearest rank.
 func percentile(sorted []time.Duration, p int) time.Duration {
 	i := (len(sorted)*p + 99) / 100

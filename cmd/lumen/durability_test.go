@@ -132,6 +132,19 @@ func TestDurabilityUnderSIGKILL(t *testing.T) {
 
 func countSubject(t *testing.T, ctx context.Context, js jetstream.JetStream, subj, contains string) int {
 	t.Helper()
+	n := 0
+	for _, data := range readSubject(t, ctx, js, subj) {
+		if strings.Contains(data, contains) {
+			n++
+		}
+	}
+	return n
+}
+
+// readSubject reads every event of the stream on subj: its data by stream
+// sequence.
+func readSubject(t *testing.T, ctx context.Context, js jetstream.JetStream, subj string) map[uint64]string {
+	t.Helper()
 	cons, err := js.OrderedConsumer(ctx, "LUMEN", jetstream.OrderedConsumerConfig{FilterSubjects: []string{subj}})
 	if err != nil {
 		t.Fatal(err)
@@ -141,15 +154,17 @@ func countSubject(t *testing.T, ctx context.Context, js jetstream.JetStream, sub
 		t.Fatal(err)
 	}
 	total := info.NumPending
-	n := 0
+	events := make(map[uint64]string, total)
 	for i := uint64(0); i < total; i++ {
 		m, err := cons.Next(jetstream.FetchMaxWait(5 * time.Second))
 		if err != nil {
 			t.Fatalf("reading %s: %v", subj, err)
 		}
-		if strings.Contains(string(m.Data()), contains) {
-			n++
+		meta, err := m.Metadata()
+		if err != nil {
+			t.Fatalf("reading %s: %v", subj, err)
 		}
+		events[meta.Sequence.Stream] = string(m.Data())
 	}
-	return n
+	return events
 }
