@@ -30,8 +30,8 @@ var sdCardDelays = []time.Duration{0, 20 * time.Millisecond}
 //   - fire-reply: a fire request until its reply;
 //   - fire-led: the same fire until the LED shows the state it led to;
 //   - click-led: a click on the simulated button, from the request that
-//     releases it until the LED shows the next color (the click is
-//     decided 10 ms after the release: gestureBenchConfig);
+//     releases it until the LED shows the next color (no rule reacts to a
+//     double click, so the click is decided on its release);
 //
 // and, of the click, where the time goes (from the moments the journal
 // and the hardware record): decided → the input stored by JetStream (the
