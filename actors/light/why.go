@@ -133,7 +133,7 @@ func explain(ctx context.Context, j Events, light string, input uint64) (*messag
 func explainFrom(ctx context.Context, j Events, light string, input uint64, snap []byte) (w *messages.WhyReply, prev uint64, missing bool, err error) {
 	set := provenance{}
 	var target *Applied
-	var rules []messages.Rule
+	var rules, layerRules []messages.Rule
 	var notes []note
 	asks := agentAsks{}
 	_, err = Replay{Light: light, ToSeq: input, Trace: input, Snapshot: snap,
@@ -174,8 +174,11 @@ func explainFrom(ctx context.Context, j Events, light string, input uint64, snap
 		},
 		OnModel: func(ap *Applied, m *machine.Machine) {
 			if ap.Input.Seq == input {
-				rules = m.Model().Rules
+				// The rule that fired may be a layer's, and the layer
+				// may have ended with the input: those before it too.
+				rules = append(append(m.Model().Rules, m.LayerRules()...), layerRules...)
 			}
+			layerRules = m.LayerRules()
 		},
 	}.Run(ctx, j)
 	if err != nil {
@@ -262,11 +265,20 @@ func summarize(ap *Applied, w *messages.WhyReply) string {
 		by = " by " + in.By
 	}
 	what := fmt.Sprintf("input %d (%s%s at %s)", in.Seq, in.Type, by, in.Time.Format("2006-01-02 15:04:05Z07:00"))
+	ended := ""
 	for _, o := range ap.Result.Outputs {
 		switch d := o.Data.(type) {
+		case messages.OutLayerData:
+			ended = fmt.Sprintf("layer %s ended (%s)", d.Name, d.EndedBy)
+			if d.Restored {
+				ended += " and returned the light to the state it began in"
+			}
 		case messages.OutStateData:
-			if w.Rule != nil {
+			switch {
+			case w.Rule != nil:
 				return fmt.Sprintf("%s fired %s: rule %s took the light from %s to %s", what, d.Transition, w.Rule.ID, d.From, d.To)
+			case ended != "":
+				return fmt.Sprintf("%s: %s, from %s to %s", what, ended, d.From, d.To)
 			}
 			return fmt.Sprintf("%s set the state from %s to %s", what, d.From, d.To)
 		case messages.OutIgnoredData:
@@ -275,6 +287,9 @@ func summarize(ap *Applied, w *messages.WhyReply) string {
 	}
 	if ap.Result.Err != nil {
 		return fmt.Sprintf("%s was refused: %s", what, ap.Result.Err.Error)
+	}
+	if ended != "" {
+		return fmt.Sprintf("%s: %s; the light stays in %s", what, ended, ap.Result.State)
 	}
 	return fmt.Sprintf("%s left the light in %s", what, ap.Result.State)
 }

@@ -55,7 +55,7 @@ func scripted(t *testing.T, name string, steps ...step) *journal.Slice {
 		env.By = st.by
 		body := messages.AppendEnvelope(nil, &env)
 		s.Events = append(s.Events, journal.Msg{Seq: seq, Subject: subject.In(name, st.typ), Data: body, Time: at})
-		res, outs := light.Compute(m, name, light.DecodeInput(name, light.Record{Seq: seq, Subject: subject.In(name, st.typ), Data: body, Time: at}), nil)
+		res, outs := light.Compute(m, name, light.DecodeInput(name, light.Record{Seq: seq, Subject: subject.In(name, st.typ), Data: body, Time: at}), light.TimedOut{})
 		if res.Err != nil {
 			t.Fatalf("step %d %s %s: %s", i, st.typ, st.data, res.Err.Error)
 		}

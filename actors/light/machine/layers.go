@@ -545,3 +545,15 @@ func (m *Machine) LayerDeadlines() []messages.Timer {
 	})
 	return out
 }
+
+// LayerRules returns the rules of the live layers, newest layer first;
+// nil when there are none.
+func (m *Machine) LayerRules() []messages.Rule {
+	var out []messages.Rule
+	for _, l := range m.c.layers {
+		for _, r := range l.rules {
+			out = append(out, r.Rule)
+		}
+	}
+	return out
+}
