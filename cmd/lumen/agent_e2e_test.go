@@ -512,18 +512,21 @@ func TestPatternExamples(t *testing.T) {
 				_ = json.Unmarshal(ex.Light.States, &states)
 				_ = json.Unmarshal(ex.Light.Rules, &rules)
 			}
-			var add []json.RawMessage
-			if err := json.Unmarshal(ex.States, &add); err != nil {
+			var addStates, addRules []json.RawMessage
+			if err := json.Unmarshal(ex.States, &addStates); err != nil {
 				t.Fatalf("states: %v", err)
 			}
-			states = append(states, add...)
+			states = append(states, addStates...)
 			if ex.Layer == nil {
-				if err := json.Unmarshal(ex.Rules, &add); err != nil {
+				if err := json.Unmarshal(ex.Rules, &addRules); err != nil {
 					t.Fatalf("rules: %v", err)
 				}
-				rules = append(rules, add...)
+				rules = append(rules, addRules...)
 			}
-			body, _ := json.Marshal(map[string]any{"states": states, "rules": rules, "schedules": ex.Schedules, "confirm_empty": true})
+			body, err := json.Marshal(map[string]any{"states": states, "rules": rules, "schedules": ex.Schedules, "confirm_empty": true})
+			if err != nil {
+				t.Fatal(err)
+			}
 			cmd("apply", string(body)) // apply replaces the whole configuration: tools come after
 			if ex.Layer != nil {
 				cmd("append_rules", fmt.Sprintf(`{"rules":%s,"layer":%s}`, ex.Rules, ex.Layer))

@@ -138,7 +138,6 @@ layer rm NAME' ends one early.`,
 	f.IntVar(&r.Priority, "priority", 0, "higher is tried first")
 	f.StringVar(&r.ID, "id", "", "the rule's id (default: the next r<N>)")
 	f.BoolVar(&disabled, "disabled", false, "add it disabled ('lumen rule enable ID' turns it on)")
-	add.MarkFlagsMutuallyExclusive("fires", "for", "until")
 	var match messages.DeleteRulesRequest
 	rm := mutation(a, &cobra.Command{
 		Use:   "rm [ID…]",
