@@ -14,7 +14,9 @@ import (
 // lightFunc is a Light answering every command with its function.
 type lightFunc func(verb string, body []byte) ([]byte, error)
 
-func (f lightFunc) Command(_ context.Context, verb string, body []byte) ([]byte, error) { return f(verb, body) }
+func (f lightFunc) Command(_ context.Context, verb string, body []byte) ([]byte, error) {
+	return f(verb, body)
+}
 
 // Switching rules and ending a layer need the person's approval, except
 // on rules and layers the same request created: a request may adjust or
