@@ -265,31 +265,48 @@ func summarize(ap *Applied, w *messages.WhyReply) string {
 		by = " by " + in.By
 	}
 	what := fmt.Sprintf("input %d (%s%s at %s)", in.Seq, in.Type, by, in.Time.Format("2006-01-02 15:04:05Z07:00"))
-	ended := ""
+	var (
+		ended   []string
+		state   *messages.OutStateData
+		ignored *messages.OutIgnoredData
+	)
 	for _, o := range ap.Result.Outputs {
 		switch d := o.Data.(type) {
 		case messages.OutLayerData:
-			ended = fmt.Sprintf("layer %s ended (%s)", d.Name, d.EndedBy)
+			e := fmt.Sprintf("layer %s ended (%s)", d.Name, d.EndedBy)
 			if d.Restored {
-				ended += " and returned the light to the state it began in"
+				e += " and returned the light to the state it began in"
 			}
+			ended = append(ended, e)
 		case messages.OutStateData:
-			switch {
-			case w.Rule != nil:
-				return fmt.Sprintf("%s fired %s: rule %s took the light from %s to %s", what, d.Transition, w.Rule.ID, d.From, d.To)
-			case ended != "":
-				return fmt.Sprintf("%s: %s, from %s to %s", what, ended, d.From, d.To)
+			if state == nil {
+				state = &d
 			}
-			return fmt.Sprintf("%s set the state from %s to %s", what, d.From, d.To)
 		case messages.OutIgnoredData:
-			return fmt.Sprintf("%s changed nothing: %s", what, d.Reason)
+			if ignored == nil {
+				ignored = &d
+			}
 		}
+	}
+	then := ""
+	if len(ended) > 0 {
+		then = "; then " + strings.Join(ended, ", ")
+	}
+	switch {
+	case state != nil && w.Rule != nil:
+		return fmt.Sprintf("%s fired %s: rule %s took the light from %s to %s%s", what, state.Transition, w.Rule.ID, state.From, state.To, then)
+	case state != nil && len(ended) > 0 && state.Rule == nil:
+		return fmt.Sprintf("%s: %s, from %s to %s", what, strings.Join(ended, ", "), state.From, ap.Result.State)
+	case state != nil:
+		return fmt.Sprintf("%s set the state from %s to %s%s", what, state.From, state.To, then)
+	case ignored != nil:
+		return fmt.Sprintf("%s changed nothing: %s%s", what, ignored.Reason, then)
 	}
 	if ap.Result.Err != nil {
 		return fmt.Sprintf("%s was refused: %s", what, ap.Result.Err.Error)
 	}
-	if ended != "" {
-		return fmt.Sprintf("%s: %s; the light stays in %s", what, ended, ap.Result.State)
+	if len(ended) > 0 {
+		return fmt.Sprintf("%s: %s; the light stays in %s", what, strings.Join(ended, ", "), ap.Result.State)
 	}
 	return fmt.Sprintf("%s left the light in %s", what, ap.Result.State)
 }

@@ -117,6 +117,17 @@ func TestWhyGolden(t *testing.T) {
 			click(messages.WhoButton),
 			{messages.InTimer, `{"name":"back","deadline":"2026-11-25T08:00:02Z"}`, "timer:back"},
 		}},
+		{"layer", []step{
+			config(`[{"from":"off","on":"button_click","to":"blue"}]`),
+			{messages.InConfig, `{"op":"append_rules","rules":[{"from":"*","on":"button_click","to":"red"}],"layer":{"name":"once","fires":1}}`, messages.WhoCLI},
+			click(messages.WhoButton),
+			click(messages.WhoButton),
+		}},
+		{"layer_until", []step{
+			config(`[{"from":"off","on":"button_click","to":"blue"}]`),
+			{messages.InConfig, `{"op":"append_rules","rules":[{"from":"*","on":"button_click","to":"red","condition":"getData('n') === undefined","action":"setData('n', 1)"}],"layer":{"name":"first","until":"getData('n') === 1","restore":false}}`, messages.WhoCLI},
+			click(messages.WhoButton),
+		}},
 		{"timeout", []step{
 			config(`[{"from":"off","on":"button_click","to":"red","condition":"(function(){ for(;;){} })()"},{"from":"off","on":"button_click","to":"blue"}]`),
 			click(messages.WhoHTTP),

@@ -42,7 +42,15 @@ func newStates(a *app) *cobra.Command {
 
 func newRules(a *app) *cobra.Command {
 	return newListing(a, "rules", "List the light's rules: id, from, on, to, condition, action, priority, enabled", func(g messages.GetReply) error {
-		return describe.Rules(a.stdout, g.Rules)
+		if err := describe.Rules(a.stdout, g.Rules); err != nil {
+			return err
+		}
+		if n := len(g.Layers); n > 0 {
+			// Their rules are tried first: say so where the rules are read.
+			_, err := fmt.Fprintf(a.stdout, "(and %d temporary layers of rules, tried before these: lumen layers)\n", n)
+			return err
+		}
+		return nil
 	})
 }
 
