@@ -223,7 +223,7 @@ func TestLayerCLI(t *testing.T) {
 		want string
 	}{
 		{[]string{"layers"}, 0, "two   after 2 more firings  yes       off"},
-		{[]string{"rules"}, 0, "(and 1 temporary layers of rules, tried before these: lumen layers)"},
+		{[]string{"rules"}, 0, "(and a temporary layer of rules, tried before these: lumen layers)"},
 		{[]string{"layer", "ls", "--json"}, 0, `"name": "two",`},
 		{[]string{"rule", "add", "*", "x", "red", "--fires", "1", "--for", "1m"}, 2, "give one of --fires, --for and --until: how the layer ends"},
 		{[]string{"rule", "add", "*", "x", "red", "--layer", "solo"}, 2, "say how it ends with --fires, --for or --until"},

@@ -47,7 +47,11 @@ func newRules(a *app) *cobra.Command {
 		}
 		if n := len(g.Layers); n > 0 {
 			// Their rules are tried first: say so where the rules are read.
-			_, err := fmt.Fprintf(a.stdout, "(and %d temporary layers of rules, tried before these: lumen layers)\n", n)
+			what := fmt.Sprintf("%d temporary layers", n)
+			if n == 1 {
+				what = "a temporary layer"
+			}
+			_, err := fmt.Fprintf(a.stdout, "(and %s of rules, tried before these: lumen layers)\n", what)
 			return err
 		}
 		return nil
