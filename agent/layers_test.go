@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/lumen-home/lumen/agent"
+	"github.com/lumen-home/lumen/agent/agenttest"
 	"github.com/lumen-home/lumen/messages"
 )
 
@@ -136,5 +137,43 @@ func TestPromptLayers(t *testing.T) {
 	}
 	if p := agent.Prompt("kitchen", &messages.GetReply{State: "off"}); strings.Contains(p, "Temporary layers (") {
 		t.Errorf("a light without layers lists them:\n%s", p)
+	}
+}
+
+// In a request, the agent switches and ends what the request itself
+// added without asking; the light's own rules still need the person.
+func TestLayerToolTiersInARequest(t *testing.T) {
+	f := newFixture(t, agent.ModelConfig{},
+		agenttest.Step{Calls: []agenttest.Call{call("appendRules", `{"rules":[{"from":"*","on":"button_click","to":"off"}],"layer":{"name":"tmp","fires":2}}`)}},
+		agenttest.Step{Calls: []agenttest.Call{
+			call("disableRules", `{"ids":["r9"]}`),
+			call("enableRules", `{"ids":["r9"]}`),
+			call("deleteLayer", `{"name":"tmp"}`),
+			call("disableRules", `{"ids":["r1"]}`),
+		}},
+		agenttest.Step{Calls: []agenttest.Call{call("done", `{"message":"ok"}`)}},
+	)
+	var cmds []string
+	f.loop.Tools.Light = lightFunc(func(verb string, body []byte) ([]byte, error) {
+		if verb == messages.VerbGet {
+			return []byte(`{"ok":true,"state":"off","states":[{"name":"off","r":0,"g":0,"b":0}]}`), nil
+		}
+		cmds = append(cmds, verb)
+		return []byte(`{"ok":true,"seq":8,"state":"off","changed":false,"rule":null,"outputs":[
+			{"v":1,"id":"k:8:0","type":"config","light":"k","time":"2026-11-24T12:00:00Z","cause":8,"data":{"op":"append_rules","rules":["r9"],"layers":["tmp"]}}]}`), nil
+	})
+	var asked []string
+	f.env.decide = func(_ context.Context, id string) (agent.Decision, error) {
+		asked = append(asked, f.env.s.Pending.Tool+" "+string(f.env.s.Pending.Args))
+		return agent.Decision{Approved: false, Who: "cli"}, nil
+	}
+	if r := f.ask(t, "red for two clicks, then actually no"); r.Status != messages.AgentDone {
+		t.Fatalf("reply %+v", r)
+	}
+	if got := strings.Join(asked, "\n"); got != `disableRules {"ids":["r1"]}` {
+		t.Errorf("approvals asked for: %s", got)
+	}
+	if got := strings.Join(cmds, " "); got != "append_rules disable_rules enable_rules delete_layer" {
+		t.Errorf("commands: %s", got)
 	}
 }
