@@ -338,7 +338,6 @@ func (c *core) opAppendLayer(in *messages.InConfigData) ([]Output, *rejection) {
 		return nil, rejectf(r.code, "layer %q: %s", name, r.msg)
 	}
 	l := &layer{name: name, rules: rules, restore: spec.Restore == nil || *spec.Restore, began: c.cur, fresh: true}
-	c.freshLayers = true
 	switch {
 	case spec.Fires != nil:
 		l.kind, l.fires = layerFires, *spec.Fires
@@ -359,6 +358,7 @@ func (c *core) opAppendLayer(in *messages.InConfigData) ([]Output, *rejection) {
 	if err := c.commit(cfg); err != nil {
 		return nil, rejectf(500, "%v", err)
 	}
+	c.freshLayers = true
 	data := messages.OutConfigData{Op: in.Op, Layers: []string{name}}
 	for _, r := range rules {
 		data.Rules = append(data.Rules, r.ID)

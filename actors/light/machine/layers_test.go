@@ -32,7 +32,7 @@ func click() step { return step{typ: messages.InFired, body: `{"transition":"but
 
 func cfg(body string) step { return step{typ: messages.InConfig, body: body} }
 
-func (s step) body_(m *machine.Machine) string {
+func (s step) payloadFor(m *machine.Machine) string {
 	if s.payload != nil {
 		return s.payload(m)
 	}
@@ -62,9 +62,9 @@ func (l *light) run(steps []step) []string {
 			l.now = l.now.Add(s.advance - time.Second)
 			ev.Time = l.now
 		}
-		r := l.applyEvent(ev, s.typ, s.body_(l.m))
+		r := l.applyEvent(ev, s.typ, s.payloadFor(l.m))
 		if r.Err != nil {
-			l.t.Fatalf("input %d %s: rejected: %s", ev.Seq, s.body_(l.m), r.Err.Error)
+			l.t.Fatalf("input %d %s: rejected: %s", ev.Seq, s.payloadFor(l.m), r.Err.Error)
 		}
 		states = append(states, r.State)
 	}
