@@ -254,7 +254,7 @@ func (l *Loop) maxHistory() int {
 func (l *Loop) call(ctx context.Context, s *State, env Env, tc messages.AgentToolCall) error {
 	args := json.RawMessage(tc.Args)
 	step := messages.ToolStep{ID: tc.ID, Tool: tc.Name, Args: journalArgs(tc.Args)}
-	step.Tier = l.Tools.Tier(ctx, tc.Name, args)
+	step.Tier = l.Tools.Tier(ctx, tc.Name, args, s.Calls)
 	var flags map[string]json.RawMessage
 	if json.Unmarshal(args, &flags) == nil && string(flags[SpeakDirectly]) == "true" && slices.Contains(directTools, tc.Name) {
 		step.Direct = true
@@ -459,7 +459,7 @@ func finished(s *State, turn *messages.AgentMessage) (status, answer string, ok 
 // run them again.
 func idempotent(tool string) bool {
 	switch tool {
-	case ToolCreateState, ToolSetState, ToolCreateSchedule, ToolDefineTool, ToolDefineFunction:
+	case ToolCreateState, ToolSetState, ToolCreateSchedule, ToolDefineTool, ToolDefineFunction, ToolEnableRules, ToolDisableRules:
 		return true
 	}
 	return false
@@ -495,7 +495,16 @@ func Confirmation(c messages.ToolStep) string {
 	case ToolCreateState:
 		return fmt.Sprintf("I made the state %s.", a.Name)
 	case ToolAppendRules:
-		if len(a.Rules) == 1 {
+		var l struct {
+			Layer *messages.LayerSpec `json:"layer"`
+		}
+		_ = json.Unmarshal(c.Args, &l)
+		switch {
+		case l.Layer != nil && len(a.Rules) == 1:
+			return "I added the rule for a while; then the light goes back to what it did before."
+		case l.Layer != nil:
+			return fmt.Sprintf("I added %d rules for a while; then the light goes back to what it did before.", len(a.Rules))
+		case len(a.Rules) == 1:
 			return "I added the rule."
 		}
 		return fmt.Sprintf("I added %d rules.", len(a.Rules))

@@ -491,17 +491,17 @@ func TestSourceTier(t *testing.T) {
 	light.model.Tools = []messages.Tool{{Name: "weather", Hosts: []string{"api.weather.example"}}}
 	tools := &agent.Tools{Light: light}
 	src := `{"name":"w","interval_ms":60000,"fetch":{"tool":"weather"},"store":{"t":"result.t"}}`
-	if tier := tools.Tier(context.Background(), "createDataSource", json.RawMessage(src)); tier != messages.TierConfirm {
+	if tier := tools.Tier(context.Background(), "createDataSource", json.RawMessage(src), nil); tier != messages.TierConfirm {
 		t.Fatalf("new host: %s", tier)
 	}
 	light.model.Sources = []json.RawMessage{json.RawMessage(src)}
-	if tier := tools.Tier(context.Background(), "createDataSource", json.RawMessage(`{"name":"w2","fetch":{"tool":"weather"}}`)); tier != messages.TierAutonomous {
+	if tier := tools.Tier(context.Background(), "createDataSource", json.RawMessage(`{"name":"w2","fetch":{"tool":"weather"}}`), nil); tier != messages.TierAutonomous {
 		t.Fatalf("known host: %s", tier)
 	}
-	if tier := tools.Tier(context.Background(), "createDataSource", json.RawMessage(`{"name":"w3","fetch":{"tool":"fetch_json","args":{"url":"https://other.example/x"}}}`)); tier != messages.TierConfirm {
+	if tier := tools.Tier(context.Background(), "createDataSource", json.RawMessage(`{"name":"w3","fetch":{"tool":"fetch_json","args":{"url":"https://other.example/x"}}}`), nil); tier != messages.TierConfirm {
 		t.Fatalf("built-in fetch to a new host: %s", tier)
 	}
-	if tier := tools.Tier(context.Background(), "createDataSource", json.RawMessage(`{"name":"bell","type":"mqtt","topic":"home/bell"}`)); tier != messages.TierAutonomous {
+	if tier := tools.Tier(context.Background(), "createDataSource", json.RawMessage(`{"name":"bell","type":"mqtt","topic":"home/bell"}`), nil); tier != messages.TierAutonomous {
 		t.Fatalf("a push source reaches no host: %s", tier)
 	}
 }
@@ -522,7 +522,7 @@ func TestTestToolTier(t *testing.T) {
 		{`{"name":"fetch_text","args":{"url":"http://203.0.113.5/upload"}}`, messages.TierConfirm},
 		{`not json`, messages.TierConfirm},
 	} {
-		if tier := tools.Tier(context.Background(), "testTool", json.RawMessage(tc.args)); tier != tc.want {
+		if tier := tools.Tier(context.Background(), "testTool", json.RawMessage(tc.args), nil); tier != tc.want {
 			t.Errorf("testTool %s: tier %s, want %s", tc.args, tier, tc.want)
 		}
 	}

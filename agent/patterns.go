@@ -18,14 +18,26 @@ type Pattern struct {
 	Check       []PatternCheck  `json:"-"`
 }
 
-// PatternExample is a request and the light configuration that answers it.
+// PatternExample is a request and the light configuration that answers
+// it: on Light, when given (the light before the request, which the
+// answer leaves as it is), the states, schedules, tool and source it
+// adds, and its rules, added as one temporary layer when Layer is given
+// (appendRules' layer).
 type PatternExample struct {
 	UserRequest string          `json:"user_request"`
+	Light       *PatternLight   `json:"light,omitempty"`
 	Tool        json.RawMessage `json:"tool,omitempty"`
 	Source      json.RawMessage `json:"source,omitempty"`
 	States      json.RawMessage `json:"states"`
 	Schedules   json.RawMessage `json:"schedules,omitempty"`
 	Rules       json.RawMessage `json:"rules"`
+	Layer       json.RawMessage `json:"layer,omitempty"`
+}
+
+// PatternLight is the light an example starts from.
+type PatternLight struct {
+	States json.RawMessage `json:"states,omitempty"`
+	Rules  json.RawMessage `json:"rules,omitempty"`
 }
 
 // PatternCheck is one step of an example's behaviour: set Vars, fire the

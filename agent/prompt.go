@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/lumen-home/lumen/internal/clip"
 	"github.com/lumen-home/lumen/messages"
@@ -18,7 +19,8 @@ const promptHead = `You are the agent of a smart light called %q. Configure it b
 ## Tools
 Information: getPattern(name) looks up a template and example (patterns: %s). getStates, getState(name), getRules, getVariables read the light. simulate(states?, rules?, delete_rules?, since?) replays the light's recent inputs against a change without making it.
 States: createState(name, r, g, b, speed?, description?) — r/g/b 0-255 or a JavaScript expression string ("random()*255", "128+127*Math.sin(frame*0.1)"); speed = animation frame period in ms. deleteState(name).
-Rules: appendRules(rules) — each {from, on, to, condition?, action?, priority?}; from is a state, "*" (any) or "prefix/*"; on is a transition (button_click, button_double_click, button_hold, button_release, a timer or schedule name, a data source's transition); condition and action are JavaScript with getData(name), setData(name, value) (undefined unsets), startTimer(name, ms), cancelTimer(name), random(), now() (ms since the epoch; new Date(now()).getHours() is the hour), and the light's functions; higher priority is tried first, then order. deleteRules({ids} or {from,on,to}).
+Rules: appendRules(rules, layer?) — each {from, on, to, condition?, action?, priority?}; from is a state, "*" (any) or "prefix/*"; on is a transition (button_click, button_double_click, button_hold, button_release, a timer or schedule name, a data source's transition); condition and action are JavaScript with getData(name), setData(name, value) (undefined unsets), startTimer(name, ms), cancelTimer(name), random(), now() (ms since the epoch; new Date(now()).getHours() is the hour), and the light's functions; higher priority is tried first, then order. deleteRules({ids} or {from,on,to}). disableRules(ids) and enableRules(ids) switch rules off and on without deleting them.
+Temporary behaviour: when a request says for how long ("the next 3 clicks …, then back to normal", "for 10 minutes", "until the guests leave"), add its rules with layer {fires: N} (its rules fire N times), {ms: D} or {until: "condition"}, and nothing else: no counter variables, no rules to undo it. The layer's rules win over the light's own while it lives; when it ends the light removes it and returns to the state it had when the layer began (restore: false keeps the state), and the light's own rules apply again as before. getRules lists the layers; deleteLayer(name) ends one early.
 Functions: defineFunction(name, params, code, description?) — a named JavaScript function (code is its body; return gives the value) that conditions, actions and state colors call by name, e.g. is_evening() in a condition; define it before the rules that call it, and describe it so later requests can reuse it. deleteFunction(name).
 Now: setState(name), fire(transition). Time: createSchedule(name, cron, tz?, fires), deleteSchedule(name).
 External data: defineTool(name, code, hosts, params?, description?) — JavaScript, the body of an async function of params returning JSON, with await fetch(url, {method, headers, body}) → {status, headers, body} to its hosts over HTTPS; secrets only as {{secret:NAME}} in headers. testTool(name, args). createDataSource stores values (the previous one in <var>_prev) and fires a transition; by type: poll {name, interval_ms, fetch {tool, args?}, store {var: "result.path"}, fires} e.g. {"name":"weather","interval_ms":3600000,"fetch":{"tool":"get_weather","args":{"location":"auto"}},"store":{"temp":"result.temp"},"fires":"weather_updated"}; mqtt {name, type:"mqtt", topic, store?, fires} e.g. {"name":"doorbell","type":"mqtt","topic":"home/doorbell","fires":"doorbell_rang"}; nats {name, type:"nats", subject, store?, fires}; webhook {name, type:"webhook", store?, fires} (its URL comes back; its token goes to the person); gpio {name, type:"gpio", pin, pull?, edge?, fires} e.g. {"name":"motion","type":"gpio","pin":23,"fires":"motion"}; internal {name, type:"internal", tracks, interval_ms, store?, fires?}. deleteDataSource(name), deleteTool(name). defineTransition(name, code, poll_interval_ms, hosts?) fires name whenever a JavaScript predicate turns true; deleteTransition(name).
@@ -71,6 +73,29 @@ func Prompt(light string, m *messages.GetReply) string {
 	}
 	if len(m.Rules) == 0 {
 		st.WriteString(" none")
+	}
+	if len(m.Layers) > 0 {
+		st.WriteString("\nTemporary layers (tried before the rules, newest first):")
+		for _, l := range m.Layers {
+			ends := ""
+			switch {
+			case l.FiresLeft != nil:
+				ends = fmt.Sprintf("%d more firings", *l.FiresLeft)
+			case l.Deadline != nil:
+				ends = "until " + l.Deadline.UTC().Format(time.RFC3339)
+			default:
+				ends = "until " + l.Until
+			}
+			ids := make([]string, len(l.Rules))
+			for i, r := range l.Rules {
+				ids[i] = r.ID
+			}
+			back := "then back to " + l.BeganState
+			if !l.Restore {
+				back = "then the light keeps its state"
+			}
+			fmt.Fprintf(&st, "\n- %s: rules %s, %s, %s", l.Name, strings.Join(ids, ", "), ends, back)
+		}
 	}
 	st.WriteString("\nFunctions:")
 	for _, f := range m.Functions {

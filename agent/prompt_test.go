@@ -61,7 +61,7 @@ func TestPromptListsFunctions(t *testing.T) {
 func TestFunctionTools(t *testing.T) {
 	tools := &agent.Tools{Light: newFakeLight()}
 	for name, want := range map[string]string{agent.ToolDefineFunction: messages.TierAutonomous, agent.ToolDeleteFunction: messages.TierConfirm} {
-		if tier := tools.Tier(context.Background(), name, json.RawMessage(`{"name":"f","code":"return 1"}`)); tier != want {
+		if tier := tools.Tier(context.Background(), name, json.RawMessage(`{"name":"f","code":"return 1"}`), nil); tier != want {
 			t.Errorf("%s: tier %s, want %s", name, tier, want)
 		}
 	}

@@ -46,6 +46,9 @@ const (
 	ToolDeleteState      = "deleteState"
 	ToolAppendRules      = "appendRules"
 	ToolDeleteRules      = "deleteRules"
+	ToolEnableRules      = "enableRules"
+	ToolDisableRules     = "disableRules"
+	ToolDeleteLayer      = "deleteLayer"
 	ToolSetState         = "setState"
 	ToolFire             = "fire"
 	ToolCreateSchedule   = "createSchedule"
@@ -72,6 +75,13 @@ const (
 		`"condition":{"type":"string","description":"JavaScript, e.g. getData('count') > 0"},` +
 		`"action":{"type":"string","description":"JavaScript run when the rule fires, e.g. setData('count', getData('count') - 1); startTimer('fade', 5000)"},` +
 		`"priority":{"type":"integer","description":"higher is tried first; default 0"}},"required":["from","on","to"]}`
+	layerSchema = `{"type":"object","description":"add the rules as a temporary layer that ends by itself: give exactly one of fires, ms, until. While it lives its rules are tried before the light's own; when it ends the light returns to the state it had when the layer began (unless restore is false) and the light's own rules apply again as before.","properties":{` +
+		`"name":{"type":"string","description":"optional; default layer<N>"},` +
+		`"fires":{"type":"integer","description":"the layer's rules fire this many times; the next input one of them would match then only ends the layer (\"the next 3 clicks\")"},` +
+		`"ms":{"type":"integer","description":"the layer ends this many milliseconds from now (\"for 10 minutes\": 600000)"},` +
+		`"until":{"type":"string","description":"JavaScript condition: the layer ends after the first input after which it holds, e.g. getData('guests') === 0"},` +
+		`"restore":{"type":"boolean","description":"default true: return to the state the light had when the layer began"}}}`
+	idsSchema = `{"type":"object","properties":{"ids":{"type":"array","items":{"type":"string"},"description":"rule ids, as getRules lists them"}},"required":["ids"]}`
 )
 
 // sourceSchema is createDataSource's: every type's fields, with a type
@@ -141,10 +151,15 @@ func baseSpecs() []Spec {
 			`{"type":"object","properties":{"name":{"type":"string"},"r":` + colorSchema + `,"g":` + colorSchema + `,"b":` + colorSchema +
 				`,"speed":{"type":"integer","description":"animation frame period in ms; omit for a static color"},"description":{"type":"string"}},"required":["name","r","g","b"]}`, messages.TierAutonomous},
 		{ToolDeleteState, "Delete a state (rules that use it must be deleted first).", `{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`, messages.TierConfirm},
-		{ToolAppendRules, "Add transition rules after the existing ones.",
-			`{"type":"object","properties":{"rules":{"type":"array","items":` + ruleSchema + `}},"required":["rules"]}`, messages.TierAutonomous},
+		{ToolAppendRules, "Add transition rules after the existing ones; with layer, as a temporary layer that ends by itself (after N firings, a duration, or a condition) and puts the light back as it was.",
+			`{"type":"object","properties":{"rules":{"type":"array","items":` + ruleSchema + `},"layer":` + layerSchema + `},"required":["rules"]}`, messages.TierAutonomous},
 		{ToolDeleteRules, "Delete rules by id, or every rule matching from/on/to.",
 			`{"type":"object","properties":{"ids":{"type":"array","items":{"type":"string"}},"from":{"type":"string"},"on":{"type":"string"},"to":{"type":"string"}}}`, messages.TierConfirm},
+		// Confirm, except on rules and layers the same request created (Tier).
+		{ToolEnableRules, "Enable rules again by id (the light's own or a layer's).", idsSchema, messages.TierConfirm},
+		{ToolDisableRules, "Disable rules by id without deleting them: they stay, with their ids, but are never tried until enabled again.", idsSchema, messages.TierConfirm},
+		{ToolDeleteLayer, "End a temporary layer now (the light returns to the state the layer began in, if it restores).",
+			`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`, messages.TierConfirm},
 		{ToolSetState, "Change the light to a state now.", `{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`, messages.TierAutonomous},
 		{ToolFire, "Fire a transition now (button_click, a timer's or a data source's transition), as the button or the timer would.", `{"type":"object","properties":{"transition":{"type":"string"}},"required":["transition"]}`, messages.TierAutonomous},
 		{ToolCreateSchedule, "Fire a transition on a cron schedule (minute hour day month weekday), in a time zone (default the light's).",
@@ -252,14 +267,19 @@ var errArgs = errors.New("agent: bad arguments")
 // Tier says how much permission a call needs: a tool's own tier, raised
 // to confirm for a data source that reaches a host no existing source
 // reaches, or a test call to a host neither the sources nor the light's
-// (approved) tools reach, and forbidden if the operator says so.
-func (t *Tools) Tier(ctx context.Context, name string, args json.RawMessage) string {
+// (approved) tools reach, lowered to autonomous for switching rules or
+// ending a layer that the request itself created (done are its calls so
+// far), and forbidden if the operator says so.
+func (t *Tools) Tier(ctx context.Context, name string, args json.RawMessage, done []messages.ToolStep) string {
 	if slices.Contains(t.Forbidden, name) {
 		return messages.TierForbidden
 	}
 	s, ok := t.specOf(name)
 	if !ok {
 		return messages.TierAutonomous // unknown: fails without effect
+	}
+	if s.Tier == messages.TierConfirm && ownChange(name, args, done) {
+		return messages.TierAutonomous
 	}
 	if s.Tier != messages.TierAutonomous {
 		return s.Tier
@@ -292,6 +312,52 @@ func (t *Tools) Tier(ctx context.Context, name string, args json.RawMessage) str
 		return messages.TierConfirm
 	}
 	return s.Tier
+}
+
+// ownChange reports whether a call switches only rules, or ends only a
+// layer, that calls of done (the same request) created: undoing or
+// adjusting its own work needs no approval.
+func ownChange(name string, args json.RawMessage, done []messages.ToolStep) bool {
+	if name != ToolEnableRules && name != ToolDisableRules && name != ToolDeleteLayer {
+		return false
+	}
+	rules, layers := map[string]bool{}, map[string]bool{}
+	for _, c := range done {
+		if !c.OK || c.Tool != ToolAppendRules {
+			continue
+		}
+		var r struct {
+			Config messages.OutConfigData `json:"config"`
+		}
+		if json.Unmarshal(c.Result, &r) != nil {
+			continue
+		}
+		for _, id := range r.Config.Rules {
+			rules[id] = true
+		}
+		for _, l := range r.Config.Layers {
+			layers[l] = true
+		}
+	}
+	var a struct {
+		IDs  []string `json:"ids"`
+		Name string   `json:"name"`
+	}
+	if json.Unmarshal(args, &a) != nil {
+		return false
+	}
+	if name == ToolDeleteLayer {
+		return a.Name != "" && layers[a.Name]
+	}
+	if len(a.IDs) == 0 {
+		return false
+	}
+	for _, id := range a.IDs {
+		if !rules[id] {
+			return false
+		}
+	}
+	return true
 }
 
 // newHosts lists the hosts a run of tool with args would reach (the
@@ -402,6 +468,9 @@ func (t *Tools) Run(ctx context.Context, name string, args json.RawMessage) (jso
 		case ToolGetStates:
 			return json.Marshal(map[string]any{"current": m.State, "states": m.States})
 		case ToolGetRules:
+			if len(m.Layers) > 0 {
+				return json.Marshal(map[string]any{"rules": m.Rules, "layers": m.Layers})
+			}
 			return json.Marshal(map[string]any{"rules": m.Rules})
 		case ToolGetVariables:
 			return json.Marshal(map[string]any{"vars": m.Vars})
@@ -431,6 +500,12 @@ func (t *Tools) Run(ctx context.Context, name string, args json.RawMessage) (jso
 		return t.command(ctx, messages.VerbAppendRules, args)
 	case ToolDeleteRules:
 		return t.command(ctx, messages.VerbDeleteRules, args)
+	case ToolEnableRules:
+		return t.command(ctx, messages.VerbEnableRules, args)
+	case ToolDisableRules:
+		return t.command(ctx, messages.VerbDisableRules, args)
+	case ToolDeleteLayer:
+		return t.command(ctx, messages.VerbDeleteLayer, args)
 	case ToolSetState:
 		return t.command(ctx, messages.VerbSetState, args)
 	case ToolFire:
@@ -478,7 +553,9 @@ func (t *Tools) Run(ctx context.Context, name string, args json.RawMessage) (jso
 }
 
 // command sends a command and trims the light's reply to what helps the
-// model: the outputs' bodies are noise to it.
+// model: the outputs' bodies are noise to it, except what a
+// configuration change did (config: the ids of the rules it added, the
+// layer) and how a layer ended (layer).
 func (t *Tools) command(ctx context.Context, verb string, args json.RawMessage) (json.RawMessage, error) {
 	b, err := t.Light.Command(ctx, verb, args)
 	if err != nil {
@@ -486,8 +563,15 @@ func (t *Tools) command(ctx context.Context, verb string, args json.RawMessage) 
 	}
 	var m map[string]json.RawMessage
 	if json.Unmarshal(b, &m) == nil {
+		var outs []messages.Envelope
+		_ = json.Unmarshal(m["outputs"], &outs)
 		delete(m, "outputs")
 		delete(m, "seq")
+		for _, o := range outs {
+			if o.Type == messages.OutConfig || o.Type == messages.OutLayer {
+				m[o.Type] = o.Data
+			}
+		}
 		if nb, err := json.Marshal(m); err == nil {
 			b = nb
 		}

@@ -16,8 +16,10 @@ import (
 // Changes says, for each part of a light's configuration, what an apply
 // adds, changes and removes: states, schedules, tools, sources and
 // functions by name, rules by id (a rule that keeps its id but not its
-// content is changed), variables by name and value. A part that stays the same is
-// omitted; so is initial, unless the configured initial state changes.
+// content is changed), variables by name and value, layers by name (what
+// is left of a layer's fires is its state, not its configuration). A
+// part that stays the same is omitted; so is initial, unless the
+// configured initial state changes.
 type Changes struct {
 	States    Diff           `json:"states,omitzero"`
 	Rules     Diff           `json:"rules,omitzero"`
@@ -26,6 +28,7 @@ type Changes struct {
 	Tools     Diff           `json:"tools,omitzero"`
 	Sources   Diff           `json:"sources,omitzero"`
 	Functions Diff           `json:"functions,omitzero"`
+	Layers    Diff           `json:"layers,omitzero"`
 	Initial   *InitialChange `json:"initial,omitempty"`
 }
 
@@ -59,6 +62,10 @@ func DiffConfig(before, after ApplyRequest) Changes {
 		Tools:     diffBy(before.Tools, after.Tools, func(t Tool) string { return t.Name }, jsonEqual),
 		Sources:   diffBy(before.Sources, after.Sources, sourceName, rawEqual),
 		Functions: diffBy(before.Functions, after.Functions, func(f Function) string { return f.Name }, jsonEqual),
+		Layers: diffBy(before.Layers, after.Layers, func(l Layer) string { return l.Name }, func(a, b Layer) bool {
+			a.FiresLeft, b.FiresLeft = nil, nil
+			return jsonEqual(a, b)
+		}),
 	}
 	if before.Initial != after.Initial {
 		c.Initial = &InitialChange{From: before.Initial, To: after.Initial}
@@ -123,7 +130,7 @@ func (d Diff) IsZero() bool { return len(d.Added)+len(d.Changed)+len(d.Removed) 
 // Empty reports whether nothing changes.
 func (c Changes) Empty() bool {
 	return c.States.IsZero() && c.Rules.IsZero() && c.Vars.IsZero() && c.Schedules.IsZero() &&
-		c.Tools.IsZero() && c.Sources.IsZero() && c.Functions.IsZero() && c.Initial == nil
+		c.Tools.IsZero() && c.Sources.IsZero() && c.Functions.IsZero() && c.Layers.IsZero() && c.Initial == nil
 }
 
 // maxNamed is how many names of one kind String shows before it counts
@@ -132,14 +139,14 @@ const maxNamed = 8
 
 // String renders the changes on one line for people: "states: +blue
 // ~red -green; rules: +r7 -r2; vars: unchanged". States, rules and
-// variables are always shown; schedules, tools, sources, functions and
-// the initial state only when they change.
+// variables are always shown; schedules, tools, sources, functions,
+// layers and the initial state only when they change.
 func (c Changes) String() string {
 	parts := []string{"states: " + c.States.String(), "rules: " + c.Rules.String(), "vars: " + c.Vars.String()}
 	for _, p := range []struct {
 		name string
 		d    Diff
-	}{{"schedules", c.Schedules}, {"tools", c.Tools}, {"sources", c.Sources}, {"functions", c.Functions}} {
+	}{{"schedules", c.Schedules}, {"tools", c.Tools}, {"sources", c.Sources}, {"functions", c.Functions}, {"layers", c.Layers}} {
 		if !p.d.IsZero() {
 			parts = append(parts, p.name+": "+p.d.String())
 		}
@@ -157,7 +164,7 @@ func (c Changes) Summary() string {
 	for _, p := range []struct {
 		kind string
 		d    Diff
-	}{{"state", c.States}, {"rule", c.Rules}, {"var", c.Vars}, {"schedule", c.Schedules}, {"tool", c.Tools}, {"source", c.Sources}, {"function", c.Functions}} {
+	}{{"state", c.States}, {"rule", c.Rules}, {"var", c.Vars}, {"schedule", c.Schedules}, {"tool", c.Tools}, {"source", c.Sources}, {"function", c.Functions}, {"layer", c.Layers}} {
 		for _, l := range []struct {
 			sign  string
 			names []string

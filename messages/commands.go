@@ -23,7 +23,7 @@ const (
 	VerbSetVar         = "set_var"         // InVarData
 	VerbCreateSchedule = "create_schedule" // a Schedule
 	VerbDeleteSchedule = "delete_schedule" // NameRequest
-	VerbEnableRules    = "enable_rules"    // EnableRulesRequest
+	VerbEnableRules    = "enable_rules"    // EnableRulesRequest (or IDsRequest)
 
 	// Verbs of the hardware actor, answered by the light's device.
 	VerbButton = "button" // ButtonRequest: inject a raw edge (simulated button only)
@@ -38,7 +38,7 @@ const (
 func Verbs() []string {
 	v := []string{
 		VerbFire, VerbSetState, VerbGet, VerbApply, VerbHistory, VerbRollback, VerbWhy, VerbWhatIf, VerbCreateState, VerbDeleteState,
-		VerbAppendRules, VerbDeleteRules, VerbEnableRules, VerbSetVar, VerbCreateSchedule, VerbDeleteSchedule,
+		VerbAppendRules, VerbDeleteRules, VerbEnableRules, VerbDisableRules, VerbDeleteLayer, VerbSetVar, VerbCreateSchedule, VerbDeleteSchedule,
 		VerbDefineTool, VerbDeleteTool, VerbListTools, VerbRunTool, VerbDefineFunction, VerbDeleteFunction,
 		VerbCreateSource, VerbDeleteSource, VerbListSources, VerbData, VerbDefineTransition, VerbDeleteTransition,
 		VerbButton, VerbLED, VerbGPIO,
@@ -49,9 +49,9 @@ func Verbs() []string {
 	return v
 }
 
-// Config operations of enable_rules (InConfigData.Op): each takes the
-// rules' ids, so that the input says what it does without a field of
-// its own.
+// Config operations of enable_rules and disable_rules (InConfigData.Op):
+// each takes the rules' ids, so that the input says what it does without
+// a field of its own.
 const (
 	OpEnableRules  = "enable_rules"  // enable the rules IDs
 	OpDisableRules = "disable_rules" // disable the rules IDs
@@ -174,6 +174,10 @@ type ApplyRequest struct {
 	Tools     []Tool                     `json:"tools,omitempty"`
 	Sources   []json.RawMessage          `json:"sources,omitempty"`
 	Functions []Function                 `json:"functions,omitempty"`
+	// Layers are the temporary layers, as get shows them (the newest
+	// first); apply without layers ends every layer (without restoring
+	// a state).
+	Layers []Layer `json:"layers,omitempty"`
 	// ConfirmEmpty says that a configuration with no states and no
 	// rules really means to empty the light; without it apply refuses
 	// one (an empty file is more often a mistake).
@@ -198,9 +202,11 @@ type StatesRequest struct {
 	States []State `json:"states"`
 }
 
-// RulesRequest is the body of append_rules: {"rules":[…]}.
+// RulesRequest is the body of append_rules: {"rules":[…]}, and
+// {"rules":[…],"layer":{…}} to add them as one temporary layer.
 type RulesRequest struct {
-	Rules []Rule `json:"rules"`
+	Rules []Rule     `json:"rules"`
+	Layer *LayerSpec `json:"layer,omitempty"`
 }
 
 // DeleteRulesRequest is the body of delete_rules: {"ids":["r1"]} or any of
@@ -212,9 +218,9 @@ type DeleteRulesRequest struct {
 	To   string   `json:"to,omitempty"`
 }
 
-// EnableRulesRequest is the body of enable_rules: {"ids":["r3"],
-// "enabled":false}. Both are required: a rule disabled stays in the
-// configuration (and keeps its id) but is never tried.
+// EnableRulesRequest is the body of enable_rules: {"ids":["r3"]}, or
+// {"ids":["r3"],"enabled":false} as disable_rules. A rule disabled stays
+// in the configuration (and keeps its id) but is never tried.
 type EnableRulesRequest struct {
 	IDs     []string `json:"ids"`
 	Enabled *bool    `json:"enabled"`
@@ -253,6 +259,10 @@ type GetReply struct {
 	Tools     []Tool                     `json:"tools"`
 	Sources   []json.RawMessage          `json:"sources"`
 	Functions []Function                 `json:"functions"`
+	// Layers: the live temporary layers, in the order their rules are
+	// tried, the newest first, before Rules (the light's own rules);
+	// omitted when there are none.
+	Layers []Layer `json:"layers,omitempty"`
 	// LastRuns: when each data source last stored a run (the time of its
 	// latest data input); omitted when none has.
 	LastRuns map[string]time.Time `json:"last_runs,omitempty"`

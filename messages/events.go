@@ -127,12 +127,15 @@ const (
 //   - initial    apply: the state to enter (default: the current one if it
 //     still exists, else "off").
 //   - schedules  apply, create_schedule.
-//   - name       delete_state, delete_schedule, delete_tool, delete_source.
+//   - name       delete_state, delete_schedule, delete_tool, delete_source,
+//     delete_function, delete_layer.
 //   - ids        delete_rules by id.
 //   - match      delete_rules by from/on/to.
 //   - tools      apply, define_tool.
 //   - sources    apply, create_source: source definitions (datasource.Def).
 //   - functions  apply, define_function.
+//   - layers     apply: the temporary layers (Layer).
+//   - layer      append_rules: add the rules as a temporary layer.
 type InConfigData struct {
 	Op        string                     `json:"op"`
 	States    []State                    `json:"states,omitempty"`
@@ -147,6 +150,8 @@ type InConfigData struct {
 	Tools     []Tool                     `json:"tools,omitempty"`
 	Sources   []json.RawMessage          `json:"sources,omitempty"`
 	Functions []Function                 `json:"functions,omitempty"`
+	Layers    []Layer                    `json:"layers,omitempty"`
+	Layer     *LayerSpec                 `json:"layer,omitempty"`
 	// Plugins are the operator's plugins that Sources fetch with, as the
 	// daemon knew them when it journaled the input (create_source,
 	// apply): the light's model does not know the plugins directory, and
@@ -227,6 +232,8 @@ type OutScheduleData struct {
 //   - tools   the custom tools defined, replaced or deleted (names).
 //   - sources the data sources created, replaced or deleted (names).
 //   - functions the custom functions defined, replaced or deleted (names).
+//   - layers  the layer added (append_rules) or ended (delete_layer), or
+//     the layers after an apply.
 type OutConfigData struct {
 	Op        string   `json:"op"`
 	States    []string `json:"states,omitempty"`
@@ -235,6 +242,7 @@ type OutConfigData struct {
 	Tools     []string `json:"tools,omitempty"`
 	Sources   []string `json:"sources,omitempty"`
 	Functions []string `json:"functions,omitempty"`
+	Layers    []string `json:"layers,omitempty"`
 }
 
 // OutIgnoredData reports an input that changed nothing, and why.
@@ -267,6 +275,9 @@ type OutErrorData struct {
 	Error string `json:"error"`
 	Kind  string `json:"kind"`
 	Rule  string `json:"rule,omitempty"`
+	// Layer names the layer whose until condition failed (it is taken
+	// as false).
+	Layer string `json:"layer,omitempty"`
 }
 
 // OutRestartData reports that the supervisor restarted an actor.

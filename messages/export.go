@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
@@ -25,13 +26,15 @@ import (
 //
 // The top-level keys come in the order a light is read: where it starts
 // (initial), what it shows (states), how it moves between them (rules,
-// which name states), the functions their expressions call, the data
-// rules read and write (vars), then what fires transitions from outside:
-// schedules, tools (the code) and sources (which call tools, so they come
-// after them). Within a state, rule, function, schedule or tool the keys
-// come as their documentation lists them;
-// a rule's priority is written only when it is not 0, enabled only when
-// false. Vars are sorted by name; the JSON values of vars, tool params
+// which name states), the functions their expressions call, the
+// temporary layers of rules over them, the data rules read and write
+// (vars), then what fires transitions from outside: schedules, tools (the
+// code) and sources (which call tools, so they come after them). Within a
+// state, rule, function, schedule or tool the keys come as their
+// documentation lists them, within a layer its name, what is left of its
+// lifetime, restore, began_state, then its rules; a rule's priority is
+// written only when it is not 0, enabled only when false, a layer's
+// restore only when false. Vars are sorted by name; the JSON values of vars, tool params
 // and returns, and sources keep the key order of their JSON text, a
 // source's name first.
 //
@@ -86,6 +89,14 @@ func ToYAML(c ApplyRequest) ([]byte, error) {
 			seq.Content = append(seq.Content, functionNode(f))
 		}
 		addPair(top, "functions", seq)
+	}
+
+	if len(c.Layers) > 0 {
+		seq := seqNode()
+		for _, l := range c.Layers {
+			seq.Content = append(seq.Content, layerNode(l))
+		}
+		addPair(top, "layers", seq)
 	}
 
 	if c.Vars != nil {
@@ -379,6 +390,31 @@ func ruleNode(r Rule) *yaml.Node {
 	if !r.Enabled {
 		addPair(m, "enabled", boolNode(false))
 	}
+	return m
+}
+
+// layerNode writes a layer: its name, what is left of its lifetime,
+// restore (only when false) and the state it began in, then its rules.
+func layerNode(l Layer) *yaml.Node {
+	m := mapNode()
+	addPair(m, "name", str(l.Name))
+	switch {
+	case l.FiresLeft != nil:
+		addPair(m, "fires_left", intNode(int64(*l.FiresLeft)))
+	case l.Deadline != nil:
+		addPair(m, "deadline", str(l.Deadline.UTC().Format(time.RFC3339Nano)))
+	case l.Until != "":
+		addPair(m, "until", str(l.Until))
+	}
+	if !l.Restore {
+		addPair(m, "restore", boolNode(false))
+	}
+	addPair(m, "began_state", str(l.BeganState))
+	seq := seqNode()
+	for _, r := range l.Rules {
+		seq.Content = append(seq.Content, ruleNode(r))
+	}
+	addPair(m, "rules", seq)
 	return m
 }
 

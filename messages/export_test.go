@@ -422,7 +422,8 @@ func TestToYAMLKnowsEveryField(t *testing.T) {
 		v    any
 		want string
 	}{
-		{messages.ApplyRequest{}, "states rules vars initial schedules tools sources functions confirm_empty dry_run"},
+		{messages.ApplyRequest{}, "states rules vars initial schedules tools sources functions layers confirm_empty dry_run"},
+		{messages.Layer{}, "name rules fires_left deadline until restore began_state"},
 		{messages.State{}, "name r g b speed description"},
 		{messages.Rule{}, "id from on to condition action priority enabled"},
 		{messages.Schedule{}, "name cron tz fires next"},
@@ -474,7 +475,10 @@ func TestToYAMLKeyOrder(t *testing.T) {
 		n    *yaml.Node
 		want string
 	}{
-		{"top", top, "initial states rules functions vars schedules tools sources"},
+		{"top", top, "initial states rules functions layers vars schedules tools sources"},
+		{"a layer", field(top, "layers").Content[0], "name fires_left began_state rules"},
+		{"a layer with a deadline, not restoring", field(top, "layers").Content[1], "name deadline restore began_state rules"},
+		{"a layer until", field(top, "layers").Content[2], "name until began_state rules"},
 		{"a state", field(top, "states").Content[3], "name r g b speed description"},
 		{"a rule", field(top, "rules").Content[5], "id from on to condition action priority"},
 		{"a schedule", field(top, "schedules").Content[0], "name cron tz fires"},
@@ -519,6 +523,8 @@ func TestToYAMLErrors(t *testing.T) {
 // warm pulse at night when it is not raining, a tool and a source that
 // read the weather.
 func exportConfig() messages.ApplyRequest {
+	two := 2
+	deadline := time.Date(2026, 11, 25, 20, 30, 0, 500_000_000, time.UTC)
 	state := func(name string, r, g, b float64, desc string) messages.State {
 		return messages.State{Name: name, R: messages.Num(r), G: messages.Num(g), B: messages.Num(b), Description: desc}
 	}
@@ -577,6 +583,15 @@ return {temp: w.current.temperature_2m, sky: w.current.rain > 0 ? "rain" : "clea
 			{Name: "is_evening", Description: "true from the given hour (default 18) to midnight, UTC", Params: []string{"from"},
 				Code: "const h = new Date(now()).getUTCHours();\nreturn h >= (from === undefined ? 18 : from);"},
 			{Name: "warm", Code: "return getData('weather').temp > 20;"},
+		},
+		Layers: []messages.Layer{
+			{Name: "next3", FiresLeft: &two, Restore: true, BeganState: "off", Rules: []messages.Rule{
+				{ID: "r8", From: "*", On: "button_click", To: "red", Priority: 0, Enabled: true}}},
+			{Name: "party", Deadline: &deadline, Restore: false, BeganState: "red", Rules: []messages.Rule{
+				{ID: "r9", From: "red", On: "button_click", To: "green", Enabled: true},
+				{ID: "r10", From: "green", On: "button_click", To: "red", Enabled: true}}},
+			{Name: "guests", Until: "getData('guests') === 0", Restore: true, BeganState: "off", Rules: []messages.Rule{
+				{ID: "r11", From: "*", On: "button_hold", To: "blue", Condition: "!warm()", Priority: 5, Enabled: true}}},
 		},
 	}
 }

@@ -224,5 +224,5 @@ func (g GetReply) Config() ApplyRequest {
 		s.Next = nil
 		scheds = append(scheds, s)
 	}
-	return ApplyRequest{States: g.States, Rules: g.Rules, Vars: g.Vars, Initial: g.Initial, Schedules: scheds, Tools: g.Tools, Sources: g.Sources, Functions: g.Functions}
+	return ApplyRequest{States: g.States, Rules: g.Rules, Vars: g.Vars, Initial: g.Initial, Schedules: scheds, Tools: g.Tools, Sources: g.Sources, Functions: g.Functions, Layers: g.Layers}
 }

@@ -75,7 +75,7 @@ func problemLine(raw []byte, msg string) int {
 }
 
 // fieldPath finds a field path (rules[2].priority) in an error message.
-var fieldPath = regexp.MustCompile(`\b(?:states|rules|vars|schedules|tools|sources|functions|initial)(?:\[\d+\]|\.[A-Za-z_][A-Za-z0-9_-]*)*`)
+var fieldPath = regexp.MustCompile(`\b(?:states|rules|vars|schedules|tools|sources|functions|layers|initial)(?:\[\d+\]|\.[A-Za-z_][A-Za-z0-9_-]*)*`)
 
 // Line returns the line of a file (YAML or JSON) on which the field
 // named by the first path in msg (rules[2].priority, as Decode's errors

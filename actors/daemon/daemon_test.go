@@ -71,7 +71,8 @@ func copyDir(t *testing.T, from, to string) {
 // (commit 0e16483: two lights, one of them desk-light-1, with states,
 // rules, variables, a schedule, a tool, a data source and its runs, a
 // snapshot, a restart, a render error, a bare input from `nats pub`, and
-// a timer pending at shutdown) starts, the late timer fires, and replay
+// a timer pending at shutdown) starts, the late timer fires, it takes
+// functions and a layer, and replay
 // recomputes every recorded output byte for byte. Every later change must
 // keep it so.
 func TestOldDataDirStartsAndReplays(t *testing.T) {
@@ -172,6 +173,21 @@ func TestOldDataDirStartsAndReplays(t *testing.T) {
 	var r messages.Reply
 	if err := c.Call(ctx, "kitchen", messages.VerbFire, messages.FireRequest{Transition: "paint"}, &r); err != nil || r.State != "green" {
 		t.Errorf("a rule calling a function: %+v %v", r, err)
+	}
+	// It takes a temporary layer too, which ends within the replay below:
+	// one paint is red, the next only ends the layer, back to green.
+	once := 1
+	layer := messages.RulesRequest{Rules: []messages.Rule{{From: "*", On: "paint", To: "red", Enabled: true}}, Layer: &messages.LayerSpec{Name: "once", Fires: &once}}
+	if err := c.Call(ctx, "kitchen", messages.VerbAppendRules, layer, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"red", "green"} {
+		if err := c.Call(ctx, "kitchen", messages.VerbFire, messages.FireRequest{Transition: "paint"}, &r); err != nil || r.State != want {
+			t.Errorf("paint in the layer: %+v %v, want %s", r, err, want)
+		}
+	}
+	if g := get("kitchen"); len(g.Layers) != 0 || r.Rule != nil {
+		t.Errorf("the layer did not end: %+v, rule %v", g.Layers, r.Rule)
 	}
 	if err := d.Close(); err != nil {
 		t.Fatal(err)

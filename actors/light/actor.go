@@ -146,7 +146,7 @@ type (
 		err error
 	}
 	due struct {
-		kind string // messages.InTimer or messages.InSchedule
+		kind string // messages.InTimer, InSchedule or InLayer
 		name string
 		at   time.Time
 		late bool // the deadline had passed when it was armed (e.g. while the daemon was down)
@@ -427,7 +427,7 @@ func (a *Actor) apply(ctx actor.Context, d *delivered) {
 			exp := a.m.Export()
 			before = &exp
 		}
-		res, b := Compute(a.m, a.cfg.Name, in, nil)
+		res, b := Compute(a.m, a.cfg.Name, in, TimedOut{})
 		for i := range b {
 			outs = append(outs, output{typ: res.Outputs[i].Type, data: b[i], cause: in.Seq, n: i})
 		}
@@ -467,9 +467,13 @@ func (a *Actor) apply(ctx actor.Context, d *delivered) {
 	}
 }
 
+// hasTimerOutput reports whether an input may have changed what is
+// armed: a timer or schedule output, a layer's end, or a configuration
+// change (which may add or end a layer with a deadline).
 func hasTimerOutput(res machine.Result) bool {
 	for _, o := range res.Outputs {
-		if o.Type == messages.OutTimer || o.Type == messages.OutSchedule {
+		switch o.Type {
+		case messages.OutTimer, messages.OutSchedule, messages.OutLayer, messages.OutConfig:
 			return true
 		}
 	}
@@ -581,21 +585,22 @@ func (a *Actor) command(ctx actor.Context, c *Command) {
 	}()
 }
 
-// arm sets a real timer for each pending durable timer and schedule. While
-// the clock is not synchronized nothing is armed; a tick checks again.
+// arm sets a real timer for each pending durable timer, schedule and
+// layer deadline. While the clock is not synchronized nothing is armed; a
+// tick checks again.
 func (a *Actor) arm(ctx actor.Context) {
 	for k, t := range a.armed {
 		t.Stop()
 		delete(a.armed, k)
 	}
-	timers, scheds := a.m.PendingTimers(), a.m.NextSchedules()
-	if len(timers) == 0 && len(scheds) == 0 {
+	timers, scheds, layers := a.m.PendingTimers(), a.m.NextSchedules(), a.m.LayerDeadlines()
+	if len(timers) == 0 && len(scheds) == 0 && len(layers) == 0 {
 		return
 	}
 	self, sys := ctx.Self(), ctx.ActorSystem()
 	if !a.cfg.Clock.Synced() {
 		if !a.waiting {
-			a.cfg.Logf("light %s: the system clock is not synchronized yet; %d timers and %d schedules wait for it", a.cfg.Name, len(timers), len(scheds))
+			a.cfg.Logf("light %s: the system clock is not synchronized yet; %d timers, %d schedules and %d layers wait for it", a.cfg.Name, len(timers), len(scheds), len(layers))
 		}
 		a.waiting = true
 		a.armed["clock"] = a.cfg.Clock.AfterFunc(a.cfg.ClockPoll, func() { sys.Root.Send(self, &clockTick{}) })
@@ -619,6 +624,9 @@ func (a *Actor) arm(ctx actor.Context) {
 			add(messages.InSchedule, s.Name, *s.Next)
 		}
 	}
+	for _, l := range layers {
+		add(messages.InLayer, l.Name, l.Deadline)
+	}
 }
 
 // fireDue journals a timer or schedule input. Its id is derived from the
@@ -628,14 +636,17 @@ func (a *Actor) fireDue(ctx actor.Context, d *due) {
 	delete(a.armed, d.kind+":"+d.name)
 	late := d.late || a.cfg.Clock.Now().Sub(d.at) > time.Second
 	var data []byte
-	if d.kind == messages.InTimer {
+	switch d.kind {
+	case messages.InTimer:
 		data, _ = json.Marshal(messages.InTimerData{Name: d.name, Deadline: d.at, Late: late})
-	} else {
+	case messages.InLayer:
+		data, _ = json.Marshal(messages.InLayerData{Name: d.name, Deadline: d.at, Late: late})
+	default:
 		data, _ = json.Marshal(messages.InScheduleData{Name: d.name, At: d.at, Late: late})
 	}
 	id := messages.DueID(a.cfg.Name, d.kind, d.name, d.at)
 	env := messages.Input(a.cfg.Name, d.kind, id, a.cfg.Clock.Now(), data)
-	env.By = messages.Who(d.kind, d.name) // timer:<name> or schedule:<name>
+	env.By = messages.Who(d.kind, d.name) // timer:<name>, schedule:<name> or layer:<name>
 	j, subj, body := a.cfg.Journal, subject.In(a.cfg.Name, d.kind), messages.AppendEnvelope(nil, &env)
 	go func() {
 		actx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

@@ -62,18 +62,24 @@ func DecodeInput(light string, r Record) Input {
 }
 
 // Compute applies in to m and returns the encoded output events, exactly
-// as the light journals them. timedOut carries the rules recorded as timed
-// out for this input (nil when live).
-func Compute(m *machine.Machine, light string, in Input, timedOut []string) (machine.Result, [][]byte) {
+// as the light journals them. timedOut carries the rules (and layers'
+// until conditions) recorded as timed out for this input (zero when live).
+func Compute(m *machine.Machine, light string, in Input, timedOut TimedOut) (machine.Result, [][]byte) {
 	res, out, _ := compute(m, light, in, timedOut, false)
 	return res, out
 }
 
+// TimedOut is what a recorded input timed out on: rules by id, layers'
+// until conditions by layer name.
+type TimedOut struct {
+	Rules, Until []string
+}
+
 // compute is Compute, tracing how the machine decided when trace is set.
-func compute(m *machine.Machine, light string, in Input, timedOut []string, trace bool) (machine.Result, [][]byte, *machine.Trace) {
+func compute(m *machine.Machine, light string, in Input, timedOut TimedOut, trace bool) (machine.Result, [][]byte, *machine.Trace) {
 	var res machine.Result
 	var tr *machine.Trace
-	switch ev := (machine.Event{Seq: in.Seq, Time: in.Time, TimedOut: timedOut}); {
+	switch ev := (machine.Event{Seq: in.Seq, Time: in.Time, TimedOut: timedOut.Rules, TimedOutUntil: timedOut.Until}); {
 	case in.Reject != "":
 		e := messages.OutErrorData{Code: 400, Error: in.Reject, Kind: messages.ErrorRejected}
 		res = machine.Result{State: m.State(), Err: &e, Outputs: []machine.Output{{Type: messages.OutError, Data: e}}}
@@ -307,10 +313,11 @@ func causeOf(b []byte) (uint64, error) {
 	return env.Cause, nil
 }
 
-// timedOutRules finds the rules a recorded input timed out on: timeouts
-// depend on the machine's speed, so they are taken as given on replay.
-func timedOutRules(outs []Record) []string {
-	var ids []string
+// timedOutRules finds the rules and until conditions a recorded input
+// timed out on: timeouts depend on the machine's speed, so they are taken
+// as given on replay.
+func timedOutRules(outs []Record) TimedOut {
+	var to TimedOut
 	for _, r := range outs {
 		if !strings.HasSuffix(r.Subject, "."+messages.OutError) {
 			continue
@@ -320,11 +327,17 @@ func timedOutRules(outs []Record) []string {
 			continue
 		}
 		var e messages.OutErrorData
-		if json.Unmarshal(env.Data, &e) == nil && e.Kind == messages.ErrorTimeout && e.Rule != "" {
-			ids = append(ids, e.Rule)
+		if json.Unmarshal(env.Data, &e) != nil || e.Kind != messages.ErrorTimeout {
+			continue
+		}
+		switch {
+		case e.Rule != "":
+			to.Rules = append(to.Rules, e.Rule)
+		case e.Layer != "":
+			to.Until = append(to.Until, e.Layer)
 		}
 	}
-	return ids
+	return to
 }
 
 // Line says in one line what an input was and what it did, as lumen

@@ -31,7 +31,7 @@ func journalOf(t *testing.T, inputs []string) []light.Record {
 		}
 		in := light.Record{Seq: seq, Subject: "lumen.k.evt.in." + typ, Data: []byte(body), Time: t0.Add(time.Duration(i) * time.Second)}
 		recs = append(recs, in)
-		_, outs := light.Compute(m, "k", light.DecodeInput("k", in), nil)
+		_, outs := light.Compute(m, "k", light.DecodeInput("k", in), light.TimedOut{})
 		for _, o := range outs {
 			seq++
 			var env messages.Envelope

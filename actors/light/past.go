@@ -138,7 +138,9 @@ func firstEvent(ctx context.Context, j Events, light string) (journal.Msg, error
 
 // History is every change of the light's configuration, oldest first:
 // each input after which its configuration (states, rules, schedules,
-// tools, sources, initial) differs from before, and how.
+// tools, sources, functions, layers, initial) differs from before, and
+// how: a layer that ends by itself shows as removed by the input that
+// ended it.
 func History(ctx context.Context, j Events, light string) ([]messages.ConfigChange, error) {
 	out, err := history(ctx, j, light, nil)
 	if mi := (*MissingInputError)(nil); errors.As(err, &mi) {
@@ -171,7 +173,7 @@ func history(ctx context.Context, j Events, light string, snap []byte) ([]messag
 	prev := configOf(m)
 	m.Close()
 	_, err := Replay{Light: light, Snapshot: snap, OnModel: func(ap *Applied, m *machine.Machine) {
-		if ap.Input.Type != messages.InConfig {
+		if ap.Input.Type != messages.InConfig && !endsLayer(ap.Result) {
 			return
 		}
 		cur := configOf(m)
@@ -186,6 +188,17 @@ func history(ctx context.Context, j Events, light string, snap []byte) ([]messag
 		prev = cur
 	}}.Run(ctx, j)
 	return out, err
+}
+
+// endsLayer reports whether an input ended a layer by itself (its
+// lifetime did): a change of the configuration the light made.
+func endsLayer(res machine.Result) bool {
+	for _, o := range res.Outputs {
+		if o.Type == messages.OutLayer {
+			return true
+		}
+	}
+	return false
 }
 
 // configOf is the machine's configuration without its variables, which

@@ -110,7 +110,7 @@ func unknownVerb(prefix string, known []string) micro.HandlerFunc {
 var verbs = []string{
 	messages.VerbFire, messages.VerbSetState, messages.VerbGet, messages.VerbApply, messages.VerbHistory, messages.VerbRollback, messages.VerbWhy, messages.VerbWhatIf,
 	messages.VerbCreateState, messages.VerbDeleteState, messages.VerbAppendRules, messages.VerbDeleteRules, messages.VerbEnableRules,
-	messages.VerbSetVar, messages.VerbCreateSchedule, messages.VerbDeleteSchedule,
+	messages.VerbDisableRules, messages.VerbDeleteLayer, messages.VerbSetVar, messages.VerbCreateSchedule, messages.VerbDeleteSchedule,
 	messages.VerbDefineTool, messages.VerbDeleteTool, messages.VerbListTools, messages.VerbDefineFunction, messages.VerbDeleteFunction,
 	messages.VerbCreateSource, messages.VerbDeleteSource, messages.VerbListSources, messages.VerbData,
 	messages.VerbDefineTransition, messages.VerbDeleteTransition,

@@ -239,7 +239,7 @@ func translateWith(verb string, body []byte, c checks) (any, error) {
 		}
 		msg, err := cmd(messages.InConfig, messages.InConfigData{Op: messages.OpApply, States: r.States, Rules: r.Rules,
 			Vars: r.Vars, VarsOp: varsOp, Initial: r.Initial, Schedules: r.Schedules, Tools: r.Tools, Sources: sources, Functions: r.Functions,
-			Plugins: pluginsUsed(sources, c.plugins)})
+			Layers: r.Layers, Plugins: pluginsUsed(sources, c.plugins)})
 		if err == nil {
 			// The same input, checked the same way, applied to a copy.
 			msg.(*Command).DryRun = r.DryRun
@@ -307,7 +307,7 @@ func translateWith(verb string, body []byte, c checks) (any, error) {
 		}
 		return cmd(messages.InConfig, messages.InConfigData{Op: messages.OpDefineFunction, Functions: fns})
 	case messages.VerbDeleteState, messages.VerbDeleteSchedule, messages.VerbDeleteTool, messages.VerbDeleteSource, messages.VerbDeleteTransition,
-		messages.VerbDeleteFunction:
+		messages.VerbDeleteFunction, messages.VerbDeleteLayer:
 		var r messages.NameRequest
 		if err := messages.Decode(body, &r); err != nil {
 			return nil, bad(`%v; send {"name":"…"}`, err)
@@ -327,6 +327,8 @@ func translateWith(verb string, body []byte, c checks) (any, error) {
 			op = messages.OpDeleteTransition
 		case messages.VerbDeleteFunction:
 			op = messages.OpDeleteFunction
+		case messages.VerbDeleteLayer:
+			op = messages.OpDeleteLayer
 		}
 		return cmd(messages.InConfig, messages.InConfigData{Op: op, Name: r.Name})
 	case messages.VerbAppendRules:
@@ -337,7 +339,12 @@ func translateWith(verb string, body []byte, c checks) (any, error) {
 		if len(r.Rules) == 0 {
 			return nil, bad(`no rules given; send {"rules":[{"from":"off","on":"button_click","to":"red"}]}`)
 		}
-		return cmd(messages.InConfig, messages.InConfigData{Op: messages.OpAppendRules, Rules: r.Rules})
+		if r.Layer != nil {
+			if err := r.Layer.Check(); err != nil {
+				return nil, bad("%v", err)
+			}
+		}
+		return cmd(messages.InConfig, messages.InConfigData{Op: messages.OpAppendRules, Rules: r.Rules, Layer: r.Layer})
 	case messages.VerbDeleteRules:
 		var r messages.DeleteRulesRequest
 		if err := messages.Decode(body, &r); err != nil {
@@ -354,19 +361,25 @@ func translateWith(verb string, body []byte, c checks) (any, error) {
 	case messages.VerbEnableRules:
 		var r messages.EnableRulesRequest
 		if err := messages.Decode(body, &r); err != nil {
-			return nil, bad(`%v; send {"ids":["r3"],"enabled":false}`, err)
+			return nil, bad(`%v; send {"ids":["r3"]}`, err)
 		}
-		switch {
-		case len(r.IDs) == 0:
-			return nil, bad(`"ids" is required: the ids of the rules (get lists them), e.g. {"ids":["r3"],"enabled":false}`)
-		case r.Enabled == nil:
-			return nil, bad(`"enabled" is required: true to enable the rules, false to disable them, e.g. {"ids":["r3"],"enabled":false}`)
+		if len(r.IDs) == 0 {
+			return nil, bad(`"ids" is required: the ids of the rules (get lists them), e.g. {"ids":["r3"]}`)
 		}
-		op := messages.OpDisableRules
-		if *r.Enabled {
-			op = messages.OpEnableRules
+		op := messages.OpEnableRules
+		if r.Enabled != nil && !*r.Enabled {
+			op = messages.OpDisableRules
 		}
 		return cmd(messages.InConfig, messages.InConfigData{Op: op, IDs: r.IDs})
+	case messages.VerbDisableRules:
+		var r messages.IDsRequest
+		if err := messages.Decode(body, &r); err != nil {
+			return nil, bad(`%v; send {"ids":["r3"]}`, err)
+		}
+		if len(r.IDs) == 0 {
+			return nil, bad(`"ids" is required: the ids of the rules (get lists them), e.g. {"ids":["r3"]}`)
+		}
+		return cmd(messages.InConfig, messages.InConfigData{Op: messages.OpDisableRules, IDs: r.IDs})
 	case messages.VerbData:
 		var r messages.InDataData
 		if err := messages.Decode(body, &r); err != nil {

@@ -162,24 +162,27 @@ func TestTranslateEmptyApply(t *testing.T) {
 	}
 }
 
-// enable_rules takes ids and enabled, both required, and journals them
-// as one of two ops: the input says what it does.
+// enable_rules takes ids, and enabled (default true); disable_rules
+// takes ids. Each journals one of two ops: the input says what it does.
 func TestTranslateEnableRules(t *testing.T) {
 	tests := []struct {
-		name, body string
-		want       string // op and ids, or what the refusal says
+		name, verb, body string
+		want             string // op and ids, or what the refusal says
 	}{
-		{"disable", `{"ids":["r3"],"enabled":false}`, "disable_rules [r3]"},
-		{"enable several", `{"ids":["r1","r2"],"enabled":true}`, "enable_rules [r1 r2]"},
-		{"no ids", `{"enabled":true}`, `"ids" is required`},
-		{"empty ids", `{"ids":[],"enabled":false}`, `"ids" is required`},
-		{"no enabled", `{"ids":["r1"]}`, `"enabled" is required: true to enable the rules, false to disable them`},
-		{"enabled not a boolean", `{"ids":["r1"],"enabled":"no"}`, "enabled"},
-		{"an unknown field", `{"ids":["r1"],"enabled":true,"on":"x"}`, `on: unknown field`},
+		{"disable", messages.VerbEnableRules, `{"ids":["r3"],"enabled":false}`, "disable_rules [r3]"},
+		{"enable several", messages.VerbEnableRules, `{"ids":["r1","r2"],"enabled":true}`, "enable_rules [r1 r2]"},
+		{"no ids", messages.VerbEnableRules, `{"enabled":true}`, `"ids" is required`},
+		{"empty ids", messages.VerbEnableRules, `{"ids":[],"enabled":false}`, `"ids" is required`},
+		{"enabled by default", messages.VerbEnableRules, `{"ids":["r1"]}`, "enable_rules [r1]"},
+		{"enabled not a boolean", messages.VerbEnableRules, `{"ids":["r1"],"enabled":"no"}`, "enabled"},
+		{"an unknown field", messages.VerbEnableRules, `{"ids":["r1"],"enabled":true,"on":"x"}`, `on: unknown field`},
+		{"disable_rules", messages.VerbDisableRules, `{"ids":["r1","r4"]}`, "disable_rules [r1 r4]"},
+		{"disable_rules without ids", messages.VerbDisableRules, `{}`, `"ids" is required`},
+		{"disable_rules takes no enabled", messages.VerbDisableRules, `{"ids":["r1"],"enabled":true}`, `enabled: unknown field`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			msg, err := translate(messages.VerbEnableRules, []byte(tt.body))
+			msg, err := translate(tt.verb, []byte(tt.body))
 			got := ""
 			if err != nil {
 				got = err.Error()
@@ -189,6 +192,45 @@ func TestTranslateEnableRules(t *testing.T) {
 					t.Fatal(err)
 				}
 				got = fmt.Sprintf("%s %v", in.Op, in.IDs)
+			}
+			if !strings.Contains(got, tt.want) {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// append_rules' layer is checked before anything is journaled, and goes
+// into the input as given; delete_layer takes a name.
+func TestTranslateLayer(t *testing.T) {
+	tests := []struct {
+		name, verb, body string
+		want             string // the input's op, layer and name, or what the refusal says
+	}{
+		{"fires", messages.VerbAppendRules, `{"rules":[{"from":"*","on":"button_click","to":"red"}],"layer":{"name":"next3","fires":3}}`, `append_rules {"name":"next3","fires":3} `},
+		{"until, not restoring", messages.VerbAppendRules, `{"rules":[{"from":"*","on":"a","to":"red"}],"layer":{"until":"getData('x') === 1","restore":false}}`, `append_rules {"until":"getData('x') === 1","restore":false} `},
+		{"no lifetime", messages.VerbAppendRules, `{"rules":[{"from":"*","on":"a","to":"red"}],"layer":{}}`, "give exactly one of fires (how many times its rules fire), ms (how long it lasts) or until"},
+		{"two lifetimes", messages.VerbAppendRules, `{"rules":[{"from":"*","on":"a","to":"red"}],"layer":{"fires":1,"until":"true"}}`, "give exactly one of"},
+		{"zero fires", messages.VerbAppendRules, `{"rules":[{"from":"*","on":"a","to":"red"}],"layer":{"fires":0}}`, "fires is 0"},
+		{"too long", messages.VerbAppendRules, `{"rules":[{"from":"*","on":"a","to":"red"}],"layer":{"ms":2000000000000}}`, "ms is 2000000000000"},
+		{"a bad name", messages.VerbAppendRules, `{"rules":[{"from":"*","on":"a","to":"red"}],"layer":{"name":"a b","fires":1}}`, "names are printable characters without spaces"},
+		{"an unknown field", messages.VerbAppendRules, `{"rules":[{"from":"*","on":"a","to":"red"}],"layer":{"fires":1,"times":2}}`, "layer.times: unknown field"},
+		{"delete", messages.VerbDeleteLayer, `{"name":"next3"}`, `delete_layer null next3`},
+		{"delete without a name", messages.VerbDeleteLayer, `{}`, `"name" is required`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			msg, err := translate(tt.verb, []byte(tt.body))
+			got := ""
+			if err != nil {
+				got = err.Error()
+			} else {
+				var in messages.InConfigData
+				if err := messages.Decode(msg.(*Command).Data, &in); err != nil {
+					t.Fatal(err)
+				}
+				l, _ := json.Marshal(in.Layer)
+				got = fmt.Sprintf("%s %s %s", in.Op, l, in.Name)
 			}
 			if !strings.Contains(got, tt.want) {
 				t.Errorf("got %q, want %q", got, tt.want)

@@ -127,8 +127,8 @@ func WhatIf(ctx context.Context, j Events, light string, config []byte, from uin
 	return w, nil
 }
 
-// fireDue fires, in deadline order, the proposal's timers and schedule
-// ticks due by t, as the light would have between two inputs. Their
+// fireDue fires, in deadline order, the proposal's timers, schedule
+// ticks and layer deadlines due by t, as the light would have between two inputs. Their
 // random() is seeded from the next input's sequence.
 func fireDue(m *machine.Machine, seq uint64, t time.Time) {
 	for range 10000 { // a timer that restarts itself at 0 ms cannot stall the replay
@@ -147,13 +147,21 @@ func fireDue(m *machine.Machine, seq uint64, t time.Time) {
 				next = &due{messages.InSchedule, s.Name, *s.Next}
 			}
 		}
+		for _, l := range m.LayerDeadlines() {
+			if !l.Deadline.After(t) && (next == nil || l.Deadline.Before(next.at)) {
+				next = &due{messages.InLayer, l.Name, l.Deadline}
+			}
+		}
 		if next == nil {
 			return
 		}
 		var data []byte
-		if next.typ == messages.InTimer {
+		switch next.typ {
+		case messages.InTimer:
 			data, _ = json.Marshal(messages.InTimerData{Name: next.name, Deadline: next.at})
-		} else {
+		case messages.InLayer:
+			data, _ = json.Marshal(messages.InLayerData{Name: next.name, Deadline: next.at})
+		default:
 			data, _ = json.Marshal(messages.InScheduleData{Name: next.name, At: next.at})
 		}
 		m.Apply(machine.Event{Seq: seq, Time: next.at}, next.typ, data)

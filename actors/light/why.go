@@ -133,7 +133,7 @@ func explain(ctx context.Context, j Events, light string, input uint64) (*messag
 func explainFrom(ctx context.Context, j Events, light string, input uint64, snap []byte) (w *messages.WhyReply, prev uint64, missing bool, err error) {
 	set := provenance{}
 	var target *Applied
-	var rules []messages.Rule
+	var rules, layerRules []messages.Rule
 	var notes []note
 	asks := agentAsks{}
 	_, err = Replay{Light: light, ToSeq: input, Trace: input, Snapshot: snap,
@@ -174,8 +174,11 @@ func explainFrom(ctx context.Context, j Events, light string, input uint64, snap
 		},
 		OnModel: func(ap *Applied, m *machine.Machine) {
 			if ap.Input.Seq == input {
-				rules = m.Model().Rules
+				// The rule that fired may be a layer's, and the layer
+				// may have ended with the input: those before it too.
+				rules = append(append(m.Model().Rules, m.LayerRules()...), layerRules...)
 			}
+			layerRules = m.LayerRules()
 		},
 	}.Run(ctx, j)
 	if err != nil {
@@ -262,19 +265,48 @@ func summarize(ap *Applied, w *messages.WhyReply) string {
 		by = " by " + in.By
 	}
 	what := fmt.Sprintf("input %d (%s%s at %s)", in.Seq, in.Type, by, in.Time.Format("2006-01-02 15:04:05Z07:00"))
+	var (
+		ended   []string
+		state   *messages.OutStateData
+		ignored *messages.OutIgnoredData
+	)
 	for _, o := range ap.Result.Outputs {
 		switch d := o.Data.(type) {
-		case messages.OutStateData:
-			if w.Rule != nil {
-				return fmt.Sprintf("%s fired %s: rule %s took the light from %s to %s", what, d.Transition, w.Rule.ID, d.From, d.To)
+		case messages.OutLayerData:
+			e := fmt.Sprintf("layer %s ended (%s)", d.Name, d.EndedBy)
+			if d.Restored {
+				e += " and returned the light to the state it began in"
 			}
-			return fmt.Sprintf("%s set the state from %s to %s", what, d.From, d.To)
+			ended = append(ended, e)
+		case messages.OutStateData:
+			if state == nil {
+				state = &d
+			}
 		case messages.OutIgnoredData:
-			return fmt.Sprintf("%s changed nothing: %s", what, d.Reason)
+			if ignored == nil {
+				ignored = &d
+			}
 		}
+	}
+	then := ""
+	if len(ended) > 0 {
+		then = "; then " + strings.Join(ended, ", ")
+	}
+	switch {
+	case state != nil && w.Rule != nil:
+		return fmt.Sprintf("%s fired %s: rule %s took the light from %s to %s%s", what, state.Transition, w.Rule.ID, state.From, state.To, then)
+	case state != nil && len(ended) > 0 && state.Rule == nil:
+		return fmt.Sprintf("%s: %s, from %s to %s", what, strings.Join(ended, ", "), state.From, ap.Result.State)
+	case state != nil:
+		return fmt.Sprintf("%s set the state from %s to %s%s", what, state.From, state.To, then)
+	case ignored != nil:
+		return fmt.Sprintf("%s changed nothing: %s%s", what, ignored.Reason, then)
 	}
 	if ap.Result.Err != nil {
 		return fmt.Sprintf("%s was refused: %s", what, ap.Result.Err.Error)
+	}
+	if len(ended) > 0 {
+		return fmt.Sprintf("%s: %s; the light stays in %s", what, strings.Join(ended, ", "), ap.Result.State)
 	}
 	return fmt.Sprintf("%s left the light in %s", what, ap.Result.State)
 }

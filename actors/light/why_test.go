@@ -55,7 +55,7 @@ func scripted(t *testing.T, name string, steps ...step) *journal.Slice {
 		env.By = st.by
 		body := messages.AppendEnvelope(nil, &env)
 		s.Events = append(s.Events, journal.Msg{Seq: seq, Subject: subject.In(name, st.typ), Data: body, Time: at})
-		res, outs := light.Compute(m, name, light.DecodeInput(name, light.Record{Seq: seq, Subject: subject.In(name, st.typ), Data: body, Time: at}), nil)
+		res, outs := light.Compute(m, name, light.DecodeInput(name, light.Record{Seq: seq, Subject: subject.In(name, st.typ), Data: body, Time: at}), light.TimedOut{})
 		if res.Err != nil {
 			t.Fatalf("step %d %s %s: %s", i, st.typ, st.data, res.Err.Error)
 		}
@@ -116,6 +116,17 @@ func TestWhyGolden(t *testing.T) {
 			config(`[{"from":"off","on":"button_click","to":"red","action":"startTimer('back', 1000)"},{"from":"red","on":"back","to":"off"}]`),
 			click(messages.WhoButton),
 			{messages.InTimer, `{"name":"back","deadline":"2026-11-25T08:00:02Z"}`, "timer:back"},
+		}},
+		{"layer", []step{
+			config(`[{"from":"off","on":"button_click","to":"blue"}]`),
+			{messages.InConfig, `{"op":"append_rules","rules":[{"from":"*","on":"button_click","to":"red"}],"layer":{"name":"once","fires":1}}`, messages.WhoCLI},
+			click(messages.WhoButton),
+			click(messages.WhoButton),
+		}},
+		{"layer_until", []step{
+			config(`[{"from":"off","on":"button_click","to":"blue"}]`),
+			{messages.InConfig, `{"op":"append_rules","rules":[{"from":"*","on":"button_click","to":"red","condition":"getData('n') === undefined","action":"setData('n', 1)"}],"layer":{"name":"first","until":"getData('n') === 1","restore":false}}`, messages.WhoCLI},
+			click(messages.WhoButton),
 		}},
 		{"timeout", []step{
 			config(`[{"from":"off","on":"button_click","to":"red","condition":"(function(){ for(;;){} })()"},{"from":"off","on":"button_click","to":"blue"}]`),

@@ -506,11 +506,31 @@ func TestPatternExamples(t *testing.T) {
 				return mustOK(t, request(t, nc, "lumen."+p.Name+".cmd."+verb, body))
 			}
 			ex := p.Example
-			apply := fmt.Sprintf(`{"states":%s,"rules":%s`, ex.States, ex.Rules)
-			if ex.Schedules != nil {
-				apply += `,"schedules":` + string(ex.Schedules)
+			var states, rules []json.RawMessage
+			if ex.Light != nil {
+				// The light before the request: its own states and rules.
+				_ = json.Unmarshal(ex.Light.States, &states)
+				_ = json.Unmarshal(ex.Light.Rules, &rules)
 			}
-			cmd("apply", apply+"}") // apply replaces the whole configuration: tools come after
+			var addStates, addRules []json.RawMessage
+			if err := json.Unmarshal(ex.States, &addStates); err != nil {
+				t.Fatalf("states: %v", err)
+			}
+			states = append(states, addStates...)
+			if ex.Layer == nil {
+				if err := json.Unmarshal(ex.Rules, &addRules); err != nil {
+					t.Fatalf("rules: %v", err)
+				}
+				rules = append(rules, addRules...)
+			}
+			body, err := json.Marshal(map[string]any{"states": states, "rules": rules, "schedules": ex.Schedules, "confirm_empty": true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cmd("apply", string(body)) // apply replaces the whole configuration: tools come after
+			if ex.Layer != nil {
+				cmd("append_rules", fmt.Sprintf(`{"rules":%s,"layer":%s}`, ex.Rules, ex.Layer))
+			}
 			if ex.Tool != nil {
 				cmd("define_tool", string(ex.Tool))
 			}
@@ -565,6 +585,14 @@ func TestPatternExamples(t *testing.T) {
 					if strings.Join(names, ",") != strings.Join(*c.Timers, ",") {
 						t.Fatalf("step %d: timers %v, want %v", i+1, names, *c.Timers)
 					}
+				}
+			}
+			if ex.Layer != nil {
+				// The light's own rules are all there is once the layer
+				// ended: the light is as it was before the request.
+				g := cmd("get", `{}`).Body
+				if _, ok := g["layers"]; ok || len(g["rules"].([]any)) != len(rules) {
+					t.Errorf("after the checks: rules %v, layers %v", g["rules"], g["layers"])
 				}
 			}
 		})

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -41,7 +42,19 @@ func newStates(a *app) *cobra.Command {
 
 func newRules(a *app) *cobra.Command {
 	return newListing(a, "rules", "List the light's rules: id, from, on, to, condition, action, priority, enabled", func(g messages.GetReply) error {
-		return describe.Rules(a.stdout, g.Rules)
+		if err := describe.Rules(a.stdout, g.Rules); err != nil {
+			return err
+		}
+		if n := len(g.Layers); n > 0 {
+			// Their rules are tried first: say so where the rules are read.
+			what := fmt.Sprintf("%d temporary layers", n)
+			if n == 1 {
+				what = "a temporary layer"
+			}
+			_, err := fmt.Fprintf(a.stdout, "(and %s of rules, tried before these: lumen layers)\n", what)
+			return err
+		}
+		return nil
 	})
 }
 
@@ -72,7 +85,12 @@ func newRule(a *app) *cobra.Command {
 		Short: "Add, remove, enable and disable a light's rules ('lumen rules' lists them)",
 	}
 	var r messages.Rule
-	var disabled bool
+	var (
+		disabled, noRestore bool
+		layer               messages.LayerSpec
+		fires               int
+		lasts               time.Duration
+	)
 	add := mutation(a, &cobra.Command{
 		Use:   "add FROM ON TO",
 		Short: "Add a rule: in state FROM, transition ON goes to state TO",
@@ -80,16 +98,53 @@ func newRule(a *app) *cobra.Command {
 transition (button_click, a timer's or a source's name); TO the state it goes
 to. --if and --do are JavaScript: a condition, and an action run before the
 state changes. Rules matching a transition are tried by priority, highest
-first; the new rule gets the next id (r<N>) unless --id gives one.`,
+first; the new rule gets the next id (r<N>) unless --id gives one.
+
+With --fires, --for or --until the rule is added as a temporary layer (named
+--layer, else layer<N>): it is tried before the light's own rules until the
+layer ends by itself, after it fired N times (the next click it would match
+then only ends the layer), after a duration, or after the first input after
+which a condition holds. The light then returns to the state it had when the
+layer began, unless --no-restore. 'lumen layers' lists the layers, 'lumen
+layer rm NAME' ends one early.`,
 		Example: `  lumen rule add off button_click red
   lumen rule add '*' button_double_click party --priority 10
-  lumen rule add red button_click off --if "getData('n') > 2" --do "setData('n', 0)"`,
+  lumen rule add red button_click off --if "getData('n') > 2" --do "setData('n', 0)"
+  lumen rule add '*' button_click red --fires 3 --layer next3     # the next 3 clicks red, then back
+  lumen rule add '*' button_click party --for 2h                  # for two hours
+  lumen rule add '*' button_click blue --until "getData('guests') === 0" --no-restore`,
 		Args: args(cobra.ExactArgs(3)),
 	}, messages.VerbAppendRules, func(argv []string) (any, error) {
 		r.From, r.On, r.To, r.Enabled = argv[0], argv[1], argv[2], !disabled
-		return messages.RulesRequest{Rules: []messages.Rule{r}}, nil
+		req := messages.RulesRequest{Rules: []messages.Rule{r}}
+		spec := layer
+		if fires != 0 {
+			spec.Fires = &fires
+		}
+		if lasts != 0 {
+			ms := lasts.Milliseconds()
+			spec.Ms = &ms
+		}
+		if noRestore {
+			no := false
+			spec.Restore = &no
+		}
+		switch n := btoi(spec.Fires != nil) + btoi(spec.Ms != nil) + btoi(spec.Until != ""); {
+		case n > 1:
+			return nil, usageError{errors.New("give one of --fires, --for and --until: how the layer ends")}
+		case n == 0 && (spec.Name != "" || noRestore):
+			return nil, usageError{errors.New("--layer and --no-restore add the rule as a temporary layer: say how it ends with --fires, --for or --until")}
+		case n == 1:
+			req.Layer = &spec
+		}
+		return req, nil
 	})
 	f := add.Flags()
+	f.StringVar(&layer.Name, "layer", "", "the temporary layer's name (with --fires, --for or --until; default layer<N>)")
+	f.IntVar(&fires, "fires", 0, "add it as a layer that ends after its rule fired this many times")
+	f.DurationVar(&lasts, "for", 0, "add it as a layer that ends after this long (10m, 2h)")
+	f.StringVar(&layer.Until, "until", "", "add it as a layer that ends after the first input after which this JavaScript condition holds")
+	f.BoolVar(&noRestore, "no-restore", false, "when the layer ends, stay in the state the light is in (default: return to the one it had when the layer began)")
 	f.StringVar(&r.Condition, "if", "", "condition: a JavaScript expression; the rule fires only when it is true")
 	f.StringVar(&r.Action, "do", "", "action: JavaScript run when the rule fires (setData, startTimer …)")
 	f.IntVar(&r.Priority, "priority", 0, "higher is tried first")
@@ -119,14 +174,58 @@ first; the new rule gets the next id (r<N>) unless --id gives one.`,
 }
 
 func enableRules(a *app, on bool) *cobra.Command {
-	use, short := "disable ID…", "Disable rules: they stay, but are never tried"
+	use, short, verb := "disable ID…", "Disable rules (the light's own or a layer's): they stay, but are never tried", messages.VerbDisableRules
 	if on {
-		use, short = "enable ID…", "Enable rules again"
+		use, short, verb = "enable ID…", "Enable rules again", messages.VerbEnableRules
 	}
 	return mutation(a, &cobra.Command{Use: use, Short: short, Args: args(cobra.MinimumNArgs(1))},
-		messages.VerbEnableRules, func(argv []string) (any, error) {
-			return messages.EnableRulesRequest{IDs: argv, Enabled: &on}, nil
+		verb, func(argv []string) (any, error) {
+			return messages.IDsRequest{IDs: argv}, nil
 		})
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// newLayers is lumen layers, and newLayer lumen layer ls|rm: the light's
+// temporary layers of rules.
+func newLayers(a *app) *cobra.Command {
+	return newListing(a, "layers", "List the light's temporary layers of rules: how each ends, the state it returns to, its rules", func(g messages.GetReply) error {
+		if len(g.Layers) == 0 {
+			_, err := fmt.Fprintf(a.stdout, "light %s has no layers\n", a.light)
+			return err
+		}
+		return describe.Layers(a.stdout, g.Layers, time.Now())
+	})
+}
+
+func newLayer(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "layer",
+		Short: "List and end a light's temporary layers of rules ('lumen rule add … --fires N' adds one)",
+		Long: `A layer is rules added for a while: 'lumen rule add … --fires 3', '--for 2h'
+or '--until COND'. While it lives its rules are tried before the light's own
+(the newest layer first); when it ends the light removes it by itself and
+returns to the state it had when the layer began (unless --no-restore).`,
+		Args: args(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+	}
+	ls := newLayers(a)
+	ls.Use = "ls"
+	rm := mutation(a, &cobra.Command{
+		Use:     "rm NAME",
+		Short:   "End a layer now (the light returns to the state it began in if the layer restores)",
+		Example: `  lumen layer rm next3`,
+		Args:    args(cobra.ExactArgs(1)),
+	}, messages.VerbDeleteLayer, func(argv []string) (any, error) {
+		return messages.NameRequest{Name: argv[0]}, nil
+	})
+	cmd.AddCommand(ls, rm)
+	return cmd
 }
 
 func newVar(a *app) *cobra.Command {

@@ -60,8 +60,11 @@ func (e *Events) Output(env messages.Envelope) string {
 		var d messages.OutStateData
 		if json.Unmarshal(env.Data, &d) == nil {
 			via := "set"
-			if d.Rule != nil {
+			switch {
+			case d.Rule != nil:
 				via = fmt.Sprintf("%s by rule %s", d.Transition, *d.Rule)
+			case d.Transition != "":
+				via = d.Transition + ", a layer ended"
 			}
 			return fmt.Sprintf("state  %s → %s  [%s]%s", d.From, d.To, via, cause)
 		}
@@ -110,6 +113,23 @@ func (e *Events) Output(env messages.Envelope) string {
 				return fmt.Sprintf("intent %q (%s %s) forgotten%s", d.Phrase, d.Verb, d.Arg, cause)
 			}
 			return fmt.Sprintf("intent %q → %s %s learned%s", d.Phrase, d.Verb, d.Arg, cause)
+		}
+	case messages.OutLayer:
+		var d messages.OutLayerData
+		if json.Unmarshal(env.Data, &d) == nil {
+			how := map[string]string{messages.LayerEndFires: "its rules fired as often as it said", messages.LayerEndMs: "its time was up",
+				messages.LayerEndUntil: "its until condition held", messages.LayerEndDelete: "it was deleted"}[d.EndedBy]
+			if how == "" {
+				how = d.EndedBy
+			}
+			if d.Late {
+				how += " (late: the daemon was down)"
+			}
+			back := ", the light stays where it is"
+			if d.Restored {
+				back = ", back to the state it began in"
+			}
+			return fmt.Sprintf("layer  %s ended: %s%s%s", d.Name, how, back, cause)
 		}
 	case messages.OutIgnored:
 		var d messages.OutIgnoredData

@@ -42,6 +42,38 @@ func TestTools(t *testing.T) {
 	}
 }
 
+func TestLayers(t *testing.T) {
+	two, zero := 2, 0
+	at := time.Date(2026, 11, 24, 12, 0, 30, 0, time.Local)
+	rule := func(id string) messages.Rule {
+		return messages.Rule{ID: id, From: "*", On: "button_click", To: "red", Enabled: true}
+	}
+	var b bytes.Buffer
+	err := describe.Layers(&b, []messages.Layer{
+		{Name: "next3", FiresLeft: &two, Restore: true, BeganState: "off", Rules: []messages.Rule{rule("r3"), rule("r4")}},
+		{Name: "spent", FiresLeft: &zero, Restore: true, BeganState: "white", Rules: []messages.Rule{rule("r5")}},
+		{Name: "party", Deadline: &at, BeganState: "off", Rules: []messages.Rule{rule("r6")}},
+		{Name: "guests", Until: "getData('guests') === 0", Restore: true, BeganState: "off", Rules: []messages.Rule{rule("r7")}},
+	}, at.Add(-90*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `NAME    ENDS                                         RESTORES  BEGAN IN  RULES
+next3   after 2 more firings                         yes       off       r3 r4
+spent   at the next input its rules match            yes       white     r5
+party   at 2026-11-24 12:00:30 (in 1m30s)            no        off       r6
+guests  after an input when getData('guests') === 0  yes       off       r7
+
+layer next3:
+ID  FROM  ON            TO   CONDITION  ACTION  PRIORITY  ENABLED
+r3  *     button_click  red  -          -       0         yes
+r4  *     button_click  red  -          -       0         yes
+`
+	if got := b.String(); !strings.HasPrefix(got, want) {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
 func TestOutputsAndSources(t *testing.T) {
 	rule := "r2"
 	out := func(typ string, cause uint64, d any) messages.Envelope {
@@ -67,6 +99,12 @@ func TestOutputsAndSources(t *testing.T) {
 			"ignored no rule matches y in state off (input 10)"},
 		{d.Output(out(messages.OutError, 11, messages.OutErrorData{Kind: messages.ErrorTimeout, Rule: "r5", Error: "rule r5 ran longer than an expression may"})),
 			"error  timeout in rule r5: ran longer than an expression may; the next matching rule was tried (input 11)"},
+		{d.Output(out(messages.OutLayer, 12, messages.OutLayerData{Name: "next3", EndedBy: messages.LayerEndFires, Restored: true})),
+			"layer  next3 ended: its rules fired as often as it said, back to the state it began in (input 12)"},
+		{d.Output(out(messages.OutLayer, 13, messages.OutLayerData{Name: "party", EndedBy: messages.LayerEndMs, Late: true})),
+			"layer  party ended: its time was up (late: the daemon was down), the light stays where it is (input 13)"},
+		{d.Output(out(messages.OutState, 12, messages.OutStateData{From: "red", To: "off", Transition: "button_click"})),
+			"state  red → off  [button_click, a layer ended] (input 12)"},
 		{d.Output(out(messages.OutUpgrade, 1, messages.OutUpgradeData{From: 0, To: 1})),
 			"upgrade the inputs from here are checked at level 1 (was 0): limits on names, sizes and schedules (input 1)"},
 		{d.Output(out(messages.OutIntent, 12, messages.OutIntentData{Phrase: "movie night", Verb: "set_state", Arg: "cinema"})),

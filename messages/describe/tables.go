@@ -69,6 +69,49 @@ func Rules(w io.Writer, rules []messages.Rule) error {
 	return t.Flush()
 }
 
+// Layers writes the light's temporary layers, in the order their rules
+// are tried (the newest first): name, what is left of its lifetime,
+// whether it restores, the state it began in, then its rules, indented.
+func Layers(w io.Writer, layers []messages.Layer, now time.Time) error {
+	t := table(w)
+	fmt.Fprintln(t, "NAME\tENDS\tRESTORES\tBEGAN IN\tRULES")
+	for _, l := range layers {
+		ends := ""
+		switch {
+		case l.FiresLeft != nil && *l.FiresLeft == 0:
+			ends = "at the next input its rules match"
+		case l.FiresLeft != nil:
+			ends = fmt.Sprintf("after %d more firings", *l.FiresLeft)
+		case l.Deadline != nil:
+			ends = "at " + l.Deadline.Local().Format("2006-01-02 15:04:05")
+			if left := l.Deadline.Sub(now).Round(time.Second); left > 0 {
+				ends += fmt.Sprintf(" (in %s)", left)
+			}
+		default:
+			ends = "after an input when " + clip.Line(l.Until, cellWidth, "…")
+		}
+		restores := "yes"
+		if !l.Restore {
+			restores = "no"
+		}
+		ids := make([]string, len(l.Rules))
+		for i, r := range l.Rules {
+			ids[i] = r.ID
+		}
+		fmt.Fprintf(t, "%s\t%s\t%s\t%s\t%s\n", l.Name, ends, restores, l.BeganState, strings.Join(ids, " "))
+	}
+	if err := t.Flush(); err != nil {
+		return err
+	}
+	for _, l := range layers {
+		fmt.Fprintf(w, "\nlayer %s:\n", l.Name)
+		if err := Rules(w, l.Rules); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Vars writes the light's variables by name, each value as JSON.
 func Vars(w io.Writer, vars map[string]json.RawMessage) error {
 	t := table(w)

@@ -195,3 +195,66 @@ func BenchmarkFunctionCall(b *testing.B) {
 	b.ReportMetric(float64(tCalled.Nanoseconds())/float64(b.N), "function-ns/click")
 	b.ReportMetric(float64(tCalled)/float64(tInline), "function-vs-inline")
 }
+
+// benchLayers are ten live layers over benchLight, of every lifetime:
+// rules on the clicks from a state the benchmark never enters, and on
+// other transitions; until conditions (taking the fast path) that never
+// hold, so every input evaluates them.
+func benchLayers(tb testing.TB, m *machine.Machine, t0 time.Time) {
+	tb.Helper()
+	for i := range 10 {
+		var life string
+		switch i % 3 {
+		case 0:
+			life = `"fires":1000000000`
+		case 1:
+			life = `"ms":1000000000000`
+		case 2:
+			life = fmt.Sprintf(`"until":"getData('stop%d') === 1"`, i)
+		}
+		mustApply(tb, m, machine.Event{Seq: uint64(10 + i), Time: t0}, messages.InConfig, fmt.Sprintf(`{"op":"append_rules","rules":[
+			{"from":"blue","on":"button_click","to":"red","condition":"getData('n%d') === 1"},
+			{"from":"*","on":"tick%d","to":"blue"}],"layer":{"name":"l%d",%s}}`, i, i, i, life))
+	}
+}
+
+// BenchmarkLayers fires the same inputs at benchLight and at benchLight
+// with ten live layers (benchLayers), alternating in one run so that both
+// see the same machine load, and reports the events per second of each
+// and their ratio (issue 17: with layers at least 80% of without).
+func BenchmarkLayers(b *testing.B) {
+	b.Run("fast", func(b *testing.B) { benchLayered(b, benchLight) })
+	b.Run("goja", func(b *testing.B) { benchLayered(b, benchLightJS) })
+}
+
+func benchLayered(b *testing.B, light string) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	none, layered := newBenchMachine(b), newBenchMachine(b)
+	mustApply(b, none, machine.Event{Seq: 2, Time: t0}, messages.InConfig, light)
+	mustApply(b, layered, machine.Event{Seq: 2, Time: t0}, messages.InConfig, light)
+	benchLayers(b, layered, t0)
+	if n := len(layered.Model().Layers); n != 10 {
+		b.Fatalf("%d layers", n)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	var tNone, tLayered time.Duration
+	for i := 0; i < b.N; i++ {
+		tr := "button_click"
+		if i%16 == 15 {
+			tr = "button_hold"
+		}
+		ev := machine.Event{Seq: uint64(i + 100), Time: t0.Add(time.Duration(i) * time.Millisecond)}
+		start := time.Now()
+		a := none.Fire(ev, tr)
+		mid := time.Now()
+		c := layered.Fire(ev, tr)
+		tNone, tLayered = tNone+mid.Sub(start), tLayered+time.Since(mid)
+		if a.State != c.State || len(a.Outputs) != len(c.Outputs) || a.Err != nil {
+			b.Fatalf("input %d: none %+v, layered %+v", i, a, c)
+		}
+	}
+	b.ReportMetric(float64(b.N)/tNone.Seconds(), "none-events/s")
+	b.ReportMetric(float64(b.N)/tLayered.Seconds(), "layers-events/s")
+	b.ReportMetric(float64(tNone)/float64(tLayered), "layers-vs-none")
+}

@@ -28,7 +28,13 @@ func (c *core) configInput(in *messages.InConfigData) Result {
 	case messages.OpDeleteState:
 		out, r = c.opDeleteState(in)
 	case messages.OpAppendRules:
-		out, r = c.opAppendRules(in)
+		if in.Layer != nil {
+			out, r = c.opAppendLayer(in)
+		} else {
+			out, r = c.opAppendRules(in)
+		}
+	case messages.OpDeleteLayer:
+		out, r = c.opDeleteLayer(in)
 	case messages.OpDeleteRules:
 		out, r = c.opDeleteRules(in)
 	case messages.OpEnableRules, messages.OpDisableRules:
@@ -91,11 +97,16 @@ func (c *core) opApply(in *messages.InConfigData) ([]Output, *rejection) {
 	if c.limited() {
 		kept = c.keptRuleIDs(in.Rules)
 	}
-	rules, next, r := c.checkRules(in.Rules, stateIdx, nil, kept, c.nextRule, fs)
+	reserved := layerIDs(in.Layers)
+	rules, next, r := c.checkRules(in.Rules, stateIdx, reserved, kept, c.nextRule, fs)
 	if r != nil {
 		return nil, r
 	}
-	if r := c.checkSize(states, rules); r != nil {
+	layers, next, r := c.checkLayers(in.Layers, stateIdx, ruleIndex(rules), next, fs)
+	if r != nil {
+		return nil, r
+	}
+	if r := c.checkSize(states, (&config{rules: rules, layers: layers}).allRules()); r != nil {
 		return nil, r
 	}
 	switch in.VarsOp {
@@ -145,7 +156,7 @@ func (c *core) opApply(in *messages.InConfigData) ([]Output, *rejection) {
 
 	old := c.scheds
 	cfg := configOf(states, rules, in.Initial, scheds, tools, next)
-	cfg.sources, cfg.fns = sources, fs
+	cfg.sources, cfg.fns, cfg.layers = sources, fs, layers
 	if err := c.commit(cfg); err != nil {
 		return nil, rejectf(500, "%v", err)
 	}
@@ -167,6 +178,9 @@ func (c *core) opApply(in *messages.InConfigData) ([]Output, *rejection) {
 		data.Sources = append(data.Sources, s.def.Name)
 	}
 	data.Functions = fs.names()
+	for _, l := range layers {
+		data.Layers = append(data.Layers, l.name)
+	}
 	out := append([]Output{{Type: messages.OutConfig, Data: data}}, varOuts...)
 	for _, s := range old {
 		if c.schedIdx[s.Name] == nil {
@@ -204,7 +218,7 @@ func (c *core) opCreateState(in *messages.InConfigData) ([]Output, *rejection) {
 	}
 	cfg := c.current()
 	cfg.states = mergeStates(c.states, add)
-	if r := c.checkSize(cfg.states, cfg.rules); r != nil {
+	if r := c.checkSize(cfg.states, cfg.allRules()); r != nil {
 		return nil, r
 	}
 	if err := c.commit(cfg); err != nil {
@@ -228,13 +242,18 @@ func (c *core) opDeleteState(in *messages.InConfigData) ([]Output, *rejection) {
 		return nil, rejectf(404, "state %q does not exist; nothing to delete", in.Name)
 	}
 	var users []string
-	for _, r := range c.rules {
+	for _, r := range c.allRules() {
 		if r.To == in.Name || (!r.wild && r.From == in.Name) {
 			users = append(users, r.ID)
 		}
 	}
 	if len(users) > 0 {
 		return nil, rejectf(409, "state %q is used by rules %s; delete or change those rules first", in.Name, strings.Join(users, ", "))
+	}
+	for _, l := range c.layers {
+		if l.began == in.Name {
+			return nil, rejectf(409, "state %q is where layer %s returns when it ends; end the layer first (delete_layer %s)", in.Name, l.name, l.name)
+		}
 	}
 	cfg := c.current()
 	cfg.states = slices.DeleteFunc(slices.Clone(c.states), func(s *stateDef) bool { return s.Name == in.Name })
@@ -262,7 +281,7 @@ func (c *core) opAppendRules(in *messages.InConfigData) ([]Output, *rejection) {
 	cfg := c.current()
 	cfg.rules = append(slices.Clip(c.rules), add...)
 	cfg.nextRule = next
-	if r := c.checkSize(cfg.states, cfg.rules); r != nil {
+	if r := c.checkSize(cfg.states, cfg.allRules()); r != nil {
 		return nil, r
 	}
 	if err := c.commit(cfg); err != nil {
@@ -291,6 +310,11 @@ func (c *core) opDeleteRules(in *messages.InConfigData) ([]Output, *rejection) {
 		}
 		if len(unknown) > 0 {
 			return nil, rejectf(404, "delete_rules: no rule has id %s; nothing was deleted, check the ids with get", strings.Join(unknown, ", "))
+		}
+		for _, id := range in.IDs {
+			if l := c.layerOf(c.ruleIdx[id]); l != nil {
+				return nil, rejectf(409, "delete_rules: rule %s belongs to layer %s, which ends by itself; end the layer now with delete_layer %s, or disable the rule; nothing was deleted", id, l.name, l.name)
+			}
 		}
 	case in.Match != nil && (in.Match.From != "" || in.Match.On != "" || in.Match.To != ""):
 		m := in.Match
@@ -321,8 +345,9 @@ func (c *core) opDeleteRules(in *messages.InConfigData) ([]Output, *rejection) {
 	return []Output{{Type: messages.OutConfig, Data: data}}, nil
 }
 
-// opEnableRules enables or disables rules by id: a disabled rule keeps
-// its place and id but is not tried. Every id must name a rule.
+// opEnableRules enables or disables rules by id, the light's own or a
+// layer's: a disabled rule keeps its place and id but is not tried.
+// Every id must name a rule.
 func (c *core) opEnableRules(in *messages.InConfigData) ([]Output, *rejection) {
 	if len(in.IDs) == 0 {
 		return nil, rejectf(400, "%s: ids is empty; give the ids of the rules, e.g. [\"r3\"]", in.Op)
@@ -340,16 +365,26 @@ func (c *core) opEnableRules(in *messages.InConfigData) ([]Output, *rejection) {
 	}
 	enabled := in.Op == messages.OpEnableRules
 	cfg := c.current()
-	cfg.rules = slices.Clone(c.rules)
 	data := messages.OutConfigData{Op: in.Op}
-	for i, r := range cfg.rules {
-		if !ids[r.ID] {
-			continue
+	switched := func(rules []*rule) []*rule {
+		out := slices.Clone(rules)
+		for i, r := range out {
+			if !ids[r.ID] {
+				continue
+			}
+			data.Rules = append(data.Rules, r.ID)
+			cp := *r // the same compiled rule, and the same idp its outputs share
+			cp.Enabled = enabled
+			out[i] = &cp
 		}
-		data.Rules = append(data.Rules, r.ID)
-		cp := *r // the same compiled rule, and the same idp its outputs share
-		cp.Enabled = enabled
-		cfg.rules[i] = &cp
+		return out
+	}
+	cfg.rules = switched(c.rules)
+	cfg.layers = slices.Clone(c.layers)
+	for i, l := range cfg.layers {
+		if slices.ContainsFunc(l.rules, func(r *rule) bool { return ids[r.ID] }) {
+			cfg.layers[i] = l.withRules(switched(l.rules))
+		}
 	}
 	if err := c.commit(cfg); err != nil {
 		return nil, rejectf(500, "%v", err)
@@ -452,5 +487,31 @@ func (c *core) applyVars(op string, vars map[string]*value) []Output {
 		}
 	}
 	c.vars = vars
+	return out
+}
+
+// layerIDs reserves the rule ids layers give, so that the light's own
+// rules given without one do not take them.
+func layerIDs(layers []messages.Layer) map[string]*rule {
+	var out map[string]*rule
+	for _, l := range layers {
+		for _, r := range l.Rules {
+			if r.ID != "" {
+				if out == nil {
+					out = make(map[string]*rule)
+				}
+				out[r.ID] = &rule{}
+			}
+		}
+	}
+	return out
+}
+
+// ruleIndex indexes rules by id.
+func ruleIndex(rules []*rule) map[string]*rule {
+	out := make(map[string]*rule, len(rules))
+	for _, r := range rules {
+		out[r.ID] = r
+	}
 	return out
 }

@@ -13,6 +13,12 @@
 // condition holds (or that has none) fires: its action runs, then the
 // light enters its to state. Self-transitions fire too.
 //
+// Layers are rules added for a while (append_rules with a layer): tried
+// before the light's own rules, the newest layer first, until the layer's
+// lifetime ends (fires, ms or until); then the light removes it by itself
+// with a layer output and returns to the state it had when the layer
+// began. See layers.go.
+//
 // Custom tool definitions (name, description, params, code, returns,
 // hosts) are part of the model too: define_tool and delete_tool config
 // inputs change them and apply replaces them. The machine only checks a
@@ -54,14 +60,19 @@
 // changed (in order of first change, with its final value), then timer
 // outputs in call order (replacing a timer gives cancel then set), then
 // the state output; or, when no rule fires, the errors and one ignored
-// output. A rejected input changes nothing and gives one error output
-// (kind rejected, code 400, 404 or 409, and a sentence that says what to
-// fix).
+// output. An input that ends a layer by its fires gives the layer output
+// and the state output back to where the layer began (when it restores);
+// after any input, the until conditions that fail give error outputs and
+// those that hold end their layers, each a layer output and, when it
+// restores, a state output. A rejected input changes nothing and gives
+// one error output (kind rejected, code 400, 404 or 409, and a sentence
+// that says what to fix).
 //
 // # Files
 //
-// machine.go applies inputs and fires rules; match.go is where a rule's
-// from is matched and the candidates are put in order; tx.go holds an
+// machine.go applies inputs and fires rules; layers.go holds the
+// temporary layers; match.go is where a rule's from is matched and the
+// candidates are put in order; tx.go holds an
 // action's effects until it completes. model.go, validate.go and config.go
 // are the configuration's types, its checks and the config input's ops;
 // view.go reads the model out. js.go and fast.go evaluate expressions,

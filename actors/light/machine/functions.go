@@ -182,14 +182,20 @@ func (fs *funcs) badCall(refs jsbox.Refs, params []string) string {
 	return ""
 }
 
-// users lists what calls function name: rules (ids), states and the
-// other functions, each a phrase ("rules r1, r3"), in that order.
+// users lists what calls function name: rules (ids, layers' too),
+// states, the other functions and layers' until conditions, each a
+// phrase ("rules r1, r3"), in that order.
 func (c *core) users(name string) []string {
 	uses := func(e *expr) bool { return e != nil && slices.Contains(e.refs.Names, name) }
-	var rules, states, fns []string
-	for _, r := range c.rules {
+	var rules, states, fns, layers []string
+	for _, r := range c.allRules() {
 		if uses(r.cond) || uses(r.act) {
 			rules = append(rules, r.ID)
+		}
+	}
+	for _, l := range c.layers {
+		if uses(l.until) {
+			layers = append(layers, l.name)
 		}
 	}
 	for _, s := range c.states {
@@ -206,7 +212,7 @@ func (c *core) users(name string) []string {
 	for _, u := range []struct {
 		kind  string
 		names []string
-	}{{"rule", rules}, {"state", states}, {"function", fns}} {
+	}{{"rule", rules}, {"state", states}, {"function", fns}, {"layer", layers}} {
 		switch len(u.names) {
 		case 0:
 		case 1:
@@ -262,6 +268,37 @@ func (c *core) relink(rules []*rule, states []*stateDef, fs *funcs, what string)
 	return out, nil
 }
 
+// relinkLayers links the rules and until conditions of layers again for
+// functions fs, as relink does the light's own rules: a layer whose
+// rules or condition link differently is copied, the others kept.
+func (c *core) relinkLayers(layers []*layer, fs *funcs, what string) ([]*layer, *rejection) {
+	out := make([]*layer, len(layers))
+	for i, l := range layers {
+		out[i] = l
+		rules, r := c.relink(l.rules, nil, fs, what)
+		if r != nil {
+			return nil, r
+		}
+		until := l.until
+		if until != nil {
+			e, se := c.compile(kindCondition, l.untilSrc, fs)
+			if se != nil {
+				return nil, rejectf(409, "%s: layer %s's until condition no longer compiles %s; end the layer first", what, l.name, se)
+			}
+			if msg := fs.badCall(e.refs, nil); msg != "" {
+				return nil, rejectf(409, "%s: layer %s's until condition %s", what, l.name, msg)
+			}
+			until = e
+		}
+		if until != l.until || !slices.Equal(rules, l.rules) {
+			cp := l.withRules(rules)
+			cp.until = until
+			out[i] = cp
+		}
+	}
+	return out, nil
+}
+
 // ---- the function ops ----
 
 func (c *core) opDefineFunction(in *messages.InConfigData) ([]Output, *rejection) {
@@ -285,8 +322,12 @@ func (c *core) opDefineFunction(in *messages.InConfigData) ([]Output, *rejection
 	if r != nil {
 		return nil, r
 	}
+	layers, r := c.relinkLayers(c.layers, fs, "function "+strings.Join(names, ", "))
+	if r != nil {
+		return nil, r
+	}
 	cfg := c.current()
-	cfg.rules, cfg.fns = rules, fs
+	cfg.rules, cfg.fns, cfg.layers = rules, fs, layers
 	if err := c.commit(cfg); err != nil {
 		return nil, rejectf(500, "%v", err)
 	}
@@ -312,8 +353,12 @@ func (c *core) opDeleteFunction(in *messages.InConfigData) ([]Output, *rejection
 	if r != nil {
 		return nil, r
 	}
+	layers, r := c.relinkLayers(c.layers, fs, "delete_function "+in.Name)
+	if r != nil {
+		return nil, r
+	}
 	cfg := c.current()
-	cfg.rules, cfg.fns = rules, fs
+	cfg.rules, cfg.fns, cfg.layers = rules, fs, layers
 	if err := c.commit(cfg); err != nil {
 		return nil, rejectf(500, "%v", err)
 	}

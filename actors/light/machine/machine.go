@@ -23,6 +23,9 @@ type Event struct {
 	// timed out for this input (replay and recovery pass them): such a
 	// rule is not evaluated, and gives the same timeout error output.
 	TimedOut []string
+	// TimedOutUntil lists, likewise, the layers whose until condition
+	// is recorded as having timed out after this input.
+	TimedOutUntil []string
 }
 
 // Output is one output event: Type is a messages.Out* constant and Data the
@@ -83,20 +86,24 @@ type core struct {
 	factories                                  map[linkKey]goja.Callable // of linked expressions
 
 	// configuration
-	states   []*stateDef // off first, then in insertion order
-	stateIdx map[string]*stateDef
-	rules    []*rule // in insertion order
-	ruleIdx  map[string]*rule
-	initial  string
-	scheds   []*schedule // in insertion order
-	schedIdx map[string]*schedule
-	tools    []*tool // custom tools, in definition order
-	toolIdx  map[string]*tool
-	sources  []*sourceDef // data sources, in definition order
-	fns      *funcs       // custom functions
-	nextRule uint64       // the N of the next assigned id r<N>
-	index    map[string]*transIndex
-	level    int // of the checks inputs get (Level)
+	states      []*stateDef // off first, then in insertion order
+	stateIdx    map[string]*stateDef
+	rules       []*rule          // in insertion order
+	ruleIdx     map[string]*rule // the light's own rules and its layers'
+	initial     string
+	scheds      []*schedule // in insertion order
+	schedIdx    map[string]*schedule
+	tools       []*tool // custom tools, in definition order
+	toolIdx     map[string]*tool
+	sources     []*sourceDef           // data sources, in definition order
+	fns         *funcs                 // custom functions
+	layers      []*layer               // temporary layers, newest first (layers.go)
+	layerTr     map[string]*layerTrans // the layers' candidates, by transition
+	untils      int                    // layers with an until condition
+	freshLayers bool                   // a layer was added by the input being applied
+	nextRule    uint64                 // the N of the next assigned id r<N>
+	index       map[string]*transIndex
+	level       int // of the checks inputs get (Level)
 
 	// state
 	cur    string
@@ -108,15 +115,18 @@ type core struct {
 	intents map[string]messages.Intent
 
 	// the input being applied
-	seq      uint64
-	now      time.Time
-	nowJS    goja.Value
-	rng      inputRand
-	timedOut []string
-	inAction bool
-	args     [2]goja.Value // (state, transition) of the evaluation, reused
-	tx       tx
-	closed   bool
+	seq           uint64
+	now           time.Time
+	nowJS         goja.Value
+	rng           inputRand
+	timedOut      []string
+	timedOutUntil []string
+	fired         string     // the transition the input fired, "" for none
+	firedJS       goja.Value // fired as a JS string, when at hand
+	inAction      bool
+	args          [2]goja.Value // (state, transition) of the evaluation, reused
+	tx            tx
+	closed        bool
 
 	restoring bool   // Restore: schedules keep their recorded next tick
 	trace     *Trace // ApplyTraced: how the input is decided; nil live
@@ -175,6 +185,26 @@ func (m *Machine) Apply(ev Event, inputType string, payload []byte) Result {
 		return c.reject(500, "the light's state machine is closed; restart the light")
 	}
 	c.begin(ev)
+	before := c.cur
+	return c.end(before, c.apply(inputType, payload))
+}
+
+// end finishes an input that was not rejected: the layers whose until
+// condition now holds end.
+func (c *core) end(before string, res Result) Result {
+	if res.Err != nil || len(c.layers) == 0 {
+		return res
+	}
+	n := len(res.Outputs)
+	res.Outputs = c.untilEnds(c.fired, res.Outputs)
+	if len(res.Outputs) > n {
+		res.State = c.cur
+		res.Changed = res.Changed || before != c.cur
+	}
+	return res
+}
+
+func (c *core) apply(inputType string, payload []byte) Result {
 	switch inputType {
 	case messages.InFired:
 		tr, ok := fastTransition(payload)
@@ -240,9 +270,15 @@ func (m *Machine) Apply(ev Event, inputType string, payload []byte) Result {
 			return c.reject(400, "intent: %s", err)
 		}
 		return c.intentInput(&in)
+	case messages.InLayer:
+		var in messages.InLayerData
+		if err := messages.Decode(payload, &in); err != nil {
+			return c.reject(400, "layer: %s", err)
+		}
+		return c.layerInput(&in)
 	}
-	return c.reject(400, "unknown input type %s; use one of %s, %s, %s, %s, %s, %s, %s, %s or %s", messages.Clip(inputType),
-		messages.InFired, messages.InState, messages.InVar, messages.InConfig, messages.InTimer, messages.InSchedule, messages.InData, messages.InUpgrade, messages.InIntent)
+	return c.reject(400, "unknown input type %s; use one of %s, %s, %s, %s, %s, %s, %s, %s, %s or %s", messages.Clip(inputType),
+		messages.InFired, messages.InState, messages.InVar, messages.InConfig, messages.InTimer, messages.InSchedule, messages.InData, messages.InUpgrade, messages.InIntent, messages.InLayer)
 }
 
 // Fire fires transition as a "fired" input would.
@@ -252,7 +288,8 @@ func (m *Machine) Fire(ev Event, transition string) Result {
 		return c.reject(500, "the light's state machine is closed; restart the light")
 	}
 	c.begin(ev)
-	return c.fireInput(transition)
+	before := c.cur
+	return c.end(before, c.fireInput(transition))
 }
 
 // fastTransition decodes the common payload {"transition":"<plain>"}
@@ -278,6 +315,8 @@ func (c *core) begin(ev Event) {
 	c.nowJS = nil
 	c.rng.seed(ev.Seq)
 	c.timedOut = ev.TimedOut
+	c.timedOutUntil = ev.TimedOutUntil
+	c.fired, c.firedJS = "", nil
 }
 
 func (c *core) reject(code int, format string, args ...any) Result {
@@ -301,18 +340,53 @@ func (c *core) fireInput(transition string) Result {
 	return c.fire(transition, make([]Output, 0, 4))
 }
 
-// fire tries the rules matching transition in the current state, by
+// fire tries the rules matching transition in the current state: those
+// of the layers, newest first, then the light's own; among each, by
 // priority then insertion, and fires the first whose condition holds.
 func (c *core) fire(transition string, out []Output) Result {
+	c.fired = transition
 	if c.trace != nil {
 		c.tracePassed(transition, c.cur)
+	}
+	if len(c.layers) > 0 {
+		lcs, js := c.layerCandidates(transition, c.cur)
+		c.firedJS = js
+		for _, lc := range lcs {
+			l := lc.l
+			if l.spent() {
+				// One of its rules would have matched: the layer ends here.
+				out = c.endLayer(l, messages.LayerEndFires, l.restore, false, out)
+				if l.restore {
+					return c.enter(l.began, nil, transition, out)
+				}
+				continue
+			}
+			res, fired := c.try(lc.cands, js, transition, out)
+			if fired {
+				if l.kind == layerFires {
+					l.fires--
+				}
+				return res
+			}
+			out = res.Outputs
+		}
 	}
 	ti := c.index[transition]
 	if ti == nil {
 		return c.ignored(transition, "no rule matches "+transition+" in state "+c.cur, out)
 	}
+	c.firedJS = ti.js
+	res, fired := c.try(ti.candidates(c.cur), ti.js, transition, out)
+	if fired {
+		return res
+	}
+	return c.ignored(transition, "no rule matches "+transition+" in state "+c.cur, res.Outputs)
+}
+
+// try tries candidates in order and fires the first whose condition
+// holds. Without one, the result holds only the outputs so far.
+func (c *core) try(cands []*rule, js goja.Value, transition string, out []Output) (Result, bool) {
 	tracing := c.trace != nil
-	cands := ti.candidates(c.cur)
 	for i, r := range cands {
 		if tracing {
 			c.tryRule(r)
@@ -327,7 +401,7 @@ func (c *core) fire(transition string, out []Output) Result {
 			continue
 		}
 		if r.cond != nil {
-			ok, f := c.condition(r.cond, ti.js)
+			ok, f := c.condition(r.cond, js)
 			if f != nil {
 				o := r.failed(f, kindCondition)
 				out = append(out, o)
@@ -347,7 +421,7 @@ func (c *core) fire(transition string, out []Output) Result {
 			}
 		}
 		if r.act != nil {
-			if f := c.action(r.act, ti.js); f != nil {
+			if f := c.action(r.act, js); f != nil {
 				o := r.failed(f, kindAction)
 				out = append(out, o)
 				if f.timeout {
@@ -366,9 +440,9 @@ func (c *core) fire(transition string, out []Output) Result {
 			c.tried(OutcomeFired, "it fired", &yes)
 			c.traceNotTried(r, cands[i+1:])
 		}
-		return c.enter(r.To, r.idp, transition, out)
+		return c.enter(r.To, r.idp, transition, out), true
 	}
-	return c.ignored(transition, "no rule matches "+transition+" in state "+c.cur, out)
+	return Result{Outputs: out, State: c.cur}, false
 }
 
 func (c *core) forcedTimeout(id string) bool {

@@ -2,6 +2,7 @@ package machine
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/dop251/goja"
@@ -105,8 +106,18 @@ type config struct {
 	scheds   []*schedule
 	tools    []*tool
 	sources  []*sourceDef
-	fns      *funcs // nil: none
+	fns      *funcs   // nil: none
+	layers   []*layer // newest first
 	nextRule uint64
+}
+
+// allRules returns the configuration's own rules, then its layers'.
+func (cfg *config) allRules() []*rule {
+	out := slices.Clip(cfg.rules)
+	for _, l := range cfg.layers {
+		out = append(out, l.rules...)
+	}
+	return out
 }
 
 func configOf(states []*stateDef, rules []*rule, initial string, scheds []*schedule, tools []*tool, nextRule uint64) config {
@@ -128,20 +139,33 @@ func (c *core) commit(cfg config) error {
 	c.ruleIdx = make(map[string]*rule, len(cfg.rules))
 	exprs := make(map[exprKey]*expr)
 	factories := make(map[linkKey]goja.Callable)
+	keep := func(e *expr) {
+		switch {
+		case e == nil:
+		case e.base != nil:
+			exprs[exprKey{e.kind, e.src}] = e.base
+			factories[e.lkey] = e.factory
+		default:
+			exprs[exprKey{e.kind, e.src}] = e
+		}
+	}
+	c.layers = cfg.layers
+	for _, l := range cfg.layers {
+		for _, r := range l.rules {
+			c.ruleIdx[r.ID] = r
+			keep(r.cond)
+			keep(r.act)
+		}
+		keep(l.until)
+		c.indexLayer(l)
+	}
+	c.layersChanged()
 	index := make(map[string]*transIndex)
 	for i, r := range cfg.rules {
 		r.ord = i
 		c.ruleIdx[r.ID] = r
-		for _, e := range []*expr{r.cond, r.act} {
-			switch {
-			case e == nil:
-			case e.base != nil:
-				exprs[exprKey{e.kind, e.src}] = e.base
-				factories[e.lkey] = e.factory
-			default:
-				exprs[exprKey{e.kind, e.src}] = e
-			}
-		}
+		keep(r.cond)
+		keep(r.act)
 		if !r.Enabled {
 			continue
 		}
@@ -179,7 +203,7 @@ func (c *core) commit(cfg config) error {
 }
 
 func (c *core) current() config {
-	return config{states: c.states, rules: c.rules, initial: c.initial, scheds: c.scheds, tools: c.tools, sources: c.sources, fns: c.fns, nextRule: c.nextRule}
+	return config{states: c.states, rules: c.rules, initial: c.initial, scheds: c.scheds, tools: c.tools, sources: c.sources, fns: c.fns, layers: c.layers, nextRule: c.nextRule}
 }
 
 func (c *core) defaultOff() *stateDef {

@@ -30,11 +30,12 @@ type snapshot struct {
 	Level     int                        `json:"level,omitempty"`     // omitted at 0, as before levels existed
 	Intents   []messages.Intent          `json:"intents,omitempty"`   // omitted when none, as before intents existed
 	Functions []messages.Function        `json:"functions,omitempty"` // omitted when none, as before functions existed
+	Layers    []messages.Layer           `json:"layers,omitempty"`    // omitted when none, as before layers existed
 }
 
 // Snapshot returns the machine's whole state (configuration, current
 // state, variables, pending timers, schedules with their next tick, custom
-// tools and functions, learned intents and the rule id counter) as
+// tools and functions, layers, learned intents and the rule id counter) as
 // deterministic bytes: two machines in the same state give the same bytes.
 func (m *Machine) Snapshot() ([]byte, error) {
 	c := m.c
@@ -50,6 +51,7 @@ func (m *Machine) Snapshot() ([]byte, error) {
 		Schedules: m.NextSchedules(),
 		Level:     c.level,
 		Intents:   c.intentList(),
+		Layers:    c.layerList(),
 	}
 	if len(c.tools) > 0 {
 		s.Tools = c.toolList()
@@ -113,7 +115,11 @@ func Restore(b []byte, opts ...Option) (*Machine, error) {
 	for _, st := range states {
 		stateIdx[st.Name] = st
 	}
-	rules, next, r := c.checkRules(s.Rules, stateIdx, nil, nil, max(s.NextRule, 1), fs)
+	rules, next, r := c.checkRules(s.Rules, stateIdx, layerIDs(s.Layers), nil, max(s.NextRule, 1), fs)
+	if r != nil {
+		return fail(r)
+	}
+	layers, next, r := c.checkLayers(s.Layers, stateIdx, ruleIndex(rules), next, fs)
 	if r != nil {
 		return fail(r)
 	}
@@ -141,7 +147,7 @@ func Restore(b []byte, opts ...Option) (*Machine, error) {
 		return fail(fmt.Errorf("initial state %q is not among the states", s.Initial))
 	}
 	cfg := configOf(states, rules, s.Initial, scheds, tools, next)
-	cfg.sources, cfg.fns = sources, fs
+	cfg.sources, cfg.fns, cfg.layers = sources, fs, layers
 	if err := c.commit(cfg); err != nil {
 		return fail(err)
 	}

@@ -255,10 +255,10 @@ func (c *core) checkSchedules(list []messages.Schedule) ([]*schedule, *rejection
 }
 
 var opFields = map[string][]string{
-	messages.OpApply:            {"states", "rules", "vars", "vars_op", "initial", "schedules", "tools", "sources", "plugins", "functions"},
+	messages.OpApply:            {"states", "rules", "vars", "vars_op", "initial", "schedules", "tools", "sources", "plugins", "functions", "layers"},
 	messages.OpCreateState:      {"states"},
 	messages.OpDeleteState:      {"name"},
-	messages.OpAppendRules:      {"rules"},
+	messages.OpAppendRules:      {"rules", "layer"},
 	messages.OpDeleteRules:      {"ids", "match"},
 	messages.OpEnableRules:      {"ids"},
 	messages.OpDisableRules:     {"ids"},
@@ -272,6 +272,7 @@ var opFields = map[string][]string{
 	messages.OpDeleteTransition: {"name"},
 	messages.OpDefineFunction:   {"functions"},
 	messages.OpDeleteFunction:   {"name"},
+	messages.OpDeleteLayer:      {"name"},
 }
 
 // checkFields rejects an unknown op and fields the op does not take.
@@ -292,6 +293,7 @@ func checkFields(in *messages.InConfigData) *rejection {
 		{"initial", in.Initial != ""}, {"schedules", in.Schedules != nil}, {"name", in.Name != ""},
 		{"ids", in.IDs != nil}, {"match", in.Match != nil}, {"tools", in.Tools != nil},
 		{"sources", in.Sources != nil}, {"plugins", in.Plugins != nil}, {"functions", in.Functions != nil},
+		{"layers", in.Layers != nil}, {"layer", in.Layer != nil},
 	}
 	for _, g := range given {
 		if g.set && !slices.Contains(allowed, g.name) {

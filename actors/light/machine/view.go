@@ -28,11 +28,12 @@ func (m *Machine) Model() messages.GetReply {
 		Functions: c.functionList(),
 		LastRuns:  c.lastRuns(),
 		Intents:   c.intentList(),
+		Layers:    c.layerList(),
 	}
 }
 
-// Export returns the whole configuration, custom tools and functions
-// included, with the current variables, in a form that Apply(ev,
+// Export returns the whole configuration, custom tools, functions and
+// layers included, with the current variables, in a form that Apply(ev,
 // "config", {"op":"apply",…}) accepts.
 func (m *Machine) Export() messages.ApplyRequest {
 	c := m.c
@@ -56,6 +57,7 @@ func (m *Machine) Export() messages.ApplyRequest {
 	if len(c.fns.list) > 0 {
 		req.Functions = c.functionList()
 	}
+	req.Layers = c.layerList()
 	return req
 }
 
