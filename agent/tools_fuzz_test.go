@@ -21,7 +21,7 @@ func FuzzToolCall(f *testing.F) {
 	f.Fuzz(func(t *testing.T, which uint8, args []byte) {
 		name := specs[int(which)%len(specs)].Name
 		tools := &agent.Tools{Light: newFakeLight()}
-		_ = tools.Tier(context.Background(), name, args)
+		_ = tools.Tier(context.Background(), name, args, nil)
 		out, err := tools.Run(context.Background(), name, args)
 		if err == nil && !json.Valid(out) {
 			t.Fatalf("%s %q: a result that is not JSON: %q", name, args, out)
