@@ -71,12 +71,13 @@ type Step struct {
 	Clicks []string `yaml:"clicks"`
 	// Wait moves the scratch light's clock on (timers and schedules due
 	// by then fire).
-	Wait   string         `yaml:"wait"`
-	Data   *DataStep      `yaml:"data"`
-	SetAPI map[string]any `yaml:"api"`
-	MQTT   *MQTTStep      `yaml:"mqtt"`
-	NATS   *NATSStep      `yaml:"nats"`
-	GPIO   *GPIOStep      `yaml:"gpio"`
+	Wait    string         `yaml:"wait"`
+	Data    *DataStep      `yaml:"data"`
+	SetAPI  map[string]any `yaml:"api"`
+	MQTT    *MQTTStep      `yaml:"mqtt"`
+	NATS    *NATSStep      `yaml:"nats"`
+	GPIO    *GPIOStep      `yaml:"gpio"`
+	Webhook *WebhookStep   `yaml:"webhook"`
 
 	// Checks. Color is judged on the LED: a color class (see Class), or
 	// several joined by |; Runs is a tool that must run without error.
@@ -107,6 +108,13 @@ type MQTTStep struct {
 type NATSStep struct {
 	Subject string `yaml:"subject"`
 	Payload string `yaml:"payload"`
+}
+
+// WebhookStep posts Body to a webhook source the agent made, with the
+// token its ask handed out: Source's, or the first one's.
+type WebhookStep struct {
+	Source string `yaml:"source"`
+	Body   string `yaml:"body"`
 }
 
 // GPIOStep sets a simulated input pin.
@@ -233,13 +241,13 @@ func (c *Case) check(configs map[string]json.RawMessage) error {
 func (s *Step) check() error {
 	actions := 0
 	for _, set := range []bool{s.Ask != "", s.Fire != "", len(s.Clicks) > 0, s.Wait != "", s.Data != nil,
-		s.SetAPI != nil, s.MQTT != nil, s.NATS != nil, s.GPIO != nil} {
+		s.SetAPI != nil, s.MQTT != nil, s.NATS != nil, s.GPIO != nil, s.Webhook != nil} {
 		if set {
 			actions++
 		}
 	}
 	if actions > 1 {
-		return errors.New("more than one action (ask, fire, clicks, wait, data, api, mqtt, nats, gpio)")
+		return errors.New("more than one action (ask, fire, clicks, wait, data, api, mqtt, nats, gpio, webhook)")
 	}
 	if s.Ask == "" && (s.Want != "" || s.Decide != "" || s.Approvals != nil) {
 		return errors.New("want, decide and approvals go with an ask")
@@ -312,6 +320,8 @@ func (s Step) describe(i int) string {
 		what = "nats " + s.NATS.Subject
 	case s.GPIO != nil:
 		what = fmt.Sprintf("gpio %d=%d", s.GPIO.Pin, s.GPIO.Level)
+	case s.Webhook != nil:
+		what = strings.TrimSpace("webhook " + s.Webhook.Source)
 	default:
 		what = "check"
 	}

@@ -227,6 +227,8 @@ type scratch struct {
 	mu        sync.Mutex
 	decide    string   // what the person answers approvals now
 	approvals []string // the tools that asked, since the last ask began
+
+	hooks []messages.WebhookGiven // the webhooks the agent made, with their tokens
 }
 
 func startScratch(ctx context.Context, cfg Config, model string, m *meter, api *testAPI) (*scratch, error) {
@@ -236,7 +238,7 @@ func startScratch(ctx context.Context, cfg Config, model string, m *meter, api *
 	}
 	sc := &scratch{cfg: cfg, dir: dir, clk: clocktest.New(start()), meter: m, api: api}
 	dc := daemon.DefaultConfig(dir)
-	dc.Listen, dc.HTTP, dc.MQTT = "127.0.0.1:0", "", "127.0.0.1:0"
+	dc.Listen, dc.HTTP, dc.MQTT = "127.0.0.1:0", "127.0.0.1:0", "127.0.0.1:0"
 	dc.Lights = []string{light}
 	dc.Sync = "batch" // nothing here must survive a power cut
 	dc.ClockMode, dc.Clock = clock.Trust, sc.clk
@@ -367,6 +369,8 @@ func (sc *scratch) step(ctx context.Context, c Case, st Step) (string, error) {
 		if err := sc.publish(st.NATS.Subject, st.NATS.Payload); err != nil {
 			return "", err
 		}
+	case st.Webhook != nil:
+		return "", sc.webhook(ctx, *st.Webhook)
 	case st.GPIO != nil:
 		pin, level := st.GPIO.Pin, st.GPIO.Level
 		if _, err := sc.w.Request(ctx, light, messages.VerbGPIO, messages.GPIORequest{Pin: &pin, Level: &level}); err != nil {
@@ -374,6 +378,34 @@ func (sc *scratch) step(ctx context.Context, c Case, st Step) (string, error) {
 		}
 	}
 	return "", nil
+}
+
+// webhook posts to a webhook the agent made, as its sender would.
+func (sc *scratch) webhook(ctx context.Context, w WebhookStep) error {
+	i := slices.IndexFunc(sc.hooks, func(h messages.WebhookGiven) bool { return w.Source == "" || h.Source == w.Source })
+	if i < 0 {
+		name := "source"
+		if w.Source != "" {
+			name += " " + w.Source
+		}
+		return fmt.Errorf("the agent made no webhook %s: no ask handed out its token", name)
+	}
+	h := sc.hooks[i]
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.URL, strings.NewReader(w.Body))
+	if err != nil {
+		return fmt.Errorf("webhook %s: %w", h.Source, err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+h.Token)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("webhook %s: %w", h.Source, err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusAccepted {
+		return fmt.Errorf("webhook %s answered %s", h.Source, res.Status)
+	}
+	return nil
 }
 
 func (sc *scratch) publish(subj, payload string) error {
@@ -400,6 +432,7 @@ func (sc *scratch) ask(ctx context.Context, c Case, st Step) (string, error) {
 	if err := sc.w.Call(ctx, light, messages.VerbAsk, messages.AskRequest{Text: text, Session: "eval", Who: "eval"}, &r); err != nil {
 		return "", fmt.Errorf("the request failed: %w", err)
 	}
+	sc.hooks = append(sc.hooks, r.Webhooks...)
 	if turns, _ := sc.meter.read(); c.Direct && turns > turns0 {
 		return r.Status, fmt.Errorf("the model was called (%d times): the light did not take it for a direct command", turns-turns0)
 	}
