@@ -109,7 +109,11 @@ func (h *handler) pastInput(ctx context.Context, q *GetAt) (uint64, error) {
 		return 0, err
 	}
 	if m == nil {
-		return 0, &wire.Error{Code: 404, Msg: fmt.Sprintf("sequence %d is no event of light %s (its journal starts at %d; 'lumen tail --from-seq' shows them)", q.Seq, h.light, first.Seq)}
+		floor := first.Seq
+		if q.Seq < floor {
+			floor = h.pastFloor(ctx, floor) // (which asks only from first on)
+		}
+		return 0, &wire.Error{Code: 404, Msg: fmt.Sprintf("sequence %d is no event of light %s (its journal starts at %d; 'lumen tail --from-seq' shows them)", q.Seq, h.light, floor)}
 	}
 	if _, dir, _, _ := subject.Parse(m.Subject); dir == subject.DirOut {
 		if cause, err := causeOf(m.Data); err == nil && cause > 0 {
@@ -117,6 +121,25 @@ func (h *handler) pastInput(ctx context.Context, q *GetAt) (uint64, error) {
 		}
 	}
 	return q.Seq, nil
+}
+
+// pastFloor is the first event from which the light's past can be
+// rebuilt: the journal's first, unless compaction removed what came
+// before it and the past snapshots that reached back there. Then the
+// first few events may be outputs of an input no snapshot covers: the
+// floor is the first kept event whose input can be rebuilt.
+func (h *handler) pastFloor(ctx context.Context, first uint64) uint64 {
+	const probe = 16 // an input's outputs come right after it
+	for seq := first; seq < first+probe; seq++ {
+		to, err := h.pastInput(ctx, &GetAt{Seq: seq})
+		if err != nil {
+			continue
+		}
+		if _, err := rebuild(ctx, h.journal, h.light, to); err == nil {
+			return seq
+		}
+	}
+	return first
 }
 
 // firstEvent is the light's first event in the journal.
