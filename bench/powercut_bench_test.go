@@ -13,9 +13,8 @@ import (
 )
 
 // batchCutAfter are the moments after start-up at which
-// BenchmarkPowerCutBatch cuts the power: before nats-server's first
-// periodic flush (1 to 2 minutes after start, then every 2 minutes), and
-// past it.
+// BenchmarkPowerCutBatch cuts the power: early, and late (the server
+// flushes every second: broker's syncInterval).
 var batchCutAfter = []time.Duration{20 * time.Second, 150 * time.Second}
 
 // BenchmarkPowerCutBatch measures what `lumen up --sync batch` loses in a

@@ -112,7 +112,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 		return err
 	}
 	if cfg.Sync == broker.SyncBatch {
-		logf("--sync batch: events are flushed to disk every 2 minutes; a power cut loses those acknowledged since the last flush (all of them in the first minutes)")
+		logf("--sync batch: events are flushed to disk every second; a power cut loses those acknowledged since the last flush")
 	}
 	if d.nc, err = b.Connect(nats.Name("lumen-daemon")); err != nil {
 		return err

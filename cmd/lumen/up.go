@@ -105,7 +105,7 @@ too: 'lumen gpio PIN high|low|pulse' drives one.`,
 	f.StringVar(&cfg.Listen, "listen", cfg.Listen, "accept outside NATS clients on `HOST:PORT`; HOST:0 picks a free port (the ready line prints it); a host beyond this machine needs --user and --password")
 	f.StringArrayVar(&cfg.Lights, "light", cfg.Lights, "run the light `NAME` (repeat for several)")
 	f.Lookup("light").DefValue = strings.Join(cfg.Lights, ",") // not [demo]
-	f.StringVar(&cfg.Sync, "sync", cfg.Sync, "when events reach the disk, `always|batch`: always: each before it is acknowledged; batch: in flushes every 2 minutes, faster, but a power cut loses what was acknowledged since the last one")
+	f.StringVar(&cfg.Sync, "sync", cfg.Sync, "when events reach the disk, `always|batch`: always: each before it is acknowledged; batch: in flushes every second, faster, but a power cut loses what was acknowledged since the last one")
 	f.StringVar(&configFile, "config", "", "read the settings from `FILE` (default lumen.yaml in the --data directory)")
 	f.StringVar(&cfg.User, "user", "", "the user `NAME` outside clients must give, with --password (a webhook may give its source's token instead); both are required to listen beyond this machine")
 	f.StringVar(&cfg.Password, "password", "", "the `PASSWORD` that goes with --user (password: in lumen.yaml keeps it out of the process list)")
