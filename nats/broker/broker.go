@@ -276,9 +276,9 @@ func Start(ctx context.Context, cfg Config) (*Broker, error) {
 		// index may be, which a start after a crash rebuilds from there
 		// (2.2 s for a million events at 2 minutes, a fraction at 1 s).
 		SyncInterval: syncInterval,
-		MaxPayload: cfg.MaxPayload,
-		Users:      users,
-		NoAuthUser: noAuth,
+		MaxPayload:   cfg.MaxPayload,
+		Users:        users,
+		NoAuthUser:   noAuth,
 		// An embedded server must not take over the process's signals.
 		NoSigs: true,
 		NoLog:  true,
