@@ -53,7 +53,7 @@ func (h *handouts) take() []messages.WebhookGiven {
 func (t *Tools) createSource(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
 	var def map[string]json.RawMessage
 	var typ, name string
-	if json.Unmarshal(args, &def) != nil || json.Unmarshal(def["type"], &typ) != nil || !isWebhook(typ) {
+	if json.Unmarshal(args, &def) != nil || json.Unmarshal(def["type"], &typ) != nil || datasource.CanonicalType(typ) != datasource.TypeWebhook {
 		return t.command(ctx, messages.VerbCreateSource, args) // the light says what is wrong
 	}
 	_ = json.Unmarshal(def["name"], &name)
@@ -90,7 +90,3 @@ func (t *Tools) createSource(ctx context.Context, args json.RawMessage) (json.Ra
 	}
 	return json.Marshal(out)
 }
-
-// isWebhook reports whether a source type is a webhook (the seed's
-// http_listener too).
-func isWebhook(typ string) bool { return typ == datasource.TypeWebhook || typ == "http_listener" }

@@ -309,29 +309,11 @@ func (c *core) opDefineFunction(in *messages.InConfigData) ([]Output, *rejection
 	if r != nil {
 		return nil, r
 	}
-	list := mergeByName(c.fns.list, add, func(f *function) string { return f.Name })
-	fs, r := c.newFuncs(list)
-	if r != nil {
-		return nil, r
-	}
 	names := make([]string, len(add))
 	for i, f := range add {
 		names[i] = f.Name
 	}
-	rules, r := c.relink(c.rules, c.states, fs, "function "+strings.Join(names, ", "))
-	if r != nil {
-		return nil, r
-	}
-	layers, r := c.relinkLayers(c.layers, fs, "function "+strings.Join(names, ", "))
-	if r != nil {
-		return nil, r
-	}
-	cfg := c.current()
-	cfg.rules, cfg.fns, cfg.layers = rules, fs, layers
-	if err := c.commit(cfg); err != nil {
-		return nil, rejectf(500, "%v", err)
-	}
-	return []Output{{Type: messages.OutConfig, Data: messages.OutConfigData{Op: in.Op, Functions: names}}}, nil
+	return c.setFunctions(in.Op, mergeByName(c.fns.list, add, func(f *function) string { return f.Name }), names, "function "+strings.Join(names, ", "))
 }
 
 func (c *core) opDeleteFunction(in *messages.InConfigData) ([]Output, *rejection) {
@@ -345,15 +327,22 @@ func (c *core) opDeleteFunction(in *messages.InConfigData) ([]Output, *rejection
 		return nil, rejectf(409, "function %q is used by %s; change or delete those first", in.Name, strings.Join(users, " and "))
 	}
 	list := slices.DeleteFunc(slices.Clone(c.fns.list), func(f *function) bool { return f.Name == in.Name })
+	return c.setFunctions(in.Op, list, []string{in.Name}, "delete_function "+in.Name)
+}
+
+// setFunctions makes list the light's functions, relinking every rule,
+// state and layer to them (what names the change in a refusal), and
+// outputs the config change naming the functions changed.
+func (c *core) setFunctions(op string, list []*function, names []string, what string) ([]Output, *rejection) {
 	fs, r := c.newFuncs(list)
 	if r != nil {
 		return nil, r
 	}
-	rules, r := c.relink(c.rules, c.states, fs, "delete_function "+in.Name)
+	rules, r := c.relink(c.rules, c.states, fs, what)
 	if r != nil {
 		return nil, r
 	}
-	layers, r := c.relinkLayers(c.layers, fs, "delete_function "+in.Name)
+	layers, r := c.relinkLayers(c.layers, fs, what)
 	if r != nil {
 		return nil, r
 	}
@@ -362,5 +351,5 @@ func (c *core) opDeleteFunction(in *messages.InConfigData) ([]Output, *rejection
 	if err := c.commit(cfg); err != nil {
 		return nil, rejectf(500, "%v", err)
 	}
-	return []Output{{Type: messages.OutConfig, Data: messages.OutConfigData{Op: in.Op, Functions: []string{in.Name}}}}, nil
+	return []Output{{Type: messages.OutConfig, Data: messages.OutConfigData{Op: op, Functions: names}}}, nil
 }

@@ -271,6 +271,19 @@ type failure struct {
 	col     int
 }
 
+// where says where an exception was thrown, for an error sentence:
+// " in function f at line 2, column 9", or "" when nothing is known.
+func (f *failure) where() string {
+	where := ""
+	if f.line > 0 {
+		where = fmt.Sprintf(" at line %d, column %d", f.line, f.col)
+	}
+	if f.fn != "" {
+		where = " in function " + f.fn + where
+	}
+	return where
+}
+
 // call runs fn within the time limit. An exception is described inside
 // the limit too, since a thrown object's toString is user code.
 func (c *core) call(e *expr, state, transition goja.Value) (goja.Value, *failure) {

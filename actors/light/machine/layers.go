@@ -274,14 +274,7 @@ func (l *layer) failed(f *failure) Output {
 		e.Error = fmt.Sprintf("layer %s: its until condition ran longer, or used more memory, than an expression may and was taken as false; make it finish quickly", l.name)
 	} else {
 		e.Kind = messages.ErrorException
-		where := ""
-		if f.line > 0 {
-			where = fmt.Sprintf(" at line %d, column %d", f.line, f.col)
-		}
-		if f.fn != "" {
-			where = " in function " + f.fn + where
-		}
-		e.Error = fmt.Sprintf("layer %s: its until condition threw %s%s and was taken as false; fix the JavaScript", l.name, f.msg, where)
+		e.Error = fmt.Sprintf("layer %s: its until condition threw %s%s and was taken as false; fix the JavaScript", l.name, f.msg, f.where())
 	}
 	return Output{Type: messages.OutError, Data: e}
 }

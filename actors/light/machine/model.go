@@ -87,14 +87,7 @@ func (r *rule) failed(f *failure, kind exprKind) Output {
 		e.Error = fmt.Sprintf("rule %s ran longer, or used more memory, than an expression may and was skipped; make its condition and action finish quickly (no unbounded loops)", r.ID)
 	} else {
 		e.Kind = messages.ErrorException
-		where := ""
-		if f.line > 0 {
-			where = fmt.Sprintf(" at line %d, column %d", f.line, f.col)
-		}
-		if f.fn != "" {
-			where = " in function " + f.fn + where
-		}
-		e.Error = fmt.Sprintf("rule %s: its %s threw %s%s and the rule was skipped; fix the JavaScript", r.ID, kind, f.msg, where)
+		e.Error = fmt.Sprintf("rule %s: its %s threw %s%s and the rule was skipped; fix the JavaScript", r.ID, kind, f.msg, f.where())
 	}
 	return Output{Type: messages.OutError, Data: e}
 }

@@ -33,6 +33,15 @@ var types = []string{TypePoll, TypeInternal, TypeNATS, TypeWebhook, TypeMQTT, Ty
 // typeAliases are the seed's spellings.
 var typeAliases = map[string]string{"http_listener": TypeWebhook, "mqtt_subscribe": TypeMQTT}
 
+// CanonicalType is a source type as Lumen spells it: the seed's aliases
+// (http_listener, mqtt_subscribe) become webhook and mqtt.
+func CanonicalType(t string) string {
+	if c, ok := typeAliases[t]; ok {
+		return c
+	}
+	return t
+}
+
 // What an internal source tracks, the "tracks" of a Def.
 const (
 	TrackStateDuration    = "state_duration"     // whole seconds in the current state
@@ -166,9 +175,7 @@ func (d *Def) UnmarshalJSON(b []byte) error {
 			out.Store[v] = p
 		}
 	}
-	if t, ok := typeAliases[out.Type]; ok {
-		out.Type = t
-	}
+	out.Type = CanonicalType(out.Type)
 	if w.Internal != nil && *w.Internal {
 		if out.Type != "" && out.Type != TypeInternal {
 			return errorf(CodeInvalid, "%s: \"internal\": true contradicts type %q; give only one", label, out.Type)
