@@ -47,14 +47,18 @@ func (c *AgentConfig) validate() error {
 	return nil
 }
 
-// model returns the agent's model client, or nil when none is configured.
-// With only OPENAI_API_KEY set, OpenAI's gpt-4o-mini is meant.
-func (c *AgentConfig) model() *agent.OpenAI {
-	model := c.Model
-	if model == "" && c.BaseURL == "" && c.APIKey != "" {
-		model = "gpt-4o-mini"
+// ModelName is the model meant: Model, or with only OPENAI_API_KEY set,
+// OpenAI's gpt-4o-mini.
+func (c *AgentConfig) ModelName() string {
+	if c.Model == "" && c.BaseURL == "" && c.APIKey != "" {
+		return "gpt-4o-mini"
 	}
-	mc := agent.ModelConfig{BaseURL: c.BaseURL, APIKey: c.APIKey, Model: model, Stream: c.Stream,
+	return c.Model
+}
+
+// model returns the agent's model client, or nil when none is configured.
+func (c *AgentConfig) model() *agent.OpenAI {
+	mc := agent.ModelConfig{BaseURL: c.BaseURL, APIKey: c.APIKey, Model: c.ModelName(), Stream: c.Stream,
 		Voice: agent.VoiceConfig{TranscribeModel: c.TranscribeModel, SpeechModel: c.SpeechModel, Voice: c.Voice}}
 	if !mc.Configured() {
 		return nil

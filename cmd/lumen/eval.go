@@ -48,10 +48,9 @@ model is given.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg.Agent.APIKey = os.Getenv("OPENAI_API_KEY")
 			if len(models) == 0 {
-				if m := os.Getenv("LUMEN_MODEL"); m != "" {
+				cfg.Agent.Model = os.Getenv("LUMEN_MODEL")
+				if m := cfg.Agent.ModelName(); m != "" {
 					models = []string{m}
-				} else if cfg.Agent.BaseURL == "" && cfg.Agent.APIKey != "" {
-					models = []string{"gpt-4o-mini"}
 				}
 			}
 			if len(models) == 0 || !(agent.ModelConfig{BaseURL: cfg.Agent.BaseURL, APIKey: cfg.Agent.APIKey, Model: models[0]}).Configured() {
