@@ -37,7 +37,7 @@ var layers = []layer{
 			"internal/clip", "nats/subject", "agent/phrase"},
 		forbid: ioPaths},
 	{name: "leaf", why: "small helpers with no part in the domain",
-		pkgs:   []string{"internal/atomicfile"},
+		pkgs:   []string{"internal/atomicfile", "internal/memtrim"},
 		forbid: []string{module + "/"}},
 	{name: "driver", why: "the Pi's GPIO driver and its emulated Pi",
 		pkgs:   []string{"hardware/rpi", "hardware/rpi/qemutest", "hardware/rpi/qemutest/guest", "hardware/rpi/qemutest/init"},

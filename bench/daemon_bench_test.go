@@ -2,11 +2,14 @@ package bench
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -518,57 +521,120 @@ func BenchmarkReplay(b *testing.B) {
 	b.ReportMetric(float64(rawN)/rawRead.Seconds(), "raw-read-msgs/s")
 }
 
-// idleDaemon is `lumen up` with the demo light, shared by every invocation
-// of BenchmarkIdleRSS.
+// idleDaemons are the daemons of BenchmarkIdleRSS, by case, shared by
+// every invocation of a case (the testing package calls it again with a
+// larger b.N).
 var (
-	idleOnce  sync.Once
-	idle      *daemon
-	idleSince time.Time
+	idleMu      sync.Mutex
+	idleDaemons = map[string]*idleDaemon{}
 )
+
+type idleDaemon struct {
+	d     *daemon
+	since time.Time
+	err   error
+}
 
 // idleWait is how long the daemon idles before its memory is read.
 const idleWait = 3 * time.Second
 
-// BenchmarkIdleRSS reads the resident memory of `lumen up` with the demo
-// light after it has idled for 3 s. One op is one read of
-// /proc/<pid>/status; MB is MiB (VmRSS kB / 1024), the median of the reads.
+// BenchmarkIdleRSS reads the resident memory of `lumen up` with its HTTP
+// port on, after it has idled for 3 s: one light, ten lights, and one
+// light on a first start (an empty plugin cache: the tool engine is
+// compiled while it starts). One op is one read of /proc/<pid>/status;
+// MB is MiB (VmRSS kB / 1024), the median of the reads; anon-MB and
+// file-MB split it into the process's own memory and the pages of its
+// binary; peak-MB is VmHWM.
 func BenchmarkIdleRSS(b *testing.B) {
 	bin := lumenBin(b)
-	idleOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "lumen-bench-idle-")
-		if err != nil {
-			b.Fatal(err)
+	cases := []struct {
+		name   string
+		lights int
+		fresh  bool
+	}{{"one-light", 1, false}, {"ten-lights", 10, false}, {"first-start", 1, true}}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			idleMu.Lock()
+			idle := idleDaemons[c.name]
+			if idle == nil {
+				idle = &idleDaemon{}
+				idleDaemons[c.name] = idle
+				idle.d, idle.err = launchIdle(bin, c.lights, c.fresh)
+				idle.since = time.Now()
+			}
+			idleMu.Unlock()
+			if idle.err != nil {
+				b.Fatal(idle.err)
+			}
+			time.Sleep(time.Until(idle.since.Add(idleWait)))
+			select {
+			case <-idle.d.Exited():
+				b.Fatalf("lumen up exited while idle:\n%s", idle.d.Logs())
+			default:
+			}
+			var rss, anon, file []int64
+			b.ResetTimer()
+			for range b.N {
+				kb, err := procStatusKB(idle.d.Pid(), "VmRSS", "RssAnon", "RssFile")
+				if err != nil {
+					b.Fatal(err)
+				}
+				rss, anon, file = append(rss, kb["VmRSS"]), append(anon, kb["RssAnon"]), append(file, kb["RssFile"])
+			}
+			b.StopTimer()
+			for unit, v := range map[string][]int64{"MB": rss, "anon-MB": anon, "file-MB": file} {
+				slices.Sort(v)
+				b.ReportMetric(float64(v[len(v)/2])/1024, unit)
+			}
+			if kb, err := procStatusKB(idle.d.Pid(), "VmHWM"); err == nil {
+				b.ReportMetric(float64(kb["VmHWM"])/1024, "peak-MB")
+			}
+		})
+	}
+}
+
+// launchIdle starts `lumen up` with n lights and its HTTP port, in a
+// data directory of its own; fresh gives it an empty plugin cache. It is
+// stopped when the benchmarks end.
+func launchIdle(bin string, n int, fresh bool) (*daemon, error) {
+	dir, err := os.MkdirTemp("", "lumen-bench-idle-")
+	if err != nil {
+		return nil, err
+	}
+	atExit(func() { _ = os.RemoveAll(dir) })
+	args := []string{"--http", "127.0.0.1:0"}
+	for i := range n {
+		args = append(args, "--light", fmt.Sprintf("light%d", i+1))
+	}
+	if fresh {
+		cache := filepath.Join(dir, "plugin-cache")
+		prev, had := os.LookupEnv("LUMEN_PLUGIN_CACHE")
+		os.Setenv("LUMEN_PLUGIN_CACHE", cache)
+		defer func() {
+			if had {
+				os.Setenv("LUMEN_PLUGIN_CACHE", prev)
+			} else {
+				os.Unsetenv("LUMEN_PLUGIN_CACHE")
+			}
+		}()
+	}
+	d, err := launch(bin, filepath.Join(dir, "data"), args...)
+	if err != nil {
+		return nil, err
+	}
+	atExit(func() { _ = d.Stop() })
+	if fresh {
+		// Idle begins once the tool engine is compiled.
+		deadline := time.After(5 * time.Minute)
+		for !strings.Contains(d.Logs(), "the tool engine is ready") {
+			select {
+			case <-d.Exited():
+				return nil, fmt.Errorf("lumen up exited while compiling the tool engine:\n%s", d.Logs())
+			case <-deadline:
+				return nil, fmt.Errorf("the tool engine was not compiled after 5 minutes:\n%s", d.Logs())
+			case <-time.After(100 * time.Millisecond):
+			}
 		}
-		atExit(func() { _ = os.RemoveAll(dir) })
-		d, err := launch(bin, dir)
-		if err != nil {
-			b.Fatal(err)
-		}
-		atExit(func() { _ = d.Stop() })
-		idle, idleSince = d, time.Now()
-	})
-	if idle == nil {
-		b.Fatal("the idle daemon could not be started (see the first failure)")
 	}
-	time.Sleep(time.Until(idleSince.Add(idleWait)))
-	select {
-	case <-idle.Exited():
-		b.Fatalf("lumen up exited while idle:\n%s", idle.Logs())
-	default:
-	}
-	rss := make([]int64, 0, b.N)
-	b.ResetTimer()
-	for range b.N {
-		kb, err := procStatusKB(idle.Pid(), "VmRSS")
-		if err != nil {
-			b.Fatal(err)
-		}
-		rss = append(rss, kb["VmRSS"])
-	}
-	b.StopTimer()
-	slices.Sort(rss)
-	b.ReportMetric(float64(rss[len(rss)/2])/1024, "MB")
-	if kb, err := procStatusKB(idle.Pid(), "VmHWM"); err == nil {
-		b.ReportMetric(float64(kb["VmHWM"])/1024, "peak-MB")
-	}
+	return d, nil
 }

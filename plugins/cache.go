@@ -2,6 +2,7 @@ package plugins
 
 import (
 	"bufio"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -118,6 +119,9 @@ func cacheFile(name, key string) string {
 
 type loadOpts struct {
 	dir, name, precompiled string
+	wasmPath               string
+	compile                func(ctx context.Context, wasmPath, out string) error
+	stop                   <-chan struct{} // closed when the Engine closes
 	every                  time.Duration
 	start                  time.Time
 	report                 func(Progress)
@@ -159,6 +163,12 @@ func loadModule(engine *wasmtime.Engine, wasm []byte, o loadOpts) (*wasmtime.Mod
 
 	o.report(Progress{Stage: StageCompiling})
 	stopTicks := ticks(o.every, o.report)
+	if m, err := compileApart(engine, fp, sum, path, o); err == nil {
+		stopTicks()
+		cleanStale(o.dir, o.name, key)
+		o.report(Progress{Stage: StageCached, Path: path})
+		return m, Load{Duration: time.Since(start), Path: path, Refused: refused}, nil
+	}
 	m, err := wasmtime.NewModule(engine, wasm)
 	stopTicks()
 	if err != nil {
@@ -183,6 +193,43 @@ func loadModule(engine *wasmtime.Engine, wasm []byte, o loadOpts) (*wasmtime.Mod
 	cleanStale(o.dir, o.name, key)
 	o.report(Progress{Stage: StageCached, Path: path})
 	return m, Load{Duration: compiled, Path: path, Refused: refused}, nil
+}
+
+// errNoCompiler says compileApart was not asked to run.
+var errNoCompiler = errors.New("plugins: no compiler process")
+
+// compileApart has o.compile write the guest compiled into a temporary
+// file beside path, then loads it as a precompiled file, which copies it
+// to path.
+func compileApart(engine *wasmtime.Engine, fp string, sum [32]byte, path string, o loadOpts) (*wasmtime.Module, error) {
+	if o.compile == nil || o.wasmPath == "" || path == "" {
+		return nil, errNoCompiler
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		select {
+		case <-o.stop:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	if err := os.MkdirAll(o.dir, 0o755); err != nil {
+		return nil, err
+	}
+	// Named as a temporary file of the cache, so that a crash's leftover
+	// is cleaned up (cleanStale); the child writes it atomically.
+	f, err := os.CreateTemp(o.dir, "."+filepath.Base(path)+".tmp-compile-*")
+	if err != nil {
+		return nil, err
+	}
+	tmp := f.Name()
+	f.Close()
+	defer os.Remove(tmp)
+	if err := o.compile(ctx, o.wasmPath, tmp); err != nil {
+		return nil, err
+	}
+	return loadPrecompiled(engine, tmp, fp, sum, o.dir, path)
 }
 
 // ticks reports StageCompiling every d until the function it returns is

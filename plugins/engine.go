@@ -43,6 +43,15 @@ type Config struct {
 	// compiles.
 	Precompiled string
 
+	// Compile, when set, compiles the guest at wasmPath into a file
+	// written by Precompile at out, in another process: Wasmtime's
+	// compiler leaves a few hundred MB behind in the process that ran
+	// it, which a daemon on a small board should not keep. Its result
+	// is then loaded as Precompiled is (and copied into CacheDir); if
+	// it fails or does not fit, the Engine compiles in process. It is
+	// used only with WasmPath and CacheDir.
+	Compile func(ctx context.Context, wasmPath, out string) error
+
 	// Progress, when set, hears how the start goes: from the goroutine
 	// that loads the guest, one report at a time (see Stage).
 	Progress func(Progress)
@@ -297,6 +306,9 @@ func (e *Engine) prepare(t0 time.Time, report func(Progress)) (*wasmtime.Module,
 		dir:         e.cfg.CacheDir,
 		name:        e.cfg.Name,
 		precompiled: e.cfg.Precompiled,
+		wasmPath:    e.cfg.WasmPath,
+		compile:     e.cfg.Compile,
+		stop:        e.stop,
 		every:       e.cfg.ProgressEvery,
 		start:       t0,
 		report:      report,

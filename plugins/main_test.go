@@ -30,6 +30,14 @@ func TestMain(m *testing.M) {
 }
 
 func testMain(m *testing.M) int {
+	if out := os.Getenv("PLUGINS_TEST_PRECOMPILE_OUT"); out != "" {
+		// The compiler process of TestCompileApart.
+		if err := plugins.PrecompileFile(os.Getenv("PLUGINS_TEST_PRECOMPILE_WASM"), "", out); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		return 0
+	}
 	tmp, err := os.MkdirTemp("", "plugins-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

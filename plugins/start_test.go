@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -468,4 +469,70 @@ func split(t *testing.T, path string) ([]byte, []byte) {
 		n += len(line)
 	}
 	return b[:n], b[n:]
+}
+
+// TestCompileApart compiles the guest in a process of its own
+// (Config.Compile, here this test binary run again), loads what it wrote
+// into the cache, and compiles in process when that process fails.
+func TestCompileApart(t *testing.T) {
+	wasmPath := filepath.Join(t.TempDir(), "tiny.wasm")
+	if err := os.WriteFile(wasmPath, tinyWasm(t, "apart"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	child := func(ctx context.Context, wasm, out string) error {
+		cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), "PLUGINS_TEST_PRECOMPILE_WASM="+wasm, "PLUGINS_TEST_PRECOMPILE_OUT="+out)
+		if b, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("%w: %s", err, b)
+		}
+		return nil
+	}
+	for _, tt := range []struct {
+		name    string
+		compile func(ctx context.Context, wasm, out string) error
+	}{
+		{"child", child},
+		{"child fails", func(context.Context, string, string) error { return errors.New("no such program") }},
+		{"child writes garbage", func(_ context.Context, _, out string) error { return os.WriteFile(out, []byte("garbage"), 0o644) }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			calls := 0
+			compile := func(ctx context.Context, wasm, out string) error {
+				calls++
+				if wasm != wasmPath || filepath.Dir(out) != dir {
+					t.Errorf("compile %s into %s, want %s into the cache %s", wasm, out, wasmPath, dir)
+				}
+				return tt.compile(ctx, wasm, out)
+			}
+			var log progressLog
+			e, err := plugins.New(plugins.Config{WasmPath: wasmPath, Name: "tiny", CacheDir: dir, Compile: compile, Progress: log.add})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer e.Close()
+			callTiny(t, e, "apart")
+			l := e.Load()
+			if calls != 1 || l.Cached || l.Precompiled || filepath.Dir(l.Path) != dir {
+				t.Errorf("compile called %d times, load %+v", calls, l)
+			}
+			if want := []plugins.Stage{plugins.StageCompiling, plugins.StageCached}; !slices.Equal(compact(log.stages()), want) {
+				t.Errorf("stages %q, want %q", log.stages(), want)
+			}
+			// Only the compiled module is left: no temporary file.
+			if ents, _ := os.ReadDir(dir); len(ents) != 1 || filepath.Join(dir, ents[0].Name()) != l.Path {
+				t.Errorf("cache: %v", ents)
+			}
+			// The next start reads the cache.
+			again, err := plugins.New(plugins.Config{WasmPath: wasmPath, Name: "tiny", CacheDir: dir, Compile: compile})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer again.Close()
+			callTiny(t, again, "apart")
+			if !again.Load().Cached || calls != 1 {
+				t.Errorf("second start: load %+v, compile called %d times", again.Load(), calls)
+			}
+		})
+	}
 }

@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -81,6 +82,9 @@ type Config struct {
 	// SourceMinInterval is the shortest interval a data source may have
 	// (default datasource.MinPollInterval); only tests lower it.
 	SourceMinInterval time.Duration `yaml:"-"`
+	// CompileGuest, when set, compiles the tools' guest in another
+	// process (plugins.Config.Compile): lumen up runs itself for it.
+	CompileGuest func(ctx context.Context, wasmPath, out string) error `yaml:"-"`
 	// Logf receives the daemon's log lines (default: none).
 	Logf func(format string, args ...any) `yaml:"-"`
 	// OnShow, when set, sees the first frame of every state a light's

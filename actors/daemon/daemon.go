@@ -67,6 +67,7 @@ type Daemon struct {
 	model   *agent.OpenAI
 
 	stopLink context.CancelFunc // the hub link's watch; nil without a hub
+	warmed   chan struct{}      // closed once the tool engine is compiled or loaded
 }
 
 // Light is what one light runs: its actors, each supervised by the
@@ -84,7 +85,7 @@ func New(cfg Config) (*Daemon, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &Daemon{cfg: cfg}, nil
+	return &Daemon{cfg: cfg, warmed: make(chan struct{})}, nil
 }
 
 // Run starts the broker, then every light, and returns once each light
@@ -291,9 +292,11 @@ func (d *Daemon) startToolEngine() *plugins.Lazy {
 	path := plugins.FindGuest()
 	if path == "" {
 		logf("tools: the tool engine (guest.wasm) is not installed; custom tools cannot run (build it with the Taskfile's guest task)")
+		close(d.warmed)
 		return nil
 	}
-	e := plugins.NewLazy(plugins.Config{WasmPath: path, Name: "guest", CacheDir: plugins.CacheDir(), Precompiled: plugins.FindPrecompiled(path)})
+	e := plugins.NewLazy(plugins.Config{WasmPath: path, Name: "guest", CacheDir: plugins.CacheDir(), Precompiled: plugins.FindPrecompiled(path),
+		Compile: d.cfg.CompileGuest})
 	said := false
 	done := e.Warm(2*time.Second, func(p plugins.Progress) {
 		switch p.Stage {
@@ -319,9 +322,15 @@ func (d *Daemon) startToolEngine() *plugins.Lazy {
 		// Reading and hashing the 19 MB guest leaves garbage an idle
 		// daemon should not keep.
 		debug.FreeOSMemory()
+		close(d.warmed)
 	}()
 	return e
 }
+
+// Warmed is closed once the start's background work is done: the tool
+// engine compiled into its cache, or loaded from it (at once when it is
+// not installed).
+func (d *Daemon) Warmed() <-chan struct{} { return d.warmed }
 
 // URL is the NATS URL clients connect to, once Run has returned.
 func (d *Daemon) URL() string {

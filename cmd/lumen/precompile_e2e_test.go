@@ -72,4 +72,25 @@ func TestPrecompiledGuest(t *testing.T) {
 	if logs := d.Logs(); strings.Contains(logs, "compiling the tool engine") {
 		t.Fatalf("lumen up compiled the guest:\n%s", logs)
 	}
+
+	d.Kill()
+
+	// Without it, lumen up compiles the guest into its cache, in a
+	// process of its own (lumen tool precompile), so that the compiler's
+	// memory does not stay in the daemon.
+	if err := os.Remove(pre); err != nil {
+		t.Fatal(err)
+	}
+	cache := t.TempDir()
+	t.Setenv("LUMEN_PLUGIN_CACHE", cache)
+	d = startDaemon(t, filepath.Join(dir, "data2"))
+	lumentest.WaitFor(t, 60*time.Second, "lumen up to compile the guest", func() bool {
+		return strings.Contains(d.Logs(), "tools: the tool engine is ready (compiled in")
+	})
+	if logs := d.Logs(); strings.Contains(logs, "in this process") {
+		t.Fatalf("lumen up compiled the guest in its own process:\n%s", logs)
+	}
+	if ents, err := os.ReadDir(cache); err != nil || len(ents) != 1 || !strings.HasPrefix(ents[0].Name(), "guest.") || !strings.HasSuffix(ents[0].Name(), ".cwasm") {
+		t.Errorf("the cache holds %v (%v), want the compiled guest alone", ents, err)
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -21,6 +22,7 @@ import (
 	"github.com/lumen-home/lumen/actors/tool"
 	"github.com/lumen-home/lumen/hardware"
 	"github.com/lumen-home/lumen/hardware/render"
+	"github.com/lumen-home/lumen/internal/memtrim"
 	"github.com/lumen-home/lumen/nats/broker"
 	"github.com/lumen-home/lumen/web"
 )
@@ -206,6 +208,7 @@ func (a *app) runDaemon(ctx context.Context, cfg daemon.Config) error {
 	status := render.NewStatus(a.stdout, cfg.Lights)
 	cfg.Logf = func(format string, args ...any) { fmt.Fprintf(a.stderr, "lumen: "+format+"\n", args...) }
 	cfg.OnShow = func(light, state string, raw []hardware.RGB) { status.Show(light, state, raw) }
+	cfg.CompileGuest = compileGuestApart(cfg.Logf)
 	d, err := daemon.New(cfg)
 	if err != nil {
 		return usageError{err}
@@ -223,9 +226,38 @@ func (a *app) runDaemon(ctx context.Context, cfg daemon.Config) error {
 	if addr := d.MQTTAddr(); addr != "" {
 		fmt.Fprintf(a.stdout, "lumen: mqtt on mqtt://%s (topic home/doorbell is subject home.doorbell)\n", addr)
 	}
+	go func() {
+		select {
+		case <-d.Warmed():
+		case <-ctx.Done():
+			return
+		}
+		if _, err := memtrim.Release(); err != nil {
+			cfg.Logf("%v", err)
+		}
+	}()
 	<-ctx.Done()
 	fmt.Fprintln(a.stderr, "lumen: shutting down")
 	return d.Close()
+}
+
+// compileGuestApart compiles the tools' guest with this binary's hidden
+// 'lumen tool precompile', in a child process, so that the compiler's
+// memory leaves with it.
+func compileGuestApart(logf func(string, ...any)) func(ctx context.Context, wasm, out string) error {
+	return func(ctx context.Context, wasm, out string) error {
+		exe, err := os.Executable()
+		if err != nil {
+			logf("tools: compiling in this process: %v", err)
+			return err
+		}
+		cmd := exec.CommandContext(ctx, exe, "tool", "precompile", "--wasm", wasm, "-o", out)
+		if b, err := cmd.CombinedOutput(); err != nil {
+			logf("tools: compiling in a child process failed (%v: %s); compiling in this process", err, strings.TrimSpace(string(b)))
+			return err
+		}
+		return nil
+	}
 }
 
 // startError turns a start that failed on a data dir or a port in use
