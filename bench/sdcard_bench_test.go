@@ -5,27 +5,40 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/lumen-home/lumen/internal/lumentest"
 	"github.com/lumen-home/lumen/internal/powercut"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/subject"
 )
 
-// sdCardDelays are the fsync latencies BenchmarkSDCard adds: none (the
-// FUSE layer alone) and an SD card's.
-var sdCardDelays = []time.Duration{0, 20 * time.Millisecond}
+// sdCardDisks are the disks of BenchmarkSDCard: the power-cut file
+// system alone, the same with an SD card's fsync latency added, and a
+// plain directory with the same latency injected by strace, which
+// stops the daemon at every system call, so that its figures are
+// pessimistic.
+var sdCardDisks = []struct {
+	name   string
+	delay  time.Duration
+	strace bool
+}{{"fsync-0ms", 0, false}, {"fsync-20ms", 20 * time.Millisecond, false}, {"strace-fsync-20ms", 20 * time.Millisecond, true}}
 
 // BenchmarkSDCard runs `lumen up --sync always` with its data dir on the
-// power-cut file system, each fsync made to wait as an SD card's does,
-// and measures, each against the raw fsynced publish of the same run (an
-// acknowledged JetStream publish to the daemon's server, as
-// BenchmarkDaemonPublishLatency):
+// power-cut file system, each fsync made to wait as an SD card's does
+// (or, in strace-fsync-20ms, on a plain directory with strace delaying
+// each fsync and fdatasync's return), and measures, each against the raw
+// fsynced publish of the same run (an acknowledged JetStream publish to
+// the daemon's server, as BenchmarkDaemonPublishLatency):
 //
 //   - fire-reply: a fire request until its reply;
 //   - fire-led: the same fire until the LED shows the state it led to;
@@ -39,16 +52,21 @@ var sdCardDelays = []time.Duration{0, 20 * time.Millisecond}
 // the light's delivery and apply), → shown on the LED.
 func BenchmarkSDCard(b *testing.B) {
 	powercut.Require(b)
-	for _, delay := range sdCardDelays {
-		b.Run(fmt.Sprintf("fsync-%dms", delay.Milliseconds()), func(b *testing.B) {
+	for _, disk := range sdCardDisks {
+		b.Run(disk.name, func(b *testing.B) {
 			dir := b.TempDir()
-			powercut.MountT(b, b.TempDir(), dir, powercut.Options{FsyncDelay: delay})
+			if !disk.strace {
+				powercut.MountT(b, b.TempDir(), dir, powercut.Options{FsyncDelay: disk.delay})
+			}
 			if err := os.WriteFile(filepath.Join(dir, "lumen.yaml"), []byte(gestureBenchConfig), 0o600); err != nil {
 				b.Fatal(err)
 			}
 			// The baseline light takes the raw publishes: the stream
 			// journals only the inputs of lights that run.
 			d := startDaemon(b, dir, "--light", benchLight, "--light", baselineLight, "--sync", "always")
+			if disk.strace {
+				delayFsyncs(b, d.Pid(), disk.delay)
+			}
 			nc := connect(b, d.URL)
 			js := newJetStream(b, nc)
 			str, err := js.Stream(context.Background(), subject.Stream)
@@ -213,5 +231,40 @@ func (s *sdCard) led(seq uint64) messages.LEDEvent {
 		case <-timeout:
 			s.b.Fatalf("no LED change caused by input %d or later", seq)
 		}
+	}
+}
+
+// delayFsyncs attaches strace to every thread of the process pid, making
+// each fsync and fdatasync return delay late, until b ends (strace then
+// detaches, and the process goes on).
+func delayFsyncs(b *testing.B, pid int, delay time.Duration) {
+	b.Helper()
+	path, err := exec.LookPath("strace")
+	if err != nil {
+		b.Fatalf("strace is needed (Debian's strace, which the Taskfile installs): %v", err)
+	}
+	out := filepath.Join(b.TempDir(), "strace.out")
+	cmd := exec.Command(path, "-f", "-p", strconv.Itoa(pid), "-o", out,
+		"-e", "trace=fsync,fdatasync", "-e", fmt.Sprintf("inject=fsync,fdatasync:delay_exit=%d", delay.Microseconds()))
+	stderr := &lumentest.Buffer{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		_ = cmd.Wait()
+	})
+	// strace says each thread it attached to on stderr; the daemon's
+	// first fsync then shows in its output.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if strings.Contains(stderr.String(), "attached") {
+			return
+		}
+		if time.Now().After(deadline) {
+			b.Fatalf("strace did not attach to %d in 10 s: %s", pid, stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
