@@ -73,23 +73,6 @@ func (s Scrape) Value(name string, labels ...string) (v float64, ok bool) {
 	return 0, false
 }
 
-// Labels are the label sets of name's series.
-func (s Scrape) Labels(name string) []map[string]string {
-	f := s[name]
-	if f == nil {
-		return nil
-	}
-	var out []map[string]string
-	for _, m := range f.Metric {
-		l := map[string]string{}
-		for _, p := range m.Label {
-			l[p.GetName()] = p.GetValue()
-		}
-		out = append(out, l)
-	}
-	return out
-}
-
 // Series is name's first series whose labels include labels (name,
 // value pairs); nil when there is none.
 func (s Scrape) Series(name string, labels ...string) *dto.Metric {
