@@ -163,13 +163,18 @@ func loadModule(engine *wasmtime.Engine, wasm []byte, o loadOpts) (*wasmtime.Mod
 
 	o.report(Progress{Stage: StageCompiling})
 	stopTicks := ticks(o.every, o.report)
-	if m, err := compileApart(engine, fp, sum, path, o); err == nil {
+	m, err := compileApart(engine, fp, sum, path, o)
+	switch {
+	case err == nil:
 		stopTicks()
 		cleanStale(o.dir, o.name, key)
 		o.report(Progress{Stage: StageCached, Path: path})
 		return m, Load{Duration: time.Since(start), Path: path, Refused: refused}, nil
+	case errors.Is(err, ErrClosed):
+		stopTicks()
+		return nil, Load{}, err
 	}
-	m, err := wasmtime.NewModule(engine, wasm)
+	m, err = wasmtime.NewModule(engine, wasm)
 	stopTicks()
 	if err != nil {
 		return nil, Load{}, fmt.Errorf("plugins: compiling the guest: %w", err)
@@ -227,6 +232,11 @@ func compileApart(engine *wasmtime.Engine, fp string, sum [32]byte, path string,
 	f.Close()
 	defer os.Remove(tmp)
 	if err := o.compile(ctx, o.wasmPath, tmp); err != nil {
+		select {
+		case <-o.stop:
+			return nil, ErrClosed // killed because the Engine closes
+		default:
+		}
 		return nil, err
 	}
 	return loadPrecompiled(engine, tmp, fp, sum, o.dir, path)

@@ -536,3 +536,35 @@ func TestCompileApart(t *testing.T) {
 		})
 	}
 }
+
+// TestCompileApartClosed: closing the Engine while the compiler process
+// runs cancels it, and nothing is compiled in process instead.
+func TestCompileApartClosed(t *testing.T) {
+	wasmPath := filepath.Join(t.TempDir(), "tiny.wasm")
+	if err := os.WriteFile(wasmPath, tinyWasm(t, "apart"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	started, cancelled := make(chan struct{}), make(chan struct{})
+	var log progressLog
+	e := plugins.Start(plugins.Config{WasmPath: wasmPath, Name: "tiny", CacheDir: t.TempDir(), Progress: log.add,
+		Compile: func(ctx context.Context, _, _ string) error {
+			close(started)
+			<-ctx.Done()
+			close(cancelled)
+			return ctx.Err()
+		}})
+	<-started
+	_ = e.Close()
+	select {
+	case <-cancelled:
+	case <-time.After(10 * time.Second):
+		t.Fatal("closing the engine did not cancel the compiler")
+	}
+	<-e.Ready()
+	if !errors.Is(e.Err(), plugins.ErrClosed) {
+		t.Errorf("Err = %v, want ErrClosed", e.Err())
+	}
+	if stages := compact(log.stages()); slices.Contains(stages, plugins.StageCached) {
+		t.Errorf("stages %q: compiled after Close", stages)
+	}
+}

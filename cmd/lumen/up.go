@@ -243,7 +243,8 @@ func (a *app) runDaemon(ctx context.Context, cfg daemon.Config) error {
 
 // compileGuestApart compiles the tools' guest with this binary's hidden
 // 'lumen tool precompile', in a child process, so that the compiler's
-// memory leaves with it.
+// memory leaves with it. The child dies with lumen: a killed daemon must
+// not leave a compiler running.
 func compileGuestApart(logf func(string, ...any)) func(ctx context.Context, wasm, out string) error {
 	return func(ctx context.Context, wasm, out string) error {
 		exe, err := os.Executable()
@@ -252,7 +253,10 @@ func compileGuestApart(logf func(string, ...any)) func(ctx context.Context, wasm
 			return err
 		}
 		cmd := exec.CommandContext(ctx, exe, "tool", "precompile", "--wasm", wasm, "-o", out)
-		if b, err := cmd.CombinedOutput(); err != nil {
+		if b, err := runTied(cmd); err != nil {
+			if ctx.Err() != nil {
+				return err // lumen is stopping
+			}
 			logf("tools: compiling in a child process failed (%v: %s); compiling in this process", err, strings.TrimSpace(string(b)))
 			return err
 		}
