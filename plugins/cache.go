@@ -163,6 +163,22 @@ func loadModule(engine *wasmtime.Engine, wasm []byte, o loadOpts) (*wasmtime.Mod
 
 	o.report(Progress{Stage: StageCompiling})
 	stopTicks := ticks(o.every, o.report)
+	if path != "" {
+		// One compile per cache at a time: the lumen processes that start
+		// together on an empty cache wait for the first one's, and read
+		// it, rather than each paying for its own.
+		unlock, err := lockCache(o.dir, o.stop)
+		if err != nil {
+			stopTicks()
+			return nil, Load{}, err
+		}
+		defer unlock()
+		if m, err := wasmtime.NewModuleDeserializeFile(engine, path); err == nil {
+			stopTicks()
+			o.report(Progress{Stage: StageCacheHit, Path: path})
+			return m, Load{Cached: true, Duration: time.Since(start), Path: path}, nil
+		}
+	}
 	m, err := compileApart(engine, fp, sum, path, o)
 	switch {
 	case err == nil:

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -471,6 +472,17 @@ func split(t *testing.T, path string) ([]byte, []byte) {
 	return b[:n], b[n:]
 }
 
+// child compiles wasm into out in a process of its own: this test binary
+// run again (see testMain), as lumen up runs lumen tool precompile.
+func child(ctx context.Context, wasm, out string) error {
+	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "PLUGINS_TEST_PRECOMPILE_WASM="+wasm, "PLUGINS_TEST_PRECOMPILE_OUT="+out)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("%w: %s", err, b)
+	}
+	return nil
+}
+
 // TestCompileApart compiles the guest in a process of its own
 // (Config.Compile, here this test binary run again), loads what it wrote
 // into the cache, and compiles in process when that process fails.
@@ -478,14 +490,6 @@ func TestCompileApart(t *testing.T) {
 	wasmPath := filepath.Join(t.TempDir(), "tiny.wasm")
 	if err := os.WriteFile(wasmPath, tinyWasm(t, "apart"), 0o644); err != nil {
 		t.Fatal(err)
-	}
-	child := func(ctx context.Context, wasm, out string) error {
-		cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), "PLUGINS_TEST_PRECOMPILE_WASM="+wasm, "PLUGINS_TEST_PRECOMPILE_OUT="+out)
-		if b, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("%w: %s", err, b)
-		}
-		return nil
 	}
 	for _, tt := range []struct {
 		name    string
@@ -566,5 +570,35 @@ func TestCompileApartClosed(t *testing.T) {
 	}
 	if stages := compact(log.stages()); slices.Contains(stages, plugins.StageCached) {
 		t.Errorf("stages %q: compiled after Close", stages)
+	}
+}
+
+// TestCompileOnce: engines starting together on an empty cache compile
+// the guest once; the others wait for it and read it from the cache.
+func TestCompileOnce(t *testing.T) {
+	wasmPath := filepath.Join(t.TempDir(), "tiny.wasm")
+	if err := os.WriteFile(wasmPath, tinyWasm(t, "once"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	var calls atomic.Int32
+	compile := func(ctx context.Context, wasm, out string) error {
+		calls.Add(1)
+		return child(ctx, wasm, out)
+	}
+	engines := make([]*plugins.Engine, 3)
+	for i := range engines {
+		engines[i] = plugins.Start(plugins.Config{WasmPath: wasmPath, Name: "tiny", CacheDir: dir, Compile: compile})
+		defer engines[i].Close()
+	}
+	cached := 0
+	for _, e := range engines {
+		callTiny(t, e, "once")
+		if e.Load().Cached {
+			cached++
+		}
+	}
+	if calls.Load() != 1 || cached != len(engines)-1 {
+		t.Errorf("%d compiles and %d of %d engines read the cache, want 1 and %d", calls.Load(), cached, len(engines), len(engines)-1)
 	}
 }

@@ -317,6 +317,10 @@ func (d *Daemon) startToolEngine() *plugins.Lazy {
 			}
 		case plugins.StageCached, plugins.StageCompiled:
 			logf("tools: the tool engine is ready (compiled in %.1f s)", p.Elapsed.Seconds())
+		case plugins.StageCacheHit:
+			if said { // another lumen compiled it meanwhile
+				logf("tools: the tool engine is ready (compiled by another lumen, %.1f s)", p.Elapsed.Seconds())
+			}
 		case plugins.StagePrecompiled:
 			logf("tools: the tool engine is ready (precompiled, %s, in %.1f s)", p.Path, p.Elapsed.Seconds())
 		case plugins.StagePrecompiledRefused:

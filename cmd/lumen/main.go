@@ -18,7 +18,11 @@ var version = "dev"
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	// This binary is lumen: lumen up may run it again as a child (to
+	// compile the tools' guest). A test binary running commands in
+	// process is not, and compiles in process.
+	self, _ := os.Executable()
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, func(a *app) { a.self = self })
 	stop()
 	os.Exit(code)
 }
@@ -31,8 +35,8 @@ func (e usageError) Unwrap() error { return e.err }
 
 // run executes one command line and returns the exit status: 0 success,
 // 1 error, 2 usage.
-func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	root := newRoot(stdin, stdout, stderr)
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, opts ...func(*app)) int {
+	root := newRoot(stdin, stdout, stderr, opts...)
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
@@ -57,10 +61,14 @@ type app struct {
 	several        []string // the lights of --light fleet or --group
 	jsonOut        bool
 	timeout        durationFlag
+	self           string // this lumen binary, to run as a child; "" in tests
 }
 
-func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+func newRoot(stdin io.Reader, stdout, stderr io.Writer, opts ...func(*app)) *cobra.Command {
 	a := &app{stdin: stdin, stdout: stdout, stderr: stderr}
+	for _, o := range opts {
+		o(a)
+	}
 	root := &cobra.Command{
 		Use:   "lumen",
 		Short: "Lumen: a durable, agent-programmable ambient light",

@@ -208,7 +208,9 @@ func (a *app) runDaemon(ctx context.Context, cfg daemon.Config) error {
 	status := render.NewStatus(a.stdout, cfg.Lights)
 	cfg.Logf = func(format string, args ...any) { fmt.Fprintf(a.stderr, "lumen: "+format+"\n", args...) }
 	cfg.OnShow = func(light, state string, raw []hardware.RGB) { status.Show(light, state, raw) }
-	cfg.CompileGuest = compileGuestApart(cfg.Logf)
+	if a.self != "" {
+		cfg.CompileGuest = compileGuestApart(a.self, cfg.Logf)
+	}
 	d, err := daemon.New(cfg)
 	if err != nil {
 		return usageError{err}
@@ -245,14 +247,9 @@ func (a *app) runDaemon(ctx context.Context, cfg daemon.Config) error {
 // 'lumen tool precompile', in a child process, so that the compiler's
 // memory leaves with it. The child dies with lumen: a killed daemon must
 // not leave a compiler running.
-func compileGuestApart(logf func(string, ...any)) func(ctx context.Context, wasm, out string) error {
+func compileGuestApart(lumen string, logf func(string, ...any)) func(ctx context.Context, wasm, out string) error {
 	return func(ctx context.Context, wasm, out string) error {
-		exe, err := os.Executable()
-		if err != nil {
-			logf("tools: compiling in this process: %v", err)
-			return err
-		}
-		cmd := exec.CommandContext(ctx, exe, "tool", "precompile", "--wasm", wasm, "-o", out)
+		cmd := exec.CommandContext(ctx, lumen, "tool", "precompile", "--wasm", wasm, "-o", out)
 		if b, err := runTied(cmd); err != nil {
 			if ctx.Err() != nil {
 				return err // lumen is stopping
