@@ -38,8 +38,15 @@ func JournalFailure(j *journal.Journal, light string, d messages.OutErrorData, a
 
 // Journal appends env on subj without blocking the caller, and logs a
 // failure. Appends from one journal are stored in the order they are
-// made.
+// made. Without room on the disk (journal.Room) env is dropped, with a
+// log line: a gesture nobody accepted yet changes nothing, so the LED
+// keeps showing the state, and an error event would only take the room
+// kept for what was accepted.
 func Journal(j *journal.Journal, subj string, env *messages.Envelope, logf func(string, ...any)) {
+	if err := j.Room(); err != nil {
+		logf("journal %s: dropped (%s): %v", subj, env.Type, err)
+		return
+	}
 	p, err := j.AppendAsync(subj, messages.AppendEnvelope(nil, env), journal.MsgID(env.ID))
 	if err != nil {
 		logf("journal %s: %v", subj, err)

@@ -150,6 +150,7 @@ type (
 		name string
 		at   time.Time
 		late bool // the deadline had passed when it was armed (e.g. while the daemon was down)
+		full bool // it waited for room on the disk already
 	}
 	clockTick    struct{}
 	consumerLost struct{ err error }
@@ -218,7 +219,7 @@ func (a *Actor) Receive(ctx actor.Context) {
 	case *appendFailed:
 		if pid, ok := a.waiters[msg.id]; ok {
 			delete(a.waiters, msg.id)
-			ctx.Send(pid, &messages.ErrorReply{Code: 500, Error: fmt.Sprintf("could not journal the command: %v; try again", msg.err)})
+			ctx.Send(pid, appendError(msg.err))
 		}
 	case *due:
 		a.fireDue(ctx, msg)
@@ -565,9 +566,30 @@ func (a *Actor) dryRun(c *Command) any {
 	return &messages.DryRunReply{OK: true, DryRun: true, Changes: messages.DiffConfig(a.m.Export(), m.Export())}
 }
 
+// codeFull is the wire code of a refusal for want of room: the disk or
+// the journal's budget is full.
+const codeFull = 507
+
+// appendError is the answer to a command whose input could not be
+// journaled.
+func appendError(err error) *messages.ErrorReply {
+	switch {
+	case errors.Is(err, journal.ErrDiskFull):
+		return &messages.ErrorReply{Code: codeFull, Error: err.Error()}
+	case errors.Is(err, journal.ErrFull):
+		return &messages.ErrorReply{Code: codeFull, Error: "the journal has spent its size budget (--max-bytes) and takes nothing new until its lights purge what their snapshots cover; nothing was changed: try again later, or raise --max-bytes"}
+	}
+	return &messages.ErrorReply{Code: 500, Error: fmt.Sprintf("could not journal the command: %v; try again", err)}
+}
+
 // command journals a command's input; the answer is sent when the
-// consumer delivers and applies it.
+// consumer delivers and applies it. Without room on the disk it is
+// refused at once, journaling nothing.
 func (a *Actor) command(ctx actor.Context, c *Command) {
+	if err := a.cfg.Journal.Room(); err != nil {
+		ctx.Respond(appendError(err))
+		return
+	}
 	id := nuid.Next()
 	env := messages.Input(a.cfg.Name, c.Type, id, a.cfg.Clock.Now(), c.Data)
 	env.By = c.By
@@ -629,11 +651,25 @@ func (a *Actor) arm(ctx actor.Context) {
 	}
 }
 
+// dueRoomRetry is how often a due timer, schedule or layer end that
+// found the disk full looks for room again.
+const dueRoomRetry = 5 * time.Second
+
 // fireDue journals a timer or schedule input. Its id is derived from the
 // deadline, so a timer fired both before and after a crash is stored once,
 // and the machine ignores a deadline it no longer has.
 func (a *Actor) fireDue(ctx actor.Context, d *due) {
 	delete(a.armed, d.kind+":"+d.name)
+	if err := a.cfg.Journal.Room(); err != nil {
+		// It stays pending in the machine: try again, late, once
+		// there is room (a restart meanwhile fires it late too).
+		if !d.full {
+			a.cfg.Logf("light %s: %s %s is due but waits for room on the disk: %v", a.cfg.Name, d.kind, d.name, err)
+		}
+		again, self, sys := &due{kind: d.kind, name: d.name, at: d.at, late: true, full: true}, ctx.Self(), ctx.ActorSystem()
+		a.armed[d.kind+":"+d.name] = a.cfg.Clock.AfterFunc(dueRoomRetry, func() { sys.Root.Send(self, again) })
+		return
+	}
 	late := d.late || a.cfg.Clock.Now().Sub(d.at) > time.Second
 	var data []byte
 	switch d.kind {
