@@ -107,7 +107,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 	d.budget = budget.Bytes
 	bc := broker.Config{DataDir: cfg.Data, Listen: cfg.Listen, Sync: cfg.Sync,
 		User: cfg.User, Password: cfg.Password, Lights: cfg.Lights, MaxPayload: maxPayload, MQTT: cfg.MQTT,
-		MaxBytes: broker.StreamBytes(budget.Bytes), StoreMax: budget.Bytes, Reserve: cfg.DiskReserve}
+		MaxBytes: broker.StreamBytes(budget.Bytes), StoreMax: budget.Bytes, Reserve: cfg.DiskReserve, Notify: logf}
 	if err := cfg.houseBroker(&bc); err != nil {
 		return err
 	}

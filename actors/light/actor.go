@@ -140,6 +140,7 @@ type ListIntents struct{}
 type (
 	delivered struct {
 		batch []journal.Delivery
+		from  *journal.Consumer // that delivered it
 	}
 	appendFailed struct {
 		id  string
@@ -154,6 +155,9 @@ type (
 	}
 	clockTick    struct{}
 	consumerLost struct{ err error }
+	// resume tries again to finish the start, which waits for room on
+	// the disk.
+	resume struct{}
 )
 
 // Actor is one light.
@@ -164,6 +168,10 @@ type Actor struct {
 	snapshots int // taken since the light started: every pastEvery-th is kept
 	since     int // inputs applied since the last snapshot
 	waiters   map[string]*actor.PID
+	missing   []output          // outputs of applied inputs that recovery has still to journal
+	empty     bool              // the light had no history at start
+	resuming  clock.Timer       // while the start waits for room
+	cons      *journal.Consumer // the running one: deliveries of an older one are dropped
 	cancel    context.CancelFunc
 	armed     map[string]clock.Timer // by kind+name
 	waiting   bool                   // timers wait for the clock
@@ -187,6 +195,10 @@ func (a *Actor) Receive(ctx actor.Context) {
 	case *actor.Started:
 		if err := a.start(ctx); err != nil {
 			// Let the supervisor restart us with backoff.
+			panic(fmt.Sprintf("light %s: start: %v", a.cfg.Name, err))
+		}
+	case *resume:
+		if err := a.resume(ctx); err != nil {
 			panic(fmt.Sprintf("light %s: start: %v", a.cfg.Name, err))
 		}
 	case *actor.Stopping, *actor.Restarting:
@@ -244,15 +256,46 @@ func (a *Actor) start(ctx actor.Context) error {
 	a.stop()
 	a.waiters = map[string]*actor.PID{}
 	a.armed = map[string]clock.Timer{}
+	rctx, rcancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer rcancel()
+	var err error
+	if a.empty, err = a.recover(rctx); err != nil {
+		return err
+	}
+	return a.resume(ctx)
+}
+
+// roomPoll is how often a start that waits for room on the disk looks
+// again.
+const roomPoll = time.Second
+
+// resume finishes the start once the light is recovered: it journals
+// what recovery found missing, then the upgrade and seed inputs, and
+// starts the consumer. While the disk has no room (journal.Room) it
+// waits, answering reads and refusing commands meanwhile, instead of
+// sending appends that a full disk would never acknowledge.
+func (a *Actor) resume(ctx actor.Context) error {
+	if err := a.cfg.Journal.Room(); err != nil {
+		if _, again := ctx.Message().(*resume); !again {
+			a.cfg.Logf("light %s: waits for room on the disk to finish starting: %v", a.cfg.Name, err)
+		}
+		self, sys := ctx.Self(), ctx.ActorSystem()
+		a.resuming = a.cfg.Clock.AfterFunc(roomPoll, func() { sys.Root.Send(self, &resume{}) })
+		return nil
+	}
+	a.resuming = nil
 	bg, cancel := context.WithCancel(context.Background())
 	a.cancel = cancel
 	rctx, rcancel := context.WithTimeout(bg, 5*time.Minute)
 	defer rcancel()
-
-	empty, err := a.recover(rctx)
-	if err != nil {
-		return err
+	if len(a.missing) > 0 {
+		if err := a.publish(rctx, a.missing); err != nil {
+			return err
+		}
+		a.cfg.Logf("light %s: journaled %d missing outputs of input %d after a crash", a.cfg.Name, len(a.missing), a.missing[0].cause)
+		a.missing = nil
 	}
+	empty := a.empty
 	if a.m.Level() < machine.Level {
 		// The inputs after this one get this lumen's checks; those
 		// before it stay as they were applied.
@@ -280,6 +323,7 @@ func (a *Actor) start(ctx actor.Context) error {
 	if err != nil {
 		return err
 	}
+	a.cons = cons
 	go a.consume(bg, ctx.ActorSystem(), ctx.Self(), cons)
 	a.arm(ctx)
 	return nil
@@ -295,6 +339,10 @@ func (a *Actor) stop() {
 	for k, t := range a.armed {
 		t.Stop()
 		delete(a.armed, k)
+	}
+	if a.resuming != nil {
+		a.resuming.Stop()
+		a.resuming = nil
 	}
 }
 
@@ -322,17 +370,13 @@ func (a *Actor) recover(ctx context.Context) (empty bool, err error) {
 	if err != nil {
 		return false, err
 	}
+	a.missing = nil
 	for _, ap := range open {
 		// The process died, or the journal failed, while journaling this
-		// input's outputs.
-		var outs []output
+		// input's outputs: resume journals them.
 		for _, i := range ap.Missing() {
-			outs = append(outs, output{typ: ap.Result.Outputs[i].Type, data: ap.Computed[i], cause: ap.Input.Seq, n: i})
+			a.missing = append(a.missing, output{typ: ap.Result.Outputs[i].Type, data: ap.Computed[i], cause: ap.Input.Seq, n: i})
 		}
-		if err := a.publish(ctx, outs); err != nil {
-			return false, err
-		}
-		a.cfg.Logf("light %s: journaled %d missing outputs of input %d after a crash", a.cfg.Name, len(outs), ap.Input.Seq)
 	}
 	a.m, a.applied = f.M, f.Applied
 	return !seen, nil
@@ -390,7 +434,7 @@ func (a *Actor) consume(ctx context.Context, sys *actor.ActorSystem, self *actor
 			}
 			continue
 		}
-		f := sys.Root.RequestFuture(self, &delivered{batch: batch}, a.cfg.ReplyTimeout)
+		f := sys.Root.RequestFuture(self, &delivered{batch: batch, from: cons}, a.cfg.ReplyTimeout)
 		if _, err := f.Result(); err != nil && ctx.Err() == nil {
 			a.cfg.Logf("light %s: inputs %d-%d: %v", a.cfg.Name, batch[0].Seq, batch[len(batch)-1].Seq, err)
 		}
@@ -411,6 +455,11 @@ type appliedInput struct {
 // commands waiting for them and ack the last input, which settles all.
 func (a *Actor) apply(ctx actor.Context, d *delivered) {
 	defer ctx.Respond(struct{}{})
+	if d.from != a.cons {
+		// Left in the mailbox by the consumer before a restart (the
+		// actor is new then): the new one delivers these inputs again.
+		return
+	}
 	actx, cancel := context.WithTimeout(context.Background(), a.cfg.ReplyTimeout)
 	defer cancel()
 	var (

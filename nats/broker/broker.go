@@ -99,6 +99,9 @@ type Config struct {
 	Reserve int64
 	// Logf receives the server's log lines; nil keeps the server silent.
 	Logf func(format string, args ...any)
+	// Notify receives the broker's own lines, fewer than the server's:
+	// JetStream could not write, it was reloaded. Nil: Logf.
+	Notify func(format string, args ...any)
 
 	// Name is the server's name (default "lumen"). Every server of a
 	// house needs its own: a hub drops a second leaf of the same name.

@@ -90,6 +90,10 @@ type budgetRecord struct {
 // than the journal holds. Either way it is never below what the journal
 // holds (FloorBudget), and Note says so.
 func ResolveBudget(dataDir string, given int64) (Budget, error) {
+	// Its file system's free space, and the place of BudgetFile.
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		return Budget{}, fmt.Errorf("broker: create data directory: %w", err)
+	}
 	used, err := StoreBytes(dataDir)
 	if err != nil {
 		return Budget{}, err

@@ -108,7 +108,10 @@ func (b *Broker) reloadJetStream() error {
 
 // logf logs a line of the broker's own.
 func (b *Broker) logf(format string, args ...any) {
-	if b.cfg.Logf != nil {
+	switch {
+	case b.cfg.Notify != nil:
+		b.cfg.Notify(format, args...)
+	case b.cfg.Logf != nil:
 		b.cfg.Logf(format, args...)
 	}
 }
