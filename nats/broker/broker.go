@@ -316,6 +316,13 @@ func Start(ctx context.Context, cfg Config) (*Broker, error) {
 	if hp.port == 0 {
 		opts.Port = server.RANDOM_PORT // 0 would mean 4222 to the server
 	}
+	if old := reservedOnDisk(cfg.DataDir); cfg.StoreMax > 0 && old >= cfg.StoreMax {
+		// Streams made under a larger budget (the former 1 GiB
+		// default) are loaded with their reservations, and JetStream
+		// would refuse to lower them below its limit: start with room
+		// for them, and take the budget once they are lowered.
+		opts.JetStreamMaxStore = cfg.StoreMax + old
+	}
 	if err := cfg.houseOptions(opts); err != nil {
 		lock.release()
 		return nil, err
@@ -373,6 +380,12 @@ func Start(ctx context.Context, cfg Config) (*Broker, error) {
 	if err := ensure(ctx, b.js); err != nil {
 		b.Shutdown()
 		return nil, err
+	}
+	if cfg.StoreMax > 0 && opts.JetStreamMaxStore != cfg.StoreMax {
+		if err := b.reloadJetStream(cfg.StoreMax); err != nil {
+			b.Shutdown()
+			return nil, fmt.Errorf("broker: take the journal budget: %w", err)
+		}
 	}
 	return b, nil
 }

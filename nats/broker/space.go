@@ -1,8 +1,11 @@
 package broker
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"time"
 )
 
@@ -70,7 +73,7 @@ func (b *Broker) watchWrites() {
 			case <-time.After(roomPoll):
 			}
 		}
-		if err := b.reloadJetStream(); err != nil {
+		if err := b.reloadJetStream(0); err != nil {
 			b.logf("broker: reload JetStream: %v; inputs stay refused until lumen restarts", err)
 			continue
 		}
@@ -88,18 +91,24 @@ func (b *Broker) watchWrites() {
 // way nats-server's own config reload restarts a JetStream it disabled
 // at run time: every stream and consumer is loaded again from disk,
 // without a write error. Clients stay connected; a request under way
-// fails or times out, and a consumer fetches again.
-func (b *Broker) reloadJetStream() error {
+// fails or times out, and a consumer fetches again. maxStore > 0 changes
+// the store limit, which a running JetStream can only raise.
+func (b *Broker) reloadJetStream(maxStore int64) error {
 	b.reload.Lock()
 	defer b.reload.Unlock()
 	if err := b.srv.ShutdownJetStream(); err != nil {
 		return fmt.Errorf("broker: stop JetStream: %w", err)
 	}
-	// The same options: a reload that finds JetStream off while its
-	// options say on starts it.
-	if err := b.srv.ReloadOptions(b.opts.Clone()); err != nil {
+	// A reload that finds JetStream off while its options say on
+	// starts it.
+	opts := b.opts.Clone()
+	if maxStore > 0 {
+		opts.JetStreamMaxStore = maxStore
+	}
+	if err := b.srv.ReloadOptions(opts); err != nil {
 		return fmt.Errorf("broker: start JetStream: %w", err)
 	}
+	b.opts = opts
 	if !b.srv.JetStreamEnabled() {
 		return errors.New("broker: JetStream did not start again (the server's log says why)")
 	}
@@ -114,4 +123,22 @@ func (b *Broker) logf(format string, args ...any) {
 	case b.cfg.Logf != nil:
 		b.cfg.Logf(format, args...)
 	}
+}
+
+// reservedOnDisk is what the file streams kept under dataDir reserve
+// (their max_bytes): JetStream loads them with it, and refuses to change
+// any stream while the reservations exceed its store limit.
+func reservedOnDisk(dataDir string) int64 {
+	metas, _ := filepath.Glob(filepath.Join(dataDir, "jetstream", "*", "streams", "*", "meta.inf"))
+	var n int64
+	for _, m := range metas {
+		var cfg struct {
+			MaxBytes int64  `json:"max_bytes"`
+			Storage  string `json:"storage"`
+		}
+		if b, err := os.ReadFile(m); err == nil && json.Unmarshal(b, &cfg) == nil && cfg.Storage == "file" && cfg.MaxBytes > 0 {
+			n += cfg.MaxBytes
+		}
+	}
+	return n
 }

@@ -178,3 +178,42 @@ func BenchmarkRoom(b *testing.B) {
 		}
 	}
 }
+
+// TestFormerBudgetOnSmallDisk: a data directory made with the former
+// default budget (a 1 GiB stream, more than the disk) starts on a small
+// disk and takes the budget chosen from its free space.
+func TestFormerBudgetOnSmallDisk(t *testing.T) {
+	t.Parallel()
+	old := t.TempDir()
+	b := start(t, broker.Config{DataDir: old, Listen: "127.0.0.1:0"})
+	if _, err := journal.New(b.JetStream()).Append(context.Background(), subject.In("k", "fired"), []byte(`{}`)); err != nil {
+		t.Fatal(err)
+	}
+	b.Shutdown()
+
+	disk := lumentest.Tmpfs(t, 64*mib)
+	data := filepath.Join(disk, "data")
+	if err := os.CopyFS(data, os.DirFS(old)); err != nil {
+		t.Fatal(err)
+	}
+	budget, err := broker.ResolveBudget(data, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = start(t, broker.Config{DataDir: data, Listen: "127.0.0.1:0", MaxBytes: broker.StreamBytes(budget.Bytes), StoreMax: budget.Bytes})
+	ctx := context.Background()
+	s, err := b.JetStream().Stream(ctx, subject.Stream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.CachedInfo().Config.MaxBytes; got != broker.StreamBytes(budget.Bytes) {
+		t.Errorf("the stream's budget is %d, want %d", got, broker.StreamBytes(budget.Bytes))
+	}
+	j := journal.New(b.JetStream())
+	if _, err := j.Append(ctx, subject.In("k", "fired"), []byte(`{}`)); err != nil {
+		t.Fatal(err)
+	}
+	if n, _, err := j.Size(ctx); err != nil || n == 0 {
+		t.Errorf("journal size %d, %v", n, err)
+	}
+}
