@@ -2,6 +2,7 @@ package actors
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -59,4 +60,21 @@ func Journal(j *journal.Journal, subj string, env *messages.Envelope, logf func(
 			logf("journal %s: %v", subj, err)
 		}
 	}()
+}
+
+// CodeFull is the wire code of a refusal for want of room: the disk, or
+// the journal's budget, is full.
+const CodeFull = 507
+
+// NoRoom is the refusal of a command whose input finds no room
+// (journal.Room, or an append that met ErrDiskFull or ErrFull): a 507
+// that says what to do. Any other error is nil.
+func NoRoom(err error) *messages.ErrorReply {
+	switch {
+	case errors.Is(err, journal.ErrDiskFull):
+		return &messages.ErrorReply{Code: CodeFull, Error: err.Error()}
+	case errors.Is(err, journal.ErrFull):
+		return &messages.ErrorReply{Code: CodeFull, Error: "the journal has spent its size budget (--max-bytes) and takes nothing new until its lights purge what their snapshots cover; nothing was changed: try again later, or raise --max-bytes"}
+	}
+	return nil
 }

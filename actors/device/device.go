@@ -558,10 +558,7 @@ func (a *Actor) noRoom(down bool) *messages.ErrorReply {
 	if !down {
 		return nil
 	}
-	if err := a.cfg.Journal.Room(); err != nil {
-		return &messages.ErrorReply{Code: 507, Error: err.Error()}
-	}
-	return nil
+	return actors.NoRoom(a.cfg.Journal.Room())
 }
 
 func pixels(f []hardware.RGB) []messages.Pixel {

@@ -615,18 +615,11 @@ func (a *Actor) dryRun(c *Command) any {
 	return &messages.DryRunReply{OK: true, DryRun: true, Changes: messages.DiffConfig(a.m.Export(), m.Export())}
 }
 
-// codeFull is the wire code of a refusal for want of room: the disk or
-// the journal's budget is full.
-const codeFull = 507
-
 // appendError is the answer to a command whose input could not be
 // journaled.
 func appendError(err error) *messages.ErrorReply {
-	switch {
-	case errors.Is(err, journal.ErrDiskFull):
-		return &messages.ErrorReply{Code: codeFull, Error: err.Error()}
-	case errors.Is(err, journal.ErrFull):
-		return &messages.ErrorReply{Code: codeFull, Error: "the journal has spent its size budget (--max-bytes) and takes nothing new until its lights purge what their snapshots cover; nothing was changed: try again later, or raise --max-bytes"}
+	if r := actors.NoRoom(err); r != nil {
+		return r
 	}
 	return &messages.ErrorReply{Code: 500, Error: fmt.Sprintf("could not journal the command: %v; try again", err)}
 }
