@@ -120,7 +120,7 @@ func ResolveBudget(dataDir string, given int64) (Budget, error) {
 		default:
 			b.Bytes = ChooseBudget(free, used)
 			if FloorBudget(b.Bytes, used) < MinBudget {
-				return Budget{}, fmt.Errorf("broker: the disk of %s has only %s free: the journal needs at least %s; free some space there or give --data a larger disk", dataDir, Size(free), Size(MinBudget*4/3))
+				return Budget{}, fmt.Errorf("broker: the disk of %s has only %s free: the journal's budget is 3/4 of it and must be at least %s; free some space there or give --data a larger disk", dataDir, Size(free), Size(MinBudget))
 			}
 			b.Bytes = FloorBudget(b.Bytes, used)
 			if err := writeBudget(file, budgetRecord{MaxBytes: b.Bytes, Free: free, Journal: used}); err != nil {

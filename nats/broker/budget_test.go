@@ -195,3 +195,13 @@ func TestResolveBudgetSmallDisk(t *testing.T) {
 		t.Errorf("second start: budget %d (%s), want the kept 48 MiB", again.Bytes, again.Note)
 	}
 }
+
+// TestResolveBudgetTinyDisk: a disk that cannot hold a journal is
+// refused at start with what to do.
+func TestResolveBudgetTinyDisk(t *testing.T) {
+	disk := lumentest.Tmpfs(t, 1*mib)
+	_, err := broker.ResolveBudget(filepath.Join(disk, "data"), 0)
+	if err == nil || !strings.Contains(err.Error(), "give --data a larger disk") {
+		t.Fatalf("ResolveBudget on a 1 MiB disk = %v, want a refusal that says what to do", err)
+	}
+}
