@@ -2,6 +2,7 @@ package actors
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -38,8 +39,15 @@ func JournalFailure(j *journal.Journal, light string, d messages.OutErrorData, a
 
 // Journal appends env on subj without blocking the caller, and logs a
 // failure. Appends from one journal are stored in the order they are
-// made.
+// made. Without room on the disk (journal.Room) env is dropped, with a
+// log line: a gesture nobody accepted yet changes nothing, so the LED
+// keeps showing the state, and an error event would only take the room
+// kept for what was accepted.
 func Journal(j *journal.Journal, subj string, env *messages.Envelope, logf func(string, ...any)) {
+	if err := j.Room(); err != nil {
+		logf("journal %s: dropped (%s): %v", subj, env.Type, err)
+		return
+	}
 	p, err := j.AppendAsync(subj, messages.AppendEnvelope(nil, env), journal.MsgID(env.ID))
 	if err != nil {
 		logf("journal %s: %v", subj, err)
@@ -52,4 +60,21 @@ func Journal(j *journal.Journal, subj string, env *messages.Envelope, logf func(
 			logf("journal %s: %v", subj, err)
 		}
 	}()
+}
+
+// CodeFull is the wire code of a refusal for want of room: the disk, or
+// the journal's budget, is full.
+const CodeFull = 507
+
+// NoRoom is the refusal of a command whose input finds no room
+// (journal.Room, or an append that met ErrDiskFull or ErrFull): a 507
+// that says what to do. Any other error is nil.
+func NoRoom(err error) *messages.ErrorReply {
+	switch {
+	case errors.Is(err, journal.ErrDiskFull):
+		return &messages.ErrorReply{Code: CodeFull, Error: err.Error()}
+	case errors.Is(err, journal.ErrFull):
+		return &messages.ErrorReply{Code: CodeFull, Error: "the journal has spent its size budget (--max-bytes) and takes nothing new until its lights purge what their snapshots cover; nothing was changed: try again later, or raise --max-bytes"}
+	}
+	return nil
 }

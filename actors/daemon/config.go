@@ -32,14 +32,17 @@ import (
 // lumen up's flags), then what the program sets. Validate checks it and
 // fills the defaults; New does so too.
 type Config struct {
-	Data          string   `yaml:"-"`
-	Listen        string   `yaml:"listen"`
-	Lights        []string `yaml:"lights"`
-	Sync          string   `yaml:"sync"`
-	User          string   `yaml:"user"`
-	Password      string   `yaml:"password"`
-	MaxBytes      int64    `yaml:"max_bytes"`
-	SnapshotEvery int      `yaml:"snapshot_every"`
+	Data     string   `yaml:"-"`
+	Listen   string   `yaml:"listen"`
+	Lights   []string `yaml:"lights"`
+	Sync     string   `yaml:"sync"`
+	User     string   `yaml:"user"`
+	Password string   `yaml:"password"`
+	// MaxBytes is the journal budget; 0 chooses it from the free space
+	// at the first start and keeps it in the data directory
+	// (broker.ResolveBudget).
+	MaxBytes      int64 `yaml:"max_bytes"`
+	SnapshotEvery int   `yaml:"snapshot_every"`
 	// ClockMode says when timers may trust the system clock (clock.Auto,
 	// Trust or Wait).
 	ClockMode string `yaml:"clock"`
@@ -85,6 +88,10 @@ type Config struct {
 	// CompileGuest, when set, compiles the tools' guest in another
 	// process (plugins.Config.Compile): lumen up runs itself for it.
 	CompileGuest func(ctx context.Context, wasmPath, out string) error `yaml:"-"`
+	// DiskReserve is the free space below which new inputs are refused
+	// (default broker.Reserve of the budget); negative: none, which only
+	// tests of the reload after a write error want.
+	DiskReserve int64 `yaml:"-"`
 	// Logf receives the daemon's log lines (default: none).
 	Logf func(format string, args ...any) `yaml:"-"`
 	// OnShow, when set, sees the first frame of every state a light's
@@ -98,7 +105,7 @@ type Config struct {
 func DefaultConfig(data string) Config {
 	return Config{
 		Data: data, Listen: broker.DefaultListen, Lights: []string{"demo"}, Sync: broker.SyncAlways, HTTP: web.Auto,
-		ClockMode: clock.Auto, SnapshotEvery: 1000, MaxBytes: broker.DefaultMaxBytes,
+		ClockMode: clock.Auto, SnapshotEvery: 1000,
 		Hardware: HardwareConfig{Driver: "auto"},
 		Agent: AgentConfig{MaxTurns: agent.DefaultMaxTurns, Timeout: agent.DefaultCallTimeout,
 			TranscribeModel: agent.DefaultTranscribeModel, SpeechModel: agent.DefaultSpeechModel, Voice: agent.DefaultVoice},
@@ -158,9 +165,9 @@ func (c *Config) Validate() error {
 	}
 	switch {
 	case c.MaxBytes < 0:
-		return fmt.Errorf("--max-bytes %d is negative: give the journal's size budget in bytes (max_bytes: in lumen.yaml), or 0 for the default, %d (1 GiB)", c.MaxBytes, broker.DefaultMaxBytes)
-	case c.MaxBytes == 0:
-		c.MaxBytes = broker.DefaultMaxBytes
+		return fmt.Errorf("--max-bytes %d is negative: give the journal's size budget in bytes (max_bytes: in lumen.yaml), or 0 to choose it from the free space (at most %d, 1 GiB)", c.MaxBytes, broker.DefaultMaxBytes)
+	case c.MaxBytes > 0 && c.MaxBytes < minMaxBytes:
+		return fmt.Errorf("--max-bytes %d is too small: the journal needs at least %d bytes (max_bytes: in lumen.yaml), or 0 to choose it from the free space", c.MaxBytes, minMaxBytes)
 	}
 	if err := c.validateHouse(); err != nil {
 		return err
@@ -287,18 +294,22 @@ func (c *Config) sourceTick() time.Duration {
 	return min(max(c.SourceMinInterval/4, 10*time.Millisecond), time.Second)
 }
 
+// minMaxBytes is the smallest budget --max-bytes may give: the stream's
+// share of it must hold a few snapshots' worth of events.
+const minMaxBytes = 64 << 10
+
 // compactAbove is the journal size past which lights purge what their
-// snapshots cover: 3/4 of the budget, leaving room for the events that
-// arrive before the next snapshot.
-func (c *Config) compactAbove() uint64 {
-	return uint64(c.MaxBytes) / 4 * 3
+// snapshots cover: 3/4 of the stream's share of the budget, leaving
+// room for the events that arrive before the next snapshot.
+func compactAbove(budget int64) uint64 {
+	return uint64(broker.StreamBytes(budget)) / 4 * 3
 }
 
 // forceAbove is the journal size past which a Pi purges what its
 // snapshots cover even if the house does not have it yet: 15/16 of the
-// budget, so that the journal never fills while the hub is away.
-func (c *Config) forceAbove() uint64 {
-	return uint64(c.MaxBytes) / 16 * 15
+// stream's share, so that the journal never fills while the hub is away.
+func forceAbove(budget int64) uint64 {
+	return uint64(broker.StreamBytes(budget)) / 16 * 15
 }
 
 // Decode reads a lumen.yaml over c: the keys it has replace c's values,

@@ -48,7 +48,8 @@ const maxPayload = 2 * agent.MaxAudio
 
 // Daemon is a running Lumen.
 type Daemon struct {
-	cfg Config
+	cfg    Config
+	budget int64 // the journal budget Run resolved
 
 	mu      sync.Mutex
 	broker  *broker.Broker
@@ -101,8 +102,15 @@ func (d *Daemon) Run(ctx context.Context) error {
 	if err := os.MkdirAll(cfg.Data, 0o700); err != nil {
 		return fmt.Errorf("daemon: data dir: %w", err)
 	}
+	budget, err := broker.ResolveBudget(cfg.Data, cfg.MaxBytes)
+	if err != nil {
+		return err
+	}
+	logf("%s", budget.Note)
+	d.budget = budget.Bytes
 	bc := broker.Config{DataDir: cfg.Data, Listen: cfg.Listen, Sync: cfg.Sync,
-		User: cfg.User, Password: cfg.Password, Lights: cfg.Lights, MaxBytes: cfg.MaxBytes, MaxPayload: maxPayload, MQTT: cfg.MQTT}
+		User: cfg.User, Password: cfg.Password, Lights: cfg.Lights, MaxPayload: maxPayload, MQTT: cfg.MQTT,
+		MaxBytes: broker.StreamBytes(budget.Bytes), StoreMax: budget.Bytes, Reserve: cfg.DiskReserve, Notify: logf}
 	if err := cfg.houseBroker(&bc); err != nil {
 		return err
 	}
@@ -120,7 +128,8 @@ func (d *Daemon) Run(ctx context.Context) error {
 	if d.nc, err = b.Connect(nats.Name("lumen-daemon")); err != nil {
 		return err
 	}
-	d.j = journal.New(b.JetStream())
+	// New inputs ask the disk for room first.
+	d.j = journal.New(b.JetStream(), journal.WithRoom(b.Room))
 	d.metrics = metrics.New(metrics.Config{Journal: d.j.Size, Now: cfg.Clock.Now, Logf: logf})
 	d.sys = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
 		return slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -208,7 +217,7 @@ func (d *Daemon) spawnLight(ctx context.Context, name string) (*Light, error) {
 	}
 	demo := machine.Demo()
 	props, err := light.Props(light.Config{Name: name, Journal: d.j, Clock: cfg.Clock, Seed: &demo, Meter: meter,
-		SnapshotEvery: cfg.SnapshotEvery, CompactAbove: cfg.compactAbove(), ForceAbove: cfg.forceAbove(), HouseFloor: d.houseFloor(), Logf: logf})
+		SnapshotEvery: cfg.SnapshotEvery, CompactAbove: compactAbove(d.budget), ForceAbove: forceAbove(d.budget), HouseFloor: d.houseFloor(), Logf: logf})
 	if err != nil {
 		return nil, err
 	}

@@ -520,6 +520,9 @@ const (
 // decides the gestures, with the real button's settings, on any
 // hardware; they are journaled with source web.
 func (a *Actor) webPress(ctx actor.Context, down bool) any {
+	if r := a.noRoom(down); r != nil {
+		return r
+	}
 	a.emit(a.webDet.Edge(hardware.Edge{Down: down, At: a.cfg.Clock.Now()}), sourceWeb)
 	a.armGestures(ctx)
 	e := messages.EdgeUp
@@ -534,6 +537,9 @@ func (a *Actor) press(down bool) any {
 	if !ok {
 		return &messages.ErrorReply{Code: 409, Error: "this light has a real button; press it (only the simulated button takes edges over NATS)"}
 	}
+	if r := a.noRoom(down); r != nil {
+		return r
+	}
 	if err := in.Inject(down); err != nil {
 		return &messages.ErrorReply{Code: 409, Error: err.Error()}
 	}
@@ -542,6 +548,17 @@ func (a *Actor) press(down bool) any {
 		e = messages.EdgeDown
 	}
 	return &messages.ButtonReply{OK: true, Edge: e}
+}
+
+// noRoom refuses a press of the simulated or the page's button with 507
+// when the disk has no room for the gesture it would make (the real
+// button's are dropped with a log line: see actors.Journal). A release
+// always goes through, so that no press is left held.
+func (a *Actor) noRoom(down bool) *messages.ErrorReply {
+	if !down {
+		return nil
+	}
+	return actors.NoRoom(a.cfg.Journal.Room())
 }
 
 func pixels(f []hardware.RGB) []messages.Pixel {

@@ -160,6 +160,7 @@ type ListIntents struct{}
 type (
 	delivered struct {
 		batch []journal.Delivery
+		from  *journal.Consumer // that delivered it
 	}
 	appendFailed struct {
 		id  string
@@ -170,9 +171,13 @@ type (
 		name string
 		at   time.Time
 		late bool // the deadline had passed when it was armed (e.g. while the daemon was down)
+		full bool // it waited for room on the disk already
 	}
 	clockTick    struct{}
 	consumerLost struct{ err error }
+	// resume tries again to finish the start, which waits for room on
+	// the disk.
+	resume struct{}
 )
 
 // Actor is one light.
@@ -183,6 +188,10 @@ type Actor struct {
 	snapshots int // taken since the light started: every pastEvery-th is kept
 	since     int // inputs applied since the last snapshot
 	waiters   map[string]*actor.PID
+	missing   []output          // outputs of applied inputs that recovery has still to journal
+	empty     bool              // the light had no history at start
+	resuming  clock.Timer       // while the start waits for room
+	cons      *journal.Consumer // the running one: deliveries of an older one are dropped
 	cancel    context.CancelFunc
 	armed     map[string]clock.Timer // by kind+name
 	waiting   bool                   // timers wait for the clock
@@ -206,6 +215,10 @@ func (a *Actor) Receive(ctx actor.Context) {
 	case *actor.Started:
 		if err := a.start(ctx); err != nil {
 			// Let the supervisor restart us with backoff.
+			panic(fmt.Sprintf("light %s: start: %v", a.cfg.Name, err))
+		}
+	case *resume:
+		if err := a.resume(ctx); err != nil {
 			panic(fmt.Sprintf("light %s: start: %v", a.cfg.Name, err))
 		}
 	case *actor.Stopping, *actor.Restarting:
@@ -238,7 +251,7 @@ func (a *Actor) Receive(ctx actor.Context) {
 	case *appendFailed:
 		if pid, ok := a.waiters[msg.id]; ok {
 			delete(a.waiters, msg.id)
-			ctx.Send(pid, &messages.ErrorReply{Code: 500, Error: fmt.Sprintf("could not journal the command: %v; try again", msg.err)})
+			ctx.Send(pid, appendError(msg.err))
 		}
 	case *due:
 		a.fireDue(ctx, msg)
@@ -263,15 +276,46 @@ func (a *Actor) start(ctx actor.Context) error {
 	a.stop()
 	a.waiters = map[string]*actor.PID{}
 	a.armed = map[string]clock.Timer{}
+	rctx, rcancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer rcancel()
+	var err error
+	if a.empty, err = a.recover(rctx); err != nil {
+		return err
+	}
+	return a.resume(ctx)
+}
+
+// roomPoll is how often a start that waits for room on the disk looks
+// again.
+const roomPoll = time.Second
+
+// resume finishes the start once the light is recovered: it journals
+// what recovery found missing, then the upgrade and seed inputs, and
+// starts the consumer. While the disk has no room (journal.Room) it
+// waits, answering reads and refusing commands meanwhile, instead of
+// sending appends that a full disk would never acknowledge.
+func (a *Actor) resume(ctx actor.Context) error {
+	if err := a.cfg.Journal.Room(); err != nil {
+		if _, again := ctx.Message().(*resume); !again {
+			a.cfg.Logf("light %s: waits for room on the disk to finish starting: %v", a.cfg.Name, err)
+		}
+		self, sys := ctx.Self(), ctx.ActorSystem()
+		a.resuming = a.cfg.Clock.AfterFunc(roomPoll, func() { sys.Root.Send(self, &resume{}) })
+		return nil
+	}
+	a.resuming = nil
 	bg, cancel := context.WithCancel(context.Background())
 	a.cancel = cancel
 	rctx, rcancel := context.WithTimeout(bg, 5*time.Minute)
 	defer rcancel()
-
-	empty, err := a.recover(rctx)
-	if err != nil {
-		return err
+	if len(a.missing) > 0 {
+		if err := a.publish(rctx, a.missing); err != nil {
+			return err
+		}
+		a.cfg.Logf("light %s: journaled %d missing outputs of input %d after a crash", a.cfg.Name, len(a.missing), a.missing[0].cause)
+		a.missing = nil
 	}
+	empty := a.empty
 	if a.m.Level() < machine.Level {
 		// The inputs after this one get this lumen's checks; those
 		// before it stay as they were applied.
@@ -299,6 +343,7 @@ func (a *Actor) start(ctx actor.Context) error {
 	if err != nil {
 		return err
 	}
+	a.cons = cons
 	go a.consume(bg, ctx.ActorSystem(), ctx.Self(), cons)
 	a.arm(ctx)
 	return nil
@@ -314,6 +359,10 @@ func (a *Actor) stop() {
 	for k, t := range a.armed {
 		t.Stop()
 		delete(a.armed, k)
+	}
+	if a.resuming != nil {
+		a.resuming.Stop()
+		a.resuming = nil
 	}
 }
 
@@ -341,17 +390,13 @@ func (a *Actor) recover(ctx context.Context) (empty bool, err error) {
 	if err != nil {
 		return false, err
 	}
+	a.missing = nil
 	for _, ap := range open {
 		// The process died, or the journal failed, while journaling this
-		// input's outputs.
-		var outs []output
+		// input's outputs: resume journals them.
 		for _, i := range ap.Missing() {
-			outs = append(outs, output{typ: ap.Result.Outputs[i].Type, data: ap.Computed[i], cause: ap.Input.Seq, n: i})
+			a.missing = append(a.missing, output{typ: ap.Result.Outputs[i].Type, data: ap.Computed[i], cause: ap.Input.Seq, n: i})
 		}
-		if err := a.publish(ctx, outs); err != nil {
-			return false, err
-		}
-		a.cfg.Logf("light %s: journaled %d missing outputs of input %d after a crash", a.cfg.Name, len(outs), ap.Input.Seq)
 	}
 	a.m, a.applied = f.M, f.Applied
 	return !seen, nil
@@ -409,7 +454,7 @@ func (a *Actor) consume(ctx context.Context, sys *actor.ActorSystem, self *actor
 			}
 			continue
 		}
-		f := sys.Root.RequestFuture(self, &delivered{batch: batch}, a.cfg.ReplyTimeout)
+		f := sys.Root.RequestFuture(self, &delivered{batch: batch, from: cons}, a.cfg.ReplyTimeout)
 		if _, err := f.Result(); err != nil && ctx.Err() == nil {
 			a.cfg.Logf("light %s: inputs %d-%d: %v", a.cfg.Name, batch[0].Seq, batch[len(batch)-1].Seq, err)
 		}
@@ -430,6 +475,11 @@ type appliedInput struct {
 // commands waiting for them and ack the last input, which settles all.
 func (a *Actor) apply(ctx actor.Context, d *delivered) {
 	defer ctx.Respond(struct{}{})
+	if d.from != a.cons {
+		// Left in the mailbox by the consumer before a restart (the
+		// actor is new then): the new one delivers these inputs again.
+		return
+	}
 	start := time.Now()
 	actx, cancel := context.WithTimeout(context.Background(), a.cfg.ReplyTimeout)
 	defer cancel()
@@ -588,9 +638,23 @@ func (a *Actor) dryRun(c *Command) any {
 	return &messages.DryRunReply{OK: true, DryRun: true, Changes: messages.DiffConfig(a.m.Export(), m.Export())}
 }
 
+// appendError is the answer to a command whose input could not be
+// journaled.
+func appendError(err error) *messages.ErrorReply {
+	if r := actors.NoRoom(err); r != nil {
+		return r
+	}
+	return &messages.ErrorReply{Code: 500, Error: fmt.Sprintf("could not journal the command: %v; try again", err)}
+}
+
 // command journals a command's input; the answer is sent when the
-// consumer delivers and applies it.
+// consumer delivers and applies it. Without room on the disk it is
+// refused at once, journaling nothing.
 func (a *Actor) command(ctx actor.Context, c *Command) {
+	if err := a.cfg.Journal.Room(); err != nil {
+		ctx.Respond(appendError(err))
+		return
+	}
 	id := nuid.Next()
 	env := messages.Input(a.cfg.Name, c.Type, id, a.cfg.Clock.Now(), c.Data)
 	env.By = c.By
@@ -652,11 +716,25 @@ func (a *Actor) arm(ctx actor.Context) {
 	}
 }
 
+// dueRoomRetry is how often a due timer, schedule or layer end that
+// found the disk full looks for room again.
+const dueRoomRetry = 5 * time.Second
+
 // fireDue journals a timer or schedule input. Its id is derived from the
 // deadline, so a timer fired both before and after a crash is stored once,
 // and the machine ignores a deadline it no longer has.
 func (a *Actor) fireDue(ctx actor.Context, d *due) {
 	delete(a.armed, d.kind+":"+d.name)
+	if err := a.cfg.Journal.Room(); err != nil {
+		// It stays pending in the machine: try again, late, once
+		// there is room (a restart meanwhile fires it late too).
+		if !d.full {
+			a.cfg.Logf("light %s: %s %s is due but waits for room on the disk: %v", a.cfg.Name, d.kind, d.name, err)
+		}
+		again, self, sys := &due{kind: d.kind, name: d.name, at: d.at, late: true, full: true}, ctx.Self(), ctx.ActorSystem()
+		a.armed[d.kind+":"+d.name] = a.cfg.Clock.AfterFunc(dueRoomRetry, func() { sys.Root.Send(self, again) })
+		return
+	}
 	late := d.late || a.cfg.Clock.Now().Sub(d.at) > time.Second
 	var data []byte
 	switch d.kind {

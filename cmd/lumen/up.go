@@ -51,7 +51,8 @@ by default):
   sync: always          # or batch
   user: …               # with password: the credentials outside clients give;
   password: …           #   required to listen beyond this machine
-  max_bytes: 1073741824 # journal size budget in bytes (1 GiB)
+  max_bytes: 0          # journal size budget in bytes; 0: 3/4 of the free space
+                        #   at the first start, at most 1 GiB, kept in budget.json
   snapshot_every: 1000
   clock: auto           # auto | trust | wait
   groups: {downstairs: [kitchen, hall]}
@@ -114,7 +115,7 @@ too: 'lumen gpio PIN high|low|pulse' drives one.`,
 	f.StringArrayVar(&groupFlags, "group", nil, "lights that also answer lumen.group.GROUP.cmd.VERB, as `GROUP=LIGHT,LIGHT` (repeatable)")
 	f.StringVar(&cfg.ClockMode, "clock", cfg.ClockMode, "when timers and schedules may trust the system clock, `auto|trust|wait`: trust: at once; wait: once it is synchronized; auto: wait on a Pi without a battery-backed clock, else trust")
 	f.IntVar(&cfg.SnapshotEvery, "snapshot-every", cfg.SnapshotEvery, "snapshot a light every `N` inputs")
-	f.Int64Var(&cfg.MaxBytes, "max-bytes", cfg.MaxBytes, "journal size budget in `BYTES`: past 3/4 of it, each light purges the events its snapshots cover (on a Pi of a house, only those the hub has copied, until 15/16: then a gap event says what the house will never have); a full journal refuses new events")
+	f.Int64Var(&cfg.MaxBytes, "max-bytes", cfg.MaxBytes, "journal size budget in `BYTES`, snapshots and MQTT sessions included; 0: 3/4 of the disk's free space at the first start, at most 1 GiB, kept in budget.json in --data (start-up says which). Past 3/4 of the journal's share, each light purges the events its snapshots cover (on a Pi of a house, only those the hub has copied, until 15/16: then a gap event says what the house will never have); a full journal, or a disk with less than 8 MiB free, refuses changes with 507")
 	f.StringVar(&cfg.HTTP, "http", cfg.HTTP, "serve the page, the API (/api/v1) and webhook sources (POST /hooks/LIGHT/SOURCE) on `HOST:PORT`; off: none; HOST:0 picks a free port; a host beyond this machine needs --user and --password")
 	f.Lookup("http").DefValue = web.DefaultAddr + ", or none if that port is taken"
 	f.StringArrayVar(&cfg.HTTPNames, "http-name", nil, "another host `NAME` the page is reached by (e.g. kitchenpi.lan), besides IP addresses, localhost and this machine's names; other names are refused against DNS rebinding (repeatable)")

@@ -49,6 +49,8 @@ import (
 
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
+
+	"github.com/lumen-home/lumen/internal/lumentest"
 )
 
 // Names says what, besides an fsync of their directory, makes changes
@@ -200,10 +202,7 @@ func Require(tb testing.TB) {
 
 func unavailable(tb testing.TB, err error) {
 	tb.Helper()
-	if os.Getenv("CI") != "" {
-		tb.Fatalf("FUSE is needed and not available on this CI machine: %v", err)
-	}
-	tb.Skipf("FUSE is not available, skipping: %v", err)
+	lumentest.Unavailable(tb, "FUSE", err)
 }
 
 // MountT is Mount for a test: where mounting is refused (no FUSE, not

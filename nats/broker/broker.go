@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -87,8 +88,20 @@ type Config struct {
 	// DefaultMaxBytes. When it is reached appends are refused rather than
 	// old events dropped: the owner purges what snapshots cover.
 	MaxBytes int64
+	// StoreMax bounds everything JetStream keeps (every stream and
+	// bucket together: the journal budget); zero leaves nats-server's
+	// own limit, 3/4 of the disk's free space at each start.
+	StoreMax int64
+	// Reserve is the free space Room wants on DataDir's file system;
+	// zero means Reserve(StoreMax) (or of MaxBytes without StoreMax),
+	// negative none: then only a write error of JetStream makes Room
+	// refuse (for tests of the reload after one).
+	Reserve int64
 	// Logf receives the server's log lines; nil keeps the server silent.
 	Logf func(format string, args ...any)
+	// Notify receives the broker's own lines, fewer than the server's:
+	// JetStream could not write, it was reloaded. Nil: Logf.
+	Notify func(format string, args ...any)
 
 	// Name is the server's name (default "lumen"). Every server of a
 	// house needs its own: a hub drops a second leaf of the same name.
@@ -139,6 +152,15 @@ func (c Config) normalize() (Config, hostPort, error) {
 		return c, hostPort{}, fmt.Errorf("broker: max bytes %d is negative: use 0 for the default (1 GiB) or a size in bytes", c.MaxBytes)
 	case c.MaxBytes == 0:
 		c.MaxBytes = DefaultMaxBytes
+	}
+	if c.StoreMax < 0 {
+		return c, hostPort{}, fmt.Errorf("broker: store max %d is negative: use 0 for nats-server's own limit or a size in bytes", c.StoreMax)
+	}
+	if c.StoreMax > 0 && c.MaxBytes >= c.StoreMax {
+		return c, hostPort{}, fmt.Errorf("broker: the LUMEN stream's budget %d leaves nothing of the store's %d for the snapshots: use StreamBytes of it", c.MaxBytes, c.StoreMax)
+	}
+	if c.Reserve == 0 {
+		c.Reserve = Reserve(cmp.Or(c.StoreMax, c.MaxBytes))
 	}
 	if (c.User == "") != (c.Password == "") {
 		return c, hostPort{}, errors.New("broker: incomplete credentials: set both User and Password, or neither")
@@ -226,6 +248,12 @@ type Broker struct {
 
 	reload sync.Mutex // guards opts across reloads
 
+	// writeErr is set while JetStream keeps a write error (the disk
+	// filled up under it) until watchWrites reloads it.
+	writeErr atomic.Bool
+	done     chan struct{} // closed by Shutdown
+	watching sync.WaitGroup
+
 	shutdown sync.Once
 }
 
@@ -277,14 +305,23 @@ func Start(ctx context.Context, cfg Config) (*Broker, error) {
 		// (2.2 s for a million events at 2 minutes, a fraction at 1 s).
 		SyncInterval: syncInterval,
 		MaxPayload:   cfg.MaxPayload,
-		Users:        users,
-		NoAuthUser:   noAuth,
+		// Zero leaves the server's own limit.
+		JetStreamMaxStore: cfg.StoreMax,
+		Users:             users,
+		NoAuthUser:        noAuth,
 		// An embedded server must not take over the process's signals.
 		NoSigs: true,
 		NoLog:  true,
 	}
 	if hp.port == 0 {
 		opts.Port = server.RANDOM_PORT // 0 would mean 4222 to the server
+	}
+	if old := reservedOnDisk(cfg.DataDir); cfg.StoreMax > 0 && old >= cfg.StoreMax {
+		// Streams made under a larger budget (the former 1 GiB
+		// default) are loaded with their reservations, and JetStream
+		// would refuse to lower them below its limit: start with room
+		// for them, and take the budget once they are lowered.
+		opts.JetStreamMaxStore = cfg.StoreMax + old
 	}
 	if err := cfg.houseOptions(opts); err != nil {
 		lock.release()
@@ -308,11 +345,14 @@ func Start(ctx context.Context, cfg Config) (*Broker, error) {
 	log := newLogger(cfg.Logf)
 	srv.SetLoggerV2(log, false, false, false)
 
-	b := &Broker{cfg: cfg, srv: srv, opts: opts, log: log, started: make(chan struct{}), lock: lock, daemonPassword: daemonPassword}
+	b := &Broker{cfg: cfg, srv: srv, opts: opts, log: log, started: make(chan struct{}), lock: lock, daemonPassword: daemonPassword,
+		done: make(chan struct{})}
 	go func() {
 		defer close(b.started)
 		srv.Start()
 	}()
+	b.watching.Add(1)
+	go b.watchWrites()
 	if err := b.waitReady(ctx); err != nil {
 		b.Shutdown()
 		return nil, err
@@ -340,6 +380,12 @@ func Start(ctx context.Context, cfg Config) (*Broker, error) {
 	if err := ensure(ctx, b.js); err != nil {
 		b.Shutdown()
 		return nil, err
+	}
+	if cfg.StoreMax > 0 && opts.JetStreamMaxStore != cfg.StoreMax {
+		if err := b.reloadJetStream(cfg.StoreMax); err != nil {
+			b.Shutdown()
+			return nil, fmt.Errorf("broker: take the journal budget: %w", err)
+		}
 	}
 	return b, nil
 }
@@ -431,6 +477,8 @@ func (b *Broker) JetStream() jetstream.JetStream {
 // to call more than once.
 func (b *Broker) Shutdown() {
 	b.shutdown.Do(func() {
+		close(b.done)
+		b.watching.Wait()
 		if b.nc != nil {
 			b.nc.Close()
 		}

@@ -17,10 +17,15 @@ type logger struct {
 	// link is the last error the server gave about a house link (a
 	// refused login, a certificate, a dial), for HubLink's status.
 	link atomic.Value // string
+	// writeErr gets the server's first word of a critical write error
+	// (a stream, a consumer or a store that could not write, e.g. the
+	// disk was full), which the server keeps until JetStream is
+	// reloaded: watchWrites takes it.
+	writeErr chan string
 }
 
 func newLogger(logf func(format string, args ...any)) *logger {
-	return &logger{logf: logf, fatal: make(chan string, 1)}
+	return &logger{logf: logf, fatal: make(chan string, 1), writeErr: make(chan string, 1)}
 }
 
 func (l *logger) log(level, format string, v []any) {
@@ -59,7 +64,19 @@ func (l *logger) noteLink(format string, v []any) {
 // Errorf logs an error.
 func (l *logger) Errorf(format string, v ...any) {
 	l.noteLink(format, v)
+	l.noteWriteErr(format, v)
 	l.log("error: ", format, v)
+}
+
+// noteWriteErr hands a critical write error to watchWrites.
+func (l *logger) noteWriteErr(format string, v []any) {
+	if !strings.Contains(strings.ToLower(format), "critical write error") {
+		return
+	}
+	select {
+	case l.writeErr <- fmt.Sprintf(format, v...):
+	default: // one is waiting already
+	}
 }
 
 // Debugf is dropped: the server is never started in debug mode.

@@ -3,6 +3,7 @@ package broker
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -68,18 +69,39 @@ func SnapshotConfig() jetstream.KeyValueConfig {
 // LUMEN_SNAP bucket, or updates them to the current configuration, with
 // the inputs of lights (nil keeps the stream's subjects). It is idempotent,
 // so it runs on every start.
+//
+// What already has the configuration is left as it is: an update
+// rewrites the stream's metadata, which a full disk would refuse, and a
+// daemon must start on a full disk (reads and the LED work; changes get
+// 507 until there is room).
 func EnsureStreams(ctx context.Context, js jetstream.JetStream, maxBytes int64, lights []string) error {
 	cfg := StreamConfig(maxBytes, lights)
-	if lights == nil {
-		if s, err := js.Stream(ctx, subject.Stream); err == nil {
-			cfg.Subjects = s.CachedInfo().Config.Subjects
+	s, err := js.Stream(ctx, subject.Stream)
+	if err == nil && lights == nil {
+		cfg.Subjects = s.CachedInfo().Config.Subjects
+	}
+	if err != nil || !sameStream(s.CachedInfo().Config, cfg) {
+		if _, err := js.CreateOrUpdateStream(ctx, cfg); err != nil {
+			return fmt.Errorf("broker: ensure stream %s: %w", subject.Stream, err)
 		}
 	}
-	if _, err := js.CreateOrUpdateStream(ctx, cfg); err != nil {
-		return fmt.Errorf("broker: ensure stream %s: %w", subject.Stream, err)
+	want := SnapshotConfig()
+	// Of the bucket's configuration only its history is ours to keep.
+	if kv, err := js.KeyValue(ctx, want.Bucket); err == nil {
+		if st, err := kv.Status(ctx); err == nil && st.History() == int64(want.History) {
+			return nil
+		}
 	}
-	if _, err := js.CreateOrUpdateKeyValue(ctx, SnapshotConfig()); err != nil {
+	if _, err := js.CreateOrUpdateKeyValue(ctx, want); err != nil {
 		return fmt.Errorf("broker: ensure bucket %s: %w", subject.SnapshotBucket, err)
 	}
 	return nil
+}
+
+// sameStream reports whether have already has what StreamConfig sets.
+func sameStream(have, want jetstream.StreamConfig) bool {
+	return slices.Equal(have.Subjects, want.Subjects) && have.Description == want.Description &&
+		have.Retention == want.Retention && have.Storage == want.Storage && have.Replicas == want.Replicas &&
+		have.MaxMsgs == want.MaxMsgs && have.MaxBytes == want.MaxBytes && have.Discard == want.Discard &&
+		have.Duplicates == want.Duplicates && have.AllowDirect == want.AllowDirect
 }

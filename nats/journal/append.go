@@ -135,7 +135,7 @@ func appendErr(subj string, err error) error {
 			jetstream.JSErrCodeStreamWrongLastSequenceConstant,
 			errCodeWrongLastMsgID:
 			return fmt.Errorf("%w: append to %s: %w", ErrConflict, subj, err)
-		case errCodeInsufficientResources, errCodeStorageExceeded:
+		case errCodeInsufficientResources, errCodeStorageExceeded, errCodeAccountResourcesExceeded:
 			return fmt.Errorf("%w: append to %s: %w", ErrFull, subj, err)
 		case errCodeStoreFailed:
 			// "maximum bytes exceeded", "maximum messages exceeded": the
@@ -154,4 +154,7 @@ const (
 	errCodeInsufficientResources jetstream.ErrorCode = 10023
 	errCodeStorageExceeded       jetstream.ErrorCode = 10047
 	errCodeStoreFailed           jetstream.ErrorCode = 10077
+	// The store's limit (the journal budget) is spent by every stream
+	// together.
+	errCodeAccountResourcesExceeded jetstream.ErrorCode = 10002
 )

@@ -34,6 +34,9 @@ var (
 	ErrFull = errors.New("journal: full")
 	// ErrClosed means the consumer was stopped or its connection closed.
 	ErrClosed = errors.New("journal: closed")
+	// ErrDiskFull means the file system under the journal has no room
+	// for new inputs (Room); the error's text says what to do.
+	ErrDiskFull = errors.New("journal: disk full")
 )
 
 // Msg is one journaled event.
@@ -60,6 +63,7 @@ type Journal struct {
 	stream string
 	bucket string
 	origin func(subject string, h nats.Header) (seq uint64, ok bool)
+	room   func() error // WithRoom; nil: always room
 
 	mu  sync.Mutex
 	str jetstream.Stream   // cached handle, bound on first use
@@ -93,6 +97,34 @@ func (j *Journal) own(m Msg) (Msg, bool) {
 	m.Seq = seq
 	return m, ok
 }
+
+// WithRoom makes Room ask room whether new inputs may be journaled
+// (broker.Broker.Room: the disk's free space). Without it there is
+// always room.
+func WithRoom(room func() error) Option {
+	return func(j *Journal) { j.room = room }
+}
+
+// Room reports whether there is room for a new input: nil, or an error
+// that is ErrDiskFull and whose text says why and what to do. Whoever
+// journals an input nobody has accepted yet asks first, and refuses it
+// (a command with 507) or drops it; the outputs of accepted inputs,
+// snapshots and compaction take the room kept for them.
+func (j *Journal) Room() error {
+	if j.room == nil {
+		return nil
+	}
+	if err := j.room(); err != nil {
+		return noRoom{err}
+	}
+	return nil
+}
+
+// noRoom is ErrDiskFull with the room's sentence as its text.
+type noRoom struct{ err error }
+
+func (e noRoom) Error() string   { return e.err.Error() }
+func (e noRoom) Unwrap() []error { return []error{ErrDiskFull, e.err} }
 
 // WithSnapshotBucket selects the snapshot bucket (default
 // subject.SnapshotBucket).

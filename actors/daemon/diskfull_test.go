@@ -1,0 +1,90 @@
+package daemon_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/lumen-home/lumen/actors/daemon"
+	"github.com/lumen-home/lumen/actors/light"
+	"github.com/lumen-home/lumen/internal/lumentest"
+	"github.com/lumen-home/lumen/messages"
+	"github.com/lumen-home/lumen/nats/broker"
+	"github.com/lumen-home/lumen/nats/journal"
+	"github.com/lumen-home/lumen/nats/wire"
+)
+
+// TestWriteErrorRecovers lets a full disk reach JetStream (no reserve:
+// the daemon never refuses for want of room first), as when the disk
+// fills between the check and the write. nats-server then keeps a write
+// error in the stream; once space is freed the daemon reloads JetStream
+// and its light takes commands again, without a restart, and its journal
+// replays exactly.
+func TestWriteErrorRecovers(t *testing.T) {
+	disk := lumentest.Tmpfs(t, 32<<20)
+	data := filepath.Join(disk, "data")
+	d := startWith(t, func(c *daemon.Config) { c.Data, c.DiskReserve, c.Sync = data, -1, broker.SyncAlways }, "k")
+	nc, err := nats.Connect(d.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	c := wire.New(nc, wire.WithTimeout(3*time.Second))
+	ctx := context.Background()
+	fire := func() error {
+		return c.Call(ctx, "k", messages.VerbFire, messages.FireRequest{Transition: "button_click"}, nil)
+	}
+	if err := fire(); err != nil {
+		t.Fatal(err)
+	}
+
+	filler := filepath.Join(disk, "filler")
+	f, err := os.Create(filler)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for buf := make([]byte, 64<<10); ; {
+		if _, err := f.Write(buf); err != nil {
+			break
+		}
+	}
+	f.Close()
+	// The first command to meet the full disk may time out (the server
+	// answers no append it could not store); then the daemon knows, and
+	// refuses at once with 507 until there is room.
+	var we *wire.Error
+	lumentest.WaitFor(t, 2*time.Minute, "a 507", func() bool {
+		err := fire()
+		return errors.As(err, &we) && we.Code == 507
+	})
+	t.Logf("full: %v", we)
+
+	if err := os.Remove(filler); err != nil {
+		t.Fatal(err)
+	}
+	lumentest.WaitFor(t, 60*time.Second, "the light to take commands again", func() bool { return fire() == nil })
+	var g messages.GetReply
+	if err := c.Call(ctx, "k", messages.VerbGet, nil, &g); err != nil {
+		t.Fatal(err)
+	}
+	if err := fire(); err != nil {
+		t.Fatalf("a second command after the reload: %v", err)
+	}
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := broker.Inspect(ctx, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Shutdown()
+	sum, err := light.Replay{Light: "k", Verify: true}.Run(ctx, journal.New(b.JetStream()))
+	if err != nil || sum.Pending != 0 {
+		t.Errorf("replay --verify after the write error: %+v, %v", sum, err)
+	}
+}
