@@ -5,6 +5,7 @@ package plugins
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"time"
 
@@ -14,12 +15,14 @@ import (
 // lockCache takes the cache's compile lock (a flock on its directory,
 // which leaves no file behind), waiting for another process's compile to
 // end, until stop is closed (ErrClosed). The kernel drops the lock of a
-// process that dies.
+// process that dies. A cache that does not exist yet is not locked (nor
+// made before there is something to keep in it): only a first start ever
+// compiles there, and it writes the directory when it is done.
 func lockCache(dir string, stop <-chan struct{}) (unlock func(), err error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("plugins: module cache: %w", err)
-	}
 	f, err := os.Open(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return func() {}, nil
+	}
 	if err != nil {
 		return nil, fmt.Errorf("plugins: module cache: %w", err)
 	}

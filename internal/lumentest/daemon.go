@@ -214,7 +214,12 @@ func (d *Daemon) Kill() {
 // plugins package's tests use too.
 func sharedPluginCache() string {
 	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..", ".cache", "plugins", "compiled")
+	dir := filepath.Join(filepath.Dir(file), "..", "..", ".cache", "plugins", "compiled")
+	// It exists before the first daemon starts, so that the daemons
+	// starting together on a fresh clone wait for one compile
+	// (plugins' cache lock) rather than each running its own.
+	_ = os.MkdirAll(dir, 0o755)
+	return dir
 }
 
 // Line waits for a line of the daemon's output that re matches, and
