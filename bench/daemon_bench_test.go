@@ -15,6 +15,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/lumen-home/lumen/internal/lumentest"
 	"github.com/lumen-home/lumen/nats/broker"
 	"github.com/lumen-home/lumen/nats/subject"
 )
@@ -206,7 +207,7 @@ func BenchmarkInputThroughput(b *testing.B) {
 	// What a burst costs in memory: the peak, and what is still held a
 	// few seconds after it.
 	time.Sleep(3 * time.Second)
-	if kb, err := procStatusKB(d.Pid(), "VmRSS", "VmHWM"); err == nil {
+	if kb, err := lumentest.ProcStatusKB(d.Pid(), "VmRSS", "VmHWM"); err == nil {
 		b.ReportMetric(float64(kb["VmHWM"])/1024, "peak-MB")
 		b.ReportMetric(float64(kb["VmRSS"])/1024, "after-MB")
 	}
@@ -559,7 +560,7 @@ func BenchmarkIdleRSS(b *testing.B) {
 	rss := make([]int64, 0, b.N)
 	b.ResetTimer()
 	for range b.N {
-		kb, err := procStatusKB(idle.Pid(), "VmRSS")
+		kb, err := lumentest.ProcStatusKB(idle.Pid(), "VmRSS")
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -568,7 +569,7 @@ func BenchmarkIdleRSS(b *testing.B) {
 	b.StopTimer()
 	slices.Sort(rss)
 	b.ReportMetric(float64(rss[len(rss)/2])/1024, "MB")
-	if kb, err := procStatusKB(idle.Pid(), "VmHWM"); err == nil {
+	if kb, err := lumentest.ProcStatusKB(idle.Pid(), "VmHWM"); err == nil {
 		b.ReportMetric(float64(kb["VmHWM"])/1024, "peak-MB")
 	}
 }
