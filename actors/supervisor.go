@@ -82,6 +82,19 @@ func (s *Strategy) HandleFailure(_ *actor.ActorSystem, sup actor.Supervisor, chi
 	time.AfterFunc(delay, func() { sup.RestartChildren(child) })
 }
 
+// Counted returns s, counting each restart with count after OnRestart
+// (the daemon's metrics).
+func (s *Strategy) Counted(count func(Restart)) *Strategy {
+	on := s.OnRestart
+	s.OnRestart = func(r Restart) {
+		if on != nil {
+			on(r)
+		}
+		count(r)
+	}
+	return s
+}
+
 // Root is the top of the tree: it supervises its children with the
 // strategy given to NewRoot and keeps which light each belongs to, and
 // what it is to it.

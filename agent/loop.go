@@ -61,6 +61,32 @@ type Loop struct {
 	CallTimeout time.Duration        // per model call; default 60 s
 	MaxHistory  int                  // messages of earlier requests kept; default 40
 	Logf        func(string, ...any) // nil: what only a log would say is not said
+	Meter       Meter                // counts requests and model calls; nil: nothing
+}
+
+// Meter counts what a light's agent does, for the daemon's metrics. It is
+// called from any goroutine.
+type Meter interface {
+	// AgentRequest: a request ended with status (messages.AgentDone …).
+	AgentRequest(status string)
+	// ModelCall: the model was asked for a turn and answered (or
+	// failed) after took.
+	ModelCall(took time.Duration, failed bool)
+	// Restarted: a session's actor (role "session") was restarted.
+	Restarted(role string)
+}
+
+type noMeter struct{}
+
+func (noMeter) AgentRequest(string)           {}
+func (noMeter) ModelCall(time.Duration, bool) {}
+func (noMeter) Restarted(string)              {}
+
+func (l *Loop) meter() Meter {
+	if l.Meter == nil {
+		return noMeter{}
+	}
+	return l.Meter
 }
 
 // Defaults of Loop.
@@ -91,6 +117,7 @@ func (l *Loop) ask(ctx context.Context, s *State, env Env, text, who string, dir
 	// mean: it is never learned.
 	answers := s.Status == messages.AgentQuestion
 	if err := env.Record(ctx, messages.OutAgentData{Kind: messages.AgentKindAsk, Text: text, Who: who}); err != nil {
+		l.meter().AgentRequest(messages.AgentFailed)
 		return reply(s, messages.AgentFailed, "I could not record your request, so I did nothing: "+err.Error())
 	}
 	if direct == nil {
@@ -212,13 +239,19 @@ func (l *Loop) complete(ctx context.Context, s *State) (messages.AgentMessage, e
 	if l.Model == nil {
 		return messages.AgentMessage{}, &wire.Error{Code: 409, Msg: Unconfigured}
 	}
+	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, l.callTimeout())
 	defer cancel()
 	system := ""
 	if l.Prompt != nil {
 		system = l.Prompt(ctx)
 	}
+	start := time.Now()
 	msg, err := l.Model.Complete(ctx, Request{System: system, Messages: Conversation(s, l.maxHistory()), Tools: l.Tools.specList()})
+	if parent.Err() == nil {
+		// A call cut short by new input is no failure of the model.
+		l.meter().ModelCall(time.Since(start), err != nil)
+	}
 	if err != nil {
 		return msg, err
 	}
@@ -344,6 +377,7 @@ func (l *Loop) end(env Env, s *State, status, answer string) messages.AskReply {
 	if err := env.Record(ctx, messages.OutAgentData{Kind: messages.AgentKindEnd, Status: status, Text: answer}); err != nil {
 		s.Status, s.LastAnswer = status, answer
 	}
+	l.meter().AgentRequest(status)
 	return reply(s, status, answer)
 }
 

@@ -34,6 +34,9 @@ type Config struct {
 	Speaker     Speaker
 	Logf        func(string, ...any)
 	Clock       clock.Clock // stamps the steps (default the system's)
+	// Meter counts requests, model calls and the sessions' restarts (the
+	// daemon's metrics); nil counts nothing.
+	Meter Meter
 }
 
 // Messages of the agent actor. Reply is called once, from any goroutine.
@@ -83,8 +86,11 @@ func Props(cfg Config) (*actor.Props, error) {
 	if cfg.Clock == nil {
 		cfg.Clock = clock.System(clock.Trust)
 	}
-	return actor.PropsFromProducer(func() actor.Actor { return &Manager{cfg: cfg} },
-		actor.WithSupervisor(actors.JournaledStrategy(cfg.Light, "agent session", cfg.Journal, cfg.Clock, cfg.Logf))), nil
+	if cfg.Meter == nil {
+		cfg.Meter = noMeter{}
+	}
+	s := actors.JournaledStrategy(cfg.Light, "agent session", cfg.Journal, cfg.Clock, cfg.Logf).Counted(func(actors.Restart) { cfg.Meter.Restarted("session") })
+	return actor.PropsFromProducer(func() actor.Actor { return &Manager{cfg: cfg} }, actor.WithSupervisor(s)), nil
 }
 
 // Manager is a light's agent: it routes asks and approvals to sessions,
@@ -100,7 +106,7 @@ func (m *Manager) Receive(ctx actor.Context) {
 	switch msg := ctx.Message().(type) {
 	case *actor.Started:
 		m.loop = &Loop{Model: m.cfg.Model, Tools: m.cfg.Tools, Prompt: LightPrompt(m.cfg.Light, m.cfg.Tools),
-			MaxTurns: m.cfg.MaxTurns, CallTimeout: m.cfg.CallTimeout, Logf: m.cfg.Logf}
+			MaxTurns: m.cfg.MaxTurns, CallTimeout: m.cfg.CallTimeout, Logf: m.cfg.Logf, Meter: m.cfg.Meter}
 		m.sessions = map[string]*actor.PID{}
 		states, err := m.restore()
 		if err != nil {

@@ -30,6 +30,9 @@ type Config struct {
 	Lights []string
 	// Hooks serves the data sources' webhooks under /hooks/ (nil: none).
 	Hooks http.Handler
+	// Metrics serves GET /metrics, the daemon's Prometheus metrics (nil:
+	// none). It asks the Host and credentials the API asks.
+	Metrics http.Handler
 	// User and Password, when set, are asked of every request (HTTP
 	// Basic), loopback included, as NATS asks them of clients.
 	User, Password string
@@ -98,6 +101,9 @@ func New(cfg Config) (*Server, error) {
 	mux.Handle("GET /static/", staticFiles())
 	if cfg.Hooks != nil {
 		mux.Handle("/hooks/", cfg.Hooks)
+	}
+	if cfg.Metrics != nil {
+		mux.Handle("GET /metrics", cfg.Metrics)
 	}
 	// Another site must not drive the light from a visitor's browser:
 	// cross-site browser requests that change anything are refused;

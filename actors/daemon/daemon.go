@@ -31,6 +31,7 @@ import (
 	"github.com/lumen-home/lumen/actors/tool"
 	"github.com/lumen-home/lumen/agent"
 	"github.com/lumen-home/lumen/hardware"
+	"github.com/lumen-home/lumen/internal/metrics"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/broker"
 	"github.com/lumen-home/lumen/nats/journal"
@@ -65,6 +66,7 @@ type Daemon struct {
 	secrets *secrets.Store
 	allow   netpolicy.Operator
 	model   *agent.OpenAI
+	metrics *metrics.Metrics // served on GET /metrics
 
 	stopLink context.CancelFunc // the hub link's watch; nil without a hub
 }
@@ -118,6 +120,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 		return err
 	}
 	d.j = journal.New(b.JetStream())
+	d.metrics = metrics.New(metrics.Config{Journal: d.j.Size, Now: cfg.Clock.Now, Logf: logf})
 	d.sys = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
 		return slog.New(slog.NewTextHandler(io.Discard, nil))
 	}))
@@ -164,6 +167,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 func (d *Daemon) strategy() *actors.Strategy {
 	s := actors.DefaultStrategy()
 	s.OnRestart = func(r actors.Restart) {
+		d.metrics.Restarted(r.Light, r.Role)
 		d.cfg.Logf("%s crashed (%v); restart %d in %s", d.describe(r), r.Reason, r.Restarts, r.Delay)
 		if err := actors.JournalRestart(d.j, r.Light, r, d.cfg.Clock.Now()); err != nil {
 			d.cfg.Logf("journal restart of %s: %v", r.Light, err)
@@ -197,8 +201,12 @@ const (
 func (d *Daemon) spawnLight(ctx context.Context, name string) (*Light, error) {
 	cfg, logf := &d.cfg, d.cfg.Logf
 	l := &Light{Name: name}
+	meter := d.metrics.Light(name)
+	if at, err := d.j.SnapshotTime(ctx, name); err == nil {
+		meter.SnapshotAt(at) // its age counts from before this start
+	}
 	demo := machine.Demo()
-	props, err := light.Props(light.Config{Name: name, Journal: d.j, Clock: cfg.Clock, Seed: &demo,
+	props, err := light.Props(light.Config{Name: name, Journal: d.j, Clock: cfg.Clock, Seed: &demo, Meter: meter,
 		SnapshotEvery: cfg.SnapshotEvery, CompactAbove: cfg.compactAbove(), ForceAbove: cfg.forceAbove(), HouseFloor: d.houseFloor(), Logf: logf})
 	if err != nil {
 		return nil, err
@@ -239,7 +247,7 @@ func (d *Daemon) spawnLight(ctx context.Context, name string) (*Light, error) {
 		engine = d.engine
 	}
 	tprops, err := tool.Props(tool.Config{Light: name, Engine: engine, Allow: d.allow, Secrets: d.secrets, Plugins: d.plugins,
-		Conn: d.nc, Journal: d.j, Clock: cfg.Clock, Web: cfg.web(), Logf: logf})
+		Conn: d.nc, Journal: d.j, Clock: cfg.Clock, Web: cfg.web(), Meter: meter, Logf: logf})
 	if err != nil {
 		return nil, err
 	}
@@ -250,7 +258,7 @@ func (d *Daemon) spawnLight(ctx context.Context, name string) (*Light, error) {
 		return nil, err
 	}
 	sprops, err := source.Props(source.Config{Light: name, Tools: l.Tools, Conn: d.nc, Journal: d.j, Tick: cfg.sourceTick(),
-		Hooks: d.web.URL(), Clock: cfg.Clock, Logf: logf})
+		Hooks: d.web.URL(), Clock: cfg.Clock, Meter: meter, Logf: logf})
 	if err != nil {
 		return nil, err
 	}
@@ -264,7 +272,7 @@ func (d *Daemon) spawnLight(ctx context.Context, name string) (*Light, error) {
 	if l.changes, err = lw.Changes(messages.OutConfig, messages.OutIntent); err != nil {
 		return nil, err
 	}
-	acfg := agent.Config{Light: name, Journal: d.j, Clock: cfg.Clock, MaxTurns: cfg.Agent.MaxTurns, CallTimeout: cfg.Agent.Timeout, Logf: logf,
+	acfg := agent.Config{Light: name, Journal: d.j, Clock: cfg.Clock, MaxTurns: cfg.Agent.MaxTurns, CallTimeout: cfg.Agent.Timeout, Logf: logf, Meter: meter,
 		Tools: &agent.Tools{Light: lw, Forbidden: slices.Clone(cfg.Agent.Forbid), Changed: l.changes.Changed}}
 	if d.model != nil { // a nil *OpenAI must not become a non-nil Model
 		acfg.Model = d.model

@@ -15,5 +15,6 @@ func (d *Daemon) serveWeb() error {
 		return err
 	}
 	d.webNC = nc
-	return d.web.Serve(web.Config{NC: nc, Lights: d.cfg.Lights, Hosts: d.cfg.HTTPNames, Hooks: d.hooks, User: d.cfg.User, Password: d.cfg.Password, Logf: d.cfg.Logf})
+	return d.web.Serve(web.Config{NC: nc, Lights: d.cfg.Lights, Hosts: d.cfg.HTTPNames, Hooks: d.hooks, Metrics: d.metrics.Handler(),
+		User: d.cfg.User, Password: d.cfg.Password, Logf: d.cfg.Logf})
 }

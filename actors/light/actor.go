@@ -54,8 +54,25 @@ type Config struct {
 	ReplyTimeout time.Duration
 	// ClockPoll is how often an unsynchronized clock is checked again.
 	ClockPoll time.Duration
-	Logf      func(format string, args ...any)
+	// Meter counts what the light does (the daemon's metrics); nil
+	// counts nothing.
+	Meter Meter
+	Logf  func(format string, args ...any)
 }
+
+// Meter counts what a light does, for the daemon's metrics.
+type Meter interface {
+	// Applied: inputs applied together, the outputs they journaled, and
+	// the time from their delivery until those outputs were durable.
+	Applied(inputs, outputs int, took time.Duration)
+	// Snapshotted: the light saved a snapshot.
+	Snapshotted()
+}
+
+type noMeter struct{}
+
+func (noMeter) Applied(int, int, time.Duration) {}
+func (noMeter) Snapshotted()                    {}
 
 func (c *Config) validate() error {
 	if err := subject.ValidLight(c.Name); err != nil {
@@ -81,6 +98,9 @@ func (c *Config) validate() error {
 	}
 	if c.Logf == nil {
 		c.Logf = func(string, ...any) {}
+	}
+	if c.Meter == nil {
+		c.Meter = noMeter{}
 	}
 	return nil
 }
@@ -410,6 +430,7 @@ type appliedInput struct {
 // commands waiting for them and ack the last input, which settles all.
 func (a *Actor) apply(ctx actor.Context, d *delivered) {
 	defer ctx.Respond(struct{}{})
+	start := time.Now()
 	actx, cancel := context.WithTimeout(context.Background(), a.cfg.ReplyTimeout)
 	defer cancel()
 	var (
@@ -445,6 +466,7 @@ func (a *Actor) apply(ctx actor.Context, d *delivered) {
 		panic(fmt.Sprintf("light %s: journal outputs of inputs %d-%d: %v", a.cfg.Name, a.applied+1, last, err))
 	}
 	a.applied = last
+	a.cfg.Meter.Applied(len(done), len(outs), time.Since(start))
 	// The outputs are durable: answer first, then ack (a lost ack only
 	// causes a redelivery, which is skipped by its sequence).
 	rearm := false
@@ -493,6 +515,7 @@ func (a *Actor) snapshot(ctx context.Context) {
 		return
 	}
 	a.since = 0
+	a.cfg.Meter.Snapshotted()
 	a.keepPast(ctx, b)
 	a.compact(ctx)
 }

@@ -213,6 +213,7 @@ func (c *child) predicate(root *actor.RootContext, prev *bool) (*bool, error) {
 
 func (c *child) done(ctx actor.Context, msg *runDone) {
 	c.running = false
+	c.cfg.Meter.SourceRun(c.def.Name, msg.err != nil)
 	if !c.def.Polled() {
 		if msg.err != nil {
 			c.cfg.Logf("source %s/%s: %v; the last values are kept", c.cfg.Light, c.def.Name, msg.err)
@@ -263,6 +264,7 @@ func (c *child) pump(ctx actor.Context) {
 			result, err = datasource.PushResult(c.def, next.payload)
 		}
 		if err != nil {
+			c.cfg.Meter.SourceRun(c.def.Name, true)
 			c.cfg.Logf("source %s/%s: %v", c.cfg.Light, c.def.Name, err)
 			c.cfg.journalError(c.def.Name, sentence(err))
 			continue

@@ -55,6 +55,9 @@ func (c *child) hook(ctx actor.Context, h *Hook) *HookReply {
 		err = datasource.CheckResult(c.def, result)
 	}
 	if err != nil {
+		// A message that can never be stored: a failed run, as a nats
+		// source's would be.
+		c.cfg.Meter.SourceRun(c.def.Name, true)
 		code := http.StatusBadRequest
 		if len(h.Body) > datasource.MaxPushBytes {
 			code = http.StatusRequestEntityTooLarge

@@ -96,8 +96,26 @@ type Config struct {
 	Strategy *actors.Strategy
 	// Clock times the schedules and backoffs (default the system's).
 	Clock clock.Clock
+	// Meter counts the sources' runs and restarts (the daemon's
+	// metrics); nil counts nothing.
+	Meter Meter
 	Logf  func(format string, args ...any)
 }
+
+// Meter counts what a light's data sources do, for the daemon's metrics.
+// It is called from any goroutine.
+type Meter interface {
+	// SourceRun: source ran once (a poll, a predicate, a pushed
+	// message), and failed, storing nothing, or not.
+	SourceRun(source string, failed bool)
+	// Restarted: a source's actor (role "source") was restarted.
+	Restarted(role string)
+}
+
+type noMeter struct{}
+
+func (noMeter) SourceRun(string, bool) {}
+func (noMeter) Restarted(string)       {}
 
 type (
 	defsMsg struct {
@@ -150,10 +168,13 @@ func Props(cfg Config) (*actor.Props, error) {
 	if cfg.Logf == nil {
 		cfg.Logf = func(string, ...any) {}
 	}
+	if cfg.Meter == nil {
+		cfg.Meter = noMeter{}
+	}
 	c := &cfg
 	strategy := cfg.Strategy
 	if strategy == nil {
-		strategy = actors.JournaledStrategy(c.Light, "data source", c.Journal, c.Clock, c.Logf)
+		strategy = actors.JournaledStrategy(c.Light, "data source", c.Journal, c.Clock, c.Logf).Counted(func(actors.Restart) { c.Meter.Restarted("source") })
 		strategy.OnStop = func(r actors.Restart) {
 			c.Logf("source %s: %s failed too often (%v); it is stopped until its definition changes or lumen restarts", c.Light, r.Child.GetId(), r.Reason)
 			c.journalError(r.Child.GetId(), fmt.Sprintf("data source actor %s failed too often (%v); it is stopped until its definition changes or lumen restarts", r.Child.GetId(), r.Reason))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"strings"
 	"sync"
 	"testing"
@@ -35,6 +36,36 @@ type rig struct {
 
 	mu   sync.Mutex
 	runs []time.Time // data inputs, as the light received them
+
+	meter meter
+}
+
+// meter records what the sources count.
+type meter struct {
+	mu       sync.Mutex
+	runs     map[string]int // by source, failed ones as "name!"
+	restarts map[string]int // by role
+}
+
+func (m *meter) SourceRun(source string, failed bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if failed {
+		source += "!"
+	}
+	m.runs[source]++
+}
+
+func (m *meter) Restarted(role string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.restarts[role]++
+}
+
+func (m *meter) counts() (runs, restarts map[string]int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return maps.Clone(m.runs), maps.Clone(m.restarts)
 }
 
 func newRig(t *testing.T) *rig {
@@ -50,7 +81,8 @@ func newRig(t *testing.T) *rig {
 		t.Fatal(err)
 	}
 	t.Cleanup(nc.Close)
-	r := &rig{t: t, sys: actor.NewActorSystem(), nc: nc, j: journal.New(b.JetStream()), clock: clocktest.New(time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC))}
+	r := &rig{t: t, sys: actor.NewActorSystem(), nc: nc, j: journal.New(b.JetStream()), clock: clocktest.New(time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)),
+		meter: meter{runs: map[string]int{}, restarts: map[string]int{}}}
 	lp, err := light.Props(light.Config{Name: "k", Journal: r.j, Clock: r.clock, Logf: t.Logf})
 	if err != nil {
 		t.Fatal(err)
@@ -89,7 +121,7 @@ func newRig(t *testing.T) *rig {
 // start spawns the source manager.
 func (r *rig) start() {
 	r.t.Helper()
-	p, err := Props(Config{Light: "k", Tools: r.tool, Conn: r.nc, Journal: r.j, Tick: tickEvery, Clock: r.clock, Logf: r.t.Logf})
+	p, err := Props(Config{Light: "k", Tools: r.tool, Conn: r.nc, Journal: r.j, Tick: tickEvery, Clock: r.clock, Meter: &r.meter, Logf: r.t.Logf})
 	if err != nil {
 		r.t.Fatal(err)
 	}
@@ -213,6 +245,11 @@ func TestSourceActorRestart(t *testing.T) {
 	r.gaps(iv)
 	if vars, _ := r.request("get", "{}")["vars"].(map[string]any); vars["t"] == nil {
 		t.Fatalf("no value stored: %v", vars)
+	}
+	// The daemon's metrics count the restart and the runs.
+	runs, restarted := r.meter.counts()
+	if restarted["source"] != 1 || runs["clock"] < n || runs["clock!"] != 0 {
+		t.Errorf("counted restarts %v and runs %v; want one restart of a source, at least %d runs, none failed", restarted, runs, n)
 	}
 }
 

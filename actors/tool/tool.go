@@ -57,9 +57,26 @@ type Config struct {
 	// Clock is get_time's (default the system's).
 	Clock clock.Clock
 	// Web configures get_weather and web_search.
-	Web  Web
-	Logf func(format string, args ...any)
+	Web Web
+	// Meter counts the calls and restarts of the light's tools (the
+	// daemon's metrics); nil counts nothing.
+	Meter Meter
+	Logf  func(format string, args ...any)
 }
+
+// Meter counts what a light's tools do, for the daemon's metrics. It is
+// called from any goroutine.
+type Meter interface {
+	// ToolCall: a call of tool reached it, and failed or not.
+	ToolCall(tool string, failed bool)
+	// Restarted: a tool's actor (role "tool") was restarted.
+	Restarted(role string)
+}
+
+type noMeter struct{}
+
+func (noMeter) ToolCall(string, bool) {}
+func (noMeter) Restarted(string)      {}
 
 // Run asks for one run of a tool; the answer is *messages.RunToolReply or
 // *messages.ErrorReply.
@@ -116,8 +133,11 @@ func Props(cfg Config) (*actor.Props, error) {
 	if cfg.Clock == nil {
 		cfg.Clock = clock.System(clock.Trust)
 	}
-	return actor.PropsFromProducer(func() actor.Actor { return &Manager{cfg: cfg} },
-		actor.WithSupervisor(actors.JournaledStrategy(cfg.Light, "tool", cfg.Journal, cfg.Clock, cfg.Logf))), nil
+	if cfg.Meter == nil {
+		cfg.Meter = noMeter{}
+	}
+	s := actors.JournaledStrategy(cfg.Light, "tool", cfg.Journal, cfg.Clock, cfg.Logf).Counted(func(actors.Restart) { cfg.Meter.Restarted("tool") })
+	return actor.PropsFromProducer(func() actor.Actor { return &Manager{cfg: cfg} }, actor.WithSupervisor(s)), nil
 }
 
 // Receive handles one message.
@@ -201,7 +221,7 @@ func (m *Manager) names() string {
 func (m *Manager) startFixed(ctx actor.Context) {
 	m.fixed = map[string]*actor.PID{}
 	spawn := func(name, prefix string, exec execFunc) {
-		r := &runner{name: name, exec: exec, secrets: m.cfg.Secrets, slots: make(chan struct{}, m.cfg.Concurrency)}
+		r := &runner{name: name, exec: exec, secrets: m.cfg.Secrets, slots: make(chan struct{}, m.cfg.Concurrency), meter: m.cfg.Meter}
 		pid, err := ctx.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return r }), prefix+name)
 		if err != nil {
 			m.cfg.Logf("tool %s/%s: %v", m.cfg.Light, name, err)
@@ -311,6 +331,7 @@ type runner struct {
 	secrets *secrets.Store
 	slots   chan struct{}
 	params  *argschema.Schema // nil: the tool takes any arguments
+	meter   Meter
 }
 
 // newRunner is the runner of a tool defined with define_tool: its code in
@@ -328,7 +349,7 @@ func newRunner(cfg Config, t messages.Tool) (*runner, error) {
 		}
 		return engine.Run(ctx, plugins.Request{Code: t.Code, Params: args, Fetch: f})
 	}
-	r := &runner{name: t.Name, exec: exec, secrets: cfg.Secrets, slots: make(chan struct{}, cfg.Concurrency)}
+	r := &runner{name: t.Name, exec: exec, secrets: cfg.Secrets, slots: make(chan struct{}, cfg.Concurrency), meter: cfg.Meter}
 	if t.Params != nil {
 		// A schema the light took before it checked schemas may not
 		// compile: the tool then takes any arguments, as it did.
@@ -354,6 +375,7 @@ func (r *runner) Receive(ctx actor.Context) {
 		// Before it runs, so that the caller (a model too) learns which
 		// argument to fix.
 		if err := r.params.Check(args); err != nil {
+			r.meter.ToolCall(r.name, true)
 			ctx.Respond(&messages.ErrorReply{Code: 400, Error: fmt.Sprintf("tool %s: the arguments do not match its params schema: %v", r.name, err)})
 			return
 		}
@@ -361,6 +383,7 @@ func (r *runner) Receive(ctx actor.Context) {
 	select {
 	case r.slots <- struct{}{}:
 	default:
+		r.meter.ToolCall(r.name, true)
 		ctx.Respond(&messages.ErrorReply{Code: 409, Error: fmt.Sprintf("tool %s is already running %d calls; try again when one finishes", r.name, cap(r.slots))})
 		return
 	}
@@ -368,6 +391,7 @@ func (r *runner) Receive(ctx actor.Context) {
 	go func() {
 		defer func() { <-r.slots }()
 		res, err := r.exec(context.Background(), args)
+		r.meter.ToolCall(r.name, err != nil)
 		root.Send(sender, answer(r.name, res, err, r.secrets))
 	}()
 }

@@ -278,6 +278,26 @@ func (j *Journal) LoadSnapshot(ctx context.Context, light string) ([]byte, error
 	return e.Value(), nil
 }
 
+// SnapshotTime is when the latest snapshot of light was saved, or
+// ErrNotFound when it has none.
+func (j *Journal) SnapshotTime(ctx context.Context, light string) (time.Time, error) {
+	if err := subject.ValidLight(light); err != nil {
+		return time.Time{}, fmt.Errorf("journal: snapshot time: %w", err)
+	}
+	kv, err := j.bucketHandle(ctx)
+	if err != nil {
+		return time.Time{}, err
+	}
+	e, err := kv.Get(ctx, light)
+	if err != nil {
+		if errors.Is(err, jetstream.ErrKeyNotFound) {
+			return time.Time{}, fmt.Errorf("%w: no snapshot of %s", ErrNotFound, light)
+		}
+		return time.Time{}, fmt.Errorf("journal: snapshot time of %s: %w", light, err)
+	}
+	return e.Created(), nil
+}
+
 // SaveRecord stores data under key in the snapshot bucket, for state that
 // is not a light's own snapshot (an agent session: agent.<light>.<session>).
 // Keys are dot-separated tokens of letters, digits, '-' and '_'.

@@ -571,6 +571,9 @@ func TestSnapshots(t *testing.T) {
 	if _, err := j.LoadSnapshot(ctx, "kitchen"); !errors.Is(err, journal.ErrNotFound) {
 		t.Fatalf("LoadSnapshot before any save = %v, want ErrNotFound", err)
 	}
+	if _, err := j.SnapshotTime(ctx, "kitchen"); !errors.Is(err, journal.ErrNotFound) {
+		t.Fatalf("SnapshotTime before any save = %v, want ErrNotFound", err)
+	}
 	tests := []struct {
 		name    string
 		light   string
@@ -599,6 +602,10 @@ func TestSnapshots(t *testing.T) {
 			got, err := j.LoadSnapshot(ctx, tt.light)
 			if err != nil || !bytes.Equal(got, tt.data) {
 				t.Fatalf("LoadSnapshot = %d bytes, %v", len(got), err)
+			}
+			// Saved just now, by the server's clock.
+			if at, err := j.SnapshotTime(ctx, tt.light); err != nil || time.Since(at).Abs() > time.Minute {
+				t.Fatalf("SnapshotTime = %v, %v; want about now", at, err)
 			}
 		})
 	}
