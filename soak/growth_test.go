@@ -38,6 +38,7 @@ type sample struct {
 type growthRule struct {
 	Warmup        time.Duration
 	Band          [2]time.Duration
+	MinSamples    int // in its band, for a process to be compared
 	RSSPct, FDPct float64
 	Goroutines    float64
 }
@@ -118,22 +119,31 @@ type verdict struct {
 	Grew     []string
 }
 
-// checkGrowth applies r to the soak's samples.
-func checkGrowth(samples []sample, r growthRule) verdict {
-	var v verdict
-	type banded struct {
-		l lifetime
-		b reading
-	}
-	var after []banded // the processes read in their band after the warm-up
+// banded is a process and its reading in its band.
+type banded struct {
+	l lifetime
+	b reading
+}
+
+// compared are the processes read in their band after the warm-up, at
+// least MinSamples times.
+func (r growthRule) compared(samples []sample) []banded {
+	var after []banded
 	for _, l := range lifetimes(samples) {
 		if l.Start+r.Band[0] < r.Warmup {
 			continue
 		}
-		if b, ok := l.window(r.Band[0], r.Band[1]); ok {
+		if b, ok := l.window(r.Band[0], r.Band[1]); ok && b.N >= r.MinSamples {
 			after = append(after, banded{l, b})
 		}
 	}
+	return after
+}
+
+// checkGrowth applies r to the soak's samples.
+func checkGrowth(samples []sample, r growthRule) verdict {
+	var v verdict
+	after := r.compared(samples)
 	if len(after) == 0 {
 		v.Grew = append(v.Grew, "no process was read at its band's age after the warm-up: the soak is too short to tell")
 		return v
@@ -214,7 +224,7 @@ func flat(rss float64, fds, gor int) func(time.Duration) (float64, int, int) {
 }
 
 func TestGrowth(t *testing.T) {
-	rule := growthRule{Warmup: 20 * time.Second, Band: [2]time.Duration{4 * time.Second, 8 * time.Second}, RSSPct: 20, FDPct: 20, Goroutines: 50}
+	rule := growthRule{Warmup: 20 * time.Second, Band: [2]time.Duration{4 * time.Second, 8 * time.Second}, MinSamples: 2, RSSPct: 20, FDPct: 20, Goroutines: 50}
 	steady := flat(100, 40, 300)
 	tests := []struct {
 		name    string
@@ -250,6 +260,8 @@ func TestGrowth(t *testing.T) {
 		{"goroutines that cannot be read are not compared", [][]sample{
 			life(1, 16*time.Second, 12*time.Second, flat(100, 40, -1)), life(2, 29*time.Second, 12*time.Second, flat(100, 40, -1))}, nil},
 		{"too short", [][]sample{life(1, 0, 15*time.Second, steady)}, []string{"too short"}},
+		{"a process read once in its band is not compared", [][]sample{
+			life(1, 16*time.Second, 12*time.Second, steady), life(2, 29*time.Second, 4*time.Second, flat(200, 80, 600))}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -38,6 +38,7 @@ import (
 // plan is how long the soak runs and how it kills and reads the daemon.
 type plan struct {
 	Duration         time.Duration
+	Overtime         time.Duration // at most, past Duration, for the growth rule to have two processes to compare
 	Lights           int
 	KillMin, KillMax time.Duration // between a ready line and the next SIGKILL
 	Every            time.Duration // between samples
@@ -55,10 +56,11 @@ type plan struct {
 // the ready line), over several GC cycles.
 func soakPlan(d time.Duration) plan {
 	killMin := min(max(d/30, 10*time.Second), 20*time.Second)
+	every := time.Second
 	return plan{
-		Duration: d, Lights: 10, KillMin: killMin, KillMax: 2 * killMin, Every: time.Second,
+		Duration: d, Overtime: 2 * time.Minute, Lights: 10, KillMin: killMin, KillMax: 2 * killMin, Every: every,
 		Rule: growthRule{Warmup: min(d/3, 2*time.Minute), Band: [2]time.Duration{killMin / 2, killMin},
-			RSSPct: 20, FDPct: 20, Goroutines: 50},
+			MinSamples: max(1, int(killMin/2/every/2)), RSSPct: 20, FDPct: 20, Goroutines: 50},
 	}
 }
 
@@ -145,28 +147,30 @@ func TestSoak(t *testing.T) {
 	c := &clients{nc: nc, web: "http://" + httpAddr, url: url, bin: bin, lights: lights,
 		http: &http.Client{Timeout: 10 * time.Second}, acks: newAcks(), tally: newTally(), events: newEventLog()}
 
-	// The soak: clients and samples until p.Duration, kills until near
-	// its end, so that the last process is read in its band too.
-	start := time.Now()
-	ctx, cancel := context.WithTimeout(context.Background(), p.Duration)
-	defer cancel()
-	var samples []sample
-	var wg sync.WaitGroup
-	wg.Go(func() { samples = run.sample(ctx, start, c.web, p.Every) })
-	kills := make(chan int, 1)
-	wg.Go(func() { kills <- run.killEvery(ctx, p, start) })
+	// The soak: clients, samples and kills for p.Duration, and on until
+	// two processes after the warm-up were read in their band (on a busy
+	// machine a start can take seconds), for at most p.Overtime more.
+	ctx, stopLoad := context.WithCancel(context.Background())
+	defer stopLoad()
+	run.start, run.plan, run.abort = time.Now(), p, stopLoad
+	var load sync.WaitGroup
+	load.Go(func() { run.sample(ctx, c.web) })
+	load.Go(func() { run.killEvery(ctx) })
 	// The event stream's client goes on until the journal is checked.
 	follow, stopFollowing := context.WithCancel(context.Background())
 	defer stopFollowing()
-	wg.Go(func() { c.follow(follow) })
+	var following sync.WaitGroup
+	following.Go(func() { c.follow(follow) })
 	c.start(ctx)
-	<-ctx.Done()
+	run.waitEnd(ctx)
+	stopLoad()
 	c.wait()
+	load.Wait()
 	if err := run.err(); err != nil {
 		t.Fatal(err)
 	}
-	nkills := <-kills
-	t.Logf("%v, %d SIGKILLs, %d samples", time.Since(start).Round(time.Second), nkills, len(samples))
+	samples := run.samples
+	t.Logf("%v, %d SIGKILLs, %d samples", time.Since(run.start).Round(time.Second), len(run.restarts), len(samples))
 	var took []string
 	for _, r := range run.restarts {
 		took = append(took, fmt.Sprintf("%v (%v)", r.At.Round(time.Second), r.Took.Round(10*time.Millisecond)))
@@ -182,7 +186,7 @@ func TestSoak(t *testing.T) {
 
 	checkJournal(t, run.current(), nc, c, p)
 	stopFollowing()
-	wg.Wait()
+	following.Wait()
 	if err := model.Err(); err != nil {
 		t.Error(err)
 	}
@@ -245,10 +249,15 @@ type daemons struct {
 	bin, dir string
 	args     []string
 
+	start time.Time
+	plan  plan
+	abort context.CancelFunc // ends the soak
+
 	mu       sync.Mutex
 	cur      *lumentest.Daemon // nil while it restarts
 	ready    time.Time
 	failed   error
+	samples  []sample
 	restarts []restart
 	slowLogs []string
 }
@@ -274,56 +283,80 @@ func (r *daemons) stop() {
 	}
 }
 
+// enough says whether the soak may end: Duration is over, and two
+// processes after the warm-up were read in their band.
+func (r *daemons) enough() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return time.Since(r.start) >= r.plan.Duration && len(r.plan.Rule.compared(r.samples)) >= 2
+}
+
+// waitEnd returns once enough, or Overtime after Duration, or when ctx
+// ends.
+func (r *daemons) waitEnd(ctx context.Context) {
+	limit := time.After(r.plan.Duration + r.plan.Overtime)
+	tick := time.NewTicker(r.plan.Every / 4)
+	defer tick.Stop()
+	for !r.enough() {
+		select {
+		case <-ctx.Done():
+			return
+		case <-limit:
+			return
+		case <-tick.C:
+		}
+	}
+}
+
 // killEvery kills the daemon KillMin–KillMax after each ready line and
-// starts it again, until ctx ends or too little is left of it for the
-// next process to be read in its band. It returns how many it killed.
-func (r *daemons) killEvery(ctx context.Context, p plan, start time.Time) int {
-	kills := 0
+// starts it again, until ctx ends, or until the soak has enough when the
+// next kill is due: the last process lives to the end.
+func (r *daemons) killEvery(ctx context.Context) {
+	p := r.plan
 	for {
 		r.mu.Lock()
 		at := r.ready.Add(p.KillMin + rand.N(p.KillMax-p.KillMin))
 		r.mu.Unlock()
-		if at.Add(p.Rule.Band[1] + 2*time.Second).After(start.Add(p.Duration)) {
-			return kills
-		}
 		select {
 		case <-ctx.Done():
-			return kills
+			return
 		case <-time.After(time.Until(at)):
+		}
+		if r.enough() {
+			return
 		}
 		r.mu.Lock()
 		d := r.cur
 		r.cur = nil
 		r.mu.Unlock()
 		d.Kill()
-		kills++
 		killed := time.Now()
 		d, err := lumentest.Launch(r.bin, r.dir, r.args...)
 		r.mu.Lock()
 		r.cur, r.ready, r.failed = d, time.Now(), err
-		r.restarts = append(r.restarts, restart{At: killed.Sub(start), Took: r.ready.Sub(killed)})
+		r.restarts = append(r.restarts, restart{At: killed.Sub(r.start), Took: r.ready.Sub(killed)})
 		if err == nil && r.ready.Sub(killed) > 5*time.Second {
 			r.slowLogs = append(r.slowLogs, d.Logs())
 		}
 		r.mu.Unlock()
 		if err != nil {
-			return kills
+			r.abort() // the soak cannot go on without a daemon
+			return
 		}
 	}
 }
 
-// sample reads the daemon every period until ctx ends: its RSS and open
+// sample reads the daemon every Every until ctx ends: its RSS and open
 // files from /proc, its goroutines from GET /metrics. A reading of a
 // process that is being killed is dropped.
-func (r *daemons) sample(ctx context.Context, start time.Time, web string, every time.Duration) []sample {
+func (r *daemons) sample(ctx context.Context, web string) {
 	client := &http.Client{Timeout: 2 * time.Second}
-	tick := time.NewTicker(every)
+	tick := time.NewTicker(r.plan.Every)
 	defer tick.Stop()
-	var out []sample
 	for {
 		select {
 		case <-ctx.Done():
-			return out
+			return
 		case <-tick.C:
 		}
 		r.mu.Lock()
@@ -332,7 +365,7 @@ func (r *daemons) sample(ctx context.Context, start time.Time, web string, every
 		if d == nil {
 			continue
 		}
-		s := sample{T: time.Since(start), Pid: d.Pid(), Age: time.Since(ready), Goroutines: goroutines(ctx, client, web)}
+		s := sample{T: time.Since(r.start), Pid: d.Pid(), Age: time.Since(ready), Goroutines: goroutines(ctx, client, web)}
 		kb, err := lumentest.ProcStatusKB(s.Pid, "VmRSS")
 		if err != nil {
 			continue
@@ -341,9 +374,11 @@ func (r *daemons) sample(ctx context.Context, start time.Time, web string, every
 			continue
 		}
 		s.RSS = kb["VmRSS"]
-		if ctx.Err() == nil && r.current() == d {
-			out = append(out, s)
+		r.mu.Lock()
+		if ctx.Err() == nil && r.cur == d {
+			r.samples = append(r.samples, s)
 		}
+		r.mu.Unlock()
 	}
 }
 
