@@ -68,7 +68,7 @@ var layers = []layer{
 		pkgs:   []string{"eval"},
 		forbid: []string{module + "/cmd/"}},
 	{name: "harness", why: "what tests and benchmarks run the binary with",
-		pkgs:   []string{"internal/lumentest", "internal/powercut", "bench"},
+		pkgs:   []string{"internal/lumentest", "internal/powercut", "bench", "soak"},
 		forbid: []string{module + "/cmd/"}},
 	{name: "command", why: "the lumen binary: flags, files and printing over the libraries",
 		pkgs: []string{"cmd/lumen"}},

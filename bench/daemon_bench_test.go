@@ -18,6 +18,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/lumen-home/lumen/internal/lumentest"
 	"github.com/lumen-home/lumen/nats/broker"
 	"github.com/lumen-home/lumen/nats/subject"
 )
@@ -209,7 +210,7 @@ func BenchmarkInputThroughput(b *testing.B) {
 	// What a burst costs in memory: the peak, and what is still held a
 	// few seconds after it.
 	time.Sleep(3 * time.Second)
-	if kb, err := procStatusKB(d.Pid(), "VmRSS", "VmHWM"); err == nil {
+	if kb, err := lumentest.ProcStatusKB(d.Pid(), "VmRSS", "VmHWM"); err == nil {
 		b.ReportMetric(float64(kb["VmHWM"])/1024, "peak-MB")
 		b.ReportMetric(float64(kb["VmRSS"])/1024, "after-MB")
 	}
@@ -575,7 +576,7 @@ func BenchmarkIdleRSS(b *testing.B) {
 			var rss, anon, file []int64
 			b.ResetTimer()
 			for range b.N {
-				kb, err := procStatusKB(idle.d.Pid(), "VmRSS", "RssAnon", "RssFile")
+				kb, err := lumentest.ProcStatusKB(idle.d.Pid(), "VmRSS", "RssAnon", "RssFile")
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -586,7 +587,7 @@ func BenchmarkIdleRSS(b *testing.B) {
 				slices.Sort(v)
 				b.ReportMetric(float64(v[len(v)/2])/1024, unit)
 			}
-			if kb, err := procStatusKB(idle.d.Pid(), "VmHWM"); err == nil {
+			if kb, err := lumentest.ProcStatusKB(idle.d.Pid(), "VmHWM"); err == nil {
 				b.ReportMetric(float64(kb["VmHWM"])/1024, "peak-MB")
 			}
 		})

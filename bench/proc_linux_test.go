@@ -1,51 +1,9 @@
 package bench
 
-import (
-	"bufio"
-	"fmt"
-	"os"
-	"strconv"
-	"strings"
-	"syscall"
-)
+import "syscall"
 
 // childAttr makes a child process die with the benchmark, so a daemon is
 // never left behind by a test binary that is killed or times out.
 func childAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-}
-
-// procStatusKB reads fields such as VmRSS and VmHWM (in kB) of a process.
-func procStatusKB(pid int, fields ...string) (map[string]int64, error) {
-	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	want := make(map[string]bool, len(fields))
-	for _, k := range fields {
-		want[k] = true
-	}
-	got := make(map[string]int64, len(fields))
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		k, v, ok := strings.Cut(sc.Text(), ":")
-		if !ok || !want[k] {
-			continue
-		}
-		n, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
-		if err != nil {
-			return nil, fmt.Errorf("/proc/%d/status %s: %q", pid, k, v)
-		}
-		got[k] = n
-	}
-	if err := sc.Err(); err != nil {
-		return nil, err
-	}
-	for _, k := range fields {
-		if _, ok := got[k]; !ok {
-			return nil, fmt.Errorf("/proc/%d/status has no %s", pid, k)
-		}
-	}
-	return got, nil
 }

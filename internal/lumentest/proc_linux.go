@@ -1,9 +1,61 @@
 package lumentest
 
-import "syscall"
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+)
 
 // childAttr makes a daemon die with the test process, so none is left
 // behind by a test binary that is killed or times out.
 func childAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+}
+
+// ProcStatusKB reads fields such as VmRSS and VmHWM (in kB) of a process.
+func ProcStatusKB(pid int, fields ...string) (map[string]int64, error) {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	want := make(map[string]bool, len(fields))
+	for _, k := range fields {
+		want[k] = true
+	}
+	got := make(map[string]int64, len(fields))
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		k, v, ok := strings.Cut(sc.Text(), ":")
+		if !ok || !want[k] {
+			continue
+		}
+		n, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("/proc/%d/status %s: %q", pid, k, v)
+		}
+		got[k] = n
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	for _, k := range fields {
+		if _, ok := got[k]; !ok {
+			return nil, fmt.Errorf("/proc/%d/status has no %s", pid, k)
+		}
+	}
+	return got, nil
+}
+
+// OpenFiles is how many file descriptors a process has open: files,
+// sockets, pipes.
+func OpenFiles(pid int) (int, error) {
+	fds, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
+	if err != nil {
+		return 0, err
+	}
+	return len(fds), nil
 }

@@ -2,6 +2,17 @@
 
 package lumentest
 
-import "syscall"
+import (
+	"errors"
+	"syscall"
+)
 
 func childAttr() *syscall.SysProcAttr { return nil }
+
+var errNoProc = errors.New("lumentest: process status needs /proc (linux)")
+
+// ProcStatusKB needs /proc.
+func ProcStatusKB(int, ...string) (map[string]int64, error) { return nil, errNoProc }
+
+// OpenFiles needs /proc.
+func OpenFiles(int) (int, error) { return 0, errNoProc }
