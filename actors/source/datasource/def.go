@@ -223,7 +223,9 @@ func (d *Def) UnmarshalJSON(b []byte) error {
 	}
 	switch out.Type {
 	case TypeInternal:
-		if out.IntervalMs == 0 && w.IntervalMs == nil {
+		// 0, given or not, is the default (as Interval says): spelled
+		// out, so that the definition encodes and decodes the same.
+		if out.IntervalMs == 0 {
 			out.IntervalMs = int(DefaultInternalInterval / time.Millisecond)
 		}
 		if out.Tracks == "" && slices.Contains(tracks, out.Name) {
