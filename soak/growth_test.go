@@ -41,6 +41,12 @@ type growthRule struct {
 	MinSamples    int // in its band, for a process to be compared
 	RSSPct, FDPct float64
 	Goroutines    float64
+	// RSSNoted: RSS growth is reported (verdict.Noted) but fails nothing.
+	// The issue judges growth after minute 2, which a run of a minute
+	// never reaches, and a process's RSS swings by a fifth within its
+	// first seconds (the journal read again, GC cycles); open files and
+	// goroutines hold still and are judged in every run.
+	RSSNoted bool
 }
 
 // reading is the medians of a window of samples; NaN for goroutines that
@@ -116,7 +122,8 @@ func lifetimes(samples []sample) []lifetime {
 // much (the failures).
 type verdict struct {
 	Compared []string
-	Grew     []string
+	Grew     []string // fails the soak
+	Noted    []string // grew, but the rule only reports it (RSSNoted)
 }
 
 // banded is a process and its reading in its band.
@@ -154,7 +161,7 @@ func checkGrowth(samples []sample, r growthRule) verdict {
 	for _, a := range after[1:] {
 		what := fmt.Sprintf("pid %d (ready at %v) at age %s", a.l.Pid, a.l.Start.Round(time.Second), band)
 		v.Compared = append(v.Compared, what+": "+a.b.String())
-		v.Grew = append(v.Grew, r.compare(base.b, a.b, "across restarts, "+what+" against the baseline")...)
+		v.add(r, r.compare(base.b, a.b, "across restarts, "+what+" against the baseline"))
 	}
 	// Within one process: the longest after the warm-up, its last
 	// band-wide stretch against its band.
@@ -164,12 +171,23 @@ func checkGrowth(samples []sample, r growthRule) verdict {
 		last, _ := longest.l.window(end-width+time.Nanosecond, end+time.Nanosecond) // (end-width, end]
 		what := fmt.Sprintf("pid %d at age %v–%v", longest.l.Pid, (end - width).Round(time.Second), end.Round(time.Second))
 		v.Compared = append(v.Compared, fmt.Sprintf("within the longest process, %s: %s", what, last))
-		v.Grew = append(v.Grew, r.compare(longest.b, last, "within one process, "+what+" against its age "+band)...)
+		v.add(r, r.compare(longest.b, last, "within one process, "+what+" against its age "+band))
 	}
 	if len(v.Compared) < 2 {
 		v.Grew = append(v.Grew, "only one reading after the warm-up: the soak is too short to tell")
 	}
 	return v
+}
+
+// add files what grew: as noted when it is RSS and the rule only notes it.
+func (v *verdict) add(r growthRule, grew []string) {
+	for _, g := range grew {
+		if r.RSSNoted && strings.HasPrefix(g, "RSS ") {
+			v.Noted = append(v.Noted, g)
+		} else {
+			v.Grew = append(v.Grew, g)
+		}
+	}
 }
 
 // compare says which measures of now grew past the rule from base.
@@ -275,5 +293,20 @@ func TestGrowth(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestGrowthRSSNoted: a rule that only notes RSS reports its growth and
+// fails on the other measures still.
+func TestGrowthRSSNoted(t *testing.T) {
+	rule := growthRule{Warmup: 20 * time.Second, Band: [2]time.Duration{4 * time.Second, 8 * time.Second}, MinSamples: 2, RSSPct: 20, FDPct: 20, Goroutines: 50,
+		RSSNoted: true}
+	steady := flat(100, 40, 300)
+	v := checkGrowth(slices.Concat(life(1, 16*time.Second, 12*time.Second, steady), life(2, 29*time.Second, 12*time.Second, flat(125, 49, 300))), rule)
+	if len(v.Noted) != 1 || !strings.HasPrefix(v.Noted[0], "RSS grew 25%") {
+		t.Errorf("noted %q, want the RSS growth", v.Noted)
+	}
+	if len(v.Grew) != 1 || !strings.HasPrefix(v.Grew[0], "open files grew 22%") {
+		t.Errorf("failures %q, want the open files' growth alone", v.Grew)
 	}
 }
