@@ -472,6 +472,16 @@ func split(t *testing.T, path string) ([]byte, []byte) {
 	return b[:n], b[n:]
 }
 
+// tinyWasmFile is tinyWasm in a file, for a Config.WasmPath.
+func tinyWasmFile(t *testing.T, reply string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "tiny.wasm")
+	if err := os.WriteFile(path, tinyWasm(t, reply), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
 // child compiles wasm into out in a process of its own: this test binary
 // run again (see testMain), as lumen up runs lumen tool precompile.
 func child(ctx context.Context, wasm, out string) error {
@@ -487,10 +497,7 @@ func child(ctx context.Context, wasm, out string) error {
 // (Config.Compile, here this test binary run again), loads what it wrote
 // into the cache, and compiles in process when that process fails.
 func TestCompileApart(t *testing.T) {
-	wasmPath := filepath.Join(t.TempDir(), "tiny.wasm")
-	if err := os.WriteFile(wasmPath, tinyWasm(t, "apart"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	wasmPath := tinyWasmFile(t, "apart")
 	for _, tt := range []struct {
 		name    string
 		compile func(ctx context.Context, wasm, out string) error
@@ -544,10 +551,7 @@ func TestCompileApart(t *testing.T) {
 // TestCompileApartClosed: closing the Engine while the compiler process
 // runs cancels it, and nothing is compiled in process instead.
 func TestCompileApartClosed(t *testing.T) {
-	wasmPath := filepath.Join(t.TempDir(), "tiny.wasm")
-	if err := os.WriteFile(wasmPath, tinyWasm(t, "apart"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	wasmPath := tinyWasmFile(t, "apart")
 	started, cancelled := make(chan struct{}), make(chan struct{})
 	var log progressLog
 	e := plugins.Start(plugins.Config{WasmPath: wasmPath, Name: "tiny", CacheDir: t.TempDir(), Progress: log.add,
@@ -576,10 +580,7 @@ func TestCompileApartClosed(t *testing.T) {
 // TestCompileOnce: engines starting together on an empty cache compile
 // the guest once; the others wait for it and read it from the cache.
 func TestCompileOnce(t *testing.T) {
-	wasmPath := filepath.Join(t.TempDir(), "tiny.wasm")
-	if err := os.WriteFile(wasmPath, tinyWasm(t, "once"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	wasmPath := tinyWasmFile(t, "once")
 	dir := t.TempDir()
 	var calls atomic.Int32
 	compile := func(ctx context.Context, wasm, out string) error {

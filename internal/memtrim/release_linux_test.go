@@ -2,29 +2,19 @@ package memtrim
 
 import (
 	"os"
-	"strconv"
-	"strings"
 	"testing"
+
+	"github.com/lumen-home/lumen/internal/lumentest"
 )
 
 // rssFile is the resident memory of this process's file mappings, kB.
 func rssFile(t *testing.T) int64 {
 	t.Helper()
-	b, err := os.ReadFile("/proc/self/status")
+	kb, err := lumentest.ProcStatusKB(os.Getpid(), "RssFile")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for line := range strings.Lines(string(b)) {
-		if v, ok := strings.CutPrefix(line, "RssFile:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return kb
-		}
-	}
-	t.Fatal("no RssFile in /proc/self/status")
-	return 0
+	return kb["RssFile"]
 }
 
 // TestRelease gives back this test binary's own code, and goes on
