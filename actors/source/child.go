@@ -104,7 +104,7 @@ func (c *child) Receive(ctx actor.Context) {
 	case *Hook:
 		ctx.Respond(c.hook(ctx, msg))
 	case *histMsg:
-		c.hist.add(msg, c.cfg.Clock.Now())
+		c.hist.add(msg)
 	}
 }
 
@@ -129,6 +129,9 @@ func (c *child) started(ctx actor.Context) {
 		c.hist.epoch++
 		bg, cancel := context.WithCancel(context.Background())
 		c.hist.cancel = cancel
+		if c.hist.saver == nil {
+			c.hist.saver = &historySaver{j: c.cfg.Journal, light: c.cfg.Light, logf: c.cfg.Logf}
+		}
 		go follow(bg, c.cfg.Journal, c.cfg.Light, c.hist.epoch, func(h *histMsg) { root.Send(self, h) }, c.cfg.Logf)
 	}
 }
@@ -141,8 +144,11 @@ func (c *child) tick(ctx actor.Context, now time.Time) {
 		return
 	}
 	internal := c.def.Kind() == datasource.TypeInternal
-	if internal && !c.hist.ready {
-		return // the history is not read yet: the values would be wrong
+	if internal {
+		if !c.hist.ready {
+			return // the history is not read yet: the values would be wrong
+		}
+		c.hist.saver.maybeSave(&c.hist.h, now)
 	}
 	if c.failures > 0 {
 		if now.Before(c.retryAt) {
@@ -155,7 +161,7 @@ func (c *child) tick(ctx actor.Context, now time.Time) {
 	if internal {
 		// Computed here, where the history is; journaled as a run like
 		// a fetched result, so replay never recomputes it.
-		r, err := datasource.Internal(c.def, c.hist.entries, now, c.cfg.Location)
+		r, err := datasource.Internal(c.def, &c.hist.h, now, c.cfg.Location)
 		if err != nil {
 			c.cfg.Logf("source %s/%s: %v", c.cfg.Light, c.def.Name, err)
 			return

@@ -8,15 +8,20 @@ import (
 	"github.com/lumen-home/lumen/actors/source/datasource"
 )
 
-// The manager's history follows only its current follower, starts over on
-// a reset, and is not ready before the follower caught up.
+// The manager's history follows only its current follower, starts over
+// from the follower's base on a reset, and is not ready before the
+// follower caught up.
 func TestHistoryAdd(t *testing.T) {
 	now := time.Date(2026, 6, 10, 12, 0, 0, 0, time.UTC)
-	tr := func(via string) []datasource.Transition {
-		return []datasource.Transition{{At: now, From: "off", To: "red", Via: via}}
+	seq := uint64(0)
+	tr := func(via string) []histEntry {
+		seq++
+		return []histEntry{{seq: seq, t: datasource.Transition{At: now, From: "off", To: "red", Via: via}}}
 	}
+	var base datasource.History
+	base.Add(7, datasource.Transition{At: now, From: "", To: "off"})
 	var h history
-	h.add(&histMsg{epoch: 0, entries: tr("ignored")}, now) // not following
+	h.add(&histMsg{epoch: 0, entries: tr("ignored")}) // not following
 	h.epoch, h.cancel = 1, func() {}
 	steps := []struct {
 		msg   histMsg
@@ -27,27 +32,22 @@ func TestHistoryAdd(t *testing.T) {
 		{histMsg{epoch: 1, entries: tr("a")}, 1, false},
 		{histMsg{epoch: 0, entries: tr("stale"), caughtUp: true}, 1, false},
 		{histMsg{epoch: 1, entries: tr("b"), caughtUp: true}, 2, true},
-		{histMsg{epoch: 1, reset: true}, 0, false},
-		{histMsg{epoch: 1, caughtUp: true}, 0, true},
+		{histMsg{epoch: 1, reset: true, base: base}, 1, false},
+		{histMsg{epoch: 1, caughtUp: true}, 1, true},
 	}
 	for i, s := range steps {
-		h.add(&s.msg, now)
-		if len(h.entries) != s.len || h.ready != s.ready {
-			t.Fatalf("step %d: %d entries, ready %v; want %d, %v", i, len(h.entries), h.ready, s.len, s.ready)
+		h.add(&s.msg)
+		if len(h.h.Recent) != s.len || h.ready != s.ready {
+			t.Fatalf("step %d: %d entries, ready %v; want %d, %v", i, len(h.h.Recent), h.ready, s.len, s.ready)
 		}
 	}
-	// A long history is pruned as it grows.
-	for i := range 10000 {
-		at := now.Add(time.Duration(i-10000) * time.Minute)
-		h.add(&histMsg{epoch: 1, entries: []datasource.Transition{{At: at, From: "red", To: "red", Via: "x"}}}, now)
-	}
-	if len(h.entries) > 2*48*60+256 {
-		t.Fatalf("%d entries kept; want about two days' worth", len(h.entries))
+	if h.h.Seq != 7 {
+		t.Fatalf("after a reset to a base at 7, seq %d", h.h.Seq)
 	}
 	_, cancel := context.WithCancel(context.Background())
 	h.cancel = cancel
 	h.stop()
-	if h.cancel != nil || h.entries != nil || h.ready {
+	if h.cancel != nil || h.h.Seq != 0 || h.h.Recent != nil || h.ready {
 		t.Fatal("stop keeps the history")
 	}
 }

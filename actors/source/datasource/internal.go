@@ -1,7 +1,9 @@
 package datasource
 
 import (
+	"cmp"
 	"encoding/json"
+	"slices"
 	"strings"
 	"time"
 
@@ -14,61 +16,165 @@ import (
 // (set_state, a configuration change): it counts for the time in the
 // state, not as a transition.
 type Transition struct {
-	At       time.Time
-	From, To string
-	Via      string
+	At   time.Time `json:"at"`
+	From string    `json:"from"`
+	To   string    `json:"to"`
+	Via  string    `json:"via,omitempty"`
 }
 
-// The history passed to the functions below is in journal (time) order;
-// entries after now are ignored.
+// History is what the internal sources know of the light's history, in
+// space bounded whatever the light's rate: the newest entries as they are
+// (Recent), and for the older ones only what the sources read: the last
+// state change, the last five transitions, and how many transitions each
+// minute of the last HistoryKeep saw. It is kept in the journal's records
+// with Seq, so a restart reads only the journal after it. Its zero value
+// is an empty history.
+type History struct {
+	// Seq is the journal sequence of the last entry added.
+	Seq uint64 `json:"seq"`
+	// Recent holds the last recentKeep entries, in journal order.
+	Recent []Transition `json:"recent,omitempty"`
+	// Change is the last state change older than Recent (nil: none).
+	Change *Transition `json:"change,omitempty"`
+	// Vias are the last five transitions older than Recent, in order.
+	Vias []Transition `json:"vias,omitempty"`
+	// Minutes counts the transitions older than Recent per minute (Unix
+	// minutes, ascending), for HistoryKeep back from the newest.
+	Minutes []MinuteCount `json:"minutes,omitempty"`
+}
+
+// MinuteCount is how many transitions the minute starting at M×60 s Unix
+// time saw.
+type MinuteCount struct {
+	M int64 `json:"m"`
+	N int   `json:"n"`
+}
+
+// recentKeep is how many entries a History keeps as they are: queries at
+// a now before them (a clock set back) stay exact.
+const recentKeep = 64
+
+// lastVias is how many transitions last_5_transitions reads.
+const lastVias = 5
+
+// Add appends the entry the journal holds at seq.
+func (h *History) Add(seq uint64, t Transition) {
+	h.Seq = seq
+	h.Recent = append(h.Recent, t)
+	if len(h.Recent) <= 2*recentKeep {
+		return
+	}
+	// Fold the oldest in batches: amortized constant time per entry.
+	n := len(h.Recent) - recentKeep
+	for _, old := range h.Recent[:n] {
+		h.fold(old)
+	}
+	h.Recent = append(h.Recent[:0], h.Recent[n:]...)
+	h.prune()
+}
+
+// fold counts an entry leaving Recent.
+func (h *History) fold(t Transition) {
+	if t.From != t.To {
+		c := t
+		h.Change = &c
+	}
+	if t.Via == "" {
+		return
+	}
+	h.Vias = append(h.Vias, t)
+	if len(h.Vias) > lastVias {
+		h.Vias = append(h.Vias[:0], h.Vias[len(h.Vias)-lastVias:]...)
+	}
+	m := minuteOf(t.At)
+	i, found := slices.BinarySearchFunc(h.Minutes, m, func(c MinuteCount, m int64) int { return cmp.Compare(c.M, m) })
+	if found {
+		h.Minutes[i].N++
+		return
+	}
+	h.Minutes = slices.Insert(h.Minutes, i, MinuteCount{M: m, N: 1})
+}
+
+// prune forgets the minutes more than HistoryKeep before the newest.
+func (h *History) prune() {
+	if len(h.Minutes) == 0 {
+		return
+	}
+	cutoff := h.Minutes[len(h.Minutes)-1].M - int64(HistoryKeep/time.Minute)
+	i := 0
+	for i < len(h.Minutes) && h.Minutes[i].M < cutoff {
+		i++
+	}
+	h.Minutes = append(h.Minutes[:0], h.Minutes[i:]...)
+}
+
+// minuteOf is t's Unix minute, rounded down.
+func minuteOf(t time.Time) int64 {
+	u := t.Unix()
+	m := u / 60
+	if u%60 < 0 {
+		m--
+	}
+	return m
+}
+
+// Entries after now are ignored by the queries below (the clock was set
+// back), exactly among Recent and the kept ones, and to the minute among
+// the counted ones.
 
 // StateDuration returns how long the light has been in its current state
 // at now: since the last entry that changed the state (From != To). It is
 // 0 when no entry did.
-func StateDuration(history []Transition, now time.Time) time.Duration {
-	for i := len(history) - 1; i >= 0; i-- {
-		t := history[i]
+func (h *History) StateDuration(now time.Time) time.Duration {
+	for i := len(h.Recent) - 1; i >= 0; i-- {
+		t := h.Recent[i]
 		if t.At.After(now) || t.From == t.To {
 			continue
 		}
 		return now.Sub(t.At)
+	}
+	if h.Change != nil && !h.Change.At.After(now) {
+		return now.Sub(h.Change.At)
 	}
 	return 0
 }
 
 // TransitionsToday counts the transitions (entries with a Via) from local
 // midnight in loc (UTC when nil) up to now.
-func TransitionsToday(history []Transition, now time.Time, loc *time.Location) int {
+func (h *History) TransitionsToday(now time.Time, loc *time.Location) int {
 	if loc == nil {
 		loc = time.UTC
 	}
 	local := now.In(loc)
 	midnight := time.Date(local.Year(), local.Month(), local.Day(), 0, 0, 0, 0, loc)
 	n := 0
-	for i := len(history) - 1; i >= 0; i-- {
-		t := history[i]
-		if t.At.Before(midnight) {
-			break
-		}
-		if t.Via != "" && !t.At.After(now) {
+	for _, t := range h.Recent {
+		if t.Via != "" && !t.At.Before(midnight) && !t.At.After(now) {
 			n++
+		}
+	}
+	// Every zone's midnight falls on a whole minute.
+	from, to := minuteOf(midnight), minuteOf(now)
+	for _, c := range h.Minutes {
+		if c.M >= from && c.M <= to {
+			n += c.N
 		}
 	}
 	return n
 }
 
-// LastTransitions returns the names of the last n transitions up to now,
-// oldest first; never nil.
-func LastTransitions(history []Transition, now time.Time, n int) []string {
+// LastTransitions returns the names of the last n (at most five)
+// transitions up to now, oldest first; never nil.
+func (h *History) LastTransitions(now time.Time, n int) []string {
 	out := []string{}
-	for i := len(history) - 1; i >= 0 && len(out) < n; i-- {
-		if t := history[i]; t.Via != "" && !t.At.After(now) {
-			out = append(out, t.Via)
+	for _, part := range [][]Transition{h.Recent, h.Vias} {
+		for i := len(part) - 1; i >= 0 && len(out) < n; i-- {
+			if t := part[i]; t.Via != "" && !t.At.After(now) {
+				out = append(out, t.Via)
+			}
 		}
 	}
-	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
-		out[i], out[j] = out[j], out[i]
-	}
+	slices.Reverse(out)
 	return out
 }
 
@@ -76,17 +182,17 @@ func LastTransitions(history []Transition, now time.Time, n int) []string {
 // Updates: a number for state_duration (whole seconds),
 // time_in_state_ms and transitions_today, an array of names for
 // last_5_transitions.
-func Internal(def Def, history []Transition, now time.Time, loc *time.Location) (json.RawMessage, error) {
+func Internal(def Def, h *History, now time.Time, loc *time.Location) (json.RawMessage, error) {
 	var v any
 	switch def.Tracks {
 	case TrackStateDuration:
-		v = int64(StateDuration(history, now) / time.Second)
+		v = int64(h.StateDuration(now) / time.Second)
 	case TrackTimeInStateMs:
-		v = StateDuration(history, now).Milliseconds()
+		v = h.StateDuration(now).Milliseconds()
 	case TrackTransitionsToday:
-		v = TransitionsToday(history, now, loc)
+		v = h.TransitionsToday(now, loc)
 	case TrackLast5Transitions:
-		v = LastTransitions(history, now, 5)
+		v = h.LastTransitions(now, lastVias)
 	default:
 		return nil, errorf(CodeInvalid, "source %q: unknown tracks %q; use one of %s", def.Name, def.Tracks, strings.Join(tracks, ", "))
 	}
@@ -104,38 +210,7 @@ func TransitionOf(at time.Time, d messages.OutStateData) Transition {
 	return t
 }
 
-// HistoryKeep is how far back Prune keeps every entry: local midnight is
-// at most 25 hours back (a day with a DST change), so a day and a margin.
+// HistoryKeep is how far back a History counts transitions: local
+// midnight is at most 25 hours back (a day with a DST change), so a day
+// and a margin.
 const HistoryKeep = 48 * time.Hour
-
-// Prune returns the entries the internal sources can still need at now:
-// every entry of the last keep, the last state change (for
-// state_duration) and the last 5 transitions (for last_5_transitions),
-// in order. It reuses history's array.
-func Prune(history []Transition, now time.Time, keep time.Duration) []Transition {
-	cutoff := now.Add(-keep)
-	vias, change := 0, false
-	out := history[:0]
-	// Walk back and mark what to keep; entries are kept in order by
-	// compacting afterwards.
-	keepIdx := make([]bool, len(history))
-	for i := len(history) - 1; i >= 0; i-- {
-		t := history[i]
-		k := !t.At.Before(cutoff)
-		if t.Via != "" && vias < 5 {
-			vias++
-			k = true
-		}
-		if t.From != t.To && !change {
-			change = true
-			k = true
-		}
-		keepIdx[i] = k
-	}
-	for i, t := range history {
-		if keepIdx[i] {
-			out = append(out, t)
-		}
-	}
-	return out
-}

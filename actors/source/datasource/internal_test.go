@@ -1,7 +1,9 @@
 package datasource_test
 
 import (
+	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"reflect"
 	"slices"
 	"testing"
@@ -43,7 +45,7 @@ func TestStateDuration(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := datasource.StateDuration(tt.history, tt.now); got != tt.want {
+			if got := build(tt.history).StateDuration(tt.now); got != tt.want {
 				t.Fatalf("got %v, want %v", got, tt.want)
 			}
 		})
@@ -67,7 +69,7 @@ func TestTransitionsToday(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := datasource.TransitionsToday(history, tt.now, tt.loc); got != tt.want {
+			if got := build(history).TransitionsToday(tt.now, tt.loc); got != tt.want {
 				t.Fatalf("got %d, want %d", got, tt.want)
 			}
 		})
@@ -88,7 +90,7 @@ func TestLastTransitions(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := datasource.LastTransitions(tt.history, tt.now, 5); !reflect.DeepEqual(got, tt.want) {
+			if got := build(tt.history).LastTransitions(tt.now, 5); !reflect.DeepEqual(got, tt.want) {
 				t.Fatalf("got %q, want %q", got, tt.want)
 			}
 		})
@@ -110,7 +112,7 @@ func TestInternal(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			def := mustDecode(t, `{"name":"x","internal":true,"tracks":"`+tt.tracks+`"}`)
-			got, err := datasource.Internal(def, history, now, time.UTC)
+			got, err := datasource.Internal(def, build(history), now, time.UTC)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -124,7 +126,7 @@ func TestInternal(t *testing.T) {
 			}
 		})
 	}
-	_, err := datasource.Internal(datasource.Def{Name: "x", Type: "internal", Tracks: "clicks"}, history, now, nil)
+	_, err := datasource.Internal(datasource.Def{Name: "x", Type: "internal", Tracks: "clicks"}, build(history), now, nil)
 	if err == nil || err.Error() != `source: source "x": unknown tracks "clicks"; use one of last_5_transitions, state_duration, time_in_state_ms, transitions_today` {
 		t.Fatalf("got %v", err)
 	}
@@ -149,26 +151,128 @@ func TestTransitionOf(t *testing.T) {
 	}
 }
 
-// Pruning keeps what the three internal sources read: the results are the
-// same before and after.
-func TestPrune(t *testing.T) {
-	// 20 self-transitions a day for 5 days, after one state change.
-	long := []datasource.Transition{{At: day.Add(-5 * 24 * time.Hour), From: "off", To: "red", Via: "button_click"}}
-	for i := range 100 {
-		long = append(long, datasource.Transition{At: day.Add(time.Duration(i-99) * 72 * time.Minute), From: "red", To: "red", Via: fmt.Sprintf("t%d", i)})
+// build adds entries to a new History, at sequences 1, 2, …
+func build(entries []datasource.Transition) *datasource.History {
+	h := &datasource.History{}
+	for i, t := range entries {
+		h.Add(uint64(i+1), t)
 	}
-	now := day.Add(time.Minute)
-	for _, loc := range []*time.Location{time.UTC, paris} {
-		for _, h := range [][]datasource.Transition{history, long} {
-			before := fmt.Sprint(datasource.StateDuration(h, now), datasource.TransitionsToday(h, now, loc), datasource.LastTransitions(h, now, 5))
-			pruned := datasource.Prune(slices.Clone(h), now, datasource.HistoryKeep)
-			after := fmt.Sprint(datasource.StateDuration(pruned, now), datasource.TransitionsToday(pruned, now, loc), datasource.LastTransitions(pruned, now, 5))
-			if before != after {
-				t.Fatalf("pruning changed the results: %s → %s", before, after)
+	return h
+}
+
+// The reference: the three queries over every entry.
+func refDuration(entries []datasource.Transition, now time.Time) time.Duration {
+	for i := len(entries) - 1; i >= 0; i-- {
+		if t := entries[i]; !t.At.After(now) && t.From != t.To {
+			return now.Sub(t.At)
+		}
+	}
+	return 0
+}
+
+func refToday(entries []datasource.Transition, now time.Time, loc *time.Location) int {
+	local := now.In(loc)
+	midnight := time.Date(local.Year(), local.Month(), local.Day(), 0, 0, 0, 0, loc)
+	n := 0
+	for _, t := range entries {
+		if t.Via != "" && !t.At.Before(midnight) && !t.At.After(now) {
+			n++
+		}
+	}
+	return n
+}
+
+func refLast(entries []datasource.Transition, now time.Time) []string {
+	out := []string{}
+	for i := len(entries) - 1; i >= 0 && len(out) < 5; i-- {
+		if t := entries[i]; t.Via != "" && !t.At.After(now) {
+			out = append(out, t.Via)
+		}
+	}
+	slices.Reverse(out)
+	return out
+}
+
+// A History answers as if it kept every entry, at any now from its newest
+// entry on, in any zone; it stays small however many entries it saw; and
+// it survives its JSON record (a restart) unchanged.
+func TestHistoryAnswersAsEveryEntry(t *testing.T) {
+	kathmandu := time.FixedZone("NPT", 5*3600+45*60)
+	rng := rand.New(rand.NewPCG(1, 19))
+	for run := range 20 {
+		// Bursts (many a minute, a soak's rate) and quiet spells (days
+		// in one state), over four days.
+		var entries []datasource.Transition
+		at, state := day.Add(-4*24*time.Hour), "off"
+		for range 3000 + rng.IntN(3000) {
+			if rng.IntN(50) == 0 {
+				at = at.Add(time.Duration(rng.IntN(30)) * time.Hour)
+			} else {
+				at = at.Add(time.Duration(rng.IntN(20000)) * time.Millisecond)
+			}
+			to := state
+			if rng.IntN(4) == 0 {
+				to = fmt.Sprint("s", rng.IntN(3))
+			}
+			via := ""
+			if rng.IntN(5) > 0 {
+				via = fmt.Sprint("t", rng.IntN(100))
+			}
+			entries = append(entries, datasource.Transition{At: at, From: state, To: to, Via: via})
+			state = to
+		}
+		h := build(entries)
+		var restored datasource.History
+		b, err := json.Marshal(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, &restored); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(normal(h), normal(&restored)) {
+			t.Fatalf("run %d: the record changes the history", run)
+		}
+		if len(b) > 100_000 || len(h.Recent) > 128 || len(h.Minutes) > 48*60+1 {
+			t.Fatalf("run %d: %d bytes, %d recent, %d minutes: not bounded", run, len(b), len(h.Recent), len(h.Minutes))
+		}
+		if h.Seq != uint64(len(entries)) {
+			t.Fatalf("run %d: seq %d, want %d", run, h.Seq, len(entries))
+		}
+		last := entries[len(entries)-1].At
+		for _, now := range []time.Time{last, last.Add(time.Minute), last.Add(5 * time.Hour), last.Add(26 * time.Hour)} {
+			for _, loc := range []*time.Location{time.UTC, paris, kathmandu} {
+				for _, hh := range []*datasource.History{h, &restored} {
+					if got, want := hh.StateDuration(now), refDuration(entries, now); got != want {
+						t.Fatalf("run %d, now %v: state duration %v, want %v", run, now, got, want)
+					}
+					if got, want := hh.TransitionsToday(now, loc), refToday(entries, now, loc); got != want {
+						t.Fatalf("run %d, now %v in %v: %d today, want %d", run, now, loc, got, want)
+					}
+					if got, want := hh.LastTransitions(now, 5), refLast(entries, now); !reflect.DeepEqual(got, want) {
+						t.Fatalf("run %d, now %v: last %q, want %q", run, now, got, want)
+					}
+				}
 			}
 		}
 	}
-	if n := len(datasource.Prune(slices.Clone(long), now, datasource.HistoryKeep)); n > 45 {
-		t.Errorf("kept %d of %d entries; want only the last 48 h and the last change", n, len(long))
+}
+
+// normal makes times comparable with reflect.DeepEqual after JSON.
+func normal(h *datasource.History) *datasource.History {
+	c := *h
+	fix := func(ts []datasource.Transition) []datasource.Transition {
+		out := slices.Clone(ts)
+		for i := range out {
+			out[i].At = out[i].At.UTC()
+		}
+		return out
 	}
+	c.Recent, c.Vias = fix(c.Recent), fix(c.Vias)
+	if c.Change != nil {
+		ch := *c.Change
+		ch.At = ch.At.UTC()
+		c.Change = &ch
+	}
+	return &c
 }
