@@ -51,23 +51,24 @@ type Daemon struct {
 	cfg    Config
 	budget int64 // the journal budget Run resolved
 
-	mu      sync.Mutex
-	broker  *broker.Broker
-	nc      *nats.Conn
-	j       *journal.Journal
-	sys     *actor.ActorSystem
-	root    *actors.Root
-	lights  []*Light
-	devices *devices
-	engine  *plugins.Lazy // nil: the tool engine is not installed
-	plugins *tool.Plugins
-	web     *web.Site
-	webNC   *nats.Conn // the HTTP door's connection
-	hooks   *source.Hooks
-	secrets *secrets.Store
-	allow   netpolicy.Operator
-	model   *agent.OpenAI
-	metrics *metrics.Metrics // served on GET /metrics
+	mu       sync.Mutex
+	broker   *broker.Broker
+	nc       *nats.Conn
+	starting *starting // answers for the lights not served yet
+	j        *journal.Journal
+	sys      *actor.ActorSystem
+	root     *actors.Root
+	lights   []*Light
+	devices  *devices
+	engine   *plugins.Lazy // nil: the tool engine is not installed
+	plugins  *tool.Plugins
+	web      *web.Site
+	webNC    *nats.Conn // the HTTP door's connection
+	hooks    *source.Hooks
+	secrets  *secrets.Store
+	allow    netpolicy.Operator
+	model    *agent.OpenAI
+	metrics  *metrics.Metrics // served on GET /metrics
 
 	stopLink context.CancelFunc // the hub link's watch; nil without a hub
 	warmed   chan struct{}      // closed once the tool engine is compiled or loaded
@@ -154,6 +155,10 @@ func (d *Daemon) Run(ctx context.Context) error {
 	if d.web, err = web.Listen("--http", cfg.HTTP, cfg.User != "", logf); err != nil {
 		return err
 	}
+	if d.starting, err = answerStarting(d.nc, cfg.Lights); err != nil {
+		return err
+	}
+	defer d.starting.close()
 	for _, name := range cfg.Lights {
 		l, err := d.spawnLight(ctx, name)
 		if err != nil {
@@ -228,6 +233,7 @@ func (d *Daemon) spawnLight(ctx context.Context, name string) (*Light, error) {
 		return nil, err
 	}
 	var devPID atomic.Pointer[actor.PID] // the hardware actor answers the gpio pin checks once spawned
+	d.starting.served(name)
 	l.Service, err = light.Serve(d.nc, d.sys.Root, l.Machine, name, cfg.groupsOf(name), 30*time.Second,
 		light.WithSourceMinInterval(cfg.SourceMinInterval), light.WithToolCatalog(tool.NewCatalog(d.plugins)),
 		light.WithSourceCheck(device.SourceCheck(d.sys.Root, devPID.Load, 10*time.Second)), light.WithWebhookBase(d.web.URL()), light.WithJournal(d.j))

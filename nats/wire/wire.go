@@ -27,8 +27,8 @@ import (
 )
 
 // Error is a light's refusal of a command: the wire code (400 bad input,
-// 404 unknown thing, 409 conflict, 413 too large, 500 internal, 507
-// storage full) and the sentence that says what to do.
+// 404 unknown thing, 409 conflict, 413 too large, 500 internal, 503 the
+// light is still starting, 507 storage full) and the sentence that says what to do.
 type Error struct {
 	Code int
 	Msg  string
@@ -274,6 +274,17 @@ func Respond(req micro.Request, v any) {
 func RespondError(req micro.Request, code int, msg string) {
 	b, _ := json.Marshal(messages.ErrorReply{OK: false, Code: code, Error: msg})
 	_ = req.Error(strconv.Itoa(code), msg, b)
+}
+
+// ReplyError answers a request received without a micro service as
+// RespondError does.
+func ReplyError(m *nats.Msg, code int, msg string) error {
+	b, _ := json.Marshal(messages.ErrorReply{OK: false, Code: code, Error: msg})
+	r := nats.NewMsg(m.Reply)
+	r.Header.Set(micro.ErrorCodeHeader, strconv.Itoa(code))
+	r.Header.Set(micro.ErrorHeader, msg)
+	r.Data = b
+	return m.RespondMsg(r)
 }
 
 // Bounded answers a request whose body is longer than max bytes with a
