@@ -107,10 +107,16 @@ func (c *clients) natsCmd(ctx context.Context, who, light, verb, body string, ti
 	return r, ok
 }
 
-// decode reads a reply, counting it as refused unless it is ok.
+// decode reads a reply, counting it as refused unless it is ok or the
+// light was still starting (503: nothing done, as good as no answer).
 func (c *clients) decode(who, verb string, data []byte) (reply, bool) {
 	var r reply
-	if err := json.Unmarshal(data, &r); err != nil || !r.OK {
+	err := json.Unmarshal(data, &r)
+	if err == nil && r.Code == 503 {
+		c.tally.note(who, verb+": starting")
+		return r, false
+	}
+	if err != nil || !r.OK {
 		c.tally.refused(who, verb, r.Code, string(data))
 		return r, false
 	}
