@@ -27,7 +27,7 @@ func HistoryKey(light string) string { return "history." + light }
 
 // historySaveEvery is how often an internal source records the history
 // it follows: a start reads at most this much of the journal again.
-const historySaveEvery = 10 * time.Second
+const historySaveEvery = 30 * time.Second
 
 // histMsg carries history to a source's actor: entries to add, after
 // starting over from base when reset (the follower started over), and

@@ -26,7 +26,7 @@ type Transition struct {
 // space bounded whatever the light's rate: the newest entries as they are
 // (Recent), and for the older ones only what the sources read: the last
 // state change, the last five transitions, and how many transitions each
-// minute of the last HistoryKeep saw. It is kept in the journal's records
+// quarter of an hour of the last HistoryKeep saw. It is kept in the journal's records
 // with Seq, so a restart reads only the journal after it. Its zero value
 // is an empty history.
 type History struct {
@@ -38,15 +38,16 @@ type History struct {
 	Change *Transition `json:"change,omitempty"`
 	// Vias are the last five transitions older than Recent, in order.
 	Vias []Transition `json:"vias,omitempty"`
-	// Minutes counts the transitions older than Recent per minute (Unix
-	// minutes, ascending), for HistoryKeep back from the newest.
-	Minutes []MinuteCount `json:"minutes,omitempty"`
+	// Quarters counts the transitions older than Recent per quarter of an
+	// hour (ascending), for HistoryKeep back from the newest.
+	Quarters []QuarterCount `json:"quarters,omitempty"`
 }
 
-// MinuteCount is how many transitions the minute starting at M×60 s Unix
-// time saw.
-type MinuteCount struct {
-	M int64 `json:"m"`
+// QuarterCount is how many transitions the quarter of an hour starting
+// at Q×15 minutes Unix time saw. Every time zone in use has its midnight
+// on a quarter hour.
+type QuarterCount struct {
+	Q int64 `json:"q"`
 	N int   `json:"n"`
 }
 
@@ -86,41 +87,43 @@ func (h *History) fold(t Transition) {
 	if len(h.Vias) > lastVias {
 		h.Vias = append(h.Vias[:0], h.Vias[len(h.Vias)-lastVias:]...)
 	}
-	m := minuteOf(t.At)
-	i, found := slices.BinarySearchFunc(h.Minutes, m, func(c MinuteCount, m int64) int { return cmp.Compare(c.M, m) })
+	q := quarterOf(t.At)
+	i, found := slices.BinarySearchFunc(h.Quarters, q, func(c QuarterCount, q int64) int { return cmp.Compare(c.Q, q) })
 	if found {
-		h.Minutes[i].N++
+		h.Quarters[i].N++
 		return
 	}
-	h.Minutes = slices.Insert(h.Minutes, i, MinuteCount{M: m, N: 1})
+	h.Quarters = slices.Insert(h.Quarters, i, QuarterCount{Q: q, N: 1})
 }
 
-// prune forgets the minutes more than HistoryKeep before the newest.
+// prune forgets the quarters more than HistoryKeep before the newest.
 func (h *History) prune() {
-	if len(h.Minutes) == 0 {
+	if len(h.Quarters) == 0 {
 		return
 	}
-	cutoff := h.Minutes[len(h.Minutes)-1].M - int64(HistoryKeep/time.Minute)
+	cutoff := h.Quarters[len(h.Quarters)-1].Q - int64(HistoryKeep/quarter)
 	i := 0
-	for i < len(h.Minutes) && h.Minutes[i].M < cutoff {
+	for i < len(h.Quarters) && h.Quarters[i].Q < cutoff {
 		i++
 	}
-	h.Minutes = append(h.Minutes[:0], h.Minutes[i:]...)
+	h.Quarters = append(h.Quarters[:0], h.Quarters[i:]...)
 }
 
-// minuteOf is t's Unix minute, rounded down.
-func minuteOf(t time.Time) int64 {
-	u := t.Unix()
-	m := u / 60
-	if u%60 < 0 {
-		m--
+const quarter = 15 * time.Minute
+
+// quarterOf is the Unix quarter hour of t, rounded down.
+func quarterOf(t time.Time) int64 {
+	u, n := t.Unix(), int64(quarter/time.Second)
+	q := u / n
+	if u%n < 0 {
+		q--
 	}
-	return m
+	return q
 }
 
 // Entries after now are ignored by the queries below (the clock was set
-// back), exactly among Recent and the kept ones, and to the minute among
-// the counted ones.
+// back), exactly among Recent and the kept ones, and to the quarter hour
+// among the counted ones.
 
 // StateDuration returns how long the light has been in its current state
 // at now: since the last entry that changed the state (From != To). It is
@@ -153,10 +156,9 @@ func (h *History) TransitionsToday(now time.Time, loc *time.Location) int {
 			n++
 		}
 	}
-	// Every zone's midnight falls on a whole minute.
-	from, to := minuteOf(midnight), minuteOf(now)
-	for _, c := range h.Minutes {
-		if c.M >= from && c.M <= to {
+	from, to := quarterOf(midnight), quarterOf(now)
+	for _, c := range h.Quarters {
+		if c.Q >= from && c.Q <= to {
 			n += c.N
 		}
 	}

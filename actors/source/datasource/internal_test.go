@@ -233,8 +233,8 @@ func TestHistoryAnswersAsEveryEntry(t *testing.T) {
 		if !reflect.DeepEqual(normal(h), normal(&restored)) {
 			t.Fatalf("run %d: the record changes the history", run)
 		}
-		if len(b) > 100_000 || len(h.Recent) > 128 || len(h.Minutes) > 48*60+1 {
-			t.Fatalf("run %d: %d bytes, %d recent, %d minutes: not bounded", run, len(b), len(h.Recent), len(h.Minutes))
+		if len(b) > 20_000 || len(h.Recent) > 128 || len(h.Quarters) > 48*4+1 {
+			t.Fatalf("run %d: %d bytes, %d recent, %d quarters: not bounded", run, len(b), len(h.Recent), len(h.Quarters))
 		}
 		if h.Seq != uint64(len(entries)) {
 			t.Fatalf("run %d: seq %d, want %d", run, h.Seq, len(entries))
