@@ -37,7 +37,7 @@ func (okLight) Command(_ context.Context, verb string, _ []byte) ([]byte, error)
 // markRig is a light's agent over a real JetStream journal and the
 // scripted model.
 type markRig struct {
-	t   *testing.T
+	t   testing.TB
 	j   *journal.Journal
 	js  *broker.Broker
 	srv *agenttest.Server
@@ -48,7 +48,7 @@ type markRig struct {
 	rounds []uint64 // the mark after each round
 }
 
-func newMarkRig(t *testing.T, script ...agenttest.Step) *markRig {
+func newMarkRig(t testing.TB, script ...agenttest.Step) *markRig {
 	t.Helper()
 	b, err := broker.Start(context.Background(), broker.Config{DataDir: t.TempDir(), Listen: "127.0.0.1:0", Sync: "batch"})
 	if err != nil {
