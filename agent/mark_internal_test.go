@@ -490,3 +490,30 @@ func TestReadMark(t *testing.T) {
 		t.Fatalf("session records %v", keys)
 	}
 }
+
+// A mark the journal's retention has passed reads from the journal's
+// first event.
+func TestMarkBeforeThePurged(t *testing.T) {
+	r := newMarkRig(t)
+	ctx := context.Background()
+	r.appendSteps("a", messages.OutAgentData{Step: 1, Kind: messages.AgentKindAsk, Text: "x"})
+	if err := r.j.SaveRecord(ctx, MarkKey("k"), encodeMark(1)); err != nil {
+		t.Fatal(err)
+	}
+	r.appendSteps("a",
+		messages.OutAgentData{Step: 2, Kind: messages.AgentKindModel, Message: &messages.AgentMessage{Role: "assistant", Content: "y"}},
+		messages.OutAgentData{Step: 3, Kind: messages.AgentKindEnd, Status: messages.AgentDone, Text: "z"})
+	if err := r.j.Purge(ctx, "", 3); err != nil {
+		t.Fatal(err)
+	}
+	m := &Manager{cfg: r.cfg}
+	got, err := m.restore()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Without a snapshot, what was purged is lost (the session starts at
+	// its first event left); the mark only says where reading begins.
+	if got.from != 2 || got.events != 1 || got.mark != 3 || got.states["a"].Step != 3 || got.states["a"].LastAnswer != "z" {
+		t.Fatalf("restore read %d events from %d, mark %d: %+v", got.events, got.from, got.mark, got.states["a"])
+	}
+}
