@@ -37,6 +37,12 @@ type Config struct {
 	// Meter counts requests, model calls and the sessions' restarts (the
 	// daemon's metrics); nil counts nothing.
 	Meter Meter
+	// MarkEvery is how often the agent tries to move its mark (where the
+	// next start reads its sessions' events from) on; default
+	// DefaultMarkEvery.
+	MarkEvery time.Duration
+
+	markHook func(seq uint64) // tests: called after each round with the mark as it stands
 }
 
 // Messages of the agent actor. Reply is called once, from any goroutine.
@@ -99,6 +105,7 @@ type Manager struct {
 	cfg      Config
 	loop     *Loop
 	sessions map[string]*actor.PID
+	marks    *marker // nil while the journal is a copy (marks are off)
 }
 
 // Receive handles one message.
@@ -108,13 +115,18 @@ func (m *Manager) Receive(ctx actor.Context) {
 		m.loop = &Loop{Model: m.cfg.Model, Tools: m.cfg.Tools, Prompt: LightPrompt(m.cfg.Light, m.cfg.Tools),
 			MaxTurns: m.cfg.MaxTurns, CallTimeout: m.cfg.CallTimeout, Logf: m.cfg.Logf, Meter: m.cfg.Meter}
 		m.sessions = map[string]*actor.PID{}
-		states, err := m.restore()
+		r, err := m.restore()
 		if err != nil {
 			panic(fmt.Sprintf("agent %s: restore the sessions: %v", m.cfg.Light, err)) // the supervisor retries
 		}
-		for _, st := range states {
-			m.spawn(ctx, st)
+		for _, st := range r.states {
+			m.spawn(ctx, st, r.saved[st.ID])
 		}
+		if r.marking {
+			m.startMarks(ctx, r.mark)
+		}
+	case *actor.Stopping, *actor.Restarting:
+		m.stopMarks()
 	case *Ask:
 		name := msg.Req.Session
 		if name == "" {
@@ -138,6 +150,8 @@ func (m *Manager) Receive(ctx actor.Context) {
 		m.talk(ctx, msg)
 	case *ListSessions:
 		m.list(ctx, msg)
+	default:
+		m.receiveMark(ctx, msg)
 	}
 }
 
@@ -153,7 +167,7 @@ type directAsk struct {
 func (m *Manager) toSession(ctx actor.Context, name string, msg *Ask) {
 	pid := m.sessions[name]
 	if pid == nil {
-		pid = m.spawn(ctx, NewState(name))
+		pid = m.spawn(ctx, NewState(name), 0)
 	}
 	ctx.Send(pid, msg)
 }
@@ -316,23 +330,39 @@ func (m *Manager) decide(ctx actor.Context, msg *Decide) {
 	})
 }
 
-// spawn starts the actor of a session whose state is st.
-func (m *Manager) spawn(ctx actor.Context, st *State) *actor.PID {
-	s := &session{cfg: m.cfg, loop: m.loop, view: st, snaps: &snapshots{cfg: m.cfg, id: st.ID},
+// spawn starts the actor of a session whose state is st, saved in its
+// snapshot up to step saved.
+func (m *Manager) spawn(ctx actor.Context, st *State, saved int) *actor.PID {
+	s := &session{cfg: m.cfg, loop: m.loop, view: st, snaps: &snapshots{cfg: m.cfg, id: st.ID, last: saved},
 		waiters: map[string]chan Decision{}, early: map[string]Decision{}}
 	pid := ctx.Spawn(actor.PropsFromProducer(func() actor.Actor { return s }))
 	m.sessions[st.ID] = pid
 	return pid
 }
 
-// restore folds the light's agent events into sessions.
-func (m *Manager) restore() (map[string]*State, error) {
+// restored is what restore found.
+type restored struct {
+	states  map[string]*State
+	saved   map[string]int // the step each session's saved snapshot has
+	marking bool           // marks are on (not through a copy)
+	mark    uint64         // the mark as restore leaves it
+	from    uint64         // the first journal sequence read
+	events  int            // the agent events read
+}
+
+// restore folds the light's agent events into sessions: those after the
+// mark over the saved snapshots. It then saves the sessions the events
+// moved on, and, once all are saved, moves the mark to the journal's last
+// sequence when it began (the replay reads at least that far). Through a
+// copy of the journal (a house's), whose sequences are its origins',
+// there is no mark and it reads every event.
+func (m *Manager) restore() (restored, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	states := map[string]*State{}
+	r := restored{states: map[string]*State{}, saved: map[string]int{}, marking: !m.cfg.Journal.Copied(), from: 1}
 	snaps, err := m.cfg.Journal.Records(ctx, SnapshotKey(m.cfg.Light, ""))
 	if err != nil {
-		return nil, err
+		return r, err
 	}
 	for key, b := range snaps {
 		st := &State{}
@@ -340,9 +370,18 @@ func (m *Manager) restore() (map[string]*State, error) {
 			m.cfg.Logf("agent %s: skip session snapshot %s: %v", m.cfg.Light, key, err)
 			continue
 		}
-		states[st.ID] = st
+		r.states[st.ID], r.saved[st.ID] = st, st.Step
 	}
-	err = m.cfg.Journal.Replay(ctx, subject.Out(m.cfg.Light, messages.OutAgent), 0, 0, func(msg journal.Msg) error {
+	var last uint64
+	if r.marking {
+		if last, err = m.cfg.Journal.LastSeq(ctx); err != nil {
+			return r, err
+		}
+		r.mark = m.readMark(ctx, last)
+		r.from = r.mark + 1 // below the journal's first (purged up to there): from the first
+	}
+	err = m.cfg.Journal.Replay(ctx, subject.Out(m.cfg.Light, messages.OutAgent), r.from, 0, func(msg journal.Msg) error {
+		r.events++
 		var env messages.Envelope
 		if err := messages.DecodeEnvelope(msg.Data, &env); err != nil {
 			m.cfg.Logf("agent %s: skip agent event %d: %v", m.cfg.Light, msg.Seq, err)
@@ -353,10 +392,10 @@ func (m *Manager) restore() (map[string]*State, error) {
 			m.cfg.Logf("agent %s: skip agent event %d: %v", m.cfg.Light, msg.Seq, err)
 			return nil
 		}
-		st := states[ev.Session]
+		st := r.states[ev.Session]
 		if st == nil {
 			st = NewState(ev.Session)
-			states[ev.Session] = st
+			r.states[ev.Session] = st
 		}
 		if ev.Step <= st.Step {
 			return nil // the snapshot has it
@@ -364,5 +403,34 @@ func (m *Manager) restore() (map[string]*State, error) {
 		st.Apply(ev, env.Time)
 		return nil
 	})
-	return states, err
+	if err != nil || !r.marking {
+		return r, err
+	}
+	if r.events > 0 {
+		m.cfg.Logf("agent %s: restored the sessions from %d events after journal sequence %d", m.cfg.Light, r.events, r.mark)
+	}
+	saved := true
+	for id, st := range r.states {
+		if st.Step <= r.saved[id] {
+			continue
+		}
+		b, err := st.snapshot()
+		if err == nil {
+			err = m.cfg.Journal.SaveRecord(ctx, SnapshotKey(m.cfg.Light, id), b)
+		}
+		if err != nil {
+			m.cfg.Logf("agent %s: snapshot session %s: %v", m.cfg.Light, id, err)
+			saved = false
+			continue
+		}
+		r.saved[id] = st.Step
+	}
+	if saved && last > r.mark {
+		if err := m.cfg.Journal.SaveRecord(ctx, MarkKey(m.cfg.Light), encodeMark(last)); err != nil {
+			m.cfg.Logf("agent %s: save the sessions' mark: %v", m.cfg.Light, err)
+		} else {
+			r.mark = last
+		}
+	}
+	return r, nil
 }

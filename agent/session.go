@@ -38,6 +38,7 @@ type session struct {
 	stop    context.CancelFunc
 	cancel  context.CancelFunc // the request in flight
 	done    chan *State        // the state the request in flight ends with
+	running int                // request goroutines started and not ended
 }
 
 // Messages between a session's actor and its request goroutine, and the
@@ -64,6 +65,13 @@ type (
 	pendingReq struct{}
 	// saveView: time to save the view's snapshot.
 	saveView struct{}
+	// requestEnded: a request's goroutine ends (its last message, so
+	// after all its steps).
+	requestEnded struct{}
+	// idleReq asks whether the journal holds nothing of the session its
+	// saved snapshot lacks, and none is about to come (the manager's
+	// mark); the answer goes to ch, which has room for it.
+	idleReq struct{ ch chan<- bool }
 )
 
 // errStopped refuses steps of a session whose actor stops.
@@ -99,9 +107,16 @@ func (s *session) Receive(ctx actor.Context) {
 		if msg.ev.Kind == messages.AgentKindEnd && s.due == nil {
 			// The journal holds the steps until then; saving once for
 			// a burst of requests keeps the snapshot off their way.
-			self, root := ctx.Self(), ctx.ActorSystem().Root
-			s.due = time.AfterFunc(snapshotDelay, func() { root.Send(self, &saveView{}) })
+			s.saveLater(ctx)
 		}
+	case *requestEnded:
+		s.running--
+	case *idleReq:
+		idle := s.idle()
+		if !idle && s.running == 0 && s.due == nil {
+			s.saveLater(ctx) // a failed save is tried again, or the mark would wait for the next request
+		}
+		msg.ch <- idle
 	case *saveView:
 		if s.due != nil {
 			s.due = nil
@@ -212,7 +227,9 @@ func (s *session) start(actx actor.Context, run func(context.Context, *request) 
 	done := make(chan *State, 1)
 	s.cancel, s.done = cancel, done
 	r := &request{cfg: s.cfg, snaps: s.snaps, stopped: s.stopped, self: actx.Self(), root: actx.ActorSystem().Root}
+	s.running++
 	go func() {
+		defer r.root.Send(r.self, &requestEnded{})
 		defer cancel()
 		r.state = first
 		if prev != nil {
@@ -315,6 +332,25 @@ func (r *request) Decide(ctx context.Context, id string) (Decision, error) {
 	case <-ctx.Done():
 		return Decision{}, ctx.Err()
 	}
+}
+
+// idle reports whether the session's saved snapshot holds every step it
+// journaled and no request may journal more: none runs (a request waiting
+// for an approval runs, so the mark waits for the decision), no snapshot
+// is due, and the last one saved is the view's. A save in progress holds
+// the lock: not idle yet, and the actor does not wait for it.
+func (s *session) idle() bool {
+	if s.running > 0 || s.due != nil || !s.snaps.mu.TryLock() {
+		return false
+	}
+	defer s.snaps.mu.Unlock()
+	return s.snaps.last == s.view.Step
+}
+
+// saveLater has the view's snapshot saved snapshotDelay from now.
+func (s *session) saveLater(ctx actor.Context) {
+	self, root := ctx.Self(), ctx.ActorSystem().Root
+	s.due = time.AfterFunc(snapshotDelay, func() { root.Send(self, &saveView{}) })
 }
 
 // saveNow saves the view's snapshot and waits.

@@ -87,6 +87,11 @@ func WithOrigin(origin func(subject string, h nats.Header) (seq uint64, ok bool)
 	return func(j *Journal) { j.origin = origin }
 }
 
+// Copied reports whether the journal reads a copy (WithOrigin): Replay's
+// and Follow's sequences are then the origins', which LastSeq (the
+// copy's own) does not count.
+func (j *Journal) Copied() bool { return j.origin != nil }
+
 // own returns m as read, with its origin's sequence, or false when the
 // event is to be skipped.
 func (j *Journal) own(m Msg) (Msg, bool) {
