@@ -186,7 +186,8 @@ func (m *Manager) markRound(ctx actor.Context) {
 		c, cancel := context.WithTimeout(mk.ctx, markRoundTimeout)
 		defer cancel()
 		last, err := cfg.Journal.LastSeq(c)
-		if err != nil || last <= seq {
+		// On a full disk the mark waits: the next start reads a little more.
+		if err != nil || last <= seq || cfg.Journal.Room() != nil {
 			return
 		}
 		reply := make(chan markAsked, 1)
