@@ -136,12 +136,22 @@ func (m *Manager) Receive(ctx actor.Context) {
 			msg.Reply(&messages.ErrorReply{Code: 400, Error: err.Error()})
 			return
 		}
+		if strings.TrimSpace(msg.Req.Text) != "" {
+			if full := m.noRoom(); full != nil {
+				msg.Reply(full)
+				return
+			}
+		}
 		if m.cfg.Model == nil && strings.TrimSpace(msg.Req.Text) != "" {
 			m.unconfigured(ctx, msg)
 			return
 		}
 		m.toSession(ctx, name, msg)
 	case *directAsk:
+		if full := m.noRoom(); full != nil {
+			msg.ask.Reply(full)
+			return
+		}
 		msg.ask.direct = &msg.call
 		m.toSession(ctx, msg.session, msg.ask)
 	case *Decide:
@@ -253,6 +263,10 @@ func (m *Manager) talk(ctx actor.Context, msg *Talk) {
 		msg.Reply(&messages.ErrorReply{Code: 413, Error: fmt.Sprintf("talk: %d bytes of audio is more than the %d MiB a request may carry; send a shorter recording", len(msg.Audio), MaxAudio>>20)})
 		return
 	}
+	if full := m.noRoom(); full != nil {
+		msg.Reply(full)
+		return
+	}
 	self, root, cfg := ctx.Self(), ctx.ActorSystem().Root, m.cfg
 	go func() {
 		tctx, cancel := context.WithTimeout(context.Background(), cfg.CallTimeout+time.Minute)
@@ -328,6 +342,14 @@ func (m *Manager) decide(ctx actor.Context, msg *Decide) {
 			msg.Reply(&messages.ErrorReply{Code: 409, Error: "several approvals are pending (" + strings.Join(pending, ", ") + "); name one"})
 		}
 	})
+}
+
+// noRoom is the 507 that refuses a new request while the disk is full
+// (journal.Room): its steps would take the room kept for the outputs of
+// accepted inputs, and each change it asked for would be refused anyway.
+// nil when there is room.
+func (m *Manager) noRoom() *messages.ErrorReply {
+	return actors.NoRoom(m.cfg.Journal.Room())
 }
 
 // spawn starts the actor of a session whose state is st, saved in its
