@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -72,10 +73,12 @@ func loadHistory(ctx context.Context, j records, light string, logf func(string,
 		return datasource.History{}
 	}
 	// A record ahead of the journal belongs to another journal.
-	if last, err := j.LastSeq(ctx); err != nil || h.Seq > last {
-		if err == nil {
-			logf("source %s: the recorded history (at %d) is ahead of the journal (at %d); reading the journal from its start", light, h.Seq, last)
-		}
+	last, err := j.LastSeq(ctx)
+	if err == nil && h.Seq > last {
+		err = fmt.Errorf("the recorded history (at %d) is ahead of the journal (at %d)", h.Seq, last)
+	}
+	if err != nil {
+		logf("source %s: %v; reading the journal from its start", light, err)
 		return datasource.History{}
 	}
 	return h
