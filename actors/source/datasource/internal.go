@@ -26,13 +26,14 @@ type Transition struct {
 // space bounded whatever the light's rate: the newest entries as they are
 // (Recent), and for the older ones only what the sources read: the last
 // state change, the last five transitions, and how many transitions each
-// quarter of an hour of the last HistoryKeep saw. It is kept in the journal's records
-// with Seq, so a restart reads only the journal after it. Its zero value
-// is an empty history.
+// quarter of an hour of the last HistoryKeep saw. It is kept in the
+// journal's records with Seq, so a restart reads only the journal after
+// it. Its zero value is an empty history.
 type History struct {
 	// Seq is the journal sequence of the last entry added.
 	Seq uint64 `json:"seq"`
-	// Recent holds the last recentKeep entries, in journal order.
+	// Recent holds the newest entries (recentKeep to twice as many), in
+	// journal order.
 	Recent []Transition `json:"recent,omitempty"`
 	// Change is the last state change older than Recent (nil: none).
 	Change *Transition `json:"change,omitempty"`
