@@ -26,9 +26,10 @@ type sample struct {
 //
 // A SIGKILL every few seconds resets all three, so a reading is only
 // compared with one taken at the same age of another process: Band is the
-// ages (since ready) at which every process is read, and each process
-// whose band falls after the warm-up is compared with the first such
-// process. That finds what grows with the soak's history (the journal,
+// ages (since ready) at which every process is read, and the processes
+// whose band falls after the warm-up are compared with the first of them
+// (the median of the first three, and each later stretch of three by its
+// median). That finds what grows with the soak's history (the journal,
 // snapshots, sessions, files on disk), which every restart loads again.
 // What grows within one process and dies with it (a goroutine or
 // connection left behind by each request) is found within the longest
@@ -155,13 +156,22 @@ func checkGrowth(samples []sample, r growthRule) verdict {
 		v.Grew = append(v.Grew, "no process was read at its band's age after the warm-up: the soak is too short to tell")
 		return v
 	}
-	base := after[0]
+	// Processes at the same age still differ by a tenth or so (what was
+	// in flight when each was killed, GC cycles), so the baseline is the
+	// median of the first few, and each later stretch of as many is
+	// compared by its median: one process's swing is not growth, and
+	// growth with the history moves every stretch after it.
+	k := min(max(len(after)/3, 1), baseProcs)
+	w := min(baseProcs, max(len(after)-k, 1))
+	base := medianOf(after[:k])
 	band := fmt.Sprintf("%v–%v", r.Band[0], r.Band[1])
-	v.Compared = append(v.Compared, fmt.Sprintf("baseline: pid %d (ready at %v) at age %s: %s", base.l.Pid, base.l.Start.Round(time.Second), band, base.b))
+	v.Compared = append(v.Compared, fmt.Sprintf("baseline: %s at age %s: %s", procs(after[:k]), band, base))
 	for _, a := range after[1:] {
-		what := fmt.Sprintf("pid %d (ready at %v) at age %s", a.l.Pid, a.l.Start.Round(time.Second), band)
-		v.Compared = append(v.Compared, what+": "+a.b.String())
-		v.add(r, r.compare(base.b, a.b, "across restarts, "+what+" against the baseline"))
+		v.Compared = append(v.Compared, fmt.Sprintf("pid %d (ready at %v) at age %s: %s", a.l.Pid, a.l.Start.Round(time.Second), band, a.b))
+	}
+	for i := k; i+w <= len(after); i++ {
+		stretch := after[i : i+w]
+		v.add(r, r.compare(base, medianOf(stretch), "across restarts, "+procs(stretch)+" at age "+band+" against the baseline"))
 	}
 	// Within one process: the longest after the warm-up, its last
 	// band-wide stretch against its band.
@@ -177,6 +187,38 @@ func checkGrowth(samples []sample, r growthRule) verdict {
 		v.Grew = append(v.Grew, "only one reading after the warm-up: the soak is too short to tell")
 	}
 	return v
+}
+
+// baseProcs is how many processes the baseline, and each stretch compared
+// with it, take at most.
+const baseProcs = 3
+
+// medianOf is the medians, measure by measure, of the processes' readings
+// in their band.
+func medianOf(bs []banded) reading {
+	var rss, fds, gor []float64
+	n := 0
+	for _, b := range bs {
+		rss, fds = append(rss, b.b.RSS), append(fds, b.b.FDs)
+		if !math.IsNaN(b.b.Goroutines) {
+			gor = append(gor, b.b.Goroutines)
+		}
+		n += b.b.N
+	}
+	return reading{RSS: median(rss), FDs: median(fds), Goroutines: median(gor), N: n}
+}
+
+// procs names processes for the log: "pid 7 (ready at 42s)", or "pids 7,
+// 9, 12 (ready at 42s–68s)".
+func procs(bs []banded) string {
+	if len(bs) == 1 {
+		return fmt.Sprintf("pid %d (ready at %v)", bs[0].l.Pid, bs[0].l.Start.Round(time.Second))
+	}
+	pids := make([]string, len(bs))
+	for i, b := range bs {
+		pids[i] = fmt.Sprint(b.l.Pid)
+	}
+	return fmt.Sprintf("pids %s (ready at %v–%v)", strings.Join(pids, ", "), bs[0].l.Start.Round(time.Second), bs[len(bs)-1].l.Start.Round(time.Second))
 }
 
 // add files what grew: as noted when it is RSS and the rule only notes it.
@@ -241,6 +283,16 @@ func flat(rss float64, fds, gor int) func(time.Duration) (float64, int, int) {
 	return func(time.Duration) (float64, int, int) { return rss, fds, gor }
 }
 
+// restarts is processes ready every 13 s from 16 s, each read for 12 s at
+// one RSS each (MB), with steady open files and goroutines.
+func restarts(rssMB ...float64) [][]sample {
+	var out [][]sample
+	for i, rss := range rssMB {
+		out = append(out, life(i+1, time.Duration(16+13*i)*time.Second, 12*time.Second, flat(rss, 40, 300)))
+	}
+	return out
+}
+
 func TestGrowth(t *testing.T) {
 	rule := growthRule{Warmup: 20 * time.Second, Band: [2]time.Duration{4 * time.Second, 8 * time.Second}, MinSamples: 2, RSSPct: 20, FDPct: 20, Goroutines: 50}
 	steady := flat(100, 40, 300)
@@ -262,10 +314,10 @@ func TestGrowth(t *testing.T) {
 				}
 				return 101, 41, 310
 			})}, nil},
-		{"RSS grows across restarts", [][]sample{
-			life(1, 16*time.Second, 12*time.Second, steady), life(2, 29*time.Second, 12*time.Second, flat(110, 40, 300)),
-			life(3, 42*time.Second, 12*time.Second, flat(125, 40, 300))},
-			[]string{"RSS grew 25% (100.0 MB → 125.0 MB; at most 20%), across restarts, pid 3 (ready at 42s)"}},
+		{"RSS grows across restarts", restarts(100, 105, 110, 115, 120, 125, 130),
+			[]string{"RSS grew 22% (102.5 MB → 125.0 MB; at most 20%), across restarts, pids 5, 6, 7 (ready at 1m8s–1m34s) at age 4s–8s against the baseline"}},
+		{"one process's swing is not growth", restarts(100, 103, 98, 125, 101, 99, 102), nil},
+		{"nor is a low baseline process", restarts(90, 103, 100, 125, 115, 104, 110, 121), nil},
 		{"open files grow across restarts", [][]sample{
 			life(1, 16*time.Second, 12*time.Second, steady), life(2, 29*time.Second, 12*time.Second, flat(100, 49, 300))},
 			[]string{"open files grew 22% (40 → 49; at most 20%), across restarts, pid 2"}},
