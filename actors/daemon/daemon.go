@@ -129,6 +129,11 @@ func (d *Daemon) Run(ctx context.Context) error {
 	if d.nc, err = b.Connect(nats.Name("lumen-daemon")); err != nil {
 		return err
 	}
+	// From here until each light serves, its commands get a 503.
+	if d.starting, err = answerStarting(d.nc, cfg.Lights); err != nil {
+		return err
+	}
+	defer d.starting.close()
 	// New inputs ask the disk for room first.
 	d.j = journal.New(b.JetStream(), journal.WithRoom(b.Room))
 	d.metrics = metrics.New(metrics.Config{Journal: d.j.Size, Now: cfg.Clock.Now, Logf: logf})
@@ -155,10 +160,6 @@ func (d *Daemon) Run(ctx context.Context) error {
 	if d.web, err = web.Listen("--http", cfg.HTTP, cfg.User != "", logf); err != nil {
 		return err
 	}
-	if d.starting, err = answerStarting(d.nc, cfg.Lights); err != nil {
-		return err
-	}
-	defer d.starting.close()
 	for _, name := range cfg.Lights {
 		l, err := d.spawnLight(ctx, name)
 		if err != nil {
