@@ -16,6 +16,7 @@ import (
 	"github.com/lumen-home/lumen/agent"
 	"github.com/lumen-home/lumen/agent/agenttest"
 	"github.com/lumen-home/lumen/eval"
+	"github.com/lumen-home/lumen/internal/lumentest"
 )
 
 // turn is one scripted model reply: calls, or the words that end the
@@ -132,7 +133,7 @@ func builtin(t *testing.T) eval.Suite {
 
 // A model that does everything right passes every case.
 func TestPerfectModelPassesEveryCase(t *testing.T) {
-	needGuest(t)
+	lumentest.NeedGuest(t)
 	suite := builtin(t)
 	var sc script
 	readYAML(t, "testdata/perfect.yaml", &sc)
@@ -159,7 +160,7 @@ func TestPerfectModelPassesEveryCase(t *testing.T) {
 // A model with one known mistake per case fails exactly that case: each
 // case runs against a script where only its own turn is wrong.
 func TestFaultyModelFailsEachCase(t *testing.T) {
-	needGuest(t)
+	lumentest.NeedGuest(t)
 	suite := builtin(t)
 	var sc script
 	readYAML(t, "testdata/perfect.yaml", &sc)
@@ -200,19 +201,6 @@ func TestFaultyModelFailsEachCase(t *testing.T) {
 			t.Logf("%s: %s", r.Case, r.Failure)
 		}
 	}
-}
-
-// needGuest fails in CI, and skips elsewhere, when the tools' engine is
-// not built: the tool cases need it.
-func needGuest(t *testing.T) {
-	t.Helper()
-	if os.Getenv("LUMEN_GUEST_WASM") != "" {
-		return
-	}
-	if os.Getenv("CI") != "" {
-		t.Fatal("LUMEN_GUEST_WASM is not set; run the tests with the Taskfile")
-	}
-	t.Skip("the tools' wasm guest is not built (go run github.com/go-task/task/v3/cmd/task@v3.45.4 guest)")
 }
 
 // The light's direct-command matcher takes exactly the suite's direct

@@ -79,19 +79,6 @@ func soakDuration(t *testing.T) time.Duration {
 	return d
 }
 
-// needGuest skips without the tools' wasm guest (the Taskfile builds it),
-// except in CI.
-func needGuest(t *testing.T) {
-	t.Helper()
-	if os.Getenv("LUMEN_GUEST_WASM") != "" {
-		return
-	}
-	if os.Getenv("CI") != "" {
-		t.Fatal("LUMEN_GUEST_WASM is not set; run the tests with the Taskfile")
-	}
-	t.Skip("the tools' wasm guest is not built: run the test with the Taskfile (go run github.com/go-task/task/v3/cmd/task@v3.45.4 soak)")
-}
-
 // TestSoak is issue 19's soak: ten lights with a timer firing every second
 // and four data sources each, NATS and HTTP clients firing, reading,
 // running a custom tool and asking the agent (a scripted model), event
@@ -103,7 +90,7 @@ func TestSoak(t *testing.T) {
 	if testing.Short() {
 		t.Skip("slow")
 	}
-	needGuest(t)
+	lumentest.NeedGuest(t)
 	p := soakPlan(soakDuration(t))
 	// Sources poll every 2 s rather than the daemon's minimum of 10 s.
 	t.Setenv("LUMEN_SOURCE_MIN_INTERVAL_MS", "1000")

@@ -53,16 +53,8 @@ func TestMetricsDoor(t *testing.T) {
 	}
 
 	scrape := func() metricstest.Scrape { return metricstest.Get(t, url, user, password) }
-	value := func(s metricstest.Scrape, name string, labels ...string) float64 {
-		t.Helper()
-		v, ok := s.Value(name, labels...)
-		if !ok {
-			t.Fatalf("no %s%v in the scrape", name, labels)
-		}
-		return v
-	}
 	before := scrape()
-	inputs := value(before, "lumen_light_inputs_total", "light", "a")
+	inputs := before.Must(t, "lumen_light_inputs_total", "light", "a")
 	nc, err := nats.Connect(d.URL(), nats.UserInfo(user, password))
 	if err != nil {
 		t.Fatal(err)
@@ -76,24 +68,24 @@ func TestMetricsDoor(t *testing.T) {
 		}
 	}
 	after := scrape()
-	if got := value(after, "lumen_light_inputs_total", "light", "a"); got != inputs+3 {
+	if got := after.Must(t, "lumen_light_inputs_total", "light", "a"); got != inputs+3 {
 		t.Errorf("inputs of a after 3 clicks: %v, want %v", got, inputs+3)
 	}
-	if got := value(after, "lumen_light_inputs_total", "light", "b"); got != value(before, "lumen_light_inputs_total", "light", "b") {
+	if got := after.Must(t, "lumen_light_inputs_total", "light", "b"); got != before.Must(t, "lumen_light_inputs_total", "light", "b") {
 		t.Errorf("b's inputs moved with a's clicks")
 	}
-	if got := value(after, "lumen_light_outputs_total", "light", "a"); got < value(before, "lumen_light_outputs_total", "light", "a")+3 {
+	if got := after.Must(t, "lumen_light_outputs_total", "light", "a"); got < before.Must(t, "lumen_light_outputs_total", "light", "a")+3 {
 		t.Errorf("outputs of a after 3 state changes: %v", got)
 	}
-	if got := value(after, "lumen_light_apply_seconds", "light", "a"); got != inputs+3 {
+	if got := after.Must(t, "lumen_light_apply_seconds", "light", "a"); got != inputs+3 {
 		t.Errorf("apply latencies observed: %v, want one per input (%v)", got, inputs+3)
 	}
 	// A snapshot every 2 inputs: one was just taken.
-	if age := value(after, "lumen_light_snapshot_age_seconds", "light", "a"); age < 0 || age > 60 {
+	if age := after.Must(t, "lumen_light_snapshot_age_seconds", "light", "a"); age < 0 || age > 60 {
 		t.Errorf("snapshot age of a: %v s", age)
 	}
-	if msgs := value(after, "lumen_journal_messages"); msgs < 3 || value(after, "lumen_journal_bytes") <= 0 {
-		t.Errorf("journal: %v messages, %v bytes", msgs, value(after, "lumen_journal_bytes"))
+	if msgs := after.Must(t, "lumen_journal_messages"); msgs < 3 || after.Must(t, "lumen_journal_bytes") <= 0 {
+		t.Errorf("journal: %v messages, %v bytes", msgs, after.Must(t, "lumen_journal_bytes"))
 	}
 	if _, ok := after.Value("lumen_actor_restarts_total", "light", "a"); ok {
 		t.Errorf("a restart counted before any crash")

@@ -27,20 +27,12 @@ func TestMetricsScrape(t *testing.T) {
 	url := strings.TrimSuffix(d.Page(t), "/") + "/metrics"
 	nc := connect(t, d.URL)
 	scrape := func() metricstest.Scrape { return metricstest.Get(t, url, "", "") }
-	value := func(s metricstest.Scrape, name string, labels ...string) float64 {
-		t.Helper()
-		v, ok := s.Value(name, labels...)
-		if !ok {
-			t.Fatalf("no %s%v in the scrape", name, labels)
-		}
-		return v
-	}
 
 	s := scrape()
-	if g := value(s, "go_goroutines"); g <= 0 {
+	if g := s.Must(t, "go_goroutines"); g <= 0 {
 		t.Errorf("go_goroutines = %v", g)
 	}
-	inputs := value(s, "lumen_light_inputs_total", "light", "demo")
+	inputs := s.Must(t, "lumen_light_inputs_total", "light", "demo")
 	for range 3 {
 		mustOK(t, request(t, nc, "lumen.demo.cmd.fire", `{"transition":"button_click"}`))
 	}
@@ -77,16 +69,16 @@ func TestMetricsScrape(t *testing.T) {
 	})
 	// 3 clicks, the source's definition and its stored run, the agent's
 	// setState: at least 6 more inputs.
-	if got := value(s, "lumen_light_inputs_total", "light", "demo"); got < inputs+6 {
+	if got := s.Must(t, "lumen_light_inputs_total", "light", "demo"); got < inputs+6 {
 		t.Errorf("inputs: %v, want at least %v", got, inputs+6)
 	}
-	if n, in := value(s, "lumen_light_apply_seconds", "light", "demo"), value(s, "lumen_light_inputs_total", "light", "demo"); n != in {
+	if n, in := s.Must(t, "lumen_light_apply_seconds", "light", "demo"), s.Must(t, "lumen_light_inputs_total", "light", "demo"); n != in {
 		t.Errorf("apply latencies observed: %v, want one per input (%v)", n, in)
 	}
-	if got := value(s, "lumen_light_outputs_total", "light", "demo"); got < 3 {
+	if got := s.Must(t, "lumen_light_outputs_total", "light", "demo"); got < 3 {
 		t.Errorf("outputs: %v", got)
 	}
-	if got := value(s, "lumen_journal_messages"); got < 10 {
+	if got := s.Must(t, "lumen_journal_messages"); got < 10 {
 		t.Errorf("journal messages: %v", got)
 	}
 	for _, tc := range []struct {
@@ -106,7 +98,7 @@ func TestMetricsScrape(t *testing.T) {
 		{"lumen_agent_model_failures_total", []string{"light", "demo"}, 1, false},
 		{"lumen_agent_model_seconds", []string{"light", "demo"}, 3, false}, // observations: every call
 	} {
-		if got := value(s, tc.name, tc.labels...); got != tc.want && !(tc.atLeast && got > tc.want) {
+		if got := s.Must(t, tc.name, tc.labels...); got != tc.want && !(tc.atLeast && got > tc.want) {
 			t.Errorf("%s%v = %v, want %v", tc.name, tc.labels, got, tc.want)
 		}
 	}

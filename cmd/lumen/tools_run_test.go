@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lumen-home/lumen/internal/lumentest"
 	"github.com/nats-io/nats.go"
 )
 
@@ -19,16 +20,10 @@ import (
 // builds it and sets LUMEN_GUEST_WASM; CI always has it).
 func needGuest(t *testing.T) {
 	t.Helper()
-	if os.Getenv("LUMEN_GUEST_WASM") != "" {
-		return
-	}
 	if _, err := os.Stat(filepath.Join("..", "..", ".cache", "plugins", "guest.wasm")); err == nil && os.Getenv("LUMEN_BIN") != "" {
 		return
 	}
-	if os.Getenv("CI") != "" {
-		t.Fatal("LUMEN_GUEST_WASM is not set; run the tests with the Taskfile")
-	}
-	t.Skip("the tools' wasm guest is not built (go run github.com/go-task/task/v3/cmd/task@v3.45.4 guest)")
+	lumentest.NeedGuest(t)
 }
 
 func defineTool(t *testing.T, nc *nats.Conn, def map[string]any) {

@@ -53,6 +53,16 @@ func Get(tb testing.TB, url, user, password string) Scrape {
 	return s
 }
 
+// Must is Value, failing tb when there is no such series.
+func (s Scrape) Must(tb testing.TB, name string, labels ...string) float64 {
+	tb.Helper()
+	v, ok := s.Value(name, labels...)
+	if !ok {
+		tb.Fatalf("no %s%v in the scrape", name, labels)
+	}
+	return v
+}
+
 // Value is the value of the counter or gauge name whose labels include
 // labels (name, value pairs), or a histogram's count of observations;
 // ok is false when there is no such series.
