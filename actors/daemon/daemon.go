@@ -135,7 +135,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 	}
 	defer d.starting.close()
 	// New inputs ask the disk for room first.
-	d.j = journal.New(b.JetStream(), journal.WithRoom(b.Room))
+	d.j = journal.New(b.JetStream(), journal.WithRoom(b.Room), journal.WithWriteFailed(b.WriteFailed))
 	d.metrics = metrics.New(metrics.Config{Journal: d.j.Size, Now: cfg.Clock.Now, Logf: logf})
 	d.sys = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
 		return slog.New(slog.NewTextHandler(io.Discard, nil))

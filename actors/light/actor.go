@@ -512,7 +512,13 @@ func (a *Actor) apply(ctx actor.Context, d *delivered) {
 	}
 	if err := a.publish(actx, outs); err != nil {
 		// The machine has applied inputs whose outputs are not all
-		// journaled: restart, and recovery completes them.
+		// journaled: restart, and recovery completes them. The commands
+		// waiting are told, since their answers go with this actor.
+		for _, ap := range done {
+			if pid, ok := a.waiters[ap.in.ID]; ok && ap.in.ID != "" {
+				ctx.Send(pid, unfinished(a.cfg.Name, ap.in.Seq, err))
+			}
+		}
 		panic(fmt.Sprintf("light %s: journal outputs of inputs %d-%d: %v", a.cfg.Name, a.applied+1, last, err))
 	}
 	a.applied = last
@@ -636,6 +642,16 @@ func (a *Actor) dryRun(c *Command) any {
 		return &messages.ErrorReply{Code: res.Err.Code, Error: res.Err.Error}
 	}
 	return &messages.DryRunReply{OK: true, DryRun: true, Changes: messages.DiffConfig(a.m.Export(), m.Export())}
+}
+
+// unfinished is the answer to a command whose input is journaled but
+// whose outputs could not be: the light restarts and applies it from its
+// journal, so sending it again would apply it twice.
+func unfinished(light string, seq uint64, err error) *messages.ErrorReply {
+	if errors.Is(err, journal.ErrDiskFull) || errors.Is(err, journal.ErrFull) {
+		return &messages.ErrorReply{Code: actors.CodeFull, Error: fmt.Sprintf("light %s journaled this command (input %d) but the disk filled up before it could journal what the command changed; it takes effect by itself once there is room (free some space, or move --data to a larger disk): do not send it again", light, seq)}
+	}
+	return &messages.ErrorReply{Code: 500, Error: fmt.Sprintf("light %s journaled this command (input %d) but could not journal what it changed (%v); the light restarts and applies it from its journal: do not send it again", light, seq, err)}
 }
 
 // appendError is the answer to a command whose input could not be

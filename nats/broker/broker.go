@@ -251,6 +251,10 @@ type Broker struct {
 	// writeErr is set while JetStream keeps a write error (the disk
 	// filled up under it) until watchWrites reloads it.
 	writeErr atomic.Bool
+	// failed is closed when writeErr is set, and replaced by an open one
+	// when it is cleared (WriteFailed).
+	failedMu sync.Mutex
+	failed   chan struct{}
 	done     chan struct{} // closed by Shutdown
 	watching sync.WaitGroup
 
@@ -346,7 +350,7 @@ func Start(ctx context.Context, cfg Config) (*Broker, error) {
 	srv.SetLoggerV2(log, false, false, false)
 
 	b := &Broker{cfg: cfg, srv: srv, opts: opts, log: log, started: make(chan struct{}), lock: lock, daemonPassword: daemonPassword,
-		done: make(chan struct{})}
+		done: make(chan struct{}), failed: make(chan struct{})}
 	go func() {
 		defer close(b.started)
 		srv.Start()

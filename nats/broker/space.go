@@ -34,6 +34,33 @@ func (b *Broker) Room() error {
 		b.cfg.DataDir, Size(free), Size(b.cfg.Reserve))
 }
 
+// WriteFailed returns a channel that is closed once JetStream has met a
+// write error, which Room then reports, and stays open while it has none.
+// nats-server answers no publish it could not store: an append waits on
+// this instead of on its whole timeout (journal.WithWriteFailed). After
+// the reload, WriteFailed returns a new channel.
+func (b *Broker) WriteFailed() <-chan struct{} {
+	b.failedMu.Lock()
+	defer b.failedMu.Unlock()
+	return b.failed
+}
+
+// setWriteErr sets or clears writeErr, closing or replacing WriteFailed's
+// channel with it.
+func (b *Broker) setWriteErr(failed bool) {
+	b.failedMu.Lock()
+	defer b.failedMu.Unlock()
+	if b.writeErr.Load() == failed {
+		return
+	}
+	b.writeErr.Store(failed)
+	if failed {
+		close(b.failed)
+	} else {
+		b.failed = make(chan struct{})
+	}
+}
+
 // Reload after a write error.
 const (
 	// reloadRoom is the free space a reload waits for when there is no
@@ -59,7 +86,7 @@ func (b *Broker) watchWrites() {
 			return
 		case why = <-b.log.writeErr:
 		}
-		b.writeErr.Store(true)
+		b.setWriteErr(true)
 		want := max(b.cfg.Reserve, reloadRoom)
 		b.logf("broker: JetStream could not write (%s): new inputs are refused until %s has %s free; then the journal is reloaded", why, b.cfg.DataDir, Size(want))
 		for {
@@ -82,7 +109,7 @@ func (b *Broker) watchWrites() {
 		case <-b.log.writeErr:
 		default:
 		}
-		b.writeErr.Store(false)
+		b.setWriteErr(false)
 		b.logf("broker: there is room on %s again: JetStream is reloaded and the journal takes inputs", b.cfg.DataDir)
 	}
 }

@@ -136,6 +136,11 @@ func TestReloadAfterWriteError(t *testing.T) {
 		t.Fatal("a full disk took 5000 appends")
 	}
 	lumentest.WaitFor(t, 10*time.Second, "the broker to see the write error", func() bool { return b.Room() != nil })
+	select {
+	case <-b.WriteFailed():
+	default:
+		t.Error("WriteFailed's channel is open while Room reports the write error")
+	}
 	if err := j.Room(); !errors.Is(err, journal.ErrDiskFull) || !strings.Contains(err.Error(), "reopens the journal by itself") {
 		t.Errorf("Room after a write error = %v, want ErrDiskFull that says the journal reopens", err)
 	}
@@ -152,6 +157,11 @@ func TestReloadAfterWriteError(t *testing.T) {
 		}
 		return err == nil
 	})
+	select {
+	case <-b.WriteFailed():
+		t.Error("WriteFailed's channel is still closed after the reload")
+	default:
+	}
 	if !l.has("JetStream is reloaded") {
 		t.Errorf("no log line says JetStream was reloaded: %q", l.lines)
 	}

@@ -65,13 +65,85 @@ func newMsg(subj string, data []byte, opts []AppendOption) *nats.Msg {
 // a full stream ErrFull. The stream checks expectations before duplicates,
 // so a retry that still carries an expectation the original satisfied
 // gets ErrConflict: retry with MsgID alone to learn the original sequence.
+// With WithWriteFailed, an append with MsgID and no expectation that
+// meets a write error returns ErrDiskFull within about a second.
 func (j *Journal) Append(ctx context.Context, subj string, data []byte, opts ...AppendOption) (uint64, error) {
-	ack, err := j.js.PublishMsg(ctx, newMsg(subj, data, opts))
-	if err != nil {
-		return 0, appendErr(subj, err)
+	m := newMsg(subj, data, opts)
+	if j.failed == nil || !recheckable(m) {
+		ack, err := j.js.PublishMsg(ctx, m)
+		if err != nil {
+			return 0, appendErr(subj, err)
+		}
+		// A duplicate's ack (ack.Duplicate) carries the original sequence.
+		return ack.Sequence, nil
 	}
-	// A duplicate's ack (ack.Duplicate) carries the original sequence.
-	return ack.Sequence, nil
+	failed := j.failed()
+	select {
+	case <-failed:
+		// Known already: the stream answers duplicates only.
+		return j.recheck(ctx, m)
+	default:
+	}
+	pctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	go func() {
+		select {
+		case <-failed:
+			cancel(errWriteFailed)
+		case <-pctx.Done():
+		}
+	}()
+	ack, err := j.js.PublishMsg(pctx, m)
+	switch {
+	case err == nil:
+		return ack.Sequence, nil
+	case errors.Is(context.Cause(pctx), errWriteFailed) && ctx.Err() == nil:
+		return j.recheck(ctx, m)
+	}
+	return 0, appendErr(subj, err)
+}
+
+// errWriteFailed stops waiting for an append's acknowledgement.
+var errWriteFailed = errors.New("journal: the stream met a write error")
+
+// recheckWait bounds recheck's publish: the duplicate of a stored event
+// is acknowledged at once, an event the stream cannot store never is.
+const recheckWait = time.Second
+
+// recheck tells whether m, whose acknowledgement a write error left
+// unanswered, was stored: nats-server answers nothing it could not store,
+// and it keeps answering duplicates, so m is published again. The
+// original sequence, or ErrDiskFull.
+func (j *Journal) recheck(ctx context.Context, m *nats.Msg) (uint64, error) {
+	rctx, cancel := context.WithTimeout(ctx, recheckWait)
+	defer cancel()
+	ack, err := j.js.PublishMsg(rctx, m)
+	switch {
+	case err == nil:
+		return ack.Sequence, nil
+	case ctx.Err() != nil:
+		return 0, appendErr(m.Subject, err)
+	}
+	if room := j.Room(); room != nil {
+		return 0, room
+	}
+	return 0, noRoom{errors.New("the journal could not write to its disk (is it full?); nothing was changed: try again in a moment")}
+}
+
+// recheckable reports whether m can be published again to learn whether
+// it was stored: it has an id, and no expectation (which the stream checks
+// before duplicates).
+func recheckable(m *nats.Msg) bool {
+	if m.Header.Get(jetstream.MsgIDHeader) == "" {
+		return false
+	}
+	for _, h := range []string{jetstream.ExpectedLastSeqHeader, jetstream.ExpectedLastSubjSeqHeader,
+		jetstream.ExpectedLastMsgIDHeader, jetstream.ExpectedStreamHeader} {
+		if m.Header.Get(h) != "" {
+			return false
+		}
+	}
+	return true
 }
 
 // asyncStallWait is how long AppendAsync blocks for a free slot when too
@@ -82,11 +154,16 @@ const asyncStallWait = 5 * time.Second
 // Pending.Wait returns the outcome Append would have returned. Use it to
 // append many events fast; AsyncComplete tells when all are acknowledged.
 func (j *Journal) AppendAsync(subj string, data []byte, opts ...AppendOption) (*Pending, error) {
-	paf, err := j.js.PublishMsgAsync(newMsg(subj, data, opts), jetstream.WithStallWait(asyncStallWait))
+	m := newMsg(subj, data, opts)
+	paf, err := j.js.PublishMsgAsync(m, jetstream.WithStallWait(asyncStallWait))
 	if err != nil {
 		return nil, appendErr(subj, err)
 	}
-	return &Pending{subject: subj, paf: paf}, nil
+	p := &Pending{subject: subj, paf: paf}
+	if j.failed != nil && recheckable(m) {
+		p.j, p.msg, p.failed = j, m, j.failed()
+	}
+	return p, nil
 }
 
 // AsyncComplete returns a channel closed once every AppendAsync made on the
@@ -99,6 +176,12 @@ func (j *Journal) AsyncComplete() <-chan struct{} {
 type Pending struct {
 	subject string
 	paf     jetstream.PubAckFuture
+	// With WithWriteFailed: the journal, the message and the channel
+	// that tells a write error (Wait then rechecks); failed is nil
+	// otherwise.
+	j      *Journal
+	msg    *nats.Msg
+	failed <-chan struct{}
 
 	mu   sync.Mutex
 	done bool
@@ -119,6 +202,16 @@ func (p *Pending) Wait(ctx context.Context) (uint64, error) {
 		p.seq = ack.Sequence
 	case err := <-p.paf.Err():
 		p.err = appendErr(p.subject, err)
+	case <-p.failed:
+		select {
+		case ack := <-p.paf.Ok():
+			p.seq = ack.Sequence
+		default:
+			p.seq, p.err = p.j.recheck(ctx, p.msg)
+			if ctx.Err() != nil {
+				return 0, fmt.Errorf("journal: wait for append to %s: %w", p.subject, ctx.Err())
+			}
+		}
 	case <-ctx.Done():
 		return 0, fmt.Errorf("journal: wait for append to %s: %w", p.subject, ctx.Err())
 	}

@@ -63,7 +63,8 @@ type Journal struct {
 	stream string
 	bucket string
 	origin func(subject string, h nats.Header) (seq uint64, ok bool)
-	room   func() error // WithRoom; nil: always room
+	room   func() error           // WithRoom; nil: always room
+	failed func() <-chan struct{} // WithWriteFailed; nil: not watched
 
 	mu  sync.Mutex
 	str jetstream.Stream   // cached handle, bound on first use
@@ -108,6 +109,17 @@ func (j *Journal) own(m Msg) (Msg, bool) {
 // always room.
 func WithRoom(room func() error) Option {
 	return func(j *Journal) { j.room = room }
+}
+
+// WithWriteFailed makes an append with MsgID and no expectation
+// stop waiting when the channel failed returns is closed
+// (broker.Broker.WriteFailed: JetStream met a write error, and answers no
+// publish it could not store). The append is then published again, whose
+// duplicate the stream acknowledges if the first was stored; if it is not
+// answered within a second, the append fails with ErrDiskFull. Without
+// it, such an append waits for its context.
+func WithWriteFailed(failed func() <-chan struct{}) Option {
+	return func(j *Journal) { j.failed = failed }
 }
 
 // Room reports whether there is room for a new input: nil, or an error

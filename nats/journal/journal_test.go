@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/lumen-home/lumen/nats/broker"
@@ -252,6 +253,80 @@ func TestAppendAsync(t *testing.T) {
 			seq, err := p.Wait(ctx)
 			if !errors.Is(err, tt.wantErr) || seq != tt.wantSeq {
 				t.Fatalf("Wait = %d, %v; want %d, %v", seq, err, tt.wantSeq, tt.wantErr)
+			}
+		})
+	}
+}
+
+// TestWriteFailed: an append waiting when the write-error channel closes
+// publishes again to learn whether it was stored. A stored event's
+// duplicate is acknowledged with its sequence; an event nobody answers
+// (nats-server answers no append it could not store; here a subscriber
+// that never replies stands in for the stream) fails with ErrDiskFull
+// and Room's sentence within about a second, not at its context's end.
+func TestWriteFailed(t *testing.T) {
+	b := startBroker(t, broker.Config{})
+	nc, err := b.Connect()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	const silent = "silent.append"
+	if _, err := nc.Subscribe(silent, func(*nats.Msg) {}); err != nil {
+		t.Fatal(err)
+	}
+	if err := nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	const full = "the disk is full (test)"
+	room := func() error { return errors.New(full) }
+	stored := subject.In("kitchen", "fired")
+	first := mustAppend(t, journal.New(b.JetStream()), stored, "x", journal.MsgID("wf-stored"))
+
+	tests := []struct {
+		name    string
+		subj    string
+		async   bool
+		known   bool // the write error is known before the append
+		wantSeq uint64
+		wantErr error
+	}{
+		{name: "stored", subj: stored, known: true, wantSeq: first},
+		{name: "stored, async", subj: stored, async: true, known: true, wantSeq: first},
+		{name: "not stored", subj: silent, wantErr: journal.ErrDiskFull},
+		{name: "not stored, async", subj: silent, async: true, wantErr: journal.ErrDiskFull},
+		{name: "not stored, known", subj: silent, known: true, wantErr: journal.ErrDiskFull},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			failed := make(chan struct{})
+			j := journal.New(b.JetStream(), journal.WithRoom(room),
+				journal.WithWriteFailed(func() <-chan struct{} { return failed }))
+			if tt.known {
+				close(failed)
+			} else {
+				time.AfterFunc(50*time.Millisecond, func() { close(failed) })
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			start := time.Now()
+			var seq uint64
+			if tt.async {
+				var p *journal.Pending
+				if p, err = j.AppendAsync(tt.subj, []byte("x"), journal.MsgID("wf-stored")); err == nil {
+					seq, err = p.Wait(ctx)
+				}
+			} else {
+				seq, err = j.Append(ctx, tt.subj, []byte("x"), journal.MsgID("wf-stored"))
+			}
+			if seq != tt.wantSeq || !errors.Is(err, tt.wantErr) {
+				t.Fatalf("= %d, %v; want %d, %v", seq, err, tt.wantSeq, tt.wantErr)
+			}
+			if err != nil && err.Error() != full {
+				t.Errorf("error %q, want Room's sentence %q", err, full)
+			}
+			if took := time.Since(start); took > 10*time.Second {
+				t.Errorf("took %v: waited for the context, not for the write error", took)
 			}
 		})
 	}
