@@ -109,7 +109,8 @@ func (d *Daemon) Run(ctx context.Context) error {
 	}
 	logf("%s", budget.Note)
 	d.budget = budget.Bytes
-	bc := broker.Config{DataDir: cfg.Data, Listen: cfg.Listen, Sync: cfg.Sync,
+	// Clients wait until the lights' 503s answer for them (Listen below).
+	bc := broker.Config{DataDir: cfg.Data, Listen: cfg.Listen, Sync: cfg.Sync, HoldClients: true,
 		User: cfg.User, Password: cfg.Password, Lights: cfg.Lights, MaxPayload: maxPayload, MQTT: cfg.MQTT,
 		MaxBytes: broker.StreamBytes(budget.Bytes), StoreMax: budget.Bytes, Reserve: cfg.DiskReserve, Notify: logf}
 	if err := cfg.houseBroker(&bc); err != nil {
@@ -134,6 +135,9 @@ func (d *Daemon) Run(ctx context.Context) error {
 		return err
 	}
 	defer d.starting.close()
+	if err := b.Listen(); err != nil {
+		return err
+	}
 	// New inputs ask the disk for room first.
 	d.j = journal.New(b.JetStream(), journal.WithRoom(b.Room), journal.WithWriteFailed(b.WriteFailed))
 	d.metrics = metrics.New(metrics.Config{Journal: d.j.Size, Now: cfg.Clock.Now, Logf: logf})

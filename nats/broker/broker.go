@@ -119,6 +119,10 @@ type Config struct {
 	// Protect names more streams that no client may delete, purge or
 	// edit, besides LUMEN and LUMEN_SNAP's.
 	Protect []string
+	// HoldClients keeps the client port closed until Listen: in-process
+	// connections (Connect) can subscribe what must answer outside
+	// clients before the first of them arrives.
+	HoldClients bool
 }
 
 // Validate reports whether c can be started, with a sentence that says what
@@ -316,6 +320,8 @@ func Start(ctx context.Context, cfg Config) (*Broker, error) {
 		// An embedded server must not take over the process's signals.
 		NoSigs: true,
 		NoLog:  true,
+		// Listen starts the accept loop the server then skips.
+		DontListen: cfg.HoldClients,
 	}
 	if hp.port == 0 {
 		opts.Port = server.RANDOM_PORT // 0 would mean 4222 to the server
@@ -467,7 +473,32 @@ func DialAddr(host string, port int) string {
 // opts are applied after its credentials.
 func (b *Broker) Connect(opts ...nats.Option) (*nats.Conn, error) {
 	all := append([]nats.Option{nats.InProcessServer(b.srv), b.daemonAuth()}, opts...)
-	return nats.Connect(b.ClientURL(), all...)
+	u := b.ClientURL()
+	if b.srv.Addr() == nil {
+		// Held clients (before Listen): no port yet, and an in-process
+		// connection never dials the URL it is given.
+		u = "nats://127.0.0.1"
+	}
+	return nats.Connect(u, all...)
+}
+
+// Listen opens the client port of a broker started with HoldClients
+// (without it the port is open once Start returns, and Listen does
+// nothing). A port another program has fails as Start would.
+func (b *Broker) Listen() error {
+	if !b.cfg.HoldClients || b.srv.Addr() != nil {
+		return nil
+	}
+	b.srv.AcceptLoop(make(chan struct{}))
+	if b.srv.Addr() != nil {
+		return nil
+	}
+	select {
+	case msg := <-b.log.fatal:
+		return b.startError(msg)
+	default:
+		return fmt.Errorf("broker: cannot listen for clients on %s (the server's log says why)", b.cfg.Listen)
+	}
 }
 
 // JetStream is the JetStream context of the broker's own in-process

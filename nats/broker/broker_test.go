@@ -243,6 +243,69 @@ func TestStartFailsFast(t *testing.T) {
 	})
 }
 
+// TestHoldClients: with HoldClients the client port stays closed while
+// in-process connections work, and opens at Listen (with the port it
+// picked in ClientURL); a taken port fails there as Start would. A
+// JetStream reload before Listen (taking a smaller budget) keeps the
+// random port.
+func TestHoldClients(t *testing.T) {
+	// A data dir made under a larger budget: the start reloads JetStream
+	// to take the smaller one.
+	dir := t.TempDir()
+	former, err := broker.Start(context.Background(), broker.Config{DataDir: dir, Listen: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	former.Shutdown()
+	b := start(t, broker.Config{DataDir: dir, Listen: "127.0.0.1:0", HoldClients: true,
+		StoreMax: 64 << 20, MaxBytes: broker.StreamBytes(64 << 20)})
+	nc, err := b.Connect()
+	if err != nil {
+		t.Fatalf("in-process connection before Listen: %v", err)
+	}
+	defer nc.Close()
+	if _, err := nc.Subscribe("held.ping", func(m *nats.Msg) { _ = m.Respond([]byte("pong")) }); err != nil {
+		t.Fatal(err)
+	}
+	if err := nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Listen(); err != nil {
+		t.Fatalf("Listen: %v", err)
+	}
+	if err := b.Listen(); err != nil {
+		t.Fatalf("Listen again: %v", err)
+	}
+	if strings.HasSuffix(b.ClientURL(), ":0") || strings.HasSuffix(b.ClientURL(), ":-1") {
+		t.Fatalf("ClientURL %s after Listen: want the port it picked", b.ClientURL())
+	}
+	out, err := nats.Connect(b.ClientURL(), nats.UserInfo(broker.DaemonUser, "wrong"))
+	if err == nil {
+		out.Close()
+		t.Fatal("a client with a wrong password connected")
+	}
+	out, err = nats.Connect(b.ClientURL())
+	if err != nil {
+		t.Fatalf("a client after Listen: %v", err)
+	}
+	defer out.Close()
+	if m, err := out.Request("held.ping", nil, 5*time.Second); err != nil || string(m.Data) != "pong" {
+		t.Fatalf("request over the port = %v, %v", m, err)
+	}
+
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	addr := taken.Addr().String()
+	held := start(t, broker.Config{DataDir: t.TempDir(), Listen: addr, HoldClients: true})
+	err = held.Listen()
+	if !errors.Is(err, syscall.EADDRINUSE) || !strings.Contains(err.Error(), "cannot listen for clients on "+addr) {
+		t.Fatalf("Listen on a taken port = %v, want EADDRINUSE naming %s", err, addr)
+	}
+}
+
 func TestCredentials(t *testing.T) {
 	tests := []struct {
 		name  string

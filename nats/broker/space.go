@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
 )
 
 // Room reports whether there is room for new inputs: nil, or an error
@@ -129,6 +131,11 @@ func (b *Broker) reloadJetStream(maxStore int64) error {
 	// A reload that finds JetStream off while its options say on
 	// starts it.
 	opts := b.opts.Clone()
+	if opts.Port == 0 {
+		// A random port not picked yet (clients held until Listen):
+		// the server reads 0 as its default port, a change it refuses.
+		opts.Port = server.RANDOM_PORT
+	}
 	if maxStore > 0 {
 		opts.JetStreamMaxStore = maxStore
 	}
