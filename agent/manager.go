@@ -141,10 +141,10 @@ func (m *Manager) Receive(ctx actor.Context) {
 				msg.Reply(full)
 				return
 			}
-		}
-		if m.cfg.Model == nil && strings.TrimSpace(msg.Req.Text) != "" {
-			m.unconfigured(ctx, msg)
-			return
+			if m.cfg.Model == nil {
+				m.unconfigured(ctx, msg)
+				return
+			}
 		}
 		m.toSession(ctx, name, msg)
 	case *directAsk:

@@ -18,7 +18,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -252,11 +251,9 @@ type Broker struct {
 
 	reload sync.Mutex // guards opts across reloads
 
-	// writeErr is set while JetStream keeps a write error (the disk
-	// filled up under it) until watchWrites reloads it.
-	writeErr atomic.Bool
-	// failed is closed when writeErr is set, and replaced by an open one
-	// when it is cleared (WriteFailed).
+	// failed is closed while JetStream keeps a write error (the disk
+	// filled up under it), until watchWrites reloads it and replaces it
+	// with an open one (WriteFailed).
 	failedMu sync.Mutex
 	failed   chan struct{}
 	done     chan struct{} // closed by Shutdown

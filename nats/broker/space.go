@@ -21,7 +21,7 @@ import (
 // here (BenchmarkRoom), against the milliseconds of an fsynced append,
 // so it is not cached.
 func (b *Broker) Room() error {
-	if b.writeErr.Load() {
+	if isClosed(b.WriteFailed()) {
 		return fmt.Errorf("the disk of %s filled up under the journal, which cannot write until there is room again; nothing was changed (reads and the LED still work): free some space there or move --data to a larger disk, and Lumen reopens the journal by itself", b.cfg.DataDir)
 	}
 	if b.cfg.Reserve <= 0 {
@@ -47,19 +47,26 @@ func (b *Broker) WriteFailed() <-chan struct{} {
 	return b.failed
 }
 
-// setWriteErr sets or clears writeErr, closing or replacing WriteFailed's
-// channel with it.
+// setWriteErr notes that JetStream keeps a write error, or no longer
+// does: WriteFailed's channel is closed, or replaced by an open one.
 func (b *Broker) setWriteErr(failed bool) {
 	b.failedMu.Lock()
 	defer b.failedMu.Unlock()
-	if b.writeErr.Load() == failed {
-		return
-	}
-	b.writeErr.Store(failed)
-	if failed {
+	switch closed := isClosed(b.failed); {
+	case failed && !closed:
 		close(b.failed)
-	} else {
+	case !failed && closed:
 		b.failed = make(chan struct{})
+	}
+}
+
+// isClosed reports whether ch is closed.
+func isClosed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
 	}
 }
 

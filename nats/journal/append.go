@@ -203,14 +203,9 @@ func (p *Pending) Wait(ctx context.Context) (uint64, error) {
 	case err := <-p.paf.Err():
 		p.err = appendErr(p.subject, err)
 	case <-p.failed:
-		select {
-		case ack := <-p.paf.Ok():
-			p.seq = ack.Sequence
-		default:
-			p.seq, p.err = p.j.recheck(ctx, p.msg)
-			if ctx.Err() != nil {
-				return 0, fmt.Errorf("journal: wait for append to %s: %w", p.subject, ctx.Err())
-			}
+		p.seq, p.err = p.j.recheck(ctx, p.msg)
+		if ctx.Err() != nil {
+			return 0, fmt.Errorf("journal: wait for append to %s: %w", p.subject, ctx.Err())
 		}
 	case <-ctx.Done():
 		return 0, fmt.Errorf("journal: wait for append to %s: %w", p.subject, ctx.Err())
