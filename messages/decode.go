@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"reflect"
+	"slices"
 	"strings"
 )
 
@@ -89,7 +91,7 @@ func locate(b []byte, t reflect.Type, path string) (string, string) {
 				}
 			}
 			if !ok {
-				return join(path, m.key), "unknown field; check the spelling against the documented fields"
+				return join(path, m.key), "unknown field; check the spelling against the documented fields: " + strings.Join(slices.Sorted(maps.Keys(fields)), ", ")
 			}
 			if p, msg := locate(m.val, f, join(path, m.key)); p != "" {
 				return p, msg

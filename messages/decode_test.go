@@ -14,7 +14,7 @@ func TestDecodeNamesTheField(t *testing.T) {
 		{`{"rules":[{"from":"off","on":"c","to":"x"},{"from":"off","on":"c","to":"x","priority":"high"}]}`,
 			`rules[1].priority: must be an integer between -1000000 and 1000000, not "high"`},
 		{`{"states":[{"name":"x","speed":"fast"}]}`, `states[0].speed: must be a number, not a JSON string`},
-		{`{"states":[{"name":"x","colour":1}]}`, `states[0].colour: unknown field; check the spelling against the documented fields`},
+		{`{"states":[{"name":"x","colour":1}]}`, `states[0].colour: unknown field; check the spelling against the documented fields: b, description, g, name, r, speed`},
 		{`{"states":[{"name":"x","r":null,"g":""}]}`, `states[0].g: a color channel must be a number 0-255 or a JavaScript expression, not an empty string`},
 		{`{"rules":[{"from":"a","state1":"b","on":"c","to":"d"}]}`, `rules[0].state1: disagrees with "from", of which it is an alias; give only one`},
 		{`{"rules":[{"from":1}]}`, `rules[0].from: must be a string, not a JSON number`},
@@ -96,11 +96,11 @@ functions:
 	}{
 		{"apply: rules[1].priority: must be an integer", 14},
 		{"apply: rules[0].condition: must be a string", 7}, // not written: its rule
-		{`state "blue": channel b has a syntax error`, 4},
+		{`state "blue": channel b has a syntax error`, 5}, // the channel's line
 		{"rule r9: to names state \"x\"", 10},
 		{"rule r6 (rules[0]): on is empty", 7},
 		{`schedule "evening": cron is not valid`, 16},
-		{`function "is_evening": the code has a syntax error`, 18},
+		{`function "is_evening": the code has a syntax error`, 19},
 		{"config: functions[0].param: unknown field", 18},
 		{`state "green" is unknown`, 0},
 		{"the light is busy", 0},
@@ -112,5 +112,55 @@ functions:
 	}
 	if got := messages.Line([]byte(`{"rules":[{"from":"off",`+"\n"+`"priority":1.5}]}`), "rules[0].priority: no"); got != 2 {
 		t.Errorf("JSON file: line %d, want 2", got)
+	}
+}
+
+// Locate narrows a refusal to the character of the file it is about: an
+// unknown key where it is written, a syntax error of an expression at
+// its line and column in the file, whatever the quoting.
+func TestLocate(t *testing.T) {
+	file := []byte(`initial: off
+states:
+  - name: red
+    r: 255
+    b: (frame * 2
+  - name: pulse
+    g: "sin(frame) ) 1"
+    r: |
+      128 +
+        60 * sin(frame
+rules:
+  - from: off
+    on: click
+    to: red
+    condition: getData('n') >
+stats:
+  - x
+layers:
+  - name: party
+    until: "a b"
+`)
+	tests := []struct {
+		msg  string
+		want messages.Pos
+	}{
+		{"stats: unknown field; check the spelling against the documented fields: initial, rules, states", messages.Pos{Line: 16}},
+		{`state "red": channel b has a syntax error at the end (it stops before it is complete)`, messages.Pos{Line: 5, Col: 17}},
+		{`state "pulse": channel g has a syntax error at line 1, column 12 (Unexpected token ))`, messages.Pos{Line: 7, Col: 20}},
+		{`state "pulse": channel r has a syntax error at line 2, column 12 (Unexpected token))`, messages.Pos{Line: 10, Col: 18}},
+		{`state "pulse": channel r has a syntax error at the end (no)`, messages.Pos{Line: 10, Col: 22}},
+		{"rule r3 (rules[0]): the condition has a syntax error at the end (no)", messages.Pos{Line: 15, Col: 29}},
+		{`layer "party"'s until has a syntax error at line 1, column 3 (Unexpected identifier)`, messages.Pos{Line: 20, Col: 15}},
+		{`state "red": channel g is 300`, messages.Pos{Line: 3}},
+		{"the light is busy", messages.Pos{}},
+	}
+	for _, tt := range tests {
+		if got := messages.Locate(file, tt.msg); got != tt.want {
+			t.Errorf("Locate(%q) = %+v, want %+v", tt.msg, got, tt.want)
+		}
+	}
+	json := []byte("{\"states\":[{\"name\":\"a\",\n  \"r\":\"1 +\\n  (2 a\"}]}")
+	if got := messages.Locate(json, `state "a": channel r has a syntax error at line 2, column 6 (Unexpected identifier)`); got != (messages.Pos{Line: 2, Col: 18}) {
+		t.Errorf("JSON file: %+v, want 2:18", got)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 )
@@ -77,18 +78,54 @@ func problemLine(raw []byte, msg string) int {
 // fieldPath finds a field path (rules[2].priority) in an error message.
 var fieldPath = regexp.MustCompile(`\b(?:states|rules|vars|schedules|tools|sources|functions|layers|initial)(?:\[\d+\]|\.[A-Za-z_][A-Za-z0-9_-]*)*`)
 
+// Pos is a place in a file a person wrote: line and column from 1; Col
+// is 0 when only the line is known, Line when nothing is.
+type Pos struct{ Line, Col int }
+
 // Line returns the line of a file (YAML or JSON) on which the field
 // named by the first path in msg (rules[2].priority, as Decode's errors
 // and a light's refusals name them) is written, or 0.
-func Line(raw []byte, msg string) int {
+func Line(raw []byte, msg string) int { return Locate(raw, msg).Line }
+
+// Locate returns where in a file (YAML or JSON) the thing msg names is
+// written, as Line finds it, narrowed to the part msg blames (channel b,
+// the condition, the code) and, for a syntax error at a line and column
+// of that expression (or at its end), to that character of the file.
+func Locate(raw []byte, msg string) Pos {
 	var doc yaml.Node
 	if yaml.Unmarshal(raw, &doc) != nil || len(doc.Content) == 0 {
-		return 0
+		return Pos{}
 	}
-	top := doc.Content[0]
+	n := blamed(doc.Content[0], msg)
+	if n == nil {
+		return Pos{}
+	}
+	if m := blamedPart.FindStringSubmatch(msg); m != nil && n.Kind == yaml.MappingNode {
+		key := m[1] + m[2] + m[3]
+		if v, _ := step(n, "", key); v != nil {
+			n = v
+		}
+	}
+	if n.Kind == yaml.ScalarNode {
+		if p, ok := inScalar(raw, n, msg); ok {
+			return p
+		}
+	}
+	return Pos{Line: n.Line}
+}
+
+// blamed finds the node msg names: by its path, or by the name a light
+// calls it.
+func blamed(top *yaml.Node, msg string) *yaml.Node {
+	// Decode names an unknown key by its path, at any depth.
+	if m := unknownKey.FindStringSubmatch(msg); m != nil {
+		if n := lookupKey(top, m[1]); n != nil {
+			return n
+		}
+	}
 	for _, path := range fieldPath.FindAllString(msg, -1) {
 		if n := lookup(top, path); n != nil {
-			return n.Line
+			return n
 		}
 	}
 	// A light names what it refuses by name: state "x", rule r4.
@@ -100,15 +137,111 @@ func Line(raw []byte, msg string) int {
 		if n := lookup(top, list); n != nil && n.Kind == yaml.SequenceNode {
 			for _, item := range n.Content {
 				if v, _ := step(item, "", key); v != nil && v.Value == value {
-					return item.Line
+					return item
 				}
 			}
 		}
 	}
-	return 0
+	return nil
 }
 
-var named = regexp.MustCompile(`\b(?:(state|schedule|tool|source|function) "([^"]+)"|rule (r\d+)\b)`)
+var (
+	unknownKey = regexp.MustCompile(`([A-Za-z_][A-Za-z0-9_-]*(?:\[\d+\]|\.[A-Za-z_][A-Za-z0-9_-]*)*): unknown field`)
+	// blamedPart is the part of a state, rule, layer, function or tool a
+	// refusal blames, by the key it is written under.
+	blamedPart = regexp.MustCompile(`\bchannel ([rgb])\b|\bthe (condition|action|code)\b|'s (until)\b`)
+	// syntaxAt is where an expression's syntax error is, in the expression.
+	syntaxAt = regexp.MustCompile(`syntax error at (?:line (\d+), column (\d+)|the end)`)
+)
+
+// lookupKey finds the key (not its value) that path ends with: an
+// unknown key is blamed where it is written.
+func lookupKey(top *yaml.Node, path string) *yaml.Node {
+	parent, key := top, path
+	if i := strings.LastIndexAny(path, ".["); i > 0 && path[i] == '.' {
+		parent, key = lookup(top, path[:i]), path[i+1:]
+	}
+	if parent == nil || parent.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(parent.Content); i += 2 {
+		if parent.Content[i].Value == key {
+			return parent.Content[i]
+		}
+	}
+	return nil
+}
+
+// inScalar places a syntax error msg reports at a line and column of
+// the expression n holds (or at its end) in the file: it finds the
+// expression's lines, one after the other, in the text from n on, so
+// that quotes, indents and block scalars shift nothing. A line it cannot
+// find (an escape in a quoted string, a folded line) gives up.
+func inScalar(raw []byte, n *yaml.Node, msg string) (Pos, bool) {
+	m := syntaxAt.FindStringSubmatch(msg)
+	if m == nil {
+		return Pos{}, false
+	}
+	lines := strings.Split(strings.TrimRight(n.Value, "\n"), "\n")
+	line, col := len(lines), 0 // at the end: its last character
+	if m[1] != "" {
+		line, _ = strconv.Atoi(m[1])
+		col, _ = strconv.Atoi(m[2])
+	}
+	if line < 1 || line > len(lines) {
+		return Pos{}, false
+	}
+	text := string(raw)
+	at := offset(text, n.Line, n.Column)
+	if at < 0 {
+		return Pos{}, false
+	}
+	for i, l := range lines[:line] {
+		lead := len(l) - len(strings.TrimLeft(l, " \t"))
+		k := strings.Index(text[at:], l[lead:])
+		if k < 0 {
+			return Pos{}, false
+		}
+		if i < line-1 {
+			at += k + len(l) - lead
+			continue
+		}
+		at += k
+		if col == 0 { // its last character
+			col = lead + utf8.RuneCountInString(strings.TrimRight(l[lead:], " \t"))
+		}
+		// col counts characters of l; what precedes l[lead:] is not in the file.
+		rest := []rune(l[lead:])
+		skip := min(max(col-1-lead, 0), max(len(rest)-1, 0))
+		at += len(string(rest[:skip]))
+	}
+	before := text[:at]
+	start := strings.LastIndexByte(before, '\n') + 1
+	return Pos{Line: strings.Count(before, "\n") + 1, Col: utf8.RuneCountInString(before[start:]) + 1}, true
+}
+
+// offset is the byte offset of line and column (from 1, in characters)
+// of text, or -1.
+func offset(text string, line, col int) int {
+	at := 0
+	for range line - 1 {
+		i := strings.IndexByte(text[at:], '\n')
+		if i < 0 {
+			return -1
+		}
+		at += i + 1
+	}
+	for range col - 1 {
+		if at >= len(text) || text[at] == '\n' {
+			break
+		}
+		_, size := utf8.DecodeRuneInString(text[at:])
+		at += size
+	}
+	return at
+}
+
+var named = regexp.MustCompile(`\b(?:(state|schedule|tool|source|function|layer) "([^"]+)"|rule (r\d+)\b)`)
 
 var pathStep = regexp.MustCompile(`\[(\d+)\]|\.?([A-Za-z_][A-Za-z0-9_-]*)`)
 

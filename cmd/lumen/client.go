@@ -343,12 +343,16 @@ func (a *app) readFile(file string) (raw, body []byte, err error) {
 }
 
 // blame points a refusal that names a field (rules[2].priority, state
-// "red") at the file's line.
+// "red") at the file's line, and a syntax error at its column.
 func blame(file string, raw []byte, err error) error {
-	if err != nil {
-		if line := messages.Line(raw, err.Error()); line > 0 {
-			return fmt.Errorf("%s:%d: %w", fileName(file), line, err)
-		}
+	if err == nil {
+		return nil
+	}
+	switch p := messages.Locate(raw, err.Error()); {
+	case p.Col > 0:
+		return fmt.Errorf("%s:%d:%d: %w", fileName(file), p.Line, p.Col, err)
+	case p.Line > 0:
+		return fmt.Errorf("%s:%d: %w", fileName(file), p.Line, err)
 	}
 	return err
 }

@@ -168,6 +168,9 @@ func Returns(fl *ast.FunctionLiteral, n int) bool {
 	return ok
 }
 
+// EndsEarly is the message of a syntax error past the user's source.
+const EndsEarly = "it ends before it is complete: check that every bracket, parenthesis and quote it opens is closed, and that no operator is left without its operand"
+
 // Syntax is a parse or compile error placed in the user's source.
 type Syntax struct {
 	Line, Col int  // from 1; 0 when the error has no position
@@ -214,7 +217,9 @@ func ParseError(src string, err error) Syntax {
 	case line < 1:
 		s.Line, s.Col = 1, 1
 	case line > lines:
-		s.AtEnd = true
+		// What the parser met there is the wrapper's, not a character
+		// the user wrote: say what is wrong with the source instead.
+		s.AtEnd, s.Msg = true, EndsEarly
 	default:
 		s.Line, s.Col = line, col
 	}

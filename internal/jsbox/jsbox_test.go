@@ -71,6 +71,10 @@ func TestParseError(t *testing.T) {
 		"1 +":  {AtEnd: true},
 		"a b":  {Line: 1, Col: 3},
 		"1\n}": {Line: 2, Col: 1},
+		// Past the end, the parser meets the wrapper's ) or ;, which the
+		// user never wrote: the message says so without them.
+		"(frame * 2": {AtEnd: true},
+		"sin(frame":  {AtEnd: true},
 	} {
 		_, err := jsbox.Parse("x", "(function() { return (\n"+src+"\n);})")
 		if err == nil {
@@ -79,6 +83,9 @@ func TestParseError(t *testing.T) {
 		got := jsbox.ParseError(src, err)
 		if got.Msg == "" {
 			t.Errorf("%q: no message", src)
+		}
+		if got.AtEnd && got.Msg != jsbox.EndsEarly {
+			t.Errorf("%q: at the end, message %q", src, got.Msg)
 		}
 		got.Msg = ""
 		if got != want {

@@ -113,7 +113,7 @@ func checkFunction(i int, mf messages.Function) (*function, *rejection) {
 		where := fmt.Sprintf("(%s)", se.Msg)
 		switch {
 		case se.AtEnd:
-			where = fmt.Sprintf("at the end of the code (%s; is a bracket or brace left open?)", se.Msg)
+			where = fmt.Sprintf("at the end of the code (%s)", se.Msg)
 		case se.Line > 0:
 			where = fmt.Sprintf("at line %d, column %d (%s)", se.Line, se.Col, se.Msg)
 		}

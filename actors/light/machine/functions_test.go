@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/lumen-home/lumen/actors/light/machine"
+	"github.com/lumen-home/lumen/internal/jsbox"
 	"github.com/lumen-home/lumen/messages"
 )
 
@@ -116,7 +117,7 @@ func TestFunctionValidation(t *testing.T) {
 		{"a syntax error on line 2", defineFunction(`"code":"const a = 1;\nreturn a +;"`),
 			400, `function "f": the code has a syntax error at line 2, column 11 (Unexpected token ;)` + fixJS},
 		{"a brace left open", defineFunction(`"code":"if (true) {\n  return 1;"`),
-			400, `function "f": the code has a syntax error at the end of the code (Unexpected token ); is a bracket or brace left open?)` + fixJS},
+			400, `function "f": the code has a syntax error at the end of the code (` + jsbox.EndsEarly + `)` + fixJS},
 		{"escaping the function", defineFunction(`"code":"return 1;\n}); (function() {"`),
 			400, `function "f": the code has a syntax error (it closes a brace it did not open)` + fixJS},
 		{"a compile error", defineFunction(`"code":"let a = 1;\nlet a = 2;\nreturn a;"`),
@@ -152,9 +153,9 @@ func TestFunctionValidation(t *testing.T) {
 		{"delete_function with functions", `{"op":"delete_function","name":"f","functions":[]}`,
 			400, "config: delete_function does not take functions; it takes name"},
 		{"a function with an unknown field", `{"op":"define_function","functions":[{"name":"f","code":"return 1","param":["x"]}]}`,
-			400, "config: functions[0].param: unknown field; check the spelling against the documented fields"},
+			400, "config: functions[0].param: unknown field; check the spelling against the documented fields: code, description, name, params"},
 		{"one bad function of two defines nothing", `{"op":"define_function","functions":[{"name":"ok","code":"return 1"},{"name":"bad","code":"return ("}]}`,
-			400, `function "bad": the code has a syntax error at the end of the code (Unexpected token }; is a bracket or brace left open?)` + fixJS},
+			400, `function "bad": the code has a syntax error at the end of the code (` + jsbox.EndsEarly + `)` + fixJS},
 		{"apply with a bad function changes nothing", `{"op":"apply","states":[],"functions":[{"name":"random","code":"return 4"}]}`,
 			409, reserved("random")},
 	}

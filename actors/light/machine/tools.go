@@ -106,7 +106,7 @@ func (c *core) checkTool(i int, mt messages.Tool) (*tool, *rejection) {
 		where := fmt.Sprintf("(%s)", se.msg)
 		switch {
 		case se.atEnd:
-			where = fmt.Sprintf("at the end of the code (%s; is a bracket or brace left open?)", se.msg)
+			where = fmt.Sprintf("at the end of the code (%s)", se.msg)
 		case se.line > 0:
 			where = fmt.Sprintf("at line %d, column %d (%s)", se.line, se.col, se.msg)
 		}

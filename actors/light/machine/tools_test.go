@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/lumen-home/lumen/actors/light/machine"
+	"github.com/lumen-home/lumen/internal/jsbox"
 	"github.com/lumen-home/lumen/messages"
 )
 
@@ -88,7 +89,7 @@ func TestToolValidation(t *testing.T) {
 		{"syntax error on line 1", defineTool(`"code":"return 1 +* 2"`),
 			400, `tool "t": the code has a syntax error at line 1, column 11 (Unexpected token *)` + fixJS},
 		{"unclosed brace", defineTool(`"code":"if (params.x) {\n  return 1;"`),
-			400, `tool "t": the code has a syntax error at the end of the code (Unexpected token ); is a bracket or brace left open?)` + fixJS},
+			400, `tool "t": the code has a syntax error at the end of the code (` + jsbox.EndsEarly + `)` + fixJS},
 		{"escaping the function", defineTool(`"code":"return 1;\n}); (async function() {"`),
 			400, `tool "t": the code has a syntax error (it closes a bracket or brace it did not open)` + fixJS},
 		{"compile error", defineTool(`"code":"let a = 1;\nlet a = 2;\nreturn a;"`),
@@ -138,7 +139,7 @@ func TestToolValidation(t *testing.T) {
 		{"host listed twice", hostsTool("api.example.com", "api.example.com"),
 			400, `tool "t": host "api.example.com" is listed twice; list each host once`},
 		{"one bad tool of two defines nothing", `{"op":"define_tool","tools":[{"name":"ok","code":"return 1"},{"name":"bad","code":"return ("}]}`,
-			400, `tool "bad": the code has a syntax error at the end of the code (Unexpected token }; is a bracket or brace left open?)` + fixJS},
+			400, `tool "bad": the code has a syntax error at the end of the code (` + jsbox.EndsEarly + `)` + fixJS},
 		{"apply with a bad tool changes nothing", `{"op":"apply","tools":[{"name":"get_time","code":"return 1"}]}`,
 			409, `tool name "get_time" is taken by a built-in tool (fetch_json, fetch_text, get_time); pick another name`},
 		{"delete_tool without a name", `{"op":"delete_tool"}`,
@@ -154,7 +155,7 @@ func TestToolValidation(t *testing.T) {
 		{"create_state with tools", `{"op":"create_state","states":[{"name":"x","r":1,"g":1,"b":1}],"tools":[]}`,
 			400, "config: create_state does not take tools; it takes states"},
 		{"a tool with an unknown field", `{"op":"define_tool","tools":[{"name":"t","code":"return 1","host":["x"]}]}`,
-			400, `config: tools[0].host: unknown field; check the spelling against the documented fields`},
+			400, `config: tools[0].host: unknown field; check the spelling against the documented fields: code, description, hosts, name, params, returns`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
