@@ -96,7 +96,7 @@ functions:
 	}{
 		{"apply: rules[1].priority: must be an integer", 14},
 		{"apply: rules[0].condition: must be a string", 7}, // not written: its rule
-		{`state "blue": channel b has a syntax error`, 5}, // the channel's line
+		{`state "blue": channel b has a syntax error`, 5},  // the channel's line
 		{"rule r9: to names state \"x\"", 10},
 		{"rule r6 (rules[0]): on is empty", 7},
 		{`schedule "evening": cron is not valid`, 16},

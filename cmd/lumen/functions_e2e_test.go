@@ -178,7 +178,7 @@ func TestFunctionDiffAndRollback(t *testing.T) {
 	if s := fire(); s != "blue" {
 		t.Fatalf("after the redefinition: %v", s)
 	}
-	if out, code := runCLI(t, d.URL, "diff", second); code != 0 || !strings.Contains(out, "-     code: return 'red';") || !strings.Contains(out, "+     code: return 'blue';") {
+	if out, code := runCLI(t, d.URL, "diff", second); code != 0 || !strings.Contains(out, "-    code: return 'red';") || !strings.Contains(out, "+    code: return 'blue';") {
 		t.Errorf("lumen diff %s: exit %d\n%s", second, code, out)
 	}
 	if out, _ := runCLI(t, d.URL, "history"); !strings.Contains(out, first+" ") || !strings.Contains(out, "+function target") || !strings.Contains(out, "~function target") {

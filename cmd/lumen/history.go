@@ -4,13 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strconv"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/lumen-home/lumen/messages"
+	"github.com/lumen-home/lumen/messages/describe"
 )
 
 func newHistory(a *app) *cobra.Command {
@@ -87,7 +88,9 @@ func newDiff(a *app) *cobra.Command {
 		Long: `Show what configuration change SEQ ('lumen history' lists them) did, as a
 diff of the YAML 'lumen export' prints, from the configuration before it to
 the one after; with SEQ2, from the configuration after SEQ to the one after
-SEQ2. Lines start with - (before only), + (after only) or a space.`,
+SEQ2. It is a unified diff (as diff -u): each hunk, after its @@ line, shows
+the lines that changed, starting with - (before only) or + (after only), and
+three unchanged lines around them, starting with a space.`,
 		Example: `  lumen history
   lumen diff 120
   lumen diff 120 180`,
@@ -104,20 +107,28 @@ SEQ2. Lines start with - (before only), + (after only) or a space.`,
 			ctx := cmd.Context()
 			var from, to string
 			var err error
+			prev, last := uint64(0), seqs[len(seqs)-1]
 			if len(seqs) == 2 {
-				if from, err = a.configYAML(ctx, seqs[0]); err == nil {
-					to, err = a.configYAML(ctx, seqs[1])
+				prev = seqs[0]
+				if from, err = a.configYAML(ctx, prev); err == nil {
+					to, err = a.configYAML(ctx, last)
 				}
 			} else {
-				from, to, err = a.changeYAML(ctx, seqs[0])
+				prev, from, to, err = a.changeYAML(ctx, last)
 			}
 			if err != nil {
 				return err
 			}
-			for _, l := range diffLines(strings.Split(from, "\n"), strings.Split(to, "\n")) {
-				fmt.Fprintln(a.stdout, l)
+			fromLabel := fmt.Sprintf("light %s after input %d", a.light, prev)
+			if prev == 0 {
+				fromLabel = fmt.Sprintf("light %s before any configuration", a.light)
 			}
-			return nil
+			diff := describe.Diff(fromLabel, fmt.Sprintf("light %s after input %d", a.light, last), from, to)
+			if diff == "" {
+				diff = "no difference\n"
+			}
+			_, err = io.WriteString(a.stdout, diff)
+			return err
 		},
 	}
 	lightFlag(cmd, a)
@@ -138,63 +149,27 @@ func (a *app) configYAML(ctx context.Context, seq uint64) (string, error) {
 }
 
 // changeYAML is the configuration before and after change seq: the
-// one after the change before it in the history, or none.
-func (a *app) changeYAML(ctx context.Context, seq uint64) (before, after string, err error) {
+// one after the change prev before it in the history, or none (prev 0).
+func (a *app) changeYAML(ctx context.Context, seq uint64) (prev uint64, before, after string, err error) {
 	b, err := a.request(ctx, messages.VerbHistory, struct{}{})
 	if err != nil {
-		return "", "", err
+		return 0, "", "", err
 	}
 	var h messages.HistoryReply
 	if err := json.Unmarshal(b, &h); err != nil {
-		return "", "", fmt.Errorf("unexpected reply: %s", b)
+		return 0, "", "", fmt.Errorf("unexpected reply: %s", b)
 	}
-	prev := uint64(0)
 	for _, c := range h.Changes {
 		if c.Seq == seq {
 			if prev != 0 {
 				if before, err = a.configYAML(ctx, prev); err != nil {
-					return "", "", err
+					return 0, "", "", err
 				}
 			}
 			after, err = a.configYAML(ctx, seq)
-			return before, after, err
+			return prev, before, after, err
 		}
 		prev = c.Seq
 	}
-	return "", "", fmt.Errorf("input %d changed no configuration of light %s: 'lumen history' lists the changes, 'lumen diff %d %d' compares any two", seq, a.light, seq, seq)
-}
-
-// diffLines is the lines of a turned into b, by their longest common
-// subsequence: "- " only in a, "+ " only in b, "  " in both.
-func diffLines(a, b []string) []string {
-	// lcs[i][j] is the longest common subsequence of a[i:] and b[j:].
-	lcs := make([][]int, len(a)+1)
-	for i := range lcs {
-		lcs[i] = make([]int, len(b)+1)
-	}
-	for i := len(a) - 1; i >= 0; i-- {
-		for j := len(b) - 1; j >= 0; j-- {
-			if a[i] == b[j] {
-				lcs[i][j] = lcs[i+1][j+1] + 1
-			} else {
-				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
-			}
-		}
-	}
-	var out []string
-	i, j := 0, 0
-	for i < len(a) || j < len(b) {
-		switch {
-		case i < len(a) && j < len(b) && a[i] == b[j]:
-			out = append(out, "  "+a[i])
-			i, j = i+1, j+1
-		case i < len(a) && (j == len(b) || lcs[i+1][j] >= lcs[i][j+1]):
-			out = append(out, "- "+a[i])
-			i++
-		default:
-			out = append(out, "+ "+b[j])
-			j++
-		}
-	}
-	return out
+	return 0, "", "", fmt.Errorf("input %d changed no configuration of light %s: 'lumen history' lists the changes, 'lumen diff %d %d' compares any two", seq, a.light, seq, seq)
 }

@@ -3,9 +3,13 @@ package main_test
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lumen-home/lumen/messages"
 )
 
 // lumen get and export at a past seq or time: the light as it was,
@@ -112,18 +116,20 @@ func TestHistoryAndRollback(t *testing.T) {
 		cfg, _, _ := strings.Cut(out, "\nvars:")
 		return cfg
 	}
-	// The third change as a diff: teal's green and blue changed.
+	// The third change as a diff: teal's green and blue changed, one
+	// hunk with three lines of context around them.
 	out, code = runCLI(t, d.URL, "diff", third)
 	changed := 0
 	for _, l := range strings.Split(out, "\n") {
-		if strings.HasPrefix(l, "-") || strings.HasPrefix(l, "+") {
+		if (strings.HasPrefix(l, "-") || strings.HasPrefix(l, "+")) && !strings.HasPrefix(l, "---") && !strings.HasPrefix(l, "+++") {
 			changed++
 		}
 	}
-	if code != 0 || !strings.Contains(out, "-     g: 128") || !strings.Contains(out, "+     g: 200") || changed != 4 {
+	if code != 0 || !strings.Contains(out, "-    g: 128") || !strings.Contains(out, "+    g: 200") || changed != 4 || strings.Count(out, "\n@@ ") != 1 ||
+		!strings.Contains(out, "+++ light demo after input "+third) {
 		t.Errorf("lumen diff %s: exit %d, %d lines changed\n%s", third, code, changed, out)
 	}
-	if out, code := runCLI(t, d.URL, "diff", first, third); code != 0 || !strings.Contains(out, "+   - id: r6") {
+	if out, code := runCLI(t, d.URL, "diff", first, third); code != 0 || !strings.Contains(out, "+  - id: r6") {
 		t.Errorf("lumen diff %s %s: exit %d\n%s", first, third, code, out)
 	}
 	if out, code := runCLI(t, d.URL, "diff", "1"); code == 0 || !strings.Contains(out, "changed no configuration") {
@@ -161,5 +167,45 @@ func TestHistoryAndRollback(t *testing.T) {
 		if out, code := runCLI(t, d.URL, args...); code == 0 {
 			t.Errorf("lumen %v: exit 0\n%s", args, out)
 		}
+	}
+}
+
+// lumen diff of a state inserted among the others is one hunk: the new
+// state's lines, each with +, and unchanged lines around them; no line
+// of another state is paired with one of it.
+func TestDiffOfAnInsertedState(t *testing.T) {
+	t.Parallel()
+	d := startDaemon(t, t.TempDir())
+	exported, code := runCLI(t, d.URL, "export")
+	if code != 0 || !strings.Contains(exported, "  - name: green\n") {
+		t.Fatalf("lumen export: exit %d\n%s", code, exported)
+	}
+	file := filepath.Join(t.TempDir(), "cosy.yaml")
+	cosy := "  - name: cosy\n    r: 255\n    g: 140\n    b: 40\n"
+	if err := os.WriteFile(file, []byte(strings.Replace(exported, "  - name: green\n", cosy+"  - name: green\n", 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, code := runCLI(t, d.URL, "apply", "-f", file); code != 0 {
+		t.Fatalf("lumen apply: exit %d\n%s", code, out)
+	}
+	out, code := runCLI(t, d.URL, "history", "--json")
+	var h messages.HistoryReply
+	if code != 0 || json.Unmarshal([]byte(out), &h) != nil || len(h.Changes) == 0 {
+		t.Fatalf("lumen history --json: exit %d\n%s", code, out)
+	}
+	out, code = runCLI(t, d.URL, "diff", fmt.Sprint(h.Changes[len(h.Changes)-1].Seq))
+	var added, removed []string
+	for _, l := range strings.Split(out, "\n") {
+		switch {
+		case strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "---"):
+		case strings.HasPrefix(l, "+"):
+			added = append(added, l[1:])
+		case strings.HasPrefix(l, "-"):
+			removed = append(removed, l[1:])
+		}
+	}
+	if code != 0 || strings.Count(out, "\n@@ ") != 1 || len(removed) != 0 || strings.Join(added, "\n")+"\n" != cosy ||
+		!strings.Contains(out, "\n   - name: green\n") || strings.Contains(out, "name: blue") {
+		t.Errorf("lumen diff: exit %d, want one hunk adding cosy with context:\n%s", code, out)
 	}
 }

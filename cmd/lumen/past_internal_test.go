@@ -1,7 +1,6 @@
 package main
 
 import (
-	"slices"
 	"testing"
 	"time"
 )
@@ -25,22 +24,6 @@ func TestParseWhen(t *testing.T) {
 		got, err := parseWhen(tc.in, now)
 		if (err != nil) != tc.err || !tc.err && !got.Equal(tc.want) {
 			t.Errorf("parseWhen(%q) = %v, %v; want %v (error %v)", tc.in, got, err, tc.want, tc.err)
-		}
-	}
-}
-
-func TestDiffLines(t *testing.T) {
-	for _, tc := range []struct {
-		a, b, want []string
-	}{
-		{nil, nil, nil},
-		{[]string{"x"}, []string{"x"}, []string{"  x"}},
-		{[]string{"a", "b", "c"}, []string{"a", "c"}, []string{"  a", "- b", "  c"}},
-		{[]string{"a", "c"}, []string{"a", "b", "c"}, []string{"  a", "+ b", "  c"}},
-		{[]string{"r: 1", "g: 128"}, []string{"r: 1", "g: 200"}, []string{"  r: 1", "- g: 128", "+ g: 200"}},
-	} {
-		if got := diffLines(tc.a, tc.b); !slices.Equal(got, tc.want) {
-			t.Errorf("diffLines(%q, %q) = %q, want %q", tc.a, tc.b, got, tc.want)
 		}
 	}
 }
