@@ -13,6 +13,7 @@ import (
 	"github.com/lumen-home/lumen/actors/light/machine"
 	"github.com/lumen-home/lumen/internal/clip"
 	"github.com/lumen-home/lumen/messages"
+	"github.com/lumen-home/lumen/messages/describe"
 	"github.com/lumen-home/lumen/nats/subject"
 )
 
@@ -344,28 +345,7 @@ func timedOutRules(outs []Record) TimedOut {
 // replay prints it.
 func (ap *Applied) Line() string {
 	in := ap.Input
-	what := string(in.Data)
-	switch in.Type {
-	case messages.InFired:
-		var d messages.InFiredData
-		if json.Unmarshal(in.Data, &d) == nil {
-			what = d.Transition
-		}
-	case messages.InData:
-		var d messages.InDataData
-		if json.Unmarshal(in.Data, &d) == nil {
-			vars, _ := json.Marshal(d.Vars)
-			what = d.Source + " " + string(vars)
-		}
-	case messages.InIntent:
-		var d messages.InIntentData
-		if json.Unmarshal(in.Data, &d) == nil {
-			what = fmt.Sprintf("%q → %s %s", d.Phrase, d.Verb, d.Arg)
-			if d.Delete {
-				what = fmt.Sprintf("forget %q", d.Phrase)
-			}
-		}
-	}
+	what := describe.Input(messages.Envelope{Type: in.Type, Data: in.Data})
 	if len(what) > 60 {
 		what = clip.To(what, 57, "…")
 	}

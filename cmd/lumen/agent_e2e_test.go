@@ -96,6 +96,9 @@ func TestAgentCounterFlow(t *testing.T) {
 			t.Fatalf("lumen ask output lacks %q:\n%s", want, out)
 		}
 	}
+	if strings.Contains(out, `{"`) { // the calls in words, not their JSON
+		t.Errorf("lumen ask prints JSON:\n%s", out)
+	}
 	if err := srv.Err(); err != nil {
 		t.Fatal(err)
 	}

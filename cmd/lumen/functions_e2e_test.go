@@ -119,7 +119,7 @@ func TestFunctionCLI(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"function", "define", "mix", "--params", "a,b", "--code-file", code, "--description", "the mean of a and b"}, 0, `config {"op":"define_function","functions":["mix"]}`},
+		{[]string{"function", "define", "mix", "--params", "a,b", "--code-file", code, "--description", "the mean of a and b"}, 0, `config define function: function mix`},
 		{[]string{"function", "define", "is_big", "--params", "v", "--code", "return mix(v, 0) > 100;"}, 0, `"functions":["is_big"]`},
 		{[]string{"rule", "add", "*", "big", "red", "--if", "is_big(getData('level'))"}, 0, "rules"},
 		{[]string{"function", "define", "mix", "--code", "return 1"}, 1, `function "is_big" calls mix with 2 arguments, but mix takes no arguments`},

@@ -67,3 +67,49 @@ func runCLIcode(t *testing.T, url string, args ...string) int {
 	_, code := runCLI(t, url, args...)
 	return code
 }
+
+// What the CLI prints of events is words: a command's reply, tail's
+// inputs and outputs (config, schedule, var); the JSON they travel as
+// is behind --json.
+func TestEventsInWords(t *testing.T) {
+	t.Parallel()
+	d := startDaemon(t, t.TempDir())
+	var printed strings.Builder
+	for _, args := range [][]string{
+		{"rule", "add", "off", "button_hold", "red"},
+		{"schedule", "add", "evening", "--cron", "0 19 * * *", "--fires", "evening"},
+		{"var", "set", "guests", `{"n":2}`},
+		{"state", "green"},
+	} {
+		out, code := runCLI(t, d.URL, args...)
+		if code != 0 {
+			t.Fatalf("lumen %v: exit %d\n%s", args, code, out)
+		}
+		printed.WriteString(out)
+	}
+	tail := func(args ...string) string {
+		cmd := exec.Command(lumentest.Bin(t), append([]string{"tail", "--server", d.URL, "--from-seq", "1"}, args...)...)
+		var out lumentest.Buffer
+		cmd.Stdout = &out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+		lumentest.WaitFor(t, 10*time.Second, "tail to print the state set last", func() bool { return strings.Contains(out.String(), "green") })
+		return out.String()
+	}
+	printed.WriteString(tail())
+	s := printed.String()
+	if strings.Contains(s, `{"`) || strings.Contains(s, `":`) {
+		t.Errorf("JSON in what the CLI printed:\n%s", s)
+	}
+	for _, want := range []string{"config append rules: rule r", "in  config   add rule off → red on button_hold",
+		"schedule evening (0 19 * * *", "in  var      set guests = (n: 2)", "in  state    go to green"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("no %q in what the CLI printed:\n%s", want, s)
+		}
+	}
+	if out := tail("--json"); !strings.Contains(out, `{"op":"append_rules"`) {
+		t.Errorf("tail --json has no JSON:\n%s", out)
+	}
+}

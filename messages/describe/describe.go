@@ -44,7 +44,7 @@ func (e *Events) Event(subj string, data []byte) string {
 		if env.By != "" {
 			by = " by " + env.By
 		}
-		return fmt.Sprintf("%s %s in  %-8s %s%s", ts, light, typ, env.Data, by)
+		return fmt.Sprintf("%s %s in  %-8s %s%s", ts, light, typ, Input(env), by)
 	}
 	return fmt.Sprintf("%s %s out %s", ts, light, e.Output(env))
 }
@@ -131,6 +131,33 @@ func (e *Events) Output(env messages.Envelope) string {
 			}
 			return fmt.Sprintf("layer  %s ended: %s%s%s", d.Name, how, back, cause)
 		}
+	case messages.OutTimer:
+		var d messages.OutTimerData
+		if json.Unmarshal(env.Data, &d) == nil {
+			what := map[string]string{messages.TimerSet: "set for " + clock(d.Deadline), messages.TimerCancel: "cancelled",
+				messages.TimerFire: "fired"}[d.Op]
+			return fmt.Sprintf("timer  %s %s%s%s", d.Name, cmp(what, d.Op), late(d.Late), cause)
+		}
+	case messages.OutSchedule:
+		var d messages.OutScheduleData
+		if json.Unmarshal(env.Data, &d) == nil {
+			what := map[string]string{"set": "set", "delete": "deleted", "fire": "ticked"}[d.Op]
+			next := ""
+			if d.Next != nil {
+				next = ", next at " + clock(*d.Next)
+			}
+			return fmt.Sprintf("schedule %s %s%s%s%s", Schedule(d.Schedule), cmp(what, d.Op), late(d.Late), next, cause)
+		}
+	case messages.OutConfig:
+		var d messages.OutConfigData
+		if json.Unmarshal(env.Data, &d) == nil {
+			return fmt.Sprintf("config %s%s", configDone(d), cause)
+		}
+	case messages.OutRestart:
+		var d messages.OutRestartData
+		if json.Unmarshal(env.Data, &d) == nil {
+			return fmt.Sprintf("restart %s was restarted (restart %d): %s", d.Actor, d.Restarts, clip.Line(d.Reason, 200, "…"))
+		}
 	case messages.OutIgnored:
 		var d messages.OutIgnoredData
 		if json.Unmarshal(env.Data, &d) == nil {
@@ -141,7 +168,26 @@ func (e *Events) Output(env messages.Envelope) string {
 			return fmt.Sprintf("ignored %s%s", reason, cause)
 		}
 	}
-	return fmt.Sprintf("%-6s %s%s", env.Type, strings.TrimSpace(string(env.Data)), cause)
+	return fmt.Sprintf("%-6s %s%s", env.Type, Value(env.Data), cause)
+}
+
+// configDone says what a configuration change did, by name.
+func configDone(d messages.OutConfigData) string {
+	var parts []string
+	for _, l := range []struct {
+		kind string
+		list []string
+	}{{"state", d.States}, {"rule", d.Rules}, {"schedule", d.Schedules}, {"tool", d.Tools}, {"source", d.Sources},
+		{"function", d.Functions}, {"layer", d.Layers}} {
+		if len(l.list) > 0 {
+			parts = append(parts, names(l.kind, l.list))
+		}
+	}
+	what := strings.ReplaceAll(d.Op, "_", " ")
+	if len(parts) == 0 {
+		return what
+	}
+	return what + ": " + strings.Join(parts, "; ")
 }
 
 // AgentStep renders an agent event of session as lumen ask shows it while
@@ -166,7 +212,7 @@ func AgentStep(data []byte, session string) string {
 			return ""
 		}
 		return fmt.Sprintf("  ? %s %s needs your approval: lumen approve %s  (or lumen reject %s; on the light: hold approves, click rejects)",
-			d.Call.Tool, clip.Line(string(d.Call.Args), 160, "…"), d.Approval, d.Approval)
+			d.Call.Tool, Value(d.Call.Args), d.Approval, d.Approval)
 	case messages.AgentKindDecision:
 		return fmt.Sprintf("    %s by %s", d.Status, d.Who)
 	}
@@ -209,7 +255,7 @@ func Agent(d messages.OutAgentData) string {
 
 // Call renders one tool call of the agent.
 func Call(c messages.ToolStep) string {
-	args := clip.Line(string(c.Args), 160, "…")
+	args := Value(c.Args)
 	if c.OK {
 		return fmt.Sprintf("✓ %s %s", c.Tool, args)
 	}
@@ -333,7 +379,7 @@ func Transcript(w io.Writer, s messages.SessionInfo) {
 				fmt.Fprintf(w, "agent: %s\n", m.Content)
 			}
 			for _, tc := range m.ToolCalls {
-				fmt.Fprintf(w, "  → %s %s\n", tc.Name, clip.Line(tc.Args, 160, "…"))
+				fmt.Fprintf(w, "  → %s %s\n", tc.Name, Value(json.RawMessage(tc.Args)))
 			}
 		case "tool":
 			if c, ok := results[m.ToolCallID]; ok {

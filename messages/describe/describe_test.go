@@ -114,7 +114,7 @@ func TestOutputsAndSources(t *testing.T) {
 		{d.Output(out(messages.OutIntent, 14, messages.OutIntentData{Phrase: "movie night", Verb: "set_state", Arg: "cinema", Delete: true, Reason: "state cinema was deleted"})),
 			`intent "movie night" (set_state cinema) dropped: state cinema was deleted (input 14)`},
 		{describe.Call(messages.ToolStep{Tool: "setState", Args: json.RawMessage(`{"name":"red"}`), Error: "no state red"}),
-			`✗ setState {"name":"red"}: no state red`},
+			`✗ setState (name: red): no state red`},
 		{describe.Source(json.RawMessage(`{"name":"door","type":"nats","subject":"home.doorbell","store":{"who":"result.who"},"fires":"ring"}`),
 			messages.SourcesReply{LastRuns: map[string]time.Time{"door": now.Add(-90 * time.Second)}}, now),
 			"door             nats home.doorbell  store who=result.who  fires ring  last run 1m30s ago"},
