@@ -120,7 +120,7 @@ func TestFunctionCLI(t *testing.T) {
 		want string
 	}{
 		{[]string{"function", "define", "mix", "--params", "a,b", "--code-file", code, "--description", "the mean of a and b"}, 0, `config define function: function mix`},
-		{[]string{"function", "define", "is_big", "--params", "v", "--code", "return mix(v, 0) > 100;"}, 0, `"functions":["is_big"]`},
+		{[]string{"function", "define", "is_big", "--params", "v", "--code", "return mix(v, 0) > 100;"}, 0, "config define function: function is_big"},
 		{[]string{"rule", "add", "*", "big", "red", "--if", "is_big(getData('level'))"}, 0, "rules"},
 		{[]string{"function", "define", "mix", "--code", "return 1"}, 1, `function "is_big" calls mix with 2 arguments, but mix takes no arguments`},
 		{[]string{"function", "define", "random", "--code", "return 4"}, 1, `the function name "random" is taken by a built-in`},
@@ -147,7 +147,7 @@ func TestFunctionCLI(t *testing.T) {
 	if err := os.WriteFile(defs, []byte("functions:\n  - name: one\n    code: return 1;\n  - name: two\n    params: [x]\n    code: return 2 * x;\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if out, code := runCLI(t, d.URL, "function", "define", "-f", defs); code != 0 || !strings.Contains(out, `"functions":["one","two"]`) {
+	if out, code := runCLI(t, d.URL, "function", "define", "-f", defs); code != 0 || !strings.Contains(out, "config define function: functions one, two") {
 		t.Errorf("define -f: exit %d\n%s", code, out)
 	}
 	out, _ := runCLI(t, d.URL, "function", "ls", "--json")
@@ -157,7 +157,7 @@ func TestFunctionCLI(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &g); err != nil || fmt.Sprint(g.Functions) != "[{mix} {is_big} {one} {two}]" {
 		t.Errorf("function ls --json: %v\n%s", err, out)
 	}
-	if out, code := runCLI(t, d.URL, "function", "rm", "two"); code != 0 || !strings.Contains(out, `"functions":["two"]`) {
+	if out, code := runCLI(t, d.URL, "function", "rm", "two"); code != 0 || !strings.Contains(out, "config delete function: function two") {
 		t.Errorf("function rm two: exit %d\n%s", code, out)
 	}
 }

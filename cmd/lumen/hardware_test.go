@@ -46,14 +46,14 @@ func TestPressCLI(t *testing.T) {
 	// The demo light has no double-click rule: a double press is two
 	// clicks, each decided on its release.
 	out, code = runCLI(t, d.URL, "press", "double")
-	if code != 0 || strings.Count(out, `"transition":"button_click"`) != 2 || !strings.Contains(out, "as two clicks") || !strings.Contains(out, "→ green") {
+	if code != 0 || strings.Count(out, "fired    button_click from button") != 2 || !strings.Contains(out, "as two clicks") || !strings.Contains(out, "→ green") {
 		t.Fatalf("lumen press double, no double-click rule (%d):\n%s", code, out)
 	}
 	if out, code := runCLI(t, d.URL, "rule", "add", "*", "button_double_click", "off"); code != 0 {
 		t.Fatalf("lumen rule add (%d):\n%s", code, out)
 	}
 	out, code = runCLI(t, d.URL, "press", "double")
-	if code != 0 || !strings.Contains(out, `"transition":"button_double_click"`) || strings.Contains(out, `"transition":"button_click"`) || !strings.Contains(out, "→ off") {
+	if code != 0 || !strings.Contains(out, "fired    button_double_click from button") || strings.Contains(out, "fired    button_click") || !strings.Contains(out, "→ off") {
 		t.Fatalf("lumen press double, with a double-click rule (%d):\n%s", code, out)
 	}
 	if out, code := runCLI(t, d.URL, "press", "triple"); code != 2 || !strings.Contains(out, "click, double or hold") {

@@ -74,7 +74,7 @@ func (e *Events) Output(env messages.Envelope) string {
 			if d.Unset {
 				return fmt.Sprintf("var    %s unset%s", d.Name, cause)
 			}
-			return fmt.Sprintf("var    %s = %s%s", d.Name, d.Value, cause)
+			return fmt.Sprintf("var    %s = %s%s", d.Name, Value(d.Value), cause)
 		}
 	case messages.OutGap:
 		var d messages.OutGapData
