@@ -79,7 +79,7 @@ func problemLine(raw []byte, msg string) int {
 var fieldPath = regexp.MustCompile(`\b(?:states|rules|vars|schedules|tools|sources|functions|layers|initial)(?:\[\d+\]|\.[A-Za-z_][A-Za-z0-9_-]*)*`)
 
 // Pos is a place in a file a person wrote: line and column from 1; Col
-// is 0 when only the line is known, Line when nothing is.
+// is 0 when only the line is known, and Line too when nothing is.
 type Pos struct{ Line, Col int }
 
 // Line returns the line of a file (YAML or JSON) on which the field
