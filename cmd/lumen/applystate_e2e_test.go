@@ -1,7 +1,10 @@
 package main_test
 
 import (
+	"bytes"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,7 +16,7 @@ import (
 // --state moves it, and a rollback keeps it too.
 func TestReapplyExportKeepsState(t *testing.T) {
 	t.Parallel()
-	d := startDaemon(t, t.TempDir())
+	d := startDaemon(t, t.TempDir(), "--http", "127.0.0.1:0")
 	nc := connect(t, d.URL)
 	state := func() string {
 		return fmt.Sprint(mustOK(t, request(t, nc, "lumen.demo.cmd.get", `{}`)).Body["state"])
@@ -55,11 +58,27 @@ func TestReapplyExportKeepsState(t *testing.T) {
 		t.Fatalf("rollback %s moved the light to %s:\n%s", first, state(), out)
 	}
 	// The page's editor: the configuration it shows, applied back.
-	// "state" in the body names a state to go to, on the wire too.
-	exp := mustOK(t, request(t, nc, "lumen.demo.cmd.get", `{}`)).Body["initial"]
-	if exp != "off" {
-		t.Fatalf("initial %v", exp)
+	config := strings.TrimRight(d.Page(t), "/") + "/api/v1/lights/demo/config"
+	res, err := http.Get(config)
+	if err != nil {
+		t.Fatal(err)
 	}
+	yaml, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	for _, query := range []string{"?dry_run=1", ""} {
+		req, _ := http.NewRequest(http.MethodPut, config+query, bytes.NewReader(yaml))
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != 200 || strings.Contains(string(b), `"state":{`) || state() != "blue" {
+			t.Fatalf("the page's Apply%s: %d, the light is %s\n%s", query, res.StatusCode, state(), b)
+		}
+	}
+	// "state" in the body names a state to go to, on the wire too; a
+	// removed state gives way to initial, and the dry run says so.
 	r := mustOK(t, request(t, nc, "lumen.demo.cmd.apply", `{"states":[{"name":"red","r":255},{"name":"green","g":255}],"rules":[],"initial":"green","dry_run":true}`))
 	if ch := r.Body["changes"].(map[string]any); ch["state"] == nil || fmt.Sprint(ch["state"]) != "map[from:blue to:green]" {
 		t.Errorf("dry run removing the current state: changes %v", ch)
