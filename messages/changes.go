@@ -19,17 +19,19 @@ import (
 // content is changed), variables by name and value, layers by name (what
 // is left of a layer's fires is its state, not its configuration). A
 // part that stays the same is omitted; so is initial, unless the
-// configured initial state changes.
+// configured initial state changes, and state, unless the apply moves the
+// light (DiffConfig leaves it to the caller, who knows the light's state).
 type Changes struct {
-	States    Diff           `json:"states,omitzero"`
-	Rules     Diff           `json:"rules,omitzero"`
-	Vars      Diff           `json:"vars,omitzero"`
-	Schedules Diff           `json:"schedules,omitzero"`
-	Tools     Diff           `json:"tools,omitzero"`
-	Sources   Diff           `json:"sources,omitzero"`
-	Functions Diff           `json:"functions,omitzero"`
-	Layers    Diff           `json:"layers,omitzero"`
-	Initial   *InitialChange `json:"initial,omitempty"`
+	States    Diff  `json:"states,omitzero"`
+	Rules     Diff  `json:"rules,omitzero"`
+	Vars      Diff  `json:"vars,omitzero"`
+	Schedules Diff  `json:"schedules,omitzero"`
+	Tools     Diff  `json:"tools,omitzero"`
+	Sources   Diff  `json:"sources,omitzero"`
+	Functions Diff  `json:"functions,omitzero"`
+	Layers    Diff  `json:"layers,omitzero"`
+	Initial   *Move `json:"initial,omitempty"`
+	State     *Move `json:"state,omitempty"`
 }
 
 // Diff lists what changed in one part of a configuration: names (rule
@@ -40,8 +42,9 @@ type Diff struct {
 	Removed []string `json:"removed,omitempty"`
 }
 
-// InitialChange is the configured initial state before and after.
-type InitialChange struct {
+// Move is a state before and after: the configured initial state, or the
+// light's state.
+type Move struct {
 	From string `json:"from"`
 	To   string `json:"to"`
 }
@@ -68,7 +71,7 @@ func DiffConfig(before, after ApplyRequest) Changes {
 		}),
 	}
 	if before.Initial != after.Initial {
-		c.Initial = &InitialChange{From: before.Initial, To: after.Initial}
+		c.Initial = &Move{From: before.Initial, To: after.Initial}
 	}
 	return c
 }
@@ -130,7 +133,7 @@ func (d Diff) IsZero() bool { return len(d.Added)+len(d.Changed)+len(d.Removed) 
 // Empty reports whether nothing changes.
 func (c Changes) Empty() bool {
 	return c.States.IsZero() && c.Rules.IsZero() && c.Vars.IsZero() && c.Schedules.IsZero() &&
-		c.Tools.IsZero() && c.Sources.IsZero() && c.Functions.IsZero() && c.Layers.IsZero() && c.Initial == nil
+		c.Tools.IsZero() && c.Sources.IsZero() && c.Functions.IsZero() && c.Layers.IsZero() && c.Initial == nil && c.State == nil
 }
 
 // maxNamed is how many names of one kind String shows before it counts
@@ -140,7 +143,7 @@ const maxNamed = 8
 // String renders the changes on one line for people: "states: +blue
 // ~red -green; rules: +r7 -r2; vars: unchanged". States, rules and
 // variables are always shown; schedules, tools, sources, functions,
-// layers and the initial state only when they change.
+// layers, the initial state and the state only when they change.
 func (c Changes) String() string {
 	parts := []string{"states: " + c.States.String(), "rules: " + c.Rules.String(), "vars: " + c.Vars.String()}
 	for _, p := range []struct {
@@ -153,6 +156,9 @@ func (c Changes) String() string {
 	}
 	if c.Initial != nil {
 		parts = append(parts, fmt.Sprintf("initial: %s → %s", c.Initial.From, c.Initial.To))
+	}
+	if c.State != nil {
+		parts = append(parts, fmt.Sprintf("state: %s → %s", c.State.From, c.State.To))
 	}
 	return strings.Join(parts, "; ")
 }
@@ -180,6 +186,9 @@ func (c Changes) Summary() string {
 	}
 	if c.Initial != nil {
 		words = append(words, fmt.Sprintf("initial %s → %s", c.Initial.From, c.Initial.To))
+	}
+	if c.State != nil {
+		words = append(words, fmt.Sprintf("state %s → %s", c.State.From, c.State.To))
 	}
 	return strings.Join(words, ", ")
 }

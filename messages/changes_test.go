@@ -119,7 +119,8 @@ func TestChangesSummary(t *testing.T) {
 		{messages.Changes{}, ""},
 		{messages.Changes{Rules: messages.Diff{Added: []string{"r7"}}, States: messages.Diff{Changed: []string{"red"}}, Sources: messages.Diff{Removed: []string{"weather"}}},
 			"~state red, +rule r7, -source weather"},
-		{messages.Changes{Initial: &messages.InitialChange{From: "off", To: "red"}}, "initial off → red"},
+		{messages.Changes{Initial: &messages.Move{From: "off", To: "red"}}, "initial off → red"},
+		{messages.Changes{State: &messages.Move{From: "red", To: "blue"}}, "state red → blue"},
 		{messages.Changes{States: messages.Diff{Added: many}}, "+state s0, +state s1, +state s2, +state s3, +state s4, +state s5, +state s6, +state s7, +2 more states"},
 	} {
 		if got := tc.c.Summary(); got != tc.want {

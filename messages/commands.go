@@ -164,16 +164,23 @@ type NameRequest struct {
 }
 
 // ApplyRequest replaces the light's whole configuration, validated as a
-// whole: {"states":[…],"rules":[…],"vars":{…},"initial":"off"}.
+// whole: {"states":[…],"rules":[…],"vars":{…},"initial":"off"}. Initial
+// is the state the light takes when it has none to keep (its current
+// state is removed); applying never moves the light otherwise, unless
+// State names a state to go to.
 type ApplyRequest struct {
-	States    []State                    `json:"states"`
-	Rules     []Rule                     `json:"rules"`
-	Vars      map[string]json.RawMessage `json:"vars,omitempty"`
-	Initial   string                     `json:"initial,omitempty"`
-	Schedules []Schedule                 `json:"schedules,omitempty"`
-	Tools     []Tool                     `json:"tools,omitempty"`
-	Sources   []json.RawMessage          `json:"sources,omitempty"`
-	Functions []Function                 `json:"functions,omitempty"`
+	States  []State                    `json:"states"`
+	Rules   []Rule                     `json:"rules"`
+	Vars    map[string]json.RawMessage `json:"vars,omitempty"`
+	Initial string                     `json:"initial,omitempty"`
+	// State, when given, is the state the light goes to once the
+	// configuration is applied (lumen apply --state); no part of the
+	// configuration, so export never writes it.
+	State     string            `json:"state,omitempty"`
+	Schedules []Schedule        `json:"schedules,omitempty"`
+	Tools     []Tool            `json:"tools,omitempty"`
+	Sources   []json.RawMessage `json:"sources,omitempty"`
+	Functions []Function        `json:"functions,omitempty"`
 	// Layers are the temporary layers, as get shows them (the newest
 	// first); apply without layers ends every layer (without restoring
 	// a state).

@@ -124,8 +124,12 @@ const (
 //     set, changed or unset is an output). Inputs journaled before
 //     vars_op existed have none: their vars replace the variables
 //     silently, as they did then, so that they replay the same.
-//   - initial    apply: the state to enter (default: the current one if it
-//     still exists, else "off").
+//   - initial    apply: the configured initial state (default "off"). From
+//     check level 2 it is the state the light takes when its current
+//     state is removed; before, apply entered it (default: the current
+//     state if it still exists, else "off").
+//   - state      apply, from check level 2: the state to go to once the
+//     configuration is applied (default: stay).
 //   - schedules  apply, create_schedule.
 //   - name       delete_state, delete_schedule, delete_tool, delete_source,
 //     delete_function, delete_layer.
@@ -143,6 +147,7 @@ type InConfigData struct {
 	Vars      map[string]json.RawMessage `json:"vars,omitempty"`
 	VarsOp    string                     `json:"vars_op,omitempty"`
 	Initial   string                     `json:"initial,omitempty"`
+	State     string                     `json:"state,omitempty"`
 	Schedules []Schedule                 `json:"schedules,omitempty"`
 	Name      string                     `json:"name,omitempty"`
 	IDs       []string                   `json:"ids,omitempty"`

@@ -279,7 +279,14 @@ func step(n *yaml.Node, index, key string) (*yaml.Node, error) {
 
 // WithTrue sets key to true in a JSON object, after what it has: the
 // request says so, whatever the file says. An empty file (null) is {}.
-func WithTrue(body []byte, key string) []byte {
+func WithTrue(body []byte, key string) []byte { return WithField(body, key, true) }
+
+// WithField sets key to v in a JSON object as WithTrue does.
+func WithField(body []byte, key string, v any) []byte {
+	val, err := json.Marshal(v)
+	if err != nil {
+		val = []byte("null")
+	}
 	body = bytes.TrimSpace(body)
 	if !bytes.HasPrefix(body, []byte("{")) {
 		body = []byte("{}")
@@ -289,5 +296,5 @@ func WithTrue(body []byte, key string) []byte {
 	if bytes.Equal(bytes.TrimSpace(b), []byte("{")) {
 		sep = ""
 	}
-	return fmt.Appendf(nil, "%s%s%q:true}", b, sep, key)
+	return fmt.Appendf(nil, "%s%s%q:%s}", b, sep, key, val)
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/lumen-home/lumen/actors/daemon"
 	"github.com/lumen-home/lumen/actors/light"
+	"github.com/lumen-home/lumen/actors/light/machine"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/broker"
 	"github.com/lumen-home/lumen/nats/journal"
@@ -207,6 +208,48 @@ func TestOldDataDirStartsAndReplays(t *testing.T) {
 		if sum.Inputs == 0 || sum.Pending != 0 {
 			t.Errorf("replay %s: %+v", l, sum)
 		}
+	}
+}
+
+// A data directory written by lumen at check level 1 (commit 0eec906: on
+// light demo, state red, the export applied back, which moved it to off;
+// state green, an apply removing green with initial blue, which moved it
+// to blue; state red) starts at level 2: the export applied again keeps
+// red, and replay recomputes the level-1 applies as they were.
+func TestLevel1DataDirKeepsItsApplies(t *testing.T) {
+	data := t.TempDir()
+	copyDir(t, filepath.Join("testdata", "datadir-0eec906"), data)
+	d := start(t, data, "demo")
+	nc, err := nats.Connect(d.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	c := wire.New(nc)
+	ctx := context.Background()
+	var g messages.GetReply
+	if err := c.Call(ctx, "demo", messages.VerbGet, nil, &g); err != nil || g.State != "red" || g.Initial != "blue" {
+		t.Fatalf("the old light: %s, initial %s (%v)", g.State, g.Initial, err)
+	}
+	var r messages.Reply
+	if err := c.Call(ctx, "demo", messages.VerbApply, g.Config(), &r); err != nil || r.State != "red" || r.Changed {
+		t.Errorf("its export applied again: %+v %v", r, err)
+	}
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := broker.Inspect(ctx, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Shutdown()
+	sum, err := light.Replay{Light: "demo", Verify: true}.Run(ctx, journal.New(b.JetStream()))
+	if err != nil {
+		t.Fatalf("replay --verify: %v", err)
+	}
+	defer sum.Machine.Close()
+	if sum.Pending != 0 || sum.State != "red" || sum.Machine.Level() != machine.Level {
+		t.Errorf("replay: %+v, level %d", sum, sum.Machine.Level())
 	}
 }
 

@@ -337,7 +337,7 @@ func (a *Actor) resume(ctx actor.Context) error {
 	}
 	if empty && a.cfg.Seed != nil {
 		data, _ := json.Marshal(messages.InConfigData{Op: messages.OpApply, States: a.cfg.Seed.States, Rules: a.cfg.Seed.Rules,
-			Vars: a.cfg.Seed.Vars, Initial: a.cfg.Seed.Initial, Schedules: a.cfg.Seed.Schedules})
+			Vars: a.cfg.Seed.Vars, Initial: a.cfg.Seed.Initial, State: a.cfg.Seed.Initial, Schedules: a.cfg.Seed.Schedules})
 		env := messages.Input(a.cfg.Name, messages.InConfig, messages.SeedID(a.cfg.Name), a.cfg.Clock.Now(), data)
 		env.By = messages.WhoLocal
 		if _, err := a.cfg.Journal.Append(rctx, subject.In(a.cfg.Name, messages.InConfig), messages.AppendEnvelope(nil, &env), journal.MsgID(env.ID)); err != nil {
@@ -528,6 +528,7 @@ func (a *Actor) applyInputs(ctx actor.Context, ins []Input) (rearm bool) {
 	)
 	for _, in := range ins {
 		var before *messages.ApplyRequest
+		from := a.m.State()
 		if a.repliesChanges(in) {
 			exp := a.m.Export()
 			before = &exp
@@ -538,7 +539,7 @@ func (a *Actor) applyInputs(ctx actor.Context, ins []Input) (rearm bool) {
 		}
 		ap := appliedInput{in: in, res: res, outs: b}
 		if before != nil && res.Err == nil {
-			ch := messages.DiffConfig(*before, a.m.Export())
+			ch := changesOf(*before, from, a.m)
 			ap.changes = &ch
 		}
 		done = append(done, ap)
@@ -665,7 +666,17 @@ func (a *Actor) dryRun(c *Command) any {
 	if res.Err != nil {
 		return &messages.ErrorReply{Code: res.Err.Code, Error: res.Err.Error}
 	}
-	return &messages.DryRunReply{OK: true, DryRun: true, Changes: messages.DiffConfig(a.m.Export(), m.Export())}
+	return &messages.DryRunReply{OK: true, DryRun: true, Changes: changesOf(a.m.Export(), a.m.State(), m)}
+}
+
+// changesOf is what an apply changed: the configuration before (an
+// export) against m's, and the state, from before to m's.
+func changesOf(before messages.ApplyRequest, from string, m *machine.Machine) messages.Changes {
+	ch := messages.DiffConfig(before, m.Export())
+	if to := m.State(); to != from {
+		ch.State = &messages.Move{From: from, To: to}
+	}
+	return ch
 }
 
 // unfinished is the answer to a command whose input is journaled but

@@ -233,12 +233,17 @@ func translateWith(verb string, body []byte, c checks) (any, error) {
 			}
 			sources = append(sources, b)
 		}
+		if r.State != "" {
+			if err := messages.CheckName("state", r.State); err != nil {
+				return nil, bad("%v", err)
+			}
+		}
 		varsOp := messages.VarsReplace
 		if r.Vars == nil {
 			varsOp = messages.VarsKeep
 		}
 		msg, err := cmd(messages.InConfig, messages.InConfigData{Op: messages.OpApply, States: r.States, Rules: r.Rules,
-			Vars: r.Vars, VarsOp: varsOp, Initial: r.Initial, Schedules: r.Schedules, Tools: r.Tools, Sources: sources, Functions: r.Functions,
+			Vars: r.Vars, VarsOp: varsOp, Initial: r.Initial, State: r.State, Schedules: r.Schedules, Tools: r.Tools, Sources: sources, Functions: r.Functions,
 			Layers: r.Layers, Plugins: pluginsUsed(sources, c.plugins)})
 		if err == nil {
 			// The same input, checked the same way, applied to a copy.

@@ -46,7 +46,7 @@ func WhatIf(ctx context.Context, j Events, light string, config []byte, from uin
 		return nil, fmt.Errorf("light: whatif: %w", err)
 	}
 	// The recorded variables and state stay: only the rules change.
-	cfg.Op, cfg.Vars, cfg.VarsOp, cfg.Initial = messages.OpApply, nil, messages.VarsKeep, ""
+	cfg.Op, cfg.Vars, cfg.VarsOp, cfg.Initial, cfg.State = messages.OpApply, nil, messages.VarsKeep, "", ""
 	body, _ := json.Marshal(cfg)
 	// Applied at the window's first input, so that schedules count from
 	// then.

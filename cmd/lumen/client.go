@@ -265,7 +265,7 @@ was then, rebuilt from the journal with no side effects.`,
 }
 
 func newApply(a *app) *cobra.Command {
-	var file string
+	var file, state string
 	var replaceAll, dryRun bool
 	cmd := &cobra.Command{
 		Use:   "apply -f FILE",
@@ -278,6 +278,9 @@ with no states and no rules (an empty one) is refused, since it would empty
 the light: --replace-all empties it on purpose. A rule written without an id
 keeps the id of the same rule already there.
 
+Applying keeps the light in the state it is in: --state NAME moves it to
+NAME; initial is where it goes only when the file removes its state.
+
 It prints what changed (+ added, ~ changed, - removed); --dry-run checks the
 file and prints what would change, and changes nothing.
 
@@ -286,7 +289,8 @@ printable characters without spaces; expressions of at most 4 KiB; a
 variable's value at most 64 KiB; the file at most 1 MiB. A mistake is
 reported at the file's line.`,
 		Example: `  lumen export > demo.yaml && $EDITOR demo.yaml && lumen apply -f demo.yaml --dry-run
-  lumen apply -f demo.yaml`,
+  lumen apply -f demo.yaml
+  lumen apply -f demo.yaml --state red`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if file == "" {
@@ -298,6 +302,9 @@ reported at the file's line.`,
 			}
 			if replaceAll {
 				body = messages.WithTrue(body, "confirm_empty")
+			}
+			if state != "" {
+				body = messages.WithField(body, "state", state)
 			}
 			if !dryRun {
 				return blame(file, raw, a.mutate(cmd.Context(), messages.VerbApply, body))
@@ -313,6 +320,7 @@ reported at the file's line.`,
 	cmd.Flags().StringVarP(&file, "file", "f", "", "configuration file (.yaml, .yml or .json; - for stdin)")
 	cmd.Flags().BoolVar(&replaceAll, "replace-all", false, "apply even a configuration with no states and no rules, which empties the light")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "check the file and print what would change, without applying it")
+	cmd.Flags().StringVar(&state, "state", "", "the state the light goes to once the file is applied (default: it stays in its state)")
 	lightFlag(cmd, a)
 	jsonFlag(cmd, a)
 	return cmd

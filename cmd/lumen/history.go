@@ -64,7 +64,8 @@ func newRollback(a *app) *cobra.Command {
 sources, initial) what it was right after input SEQ ('lumen history' lists
 them), as one new input validated as a whole like 'lumen apply': the
 rollback is itself in the history, and can be rolled back. Variables stay
-as they are.`,
+as they are, and so does the light's state, unless that configuration lacks
+it: then the light takes its initial state.`,
 		Example: `  lumen history
   lumen rollback 120`,
 		Args: args(cobra.ExactArgs(1)),

@@ -91,7 +91,8 @@ func newRule(a *app) *cobra.Command {
 		fires               int
 		lasts               time.Duration
 	)
-	add := mutation(a, &cobra.Command{
+	var add *cobra.Command
+	add = mutation(a, &cobra.Command{
 		Use:   "add FROM ON TO",
 		Short: "Add a rule: in state FROM, transition ON goes to state TO",
 		Long: `Add a rule. FROM is a state, * (any state) or prefix/* ; ON is the
@@ -118,10 +119,15 @@ layer rm NAME' ends one early.`,
 		r.From, r.On, r.To, r.Enabled = argv[0], argv[1], argv[2], !disabled
 		req := messages.RulesRequest{Rules: []messages.Rule{r}}
 		spec := layer
-		if fires != 0 {
+		// A flag given is sent as given: --fires 0 is refused, not taken
+		// for no layer (a permanent rule).
+		if add.Flags().Changed("fires") {
 			spec.Fires = &fires
 		}
-		if lasts != 0 {
+		if add.Flags().Changed("for") {
+			if lasts < time.Millisecond {
+				return nil, usageError{fmt.Errorf("--for %s: a layer lasts from 1ms to about 31 years, e.g. --for 10m", lasts)}
+			}
 			ms := lasts.Milliseconds()
 			spec.Ms = &ms
 		}

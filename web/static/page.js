@@ -153,7 +153,7 @@ function changes(c) {
   if (!c) return "nothing changes";
   const parts = [];
   for (const [part, v] of Object.entries(c)) {
-    if (part === "initial") { parts.push(`initial ${v.from} → ${v.to}`); continue; }
+    if (part === "initial" || part === "state") { parts.push(`${part} ${v.from} → ${v.to}`); continue; }
     for (const [what, sign] of [["added", "+"], ["changed", "~"], ["removed", "-"]]) {
       for (const n of v[what] || []) parts.push(`${sign} ${part.replace(/s$/, "")} ${n}`);
     }

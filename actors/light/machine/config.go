@@ -132,14 +132,12 @@ func (c *core) opApply(in *messages.InConfigData) ([]Output, *rejection) {
 		}
 		vars[name] = v
 	}
-	target := c.cur
-	if in.Initial != "" {
-		if stateIdx[in.Initial] == nil {
-			return nil, rejectf(404, "initial names state %q, which is not in states; add it or pick another", in.Initial)
-		}
-		target = in.Initial
-	} else if stateIdx[target] == nil {
-		target = offState
+	if in.Initial != "" && stateIdx[in.Initial] == nil {
+		return nil, rejectf(404, "initial names state %q, which is not in states; add it or pick another", in.Initial)
+	}
+	target, r := c.applyTarget(in, stateIdx)
+	if r != nil {
+		return nil, r
 	}
 	scheds, r := c.checkSchedules(in.Schedules)
 	if r != nil {
@@ -189,6 +187,36 @@ func (c *core) opApply(in *messages.InConfigData) ([]Output, *rejection) {
 	}
 	out = c.scheduleSets(out, scheds)
 	return c.moveTo(target, out), nil
+}
+
+// applyTarget is the state apply leaves the light in. From level 2: the
+// state the input names, else the current one, unless the configuration
+// removes it: then initial. Before: initial, else the current state if it
+// is kept, else off.
+func (c *core) applyTarget(in *messages.InConfigData, states map[string]*stateDef) (string, *rejection) {
+	if !c.keepsState() {
+		switch {
+		case in.State != "":
+			return "", rejectf(400, "config: apply takes state from check level 2 on; this light is at level %d", c.level)
+		case in.Initial != "":
+			return in.Initial, nil
+		case states[c.cur] == nil:
+			return offState, nil
+		}
+		return c.cur, nil
+	}
+	switch {
+	case in.State != "":
+		if states[in.State] == nil {
+			return "", rejectf(404, "state names %q, which is not in states; add it to states or name another", in.State)
+		}
+		return in.State, nil
+	case states[c.cur] != nil:
+		return c.cur, nil
+	case in.Initial != "":
+		return in.Initial, nil
+	}
+	return offState, nil
 }
 
 func (c *core) scheduleSets(out []Output, scheds []*schedule) []Output {
@@ -265,7 +293,11 @@ func (c *core) opDeleteState(in *messages.InConfigData) ([]Output, *rejection) {
 	}
 	out := []Output{{Type: messages.OutConfig, Data: messages.OutConfigData{Op: in.Op, States: []string{in.Name}}}}
 	if c.cur == in.Name {
-		return c.enter(offState, nil, "", out).Outputs, nil
+		to := offState
+		if c.keepsState() {
+			to = c.initial
+		}
+		return c.enter(to, nil, "", out).Outputs, nil
 	}
 	return out, nil
 }

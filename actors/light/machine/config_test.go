@@ -2,10 +2,12 @@ package machine_test
 
 import (
 	"bytes"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/lumen-home/lumen/actors/light/machine"
 	"github.com/lumen-home/lumen/messages"
 )
 
@@ -243,12 +245,15 @@ func TestRuleIDs(t *testing.T) {
 
 func TestConfigOps(t *testing.T) {
 	l := newLight(t)
+	l.ok(messages.InUpgrade, fmt.Sprintf(`{"level":%d}`, machine.Level))
+	// Apply goes to the state it names; initial is only configured.
 	l.config(`{"op":"apply","states":[{"name":"red","r":255,"g":0,"b":0},{"name":"blue","r":0,"g":0,"b":255}],
 		"rules":[{"from":"off","on":"click","to":"red"},{"from":"red","on":"click","to":"blue"},{"from":"blue","on":"click","to":"off"}],
-		"initial":"blue","vars":{"a":1.50,"b":"x"}}`)
+		"initial":"red","state":"blue","vars":{"a":1.50,"b":"x"}}`)
 	// off is recolored in place and stays first.
 	l.config(`{"op":"create_state","states":[{"name":"off","r":1,"g":1,"b":1,"description":"night light"},{"name":"green","r":0,"g":255,"b":0}]}`)
-	// Deleting the current state's last user then the state moves to off.
+	// Deleting the current state's last user then the state moves to
+	// initial (red); the applies after keep red.
 	l.config(`{"op":"delete_rules","match":{"to":"blue"}}`)
 	l.config(`{"op":"delete_rules","match":{"from":"blue"}}`)
 	l.config(`{"op":"delete_state","name":"blue"}`)
@@ -257,7 +262,7 @@ func TestConfigOps(t *testing.T) {
 	l.config(`{"op":"apply","states":[{"name":"red","r":255,"g":0,"b":0}],"schedules":[{"name":"evening","cron":"0 19 * * *","tz":"America/New_York","fires":"click"}]}`)
 	l.config(`{"op":"apply","states":[{"name":"red","r":255,"g":0,"b":0}]}`)
 	m := l.m.Model()
-	if m.Initial != "off" || m.State != "off" || len(m.Rules) != 0 || len(m.Vars) != 0 || len(m.Schedules) != 0 {
+	if m.Initial != "off" || m.State != "red" || len(m.Rules) != 0 || len(m.Vars) != 0 || len(m.Schedules) != 0 {
 		t.Errorf("model after the last apply: %+v", m)
 	}
 	l.golden("config")

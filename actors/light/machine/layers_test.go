@@ -241,8 +241,15 @@ func TestLayersExportApply(t *testing.T) {
 	}
 	l2 := newLight(t)
 	l2.seq, l2.now = l.seq, l.now
-	l2.config(applyConfig(t, exp))
-	l2.ok(messages.InState, `{"name":"red"}`) // apply enters the initial state
+	l2.ok(messages.InUpgrade, fmt.Sprintf(`{"level":%d}`, machine.Level))
+	// The export does not move the light (it stays off, whatever its
+	// initial); state names the state l is in.
+	there := exp
+	there.State = l.m.State()
+	l2.config(applyConfig(t, there))
+	if s := l2.m.State(); s != "red" {
+		t.Fatalf("applied with state %s, the light is %s", there.State, s)
+	}
 	if got := l2.m.Export(); !reflect.DeepEqual(got, exp) {
 		t.Errorf("re-applied export differs:\n got %+v\nwant %+v", got, exp)
 	}

@@ -16,18 +16,31 @@ import (
 //     second; a tool's params must be a JSON schema that compiles; and
 //     apply keeps the id of a rule given without one that is identical
 //     to a current rule (keptRuleIDs), where it used to assign a new one.
+//  2. a configuration change keeps the light's state (keepsState): apply
+//     moves it only to the state its input names (state), or, when the
+//     current state is removed, to initial, as delete_state of the
+//     current state does; before, apply entered initial, and a removed
+//     current state gave way to off. An apply with state is refused
+//     below this level, as the decoder of then refused the field.
 //
 // A light's level only rises, by an upgrade input the light journals when
 // it starts with a lumen newer than its journal. Inputs journaled before
 // it are applied as they were then, so that an old journal replays to the
 // same light: a state named before there were limits keeps its name.
-const Level = 1
+const Level = 2
 
-const levelLimits = 1
+const (
+	levelLimits    = 1
+	levelKeepState = 2
+)
 
 // limited reports whether inputs are held to the limits. A snapshot is
 // restored as it was taken, whatever it holds.
 func (c *core) limited() bool { return c.level >= levelLimits && !c.restoring }
+
+// keepsState reports whether configuration changes keep the light's
+// state (level 2).
+func (c *core) keepsState() bool { return c.level >= levelKeepState }
 
 // Level returns the level of checks the light applies to its next input.
 func (m *Machine) Level() int { return m.c.level }

@@ -188,7 +188,11 @@ func TestLevelIsJournaled(t *testing.T) {
 	if m.Level() != 1 || m.State() != long {
 		t.Errorf("restored: level %d state %q", m.Level(), m.State())
 	}
-	for payload, says := range map[string]string{`{"level":2}`: "level 2 is newer than this lumen knows", `{"level":0}`: "a level never goes down"} {
+	newer := machine.Level + 1
+	for payload, says := range map[string]string{
+		fmt.Sprintf(`{"level":%d}`, newer): fmt.Sprintf("level %d is newer than this lumen knows", newer),
+		`{"level":0}`:                      "a level never goes down",
+	} {
 		if r := l.apply(messages.InUpgrade, payload); r.Err == nil || !strings.Contains(r.Err.Error, says) {
 			t.Errorf("upgrade %s: %v", payload, outputs(t, r))
 		}
