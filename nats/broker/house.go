@@ -137,9 +137,9 @@ func (b *Broker) HubLinked() (bool, string) {
 	return false, why
 }
 
-// KickAll closes every leaf connection: a reload that removes a Pi's
-// user leaves its connection open, so the hub ends them all, and only
-// the Pis still registered log in again.
+// KickAll closes every leaf connection: a Pi removed keeps the
+// connection it has, so the hub ends them all, and only the Pis still
+// registered log in again.
 func (b *Broker) KickAll() error {
 	z, err := b.srv.Leafz(&server.LeafzOptions{})
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/lumen-home/lumen/internal/lumentest"
 	"github.com/lumen-home/lumen/nats/broker"
 	"github.com/lumen-home/lumen/nats/house"
 )
@@ -118,23 +119,10 @@ func TestOnePiOneMachine(t *testing.T) {
 	if err := r.Save(data); err != nil {
 		t.Fatal(err)
 	}
-	var logs strings.Builder
-	var logMu sync.Mutex
-	hub, err := house.NewHub(house.HubConfig{Data: data, Listen: "127.0.0.1:0", LeafListen: "127.0.0.1:0",
-		Logf: func(format string, args ...any) {
-			logMu.Lock()
-			defer logMu.Unlock()
-			logs.WriteString(strings.TrimSpace(fmt.Sprintf(format, args...)) + "\n")
-		}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	if err := hub.Run(ctx); err != nil {
-		t.Fatal(err)
-	}
-	defer hub.Close()
+	var logs lumentest.Buffer
+	cfg := house.HubConfig{Data: data, LeafListen: lumentest.FreeAddr(t),
+		Logf: func(format string, args ...any) { fmt.Fprintf(&logs, format+"\n", args...) }}
+	hub := runHub(t, cfg)
 	proxy := newLinkProxy(t, hub.LeafAddr())
 	leaf := "localhost:" + portOf(proxy.addr())
 
@@ -153,9 +141,7 @@ func TestOnePiOneMachine(t *testing.T) {
 		t.Fatalf("the Pi restarted is refused: %s", w)
 	}
 
-	logMu.Lock()
-	before := logs.Len()
-	logMu.Unlock()
+	before := len(logs.String())
 	b := piVia(t, hub.LeafAddr(), data, "hallpi", "second", seed, "hall")
 	waitLinked(t, "the second machine", b)
 	var w string
@@ -166,18 +152,84 @@ func TestOnePiOneMachine(t *testing.T) {
 		t.Fatalf("the second machine is told %q", w)
 	}
 	time.Sleep(time.Second)
-	logMu.Lock()
 	after := logs.String()[before:]
-	logMu.Unlock()
 	if on, why := a.HubLinked(); !on || strings.Contains(after, "Duplicate") {
 		t.Errorf("the first Pi was pushed out (%s):\n%s", why, after)
 	}
 	if n := strings.Count(after, "pi hallpi connects from"); n != 1 {
 		t.Errorf("the hub said %d times that hallpi connects twice:\n%s", n, after)
 	}
+
+	// The hub restarted keeps the same machine, whichever comes first.
+	hub.Close()
+	hub = runHub(t, cfg)
+	waitLinked(t, "the first Pi after the hub restarted", a)
+	waitLinked(t, "the second machine after the hub restarted", b)
+	if w := why(t, a, "hallpi"); w != "" {
+		t.Errorf("after a hub restart the first Pi is refused: %s", w)
+	}
+	w = ""
+	for deadline := time.Now().Add(5 * time.Second); w == "" && time.Now().Before(deadline); {
+		w = why(t, b, "hallpi")
+	}
+	if !strings.Contains(w, "each Pi needs its own creds") {
+		t.Errorf("after a hub restart the second machine is told %q", w)
+	}
+}
+
+// runHub runs a hub on cfg (a free client port) until the test ends.
+func runHub(t *testing.T, cfg house.HubConfig) *house.Hub {
+	t.Helper()
+	cfg.Listen = "127.0.0.1:0"
+	if cfg.LeafListen == "" {
+		cfg.LeafListen = "127.0.0.1:0"
+	}
+	hub, err := house.NewHub(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := hub.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = hub.Close() })
+	return hub
 }
 
 func portOf(addr string) string {
 	_, p, _ := net.SplitHostPort(addr)
 	return p
+}
+
+// The hub checks its clients itself too: the admin with its password;
+// nobody else, not even the user a client without credentials is when
+// the hub has no admin.
+func TestHubClients(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		user, pw  string // the hub's admin
+		opts      []nats.Option
+		connected bool
+	}{
+		{"admin", "admin", "s3cret", []nats.Option{nats.UserInfo("admin", "s3cret")}, true},
+		{"wrong password", "admin", "s3cret", []nats.Option{nats.UserInfo("admin", "guess")}, false},
+		{"no credentials with an admin", "admin", "s3cret", nil, false},
+		{"no credentials without an admin", "", "", nil, true},
+		{"the anonymous user by name", "", "", []nats.Option{nats.UserInfo("lumen-client", "")}, false},
+		{"the daemon's user", "", "", []nats.Option{nats.UserInfo(broker.DaemonUser, "")}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			hub := runHub(t, house.HubConfig{Data: t.TempDir(), User: tc.user, Password: tc.pw})
+			nc, err := nats.Connect(hub.URL(), append(tc.opts, nats.NoReconnect())...)
+			if err == nil {
+				nc.Close()
+			}
+			if connected := err == nil; connected != tc.connected {
+				t.Errorf("connected %v (%v), want %v", connected, err, tc.connected)
+			} else if err != nil && !strings.Contains(strings.ToLower(err.Error()), "authorization") {
+				t.Errorf("refused with %v", err)
+			}
+		})
+	}
 }

@@ -251,16 +251,9 @@ func TestHouseStream(t *testing.T) {
 	if err := r.Save(data); err != nil {
 		t.Fatal(err)
 	}
-	hub, err := house.NewHub(house.HubConfig{Data: data, Listen: "127.0.0.1:0", LeafListen: "127.0.0.1:0"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	hub := runHub(t, house.HubConfig{Data: data})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := hub.Run(ctx); err != nil {
-		t.Fatal(err)
-	}
-	defer hub.Close()
 	hubNC, err := nats.Connect(hub.URL())
 	if err != nil {
 		t.Fatal(err)
