@@ -158,7 +158,7 @@ func (a *app) mutateAll(ctx context.Context, nc *nats.Conn, verb string, body an
 func newLs(a *app) *cobra.Command {
 	return &cobra.Command{
 		Use:   "ls",
-		Short: "List the running lights: state, color, last input, sources, agent",
+		Short: "List the running lights: state, color, last input, sources, agent; at a hub, also the lights that do not answer",
 		Example: `  lumen ls
   lumen ls --server nats://pi.local:4222`,
 		Args: args(cobra.NoArgs),
