@@ -89,4 +89,12 @@ func TestHouseLsUnreachable(t *testing.T) {
 	if !regexp.MustCompile(`(?m)^porch +off `).MatchString(out) {
 		t.Errorf("lumen ls at the hub:\n%s", out)
 	}
+	// A Pi removed is no longer the house's.
+	if out, code := runCLI(t, "", "hub", "pi", "rm", "pia", "--data", hubData); code != 0 {
+		t.Fatalf("pi rm: exit %d\n%s", code, out)
+	}
+	lumentest.WaitFor(t, 10*time.Second, "lumen ls to forget kitchen", func() bool {
+		out, _ = runCLI(t, hub.URL, "ls")
+		return !strings.Contains(out, "kitchen")
+	})
 }

@@ -33,6 +33,12 @@ func (h *Hub) publish(ctx context.Context, reg Registry, st Status) error {
 			return fmt.Errorf("house: %s: %w", PisBucket, err)
 		}
 		h.pisKV = kv
+		// Pis removed while the hub was not running are still there.
+		if keys, err := kv.ListKeys(ctx); err == nil {
+			for pi := range keys.Keys() {
+				h.published[pi] = ""
+			}
+		}
 	}
 	kv := h.pisKV
 	for _, p := range reg.Pis {
