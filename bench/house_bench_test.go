@@ -307,7 +307,7 @@ func houseCatchUp(b *testing.B) time.Duration {
 		b.Fatal(err)
 	}
 	pi, err := broker.Start(ctx, broker.Config{DataDir: b.TempDir(), Listen: "127.0.0.1:0", Lights: []string{benchLight},
-		Sync: syncMode(), Name: house.ServerName("pi0"), Domain: "pi0",
+		Sync: syncMode(), Name: house.ServerName("pi0", "bench"), Domain: "pi0",
 		Hub: &broker.HubLink{URL: "tls://" + leaf, Seed: seed, CAs: cas}})
 	if err != nil {
 		b.Fatal(err)

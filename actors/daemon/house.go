@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nats-io/nats.go"
+
 	"github.com/lumen-home/lumen/nats/broker"
 	"github.com/lumen-home/lumen/nats/house"
 	"github.com/lumen-home/lumen/nats/subject"
@@ -52,7 +54,11 @@ func (c *Config) houseBroker(bc *broker.Config) error {
 	if err != nil {
 		return err
 	}
-	bc.Name, bc.Domain = house.ServerName(c.creds.Pi), c.creds.Pi
+	inst, err := house.Instance(c.Data)
+	if err != nil {
+		return err
+	}
+	bc.Name, bc.Domain = house.ServerName(c.creds.Pi, inst), c.creds.Pi
 	bc.Hub = &broker.HubLink{URL: c.Hub, Seed: c.creds.Seed, CAs: cas}
 	return nil
 }
@@ -67,9 +73,17 @@ func (d *Daemon) joinHouse(ctx context.Context) error {
 	if _, err := js.CreateOrUpdatePushConsumer(ctx, subject.Stream, house.ConsumerConfig(d.cfg.creds.Pi)); err != nil {
 		return fmt.Errorf("daemon: the house consumer: %w", err)
 	}
+	// Its own connection: it asks the hub why it refuses the Pi.
+	nc, err := d.broker.Connect(nats.Name("lumen-house-link"))
+	if err != nil {
+		return fmt.Errorf("daemon: connect in process: %w", err)
+	}
 	lctx, cancel := context.WithCancel(context.Background())
-	d.stopLink = cancel
-	go d.watchLink(lctx)
+	d.stopLink = func() {
+		cancel()
+		nc.Close()
+	}
+	go d.watchLink(lctx, nc)
 	return nil
 }
 
@@ -98,7 +112,7 @@ const linkCheck = 2 * time.Second
 
 // watchLink says, once per change, whether the Pi is joined to its hub,
 // and if not, why and what to do.
-func (d *Daemon) watchLink(ctx context.Context) {
+func (d *Daemon) watchLink(ctx context.Context, nc *nats.Conn) {
 	said := "starting"
 	for {
 		select {
@@ -110,12 +124,26 @@ func (d *Daemon) watchLink(ctx context.Context) {
 		msg := "joined the house at " + d.cfg.Hub
 		if !on {
 			msg = fmt.Sprintf("not joined to the hub at %s (%s); the lights work alone, and it tries again every 2 s", d.cfg.Hub, linkAdvice(why))
+		} else if refused := d.refusal(ctx, nc); refused != "" {
+			msg = fmt.Sprintf("not joined to the hub at %s: %s; the lights work alone", d.cfg.Hub, refused)
 		}
 		if msg != said {
 			d.cfg.Logf("%s", msg)
 			said = msg
 		}
 	}
+}
+
+// refusal asks the hub why it refuses the Pi: only a refused Pi reaches
+// the hub's answer, any other gets no responder.
+func (d *Daemon) refusal(ctx context.Context, nc *nats.Conn) string {
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	m, err := nc.RequestWithContext(ctx, house.WhySubject, []byte(d.cfg.creds.Pi))
+	if err != nil {
+		return ""
+	}
+	return string(m.Data)
 }
 
 // linkAdvice says what to do about the server's reason for a link down.

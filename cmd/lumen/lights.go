@@ -158,7 +158,7 @@ func (a *app) mutateAll(ctx context.Context, nc *nats.Conn, verb string, body an
 func newLs(a *app) *cobra.Command {
 	return &cobra.Command{
 		Use:   "ls",
-		Short: "List the running lights: state, color, last input, sources, agent",
+		Short: "List the running lights: state, color, last input, sources, agent; at a hub, also the lights that do not answer",
 		Example: `  lumen ls
   lumen ls --server nats://pi.local:4222`,
 		Args: args(cobra.NoArgs),
@@ -174,15 +174,24 @@ func newLs(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if len(running) == 0 {
+			names := make([]string, len(running))
+			for i, r := range running {
+				names[i] = r.Light
+			}
+			// At a hub, the lights of the house that do not answer.
+			var absent []house.Absent
+			js, jsErr := jetstream.New(nc)
+			if jsErr == nil {
+				absent, _ = house.Unreachable(ctx, js, names)
+			}
+			if len(running) == 0 && len(absent) == 0 {
 				return fmt.Errorf("no light is running at %s; start one with 'lumen up'", a.server)
 			}
-			names := strings.Split(lightNames(running), ", ")
 			gets := c.RequestAll(ctx, names, messages.VerbGet, nil)
 			leds := c.RequestAll(ctx, names, messages.VerbLED, nil)
 			agents := c.RequestAll(ctx, names, messages.VerbSessions, nil)
 			var j *journal.Journal
-			if js, err := jetstream.New(nc); err == nil {
+			if jsErr == nil {
 				j, _ = house.OpenJournal(ctx, js) // nil: no journal to read
 			}
 			w := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
@@ -195,9 +204,20 @@ func newLs(a *app) *cobra.Command {
 				}
 				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", r.Light, g.State, color(leds[i]), lastInput(ctx, j, r.Light), len(g.Sources), agentOn(agents[i]), dash(strings.Join(r.Groups, ",")))
 			}
+			for _, l := range absent {
+				fmt.Fprintf(w, "%s\t%s\n", l.Light, unreachable(l))
+			}
 			return w.Flush()
 		},
 	}
+}
+
+// unreachable says why a light of the house does not answer.
+func unreachable(l house.Absent) string {
+	if l.Connected {
+		return fmt.Sprintf("unreachable: not running on its Pi %s, which is connected", l.Pi)
+	}
+	return fmt.Sprintf("unreachable: its Pi %s is disconnected since %s", l.Pi, ago(l.Since))
 }
 
 // color is what the light's LED shows, as #rrggbb.

@@ -33,8 +33,9 @@ type LeafListener struct {
 	Addr string
 	// Cert is the hub's TLS certificate, signed by the house CA.
 	Cert tls.Certificate
-	// Pis are the Pis' users: nkeys allowed to connect as leaf nodes only.
-	Pis []*server.NkeyUser
+	// Gate admits the Pis: the hub checks every connection itself
+	// (hubauth.go).
+	Gate LeafGate
 }
 
 // linkPing is how often a house link is pinged; two unanswered pings
@@ -84,28 +85,14 @@ func (c Config) houseOptions(opts *server.Options) error {
 		opts.LeafNode.NoAdvertise = true
 		// No interest flows from one Pi to another through the hub.
 		opts.LeafNode.IsolateLeafnodeInterest = true
-		opts.Nkeys = l.Pis
+		opts.CustomClientAuthentication = newHubAuth(opts.Users, opts.NoAuthUser, l.Gate)
+		// A client presenting a key hears "Authorization Violation",
+		// not that the server knows no keys.
+		opts.AlwaysEnableNonce = true
 		// Replies to the sourcing consumers' set-up name the Pi's domain,
 		// so a Pi's permissions can be narrowed to its own.
 		opts.FeatureFlags = map[string]bool{server.FeatureFlagJsAPIReplyFormatV2: true}
 	}
-	return nil
-}
-
-// SetPis replaces the Pis a hub accepts, without a restart: a Pi added
-// may connect at once, a Pi removed is disconnected.
-func (b *Broker) SetPis(pis []*server.NkeyUser) error {
-	if b.cfg.Leaf == nil {
-		return errors.New("broker: not a hub")
-	}
-	b.reload.Lock()
-	defer b.reload.Unlock()
-	opts := b.opts.Clone()
-	opts.Nkeys = pis
-	if err := b.srv.ReloadOptions(opts); err != nil {
-		return fmt.Errorf("broker: reload the Pis: %w", err)
-	}
-	b.opts = opts
 	return nil
 }
 
@@ -120,16 +107,22 @@ func (b *Broker) LeafAddr() string {
 	return DialAddr(b.opts.LeafNode.Host, b.opts.LeafNode.Port)
 }
 
-// Leafs returns the server names of the leaf nodes connected to a hub,
-// with the address each connects from.
-func (b *Broker) Leafs() (map[string]string, error) {
+// Leaf is a leaf connection of a hub.
+type Leaf struct {
+	ID   uint64 // as LeafConn's
+	Name string // the server name of the Pi
+	Addr string // host:port it connects from
+}
+
+// Leafs returns the leaf connections of a hub.
+func (b *Broker) Leafs() ([]Leaf, error) {
 	z, err := b.srv.Leafz(&server.LeafzOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("broker: leafs: %w", err)
 	}
-	out := make(map[string]string, len(z.Leafs))
-	for _, l := range z.Leafs {
-		out[l.Name] = net.JoinHostPort(l.IP, strconv.Itoa(l.Port))
+	out := make([]Leaf, len(z.Leafs))
+	for i, l := range z.Leafs {
+		out[i] = Leaf{ID: l.ID, Name: l.Name, Addr: net.JoinHostPort(l.IP, strconv.Itoa(l.Port))}
 	}
 	return out, nil
 }
@@ -144,9 +137,9 @@ func (b *Broker) HubLinked() (bool, string) {
 	return false, why
 }
 
-// KickAll closes every leaf connection: a reload that removes a Pi's
-// user leaves its connection open, so the hub ends them all, and only
-// the Pis still registered log in again.
+// KickAll closes every leaf connection: a Pi removed keeps the
+// connection it has, so the hub ends them all, and only the Pis still
+// registered log in again.
 func (b *Broker) KickAll() error {
 	z, err := b.srv.Leafz(&server.LeafzOptions{})
 	if err != nil {

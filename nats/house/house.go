@@ -32,9 +32,6 @@ const maxPiName = 32
 // DeliverSubject is where a Pi's house consumer delivers to the hub.
 func DeliverSubject(pi string) string { return "deliver." + pi + ".house" }
 
-// ServerName is the name of a Pi's server: unique in the house.
-func ServerName(pi string) string { return "lumen-" + pi }
-
 // APIPrefix is the prefix of a Pi's JetStream API seen from the hub.
 func APIPrefix(pi string) string { return "$JS." + pi + ".API" }
 

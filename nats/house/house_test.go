@@ -202,6 +202,13 @@ func TestCA(t *testing.T) {
 // pi starts a Pi's server joined to hub as name, running lights.
 func pi(t *testing.T, hub *house.Hub, data, name, seed string, lights ...string) *broker.Broker {
 	t.Helper()
+	return piVia(t, hub.LeafAddr(), data, name, "test", seed, lights...)
+}
+
+// piVia starts a Pi's server, instance inst of name, that dials the hub
+// at leaf.
+func piVia(t *testing.T, leaf, data, name, inst, seed string, lights ...string) *broker.Broker {
+	t.Helper()
 	ca, err := house.EnsureCA(house.Dir(data))
 	if err != nil {
 		t.Fatal(err)
@@ -211,10 +218,10 @@ func pi(t *testing.T, hub *house.Hub, data, name, seed string, lights ...string)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, port, _ := net.SplitHostPort(hub.LeafAddr())
+	_, port, _ := net.SplitHostPort(leaf)
 	ctx := context.Background()
 	b, err := broker.Start(ctx, broker.Config{DataDir: t.TempDir(), Listen: "127.0.0.1:0", Lights: lights,
-		Name: house.ServerName(name), Domain: name,
+		Name: house.ServerName(name, inst), Domain: name,
 		Hub: &broker.HubLink{URL: "tls://localhost:" + port, Seed: seed, CAs: cas}})
 	if err != nil {
 		t.Fatal(err)
@@ -244,16 +251,9 @@ func TestHouseStream(t *testing.T) {
 	if err := r.Save(data); err != nil {
 		t.Fatal(err)
 	}
-	hub, err := house.NewHub(house.HubConfig{Data: data, Listen: "127.0.0.1:0", LeafListen: "127.0.0.1:0"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	hub := runHub(t, house.HubConfig{Data: data})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := hub.Run(ctx); err != nil {
-		t.Fatal(err)
-	}
-	defer hub.Close()
 	hubNC, err := nats.Connect(hub.URL())
 	if err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/lumen-home/lumen/internal/atomicfile"
@@ -55,6 +56,15 @@ type Hub struct {
 	reg    Registry
 	since  map[string]time.Time // when each Pi last connected or went
 	online map[string]bool
+	// machines are the instance kept for each Pi's key (gate.go);
+	// refused the second machines of Pis, said which the log named.
+	machines map[string]Machine
+	refused  map[string]*refusal
+	said     map[string]bool
+	// published is what the Pis bucket says of each Pi (the watch's).
+	published map[string]string
+	pisKV     jetstream.KeyValue
+	nc        *nats.Conn
 }
 
 // watchEvery is how often the hub reads its registry and writes the Pis'
@@ -84,7 +94,8 @@ func NewHub(cfg HubConfig) (*Hub, error) {
 	if cfg.MaxBytes <= 0 {
 		cfg.MaxBytes = broker.DefaultMaxBytes
 	}
-	return &Hub{cfg: cfg, done: make(chan struct{}), since: map[string]time.Time{}, online: map[string]bool{}}, nil
+	return &Hub{cfg: cfg, done: make(chan struct{}), since: map[string]time.Time{}, online: map[string]bool{},
+		refused: map[string]*refusal{}, said: map[string]bool{}, published: map[string]string{}}, nil
 }
 
 // Run starts the hub's server with the registered Pis and the house
@@ -107,19 +118,26 @@ func (h *Hub) Run(ctx context.Context) error {
 		return err
 	}
 	h.reg = reg
+	if h.machines, err = loadMachines(h.cfg.Data); err != nil {
+		return err
+	}
 	h.b, err = broker.Start(ctx, broker.Config{
 		DataDir: h.cfg.Data, Listen: h.cfg.Listen, User: h.cfg.User, Password: h.cfg.Password,
 		Sync: h.cfg.Sync, Name: "lumen-hub", Domain: HubDomain, Logf: h.cfg.Logf,
-		Leaf: &broker.LeafListener{Addr: h.cfg.LeafListen, Cert: cert, Pis: reg.Users()},
+		Leaf: &broker.LeafListener{Addr: h.cfg.LeafListen, Cert: cert, Gate: h},
 		Streams: func(ctx context.Context, js jetstream.JetStream) error {
 			if _, err := js.CreateOrUpdateStream(ctx, StreamConfig(reg, h.cfg.MaxBytes)); err != nil {
 				return err
 			}
 			return writeOwners(ctx, js, reg)
 		},
-		Protect: []string{Stream, "KV_" + LightsBucket},
+		Protect: []string{Stream, "KV_" + LightsBucket, "KV_" + PisBucket},
 	})
 	if err != nil {
+		return err
+	}
+	if err := h.answerWhy(); err != nil {
+		h.b.Shutdown()
 		return err
 	}
 	if err := h.markApplied(reg.Generation); err != nil {
@@ -147,8 +165,28 @@ func (h *Hub) Close() error {
 		h.cancel()
 		<-h.done
 	}
+	if h.nc != nil {
+		h.nc.Close()
+	}
 	if h.b != nil {
 		h.b.Shutdown()
+	}
+	return nil
+}
+
+// answerWhy answers the Pis the hub refused (WhySubject).
+func (h *Hub) answerWhy() error {
+	nc, err := h.b.Connect(nats.Name("lumen-hub"))
+	if err != nil {
+		return fmt.Errorf("house: connect in process: %w", err)
+	}
+	h.nc = nc
+	if _, err := nc.Subscribe(WhySubject, func(m *nats.Msg) {
+		if why := h.why(string(m.Data)); why != "" {
+			_ = m.Respond([]byte(why))
+		}
+	}); err != nil {
+		return fmt.Errorf("house: %w", err)
 	}
 	return nil
 }
@@ -180,17 +218,14 @@ func (h *Hub) apply(ctx context.Context) error {
 	if err != nil || reg.Generation == h.reg.Generation {
 		return err
 	}
-	if err := h.b.SetPis(reg.Users()); err != nil {
-		return err
-	}
 	if _, err := h.b.JetStream().UpdateStream(ctx, StreamConfig(reg, h.cfg.MaxBytes)); err != nil {
 		return fmt.Errorf("the house stream's sources: %w", err)
 	}
 	if err := writeOwners(ctx, h.b.JetStream(), reg); err != nil {
 		return err
 	}
-	// A reload does not end a removed Pi's connection, and a server may
-	// call itself anything: on any removal or new key every Pi is
+	// A removed Pi's connection stays open, and a server may call
+	// itself anything: on any removal or new key every Pi is
 	// disconnected, and those still registered join again within 2 s.
 	for _, p := range h.reg.Pis {
 		if now := reg.Find(p.Name); now == nil || now.PublicKey != p.PublicKey {
@@ -202,6 +237,12 @@ func (h *Hub) apply(ctx context.Context) error {
 	}
 	h.mu.Lock()
 	h.reg = reg
+	for key := range h.machines {
+		if reg.byKey(key) == nil {
+			delete(h.machines, key)
+		}
+	}
+	h.save(h.saveMachines())
 	h.mu.Unlock()
 	h.cfg.Logf("hub: registry generation %d: %d Pis", reg.Generation, len(reg.Pis))
 	return h.markApplied(reg.Generation)

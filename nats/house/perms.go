@@ -1,22 +1,10 @@
 package house
 
 import (
-	"github.com/nats-io/jwt/v2"
 	"github.com/nats-io/nats-server/v2/server"
 
 	"github.com/lumen-home/lumen/nats/subject"
 )
-
-// Users are the Pis as the hub's nkey users: leaf connections only, each
-// with its permissions.
-func (r *Registry) Users() []*server.NkeyUser {
-	users := make([]*server.NkeyUser, len(r.Pis))
-	for i, p := range r.Pis {
-		users[i] = &server.NkeyUser{Nkey: p.PublicKey, Permissions: Permissions(p),
-			AllowedConnectionTypes: map[string]struct{}{jwt.ConnectionTypeLeafnode: {}}}
-	}
-	return users
-}
 
 // Permissions are what a Pi may do at the hub, from the Pi's side (the
 // hub turns them around for the leaf link): publish what its own lights

@@ -62,20 +62,25 @@ func readJSON(path string, v any) error {
 	return nil
 }
 
-// Save writes the registry as the next generation.
-func (r *Registry) Save(data string) error {
-	r.Generation++
-	b, err := json.MarshalIndent(r, "", "  ")
+// writeJSON writes v to path as JSON, readable by its owner only.
+func writeJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(Dir(data), 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return fmt.Errorf("house: %w", err)
 	}
-	if err := atomicfile.WriteBytes(filepath.Join(Dir(data), registryFile), append(b, '\n'), 0o600); err != nil {
-		return fmt.Errorf("house: registry: %w", err)
+	if err := atomicfile.WriteBytes(path, append(b, '\n'), 0o600); err != nil {
+		return fmt.Errorf("house: %s: %w", filepath.Base(path), err)
 	}
 	return nil
+}
+
+// Save writes the registry as the next generation.
+func (r *Registry) Save(data string) error {
+	r.Generation++
+	return writeJSON(filepath.Join(Dir(data), registryFile), r)
 }
 
 // Add registers a Pi that runs lights and returns its nkey seed, its

@@ -2,13 +2,12 @@ package house
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"slices"
 	"time"
 
-	"github.com/lumen-home/lumen/internal/atomicfile"
+	"github.com/lumen-home/lumen/nats/broker"
 )
 
 // Status is what a running hub says of its Pis, kept in its data
@@ -26,7 +25,15 @@ type PiStatus struct {
 	// Lag is how many of the Pi's events the house stream does not have
 	// yet, as the Pi's journal last told it.
 	Lag uint64 `json:"lag"`
+	// Refused is the address of a second machine that connects with the
+	// Pi's creds, which the hub refuses, and since when.
+	Refused      string    `json:"refused,omitempty"`
+	RefusedSince time.Time `json:"refused_since,omitzero"`
 }
+
+// refusalGone is how long a refused machine may stay away before pi ls
+// no longer shows it: it tries again every 2 s while it runs.
+const refusalGone = 10 * time.Second
 
 const statusFile = "status.json"
 
@@ -57,7 +64,7 @@ func (h *Hub) writeStatus(ctx context.Context) error {
 	st := Status{Updated: now, Pis: map[string]PiStatus{}}
 	var joined []string
 	for _, p := range h.reg.Pis {
-		addr, on := leafs[ServerName(p.Name)]
+		addr, on, other := h.linkOf(p, leafs)
 		if was, seen := h.online[p.Name]; !seen || was != on {
 			h.online[p.Name], h.since[p.Name] = on, now
 			if seen {
@@ -67,7 +74,18 @@ func (h *Hub) writeStatus(ctx context.Context) error {
 				joined = append(joined, p.Name)
 			}
 		}
-		st.Pis[p.Name] = PiStatus{Connected: on, Since: h.since[p.Name], Addr: addr, Lag: lags[APIPrefix(p.Name)]}
+		ps := PiStatus{Connected: on, Since: h.since[p.Name], Addr: addr, Lag: lags[APIPrefix(p.Name)]}
+		if r := h.refused[p.Name]; r != nil {
+			if other != "" {
+				r.seen, r.addr = now, other
+			}
+			if now.Sub(r.seen) > refusalGone {
+				delete(h.refused, p.Name)
+			} else {
+				ps.Refused, ps.RefusedSince = r.addr, r.since
+			}
+		}
+		st.Pis[p.Name] = ps
 	}
 	reg := h.reg
 	h.mu.Unlock()
@@ -80,11 +98,27 @@ func (h *Hub) writeStatus(ctx context.Context) error {
 			h.mu.Unlock()
 		}
 	}
-	b, err := json.MarshalIndent(st, "", "  ")
-	if err != nil {
+	if err := writeJSON(filepath.Join(Dir(h.cfg.Data), statusFile), st); err != nil {
 		return err
 	}
-	return atomicfile.WriteBytes(filepath.Join(Dir(h.cfg.Data), statusFile), b, 0o600)
+	return h.publish(ctx, reg, st)
+}
+
+// linkOf finds p's leaf connections: the address of the machine the hub
+// keeps for it, if connected, and of another it refuses, if any.
+func (h *Hub) linkOf(p Pi, leafs []broker.Leaf) (addr string, on bool, other string) {
+	kept, bound := h.machines[p.PublicKey]
+	for _, l := range leafs {
+		pi, inst := splitName(l.Name)
+		switch {
+		case pi != p.Name:
+		case inst == "" || !bound || inst == kept.Instance:
+			addr, on = l.Addr, true
+		default:
+			other = l.Addr
+		}
+	}
+	return addr, on, other
 }
 
 // resync restarts the house stream's copy of a Pi that just connected.
