@@ -75,6 +75,13 @@ func TestLoopingColorIsStopped(t *testing.T) {
 
 	lumentest.WaitFor(t, 10*time.Second, "a render error", func() bool { return len(errs.all()) > 0 })
 	time.Sleep(500 * time.Millisecond)
+	// The LED's frames are announced while a state is rendered: none
+	// should come for a stopped one (a measure that a loaded machine,
+	// which starves the daemon's CPU, does not blur).
+	frames, err := nc.SubscribeSync("lumen.demo.led.frame")
+	if err != nil {
+		t.Fatal(err)
+	}
 	before, err := lumentest.CPUTime(d.Pid())
 	if err != nil {
 		t.Fatal(err)
@@ -89,6 +96,9 @@ func TestLoopingColorIsStopped(t *testing.T) {
 	t.Logf("CPU of the daemon showing a looping state: %v in %v", used, window)
 	if used > window/5 {
 		t.Errorf("the daemon used %v of CPU in %v showing a looping state (over 20%% of a core)", used, window)
+	}
+	if n, _, _ := frames.Pending(); n > 0 {
+		t.Errorf("%d frames of the looping state were rendered in %v", n, window)
 	}
 	if got := errs.all(); len(got) != 1 || !strings.Contains(got[0], `state "spin"`) || !strings.Contains(got[0], "stopped") {
 		t.Errorf("render errors journaled: %q, want one that says spin is stopped", got)
