@@ -425,7 +425,7 @@ func stoppedError(timeout time.Duration, n, last int) error {
 	if n > 1 {
 		frames = fmt.Sprintf("%d frames in a row, up to frame %d", n, last)
 	}
-	return &evalError{timeout: true, msg: fmt.Sprintf("render: the expressions ran out of time (over %v) on %s, so the state is stopped and the LED dimmed; make them simpler, they run for every pixel of every frame", timeout, frames)}
+	return &evalError{timeout: true, msg: fmt.Sprintf("render: the expressions ran out of time (over %v) on %s, so the state is stopped and the LED dimmed; make them simpler (they run for every pixel of every frame)", timeout, frames)}
 }
 
 func timeoutError(timeout time.Duration, frame int) error {
