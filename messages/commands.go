@@ -2,6 +2,7 @@ package messages
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"time"
 )
@@ -101,6 +102,9 @@ type Pixel struct {
 	G uint8 `json:"g"`
 	B uint8 `json:"b"`
 }
+
+// Hex is the pixel as a person writes a color: #rrggbb.
+func (p Pixel) Hex() string { return fmt.Sprintf("#%02x%02x%02x", p.R, p.G, p.B) }
 
 // LEDReply answers led: the pixels the LED shows now (after gamma and the
 // brightness cap), the colors they come from (before), and whether a

@@ -22,7 +22,7 @@ import (
 type LightInfo struct {
 	Light string         `json:"light"`
 	State string         `json:"state"`
-	Color messages.Pixel `json:"color"` // what the LED's first pixel shows
+	Color messages.Pixel `json:"color"` // the color of the LED's first pixel, before gamma and the brightness cap
 }
 
 // LightsReply answers GET /api/v1/lights.
@@ -44,8 +44,8 @@ func (s *Server) listLights(ctx context.Context) ([]LightInfo, error) {
 		var led messages.LEDReply
 		if r.Err == nil && json.Unmarshal(r.Body, &led) == nil {
 			info.State = led.State
-			if len(led.Pixels) > 0 {
-				info.Color = led.Pixels[0]
+			if len(led.Raw) > 0 {
+				info.Color = led.Raw[0]
 			}
 		}
 		out = append(out, info)

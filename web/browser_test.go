@@ -485,3 +485,45 @@ func TestPageReconnects(t *testing.T) {
 	b.waitPage(t, "the swatch to follow the LED again", `document.querySelector('section[data-light="demo"] .state').textContent === "red"`)
 	b.waitPage(t, "the log to go on", `document.querySelector('#log').textContent.includes("out.state")`)
 }
+
+// The swatch shows the color a person gave (255,140,40 is #ff8c28), not
+// the LED's duty after gamma (#ff4404): when the page loads, and as the
+// light changes.
+func TestPageSwatchShowsTheColor(t *testing.T) {
+	t.Parallel()
+	b := newBrowser(t)
+	d := lumentest.Start(t, t.TempDir(), "--http", "127.0.0.1:0", "--hardware", "sim")
+	nc, err := nats.Connect(d.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	for _, req := range [][2]string{
+		{"create_state", `{"name":"amber","r":255,"g":140,"b":40}`},
+		{"create_state", `{"name":"sky","r":40,"g":140,"b":255}`},
+		{"set_state", `{"name":"amber"}`},
+	} {
+		if m, err := nc.Request("lumen.demo.cmd."+req[0], []byte(req[1]), 10*time.Second); err != nil || !bytes.Contains(m.Data, []byte(`"ok":true`)) {
+			t.Fatalf("%s %s: %v", req[0], req[1], err)
+		}
+	}
+	near := func(want [3]uint32) func(r, g, b uint32) bool {
+		return func(r, g, bl uint32) bool {
+			d := func(a, b uint32) bool { return a+3 >= b && b+3 >= a }
+			return d(r, want[0]) && d(g, want[1]) && d(bl, want[2])
+		}
+	}
+	sec := `section[data-light="demo"]`
+	b.do(t, "load the page", chromedp.Navigate(d.Page(t)), chromedp.WaitVisible(chromedp.CSS(`#conn.live`)))
+	b.waitSwatch(t, "demo", "#ff8c28", near([3]uint32{255, 140, 40}))
+	if got := b.text(t, sec+` .rgb`); got != "rgb(255, 140, 40)" {
+		t.Errorf("the page says %q", got)
+	}
+	if _, err := nc.Request("lumen.demo.cmd.set_state", []byte(`{"name":"sky"}`), 10*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	b.waitSwatch(t, "demo", "#288cff", near([3]uint32{40, 140, 255}))
+	if got := b.text(t, sec+` .rgb`); got != "rgb(40, 140, 255)" {
+		t.Errorf("the page says %q", got)
+	}
+}

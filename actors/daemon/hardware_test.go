@@ -13,6 +13,7 @@ import (
 	"github.com/lumen-home/lumen/actors/clock/clocktest"
 	"github.com/lumen-home/lumen/actors/daemon"
 	"github.com/lumen-home/lumen/actors/light"
+	"github.com/lumen-home/lumen/hardware/render"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/broker"
 	"github.com/lumen-home/lumen/nats/journal"
@@ -234,5 +235,58 @@ func TestRenderErrorIsJournaledOnce(t *testing.T) {
 	defer b.Shutdown()
 	if _, err := (light.Replay{Light: "demo", Verify: true}).Run(ctx, journal.New(b.JetStream())); err != nil {
 		t.Fatalf("replay --verify fails once a render error is journaled: %v", err)
+	}
+}
+
+// A color that never finishes a frame is stopped after render.StopAfter
+// frames over their budget: one render error that says so, the LED at
+// the stopped color (the error color at a quarter), no frame due any
+// more, and the state fixed renders again.
+func TestLoopingColorStops(t *testing.T) {
+	r := newSimRig(t)
+	ctx := context.Background()
+	ms := 20
+	spin := messages.State{Name: "spin", R: messages.Channel{Expr: "(function(){ while (true) {} })()"}, Speed: &ms}
+	for _, c := range []struct {
+		verb string
+		body any
+	}{{messages.VerbCreateState, spin}, {messages.VerbSetState, messages.SetStateRequest{Name: "spin"}}} {
+		if err := r.c.Call(ctx, "demo", c.verb, c.body, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.waitLED("spin")
+	var stopped *nats.Msg
+	for range 10 * render.StopAfter {
+		r.clock.Advance(time.Duration(ms) * time.Millisecond)
+		r.led() // after the frame due
+		for len(r.events) > 0 && stopped == nil {
+			if m := <-r.events; m.Subject == "lumen.demo.evt.out.error" && strings.Contains(string(m.Data), `"kind":"render"`) {
+				stopped = m
+			}
+		}
+		if stopped != nil {
+			break
+		}
+	}
+	if stopped == nil || !strings.Contains(string(stopped.Data), "stopped") {
+		t.Fatalf("the looping state's render error: %v", stopped)
+	}
+	for range 5 {
+		r.clock.Advance(time.Duration(ms) * time.Millisecond)
+		if l := r.led(); l.Raw[0] != (messages.Pixel{R: 64, G: 0, B: 32}) {
+			t.Fatalf("a stopped state shows %+v, want the stopped color", l.Raw)
+		}
+	}
+	r.none("lumen.demo.evt.out.error", `"kind":"render"`, "a second render error for the stopped state")
+
+	spin.R = messages.Channel{Expr: "200"}
+	if err := r.c.Call(ctx, "demo", messages.VerbCreateState, spin, nil); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); r.led().Raw[0].R != 200; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the fixed state shows %+v", r.led().Raw)
+		}
 	}
 }

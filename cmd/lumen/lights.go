@@ -220,14 +220,14 @@ func unreachable(l house.Absent) string {
 	return fmt.Sprintf("unreachable: its Pi %s is disconnected since %s", l.Pi, ago(l.Since))
 }
 
-// color is what the light's LED shows, as #rrggbb.
+// color is the color the light's LED shows, as #rrggbb: before gamma
+// and the brightness cap (the duty of its pixels is for the hardware).
 func color(r wire.Reply) string {
 	var led messages.LEDReply
-	if r.Err != nil || json.Unmarshal(r.Body, &led) != nil || len(led.Pixels) == 0 {
+	if r.Err != nil || json.Unmarshal(r.Body, &led) != nil || len(led.Raw) == 0 {
 		return "-"
 	}
-	p := led.Pixels[0]
-	return fmt.Sprintf("#%02x%02x%02x", p.R, p.G, p.B)
+	return led.Raw[0].Hex()
 }
 
 // lastInput says what the light was given last, and when (at a hub,

@@ -418,12 +418,18 @@ func TestFastPathTimeout(t *testing.T) {
 		t.Fatal("not on the fast path")
 	}
 	f := r.Frame(at)
-	var to interface{ Timeout() bool }
-	if f.Err == nil || !errors.As(f.Err, &to) || !to.Timeout() || !strings.Contains(f.Err.Error(), "timed out") {
-		t.Fatalf("error %v, want a timeout", f.Err)
+	if f.Err != nil || f.Raw[0] != r.opts.ErrorColor || f.Raw[1023] != r.opts.ErrorColor {
+		t.Errorf("raw %v … %v, error %v, want the error color and no error before the state is stopped", f.Raw[0], f.Raw[1023], f.Err)
 	}
-	if f.Raw[0] != r.opts.ErrorColor || f.Raw[1023] != r.opts.ErrorColor {
-		t.Errorf("raw %v … %v, want the error color", f.Raw[0], f.Raw[1023])
+	for k := 1; k < StopAfter; k++ {
+		f = r.Frame(at.Add(time.Duration(k*sp) * time.Millisecond))
+	}
+	var to interface{ Timeout() bool }
+	if f.Err == nil || !errors.As(f.Err, &to) || !to.Timeout() || !strings.Contains(f.Err.Error(), "stopped") {
+		t.Fatalf("error %v, want the state stopped", f.Err)
+	}
+	if f.Raw[0] != r.stoppedColor() || f.Raw[1023] != r.stoppedColor() {
+		t.Errorf("raw %v … %v, want the stopped color", f.Raw[0], f.Raw[1023])
 	}
 }
 

@@ -418,6 +418,16 @@ func (e *engine) failure(err error, frame, pixel int) error {
 
 func (e *engine) timedOut(frame int) error { return timeoutError(e.timeout, frame) }
 
+// stoppedError is the error of a state stopped after n frames in a row,
+// the last being frame last, ran past their budget.
+func stoppedError(timeout time.Duration, n, last int) error {
+	frames := fmt.Sprintf("frame %d", last)
+	if n > 1 {
+		frames = fmt.Sprintf("%d frames in a row, up to frame %d", n, last)
+	}
+	return &evalError{timeout: true, msg: fmt.Sprintf("render: the expressions ran out of time (over %v) on %s, so the state is stopped and the LED dimmed; make them simpler (they run for every pixel of every frame)", timeout, frames)}
+}
+
 func timeoutError(timeout time.Duration, frame int) error {
 	return &evalError{timeout: true, msg: fmt.Sprintf("render: the expressions timed out (over %v) computing frame %d; make them simpler, they run for every pixel of every frame", timeout, frame)}
 }

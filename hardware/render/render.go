@@ -13,9 +13,17 @@
 // component, so all three can be "hsv(t*60,1,1)".
 // A source that is not an expression is taken as a function body whose
 // return gives the value. Results are rounded and clamped to 0..255;
-// anything else (NaN, undefined, a string, an exception, running past
-// EvalTimeout) shows ErrorColor for that frame and is reported once per
-// state.
+// anything else (NaN, undefined, a string, an exception) shows ErrorColor
+// for that frame and is reported once per state.
+//
+// A frame's budget is EvalTimeout. A frame that runs past it shows
+// ErrorColor; StopAfter such frames in a row (or a static state's one
+// evaluation) stop the state: it is evaluated no more, shows the stopped
+// color (ErrorColor at a quarter of its level: dim, safe for a strip's
+// power, still visibly an error) until it is set again, and that is its
+// one error. So an expression that never finishes costs a few frames of
+// CPU, not a core for as long as it is shown; a frame that is late once
+// (a loaded machine) is not reported.
 //
 // Everything global is frozen and eval is removed, so a frame depends
 // only on the state, the seed, the frame, the pixel and the variables:
@@ -53,6 +61,10 @@ const maxSpeedMs = 24 * 60 * 60 * 1000
 
 // fadeTick is how often frames are due while fading: about 60 per second.
 const fadeTick = 16 * time.Millisecond
+
+// StopAfter is how many frames in a row may run past their budget
+// (Options.EvalTimeout) before the state is stopped.
+const StopAfter = 3
 
 // Options configures a Renderer. The zero value of each field means its
 // default, so a config file may leave any of them out.
@@ -123,6 +135,7 @@ type Renderer struct {
 	static   []hardware.RGB // the frame of a static state
 	pending  error          // a static state's evaluation error, for Frame
 	reported bool           // the state's one error was given
+	late     int            // frames in a row that ran past their budget
 	framed   bool           // a frame of the state was rendered
 
 	// the last animation frame computed, reused until the next is due
@@ -162,7 +175,7 @@ func (r *Renderer) SetState(st messages.State, at time.Time, seed uint64, vars m
 	}
 	r.set, r.at, r.seed, r.vars = true, at, seed, maps.Clone(vars)
 	r.period, r.prog, r.fast, r.base, r.mask = 0, nil, nil, hardware.RGB{}, [3]bool{}
-	r.pending, r.reported, r.framed = nil, false, false
+	r.pending, r.reported, r.framed, r.late = nil, false, false, 0
 	r.curN, r.curErr = -1, nil
 	if err := r.setState(st); err != nil {
 		// Shown as ErrorColor; the error was given here, once.
@@ -221,8 +234,33 @@ func (r *Renderer) setState(st messages.State) error {
 	if err := r.eval(0, 0, r.static); err != nil {
 		r.pending = err
 		r.fill(r.static, r.opts.ErrorColor)
+		if timedOut(err) {
+			r.stop(1, 0)
+		}
 	}
 	return nil
+}
+
+// timedOut reports whether err is a frame that ran past its budget.
+func timedOut(err error) bool {
+	e, ok := err.(*evalError)
+	return ok && e.timeout
+}
+
+// stop stops evaluating the state after n frames in a row, the last
+// being frame last, ran past their budget: from now on it shows the
+// stopped color, and its error says so.
+func (r *Renderer) stop(n, last int) {
+	r.period, r.prog, r.fast = 0, nil, nil
+	r.static = r.fill(r.static, r.stoppedColor())
+	r.pending = stoppedError(r.opts.EvalTimeout, n, last)
+}
+
+// stoppedColor is ErrorColor at a quarter of its level.
+func (r *Renderer) stoppedColor() hardware.RGB {
+	q := func(v uint8) uint8 { return uint8((int(v) + 2) / 4) }
+	c := r.opts.ErrorColor
+	return hardware.RGB{R: q(c.R), G: q(c.G), B: q(c.B)}
 }
 
 // eval computes the expression channels of frame (at t seconds into the
@@ -305,9 +343,21 @@ func (r *Renderer) Frame(now time.Time) Frame {
 			if r.curErr != nil {
 				r.fill(r.cur, r.opts.ErrorColor)
 			}
+			r.late++
+			if !timedOut(r.curErr) {
+				r.late = 0
+			}
+		}
+		if r.late >= StopAfter {
+			r.stop(r.late, f.N)
+			copy(raw, r.static)
+			err = r.pending
+			break
 		}
 		copy(raw, r.cur)
-		err = r.curErr
+		if err = r.curErr; timedOut(err) {
+			err = nil // reported once the state is stopped
+		}
 	default:
 		copy(raw, r.static)
 		err = r.pending

@@ -521,16 +521,24 @@ func TestRuntimeErrorReportedOnce(t *testing.T) {
 	}
 }
 
-func TestTimeoutAndRecovery(t *testing.T) {
+// A frame that runs past its budget shows the error color; StopAfter
+// of them in a row (a static state's one evaluation) stop the state: it
+// shows the stopped color, is evaluated no more (no frame is due), and
+// reports one error; one late frame alone is not reported. The runtime
+// works again for the next state.
+func TestTimeoutStopsTheState(t *testing.T) {
+	stopped := "400020 400020 400020"
 	tests := []struct {
-		name  string
-		given messages.State
+		name    string
+		given   messages.State
+		stopsAt int // the frame at which it is stopped; -1: never
 	}{
-		{"statement", rgb("spin", "while(true){}", 0, 0, speed(10))},
-		{"expression", rgb("spin", 0, "(() => { for (;;) {} })()", 0, speed(10))},
-		{"first frame only", rgb("spin", "if (frame === 0) { while (true) {} } return 200;", 0, 0, speed(10))},
-		{"static", rgb("spin", 0, 0, "(() => { while (true) {} })()", nil)},
-		{"in toString of a thrown value", rgb("spin", "(() => { throw {toString() { while (true) {} }} })()", 0, 0, speed(10))},
+		{"statement", rgb("spin", "while(true){}", 0, 0, speed(10)), render.StopAfter - 1},
+		{"expression", rgb("spin", 0, "(() => { for (;;) {} })()", 0, speed(10)), render.StopAfter - 1},
+		{"first frame only", rgb("spin", "if (frame === 0) { while (true) {} } return 200;", 0, 0, speed(10)), -1},
+		{"every other frame", rgb("spin", "if (frame % 2 === 0) { while (true) {} } return 200;", 0, 0, speed(10)), -1},
+		{"static", rgb("spin", 0, 0, "(() => { while (true) {} })()", nil), 0},
+		{"in toString of a thrown value", rgb("spin", "(() => { throw {toString() { while (true) {} }} })()", 0, 0, speed(10)), render.StopAfter - 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -538,24 +546,37 @@ func TestTimeoutAndRecovery(t *testing.T) {
 			if err := r.SetState(tt.given, t0, 0, nil); err != nil {
 				t.Fatal(err)
 			}
-			start := time.Now()
-			f := r.Frame(t0)
-			if d := time.Since(start); d > 5*time.Second {
-				t.Fatalf("the frame took %v", d)
+			errs := 0
+			for k := range 2 * render.StopAfter {
+				at := t0.Add(ms(10 * k))
+				start := time.Now()
+				f := r.Frame(at)
+				if d := time.Since(start); d > 5*time.Second {
+					t.Fatalf("frame %d took %v", k, d)
+				}
+				if f.Err != nil {
+					errs++
+					var to interface{ Timeout() bool }
+					if k != tt.stopsAt || !errors.As(f.Err, &to) || !to.Timeout() || !strings.Contains(f.Err.Error(), "stopped") {
+						t.Errorf("frame %d: error %v", k, f.Err)
+					}
+				}
+				switch {
+				case tt.stopsAt >= 0 && k >= tt.stopsAt:
+					if hex(f.Raw) != stopped {
+						t.Errorf("frame %d: raw %s, want the stopped color %s", k, hex(f.Raw), stopped)
+					}
+					if _, due := r.Next(at); due {
+						t.Errorf("frame %d: a stopped state still has frames due", k)
+					}
+				case tt.stopsAt < 0 && k%2 == 1 && hex(f.Raw) != "c80000 c80000 c80000":
+					t.Errorf("frame %d: raw %s, want it to work again", k, hex(f.Raw))
+				case k < tt.stopsAt && f.Raw[0] != errColor:
+					t.Errorf("frame %d: raw %s, want the error color", k, hex(f.Raw))
+				}
 			}
-			var to interface{ Timeout() bool }
-			if f.Err == nil || !errors.As(f.Err, &to) || !to.Timeout() || !strings.Contains(f.Err.Error(), "timed out") {
-				t.Fatalf("error %v, want a timeout", f.Err)
-			}
-			if f.Raw[0] != errColor {
-				t.Errorf("raw %s, want the error color", hex(f.Raw))
-			}
-			f = r.Frame(t0.Add(ms(10)))
-			if f.Err != nil {
-				t.Errorf("second frame reports %v again", f.Err)
-			}
-			if tt.name == "first frame only" && hex(f.Raw) != "c80000 c80000 c80000" {
-				t.Errorf("second frame: raw %s, want it to work again", hex(f.Raw))
+			if want := min(tt.stopsAt+1, 1); errs != want {
+				t.Errorf("%d errors, want %d", errs, want)
 			}
 			// The runtime works again for the next state.
 			if err := r.SetState(rgb("ok", "i*10", 1, 2, speed(10)), t0, 0, nil); err != nil {
@@ -563,6 +584,13 @@ func TestTimeoutAndRecovery(t *testing.T) {
 			}
 			if f := r.Frame(t0); f.Err != nil || hex(f.Raw) != "000102 0a0102 140102" {
 				t.Errorf("after a timeout: %s, %v", hex(f.Raw), f.Err)
+			}
+			// The same state, set again, is evaluated again.
+			if err := r.SetState(tt.given, t0, 0, nil); err != nil {
+				t.Fatal(err)
+			}
+			if f := r.Frame(t0); tt.stopsAt == 0 && hex(f.Raw) != stopped || tt.stopsAt != 0 && f.Raw[0] != errColor {
+				t.Errorf("set again: raw %s", hex(f.Raw))
 			}
 		})
 	}

@@ -5,6 +5,7 @@ package lumentest
 import (
 	"errors"
 	"syscall"
+	"time"
 )
 
 func childAttr() *syscall.SysProcAttr { return nil }
@@ -16,3 +17,6 @@ func ProcStatusKB(int, ...string) (map[string]int64, error) { return nil, errNoP
 
 // OpenFiles needs /proc.
 func OpenFiles(int) (int, error) { return 0, errNoProc }
+
+// CPUTime needs /proc.
+func CPUTime(int) (time.Duration, error) { return 0, errNoProc }

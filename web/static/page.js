@@ -28,10 +28,13 @@ async function api(light, verb, body = {}, init = {}) {
 }
 
 // ── The LED ──────────────────────────────────────────────────────────
+// A person sees the color before gamma and the brightness cap (raw);
+// pixels are the LED's duty, for the hardware.
 function paint(led) {
   const el = lights.get(led.light);
-  if (!el || !led.pixels || !led.pixels.length) return;
-  const c = led.pixels[0];
+  const px = led.raw && led.raw.length ? led.raw : led.pixels;
+  if (!el || !px || !px.length) return;
+  const c = px[0];
   $(el, ".state").textContent = led.state;
   $(el, "circle").setAttribute("fill", `rgb(${c.r},${c.g},${c.b})`);
   $(el, ".rgb").textContent = `rgb(${c.r}, ${c.g}, ${c.b})`;
