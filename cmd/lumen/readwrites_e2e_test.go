@@ -29,12 +29,18 @@ func TestRunToolReadsItsWrites(t *testing.T) {
 	if stale > 0 {
 		t.Fatalf("%d of 30 runs ran an older definition", stale)
 	}
+}
 
-	// A light's own get_weather (the seed's example defines one) wins
-	// over the built-in after every redefinition, not every other one.
+// A light's own get_weather (the seed's example defines one) wins over
+// the built-in after every redefinition, not every other one.
+func TestOwnGetWeatherAfterRedefinition(t *testing.T) {
+	needGuest(t)
+	t.Parallel()
+	d := startDaemon(t, t.TempDir())
+	nc := connect(t, d.URL)
 	for i := range 6 {
 		defineTool(t, nc, map[string]any{"name": "get_weather", "code": fmt.Sprintf("return {own: %d};", i)})
-		r := mustOK(t, runTool(t, nc, "get_weather", `{"location":"auto"}`))
+		r := runTool(t, nc, "get_weather", `{"location":"auto"}`)
 		if !strings.Contains(string(r.Raw), fmt.Sprintf(`"own":%d`, i)) {
 			t.Fatalf("redefinition %d of the light's own get_weather: run_tool answered %s", i, r.Raw)
 		}
@@ -93,5 +99,29 @@ func TestPollSourceThatOnlyFires(t *testing.T) {
 	waitEvent(t, events, "lumen.demo.evt.out.state", `"to":"red"`)
 	if g := mustOK(t, request(t, nc, "lumen.demo.cmd.get", `{}`)); g.Body["state"] != "red" {
 		t.Fatalf("state %v, want red", g.Body["state"])
+	}
+}
+
+// Once define_function is answered, a state that calls it is shown with
+// it: the LED the led verb reports right after set_state has the color
+// the newest function gives.
+func TestFunctionReadsItsWrites(t *testing.T) {
+	t.Parallel()
+	d := startDaemon(t, t.TempDir())
+	nc := connect(t, d.URL)
+	mustOK(t, request(t, nc, "lumen.demo.cmd.create_state", `{"name":"fn","r":"level()","g":0,"b":0}`))
+	stale := 0
+	for i := range 30 {
+		mustOK(t, request(t, nc, "lumen.demo.cmd.define_function", fmt.Sprintf(`{"name":"level","code":"return %d;"}`, 10+i)))
+		mustOK(t, request(t, nc, "lumen.demo.cmd.set_state", `{"name":"off"}`))
+		mustOK(t, request(t, nc, "lumen.demo.cmd.set_state", `{"name":"fn"}`))
+		r := mustOK(t, request(t, nc, "lumen.demo.cmd.led", `{}`))
+		if !strings.Contains(string(r.Raw), `"state":"fn"`) || !strings.Contains(string(r.Raw), fmt.Sprintf(`"r":%d,`, 10+i)) {
+			stale++
+			t.Errorf("led right after define_function %d and set_state: %s", 10+i, r.Raw)
+		}
+	}
+	if stale > 0 {
+		t.Fatalf("%d of 30 reads of the LED were stale", stale)
 	}
 }
