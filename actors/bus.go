@@ -49,6 +49,10 @@ func OnConfig(ctx actor.Context, nc *nats.Conn, light string, msg any) (*nats.Su
 	return sub, nil
 }
 
+// Changes counts a light's configuration changes as they reach a
+// connection of the daemon (*wire.Changes): the count only grows.
+type Changes interface{ Gen() uint64 }
+
 // Reader reads what an actor follows of its light (the model, its sources,
 // its tools) off the actor's goroutine, one read at a time: a read asked
 // for while one runs is made again once that one is in, since it may
@@ -60,9 +64,9 @@ func OnConfig(ctx actor.Context, nc *nats.Conn, light string, msg any) (*nats.Su
 // answered change then waits for a read made after it.
 type Reader struct {
 	// Changes counts the light's configuration changes on the
-	// connection its requests come on (wire.Changes); nil: the copy is
-	// never known to be stale.
-	Changes interface{ Gen() uint64 }
+	// connection its requests come on; nil: the copy is never known to
+	// be stale.
+	Changes Changes
 
 	reading, again bool
 	asked          uint64 // Changes' count when the running read began

@@ -80,7 +80,7 @@ type Config struct {
 	// after a change the light answered waits until the definitions are
 	// read again, so that a source just created takes it and one just
 	// deleted does not. Nil: it may come before the definitions are.
-	Changes interface{ Gen() uint64 }
+	Changes actors.Changes
 	// Tick is how often schedules are checked (default 1 s).
 	Tick time.Duration
 	// Timeout bounds one tool run and each command (default 30 s).

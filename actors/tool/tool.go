@@ -51,7 +51,7 @@ type Config struct {
 	// after a change the light answered waits until the definitions are
 	// read again, so that it never runs what the change replaced. Nil:
 	// a run may follow the change by the time the definitions are read.
-	Changes interface{ Gen() uint64 }
+	Changes actors.Changes
 	// Plugins are the operator's precompiled plugins, shared by every
 	// light (OpenPlugins); nil: none.
 	Plugins *Plugins
