@@ -49,12 +49,29 @@ func OnConfig(ctx actor.Context, nc *nats.Conn, light string, msg any) (*nats.Su
 	return sub, nil
 }
 
+// Changes counts a light's configuration changes as they reach a
+// connection of the daemon (*wire.Changes): the count only grows.
+type Changes interface{ Gen() uint64 }
+
 // Reader reads what an actor follows of its light (the model, its sources,
 // its tools) off the actor's goroutine, one read at a time: a read asked
 // for while one runs is made again once that one is in, since it may
 // predate the change that asked for it. Only the actor's goroutine uses
 // it.
-type Reader struct{ reading, again bool }
+//
+// With Changes set, it also tells whether the actor's copy may be staler
+// than what the light has answered (Stale): a request that follows an
+// answered change then waits for a read made after it.
+type Reader struct {
+	// Changes counts the light's configuration changes on the
+	// connection its requests come on; nil: the copy is never known to
+	// be stale.
+	Changes Changes
+
+	reading, again bool
+	asked          uint64 // Changes' count when the running read began
+	covered        uint64 // every change up to this count is in the copy
+}
 
 // Read runs read in its own goroutine, unless a read runs: then the next
 // Done asks for another. read sends its result to the actor.
@@ -64,16 +81,29 @@ func (r *Reader) Read(read func()) {
 		return
 	}
 	r.reading = true
+	if r.Changes != nil {
+		r.asked = r.Changes.Gen()
+	}
 	go read()
 }
 
 // Reading reports whether a read runs.
 func (r *Reader) Reading() bool { return r.reading }
 
-// Done is told that a read's result is in; it reports whether to read
-// again.
-func (r *Reader) Done() (again bool) {
+// Done is told that a read's result is in, and whether the read got the
+// light's answer (ok); it reports whether to read again.
+func (r *Reader) Done(ok bool) (again bool) {
 	r.reading = false
+	if ok {
+		r.covered = max(r.covered, r.asked)
+	}
 	again, r.again = r.again, false
 	return again
+}
+
+// Stale reports whether the light may have answered a change that the
+// copy lacks: a request should wait for the next read then (Read, and
+// handle it once Done says no read follows).
+func (r *Reader) Stale() bool {
+	return r.Changes != nil && r.Changes.Gen() > r.covered
 }

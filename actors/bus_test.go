@@ -19,12 +19,52 @@ func TestReader(t *testing.T) {
 	if !r.Reading() || len(started) != 0 {
 		t.Fatal("a second read began while the first ran")
 	}
-	if !r.Done() {
+	if !r.Done(true) {
 		t.Fatal("the read asked for meanwhile is not made")
 	}
 	r.Read(read)
 	<-started
-	if r.Done() || r.Reading() {
+	if r.Done(true) || r.Reading() {
 		t.Fatal("read again with nothing asked")
+	}
+}
+
+// counter is a count of changes, as wire.Changes keeps it.
+type counter struct{ n uint64 }
+
+func (c *counter) Gen() uint64 { return c.n }
+
+// With Changes, the copy is stale once a change comes that no read made
+// after it has brought, and a failed read brings nothing.
+func TestReaderStale(t *testing.T) {
+	changes := &counter{}
+	r := actors.Reader{Changes: changes}
+	done := make(chan struct{}, 4)
+	read := func() { done <- struct{}{} }
+	if r.Stale() {
+		t.Fatal("stale before any change")
+	}
+	changes.n = 1
+	if !r.Stale() {
+		t.Fatal("not stale after a change")
+	}
+	r.Read(read)
+	<-done
+	changes.n = 2 // during the read: it may not have it
+	r.Done(true)
+	if !r.Stale() {
+		t.Fatal("a read begun before a change covers it")
+	}
+	r.Read(read)
+	<-done
+	r.Done(false)
+	if !r.Stale() {
+		t.Fatal("a failed read covers the change")
+	}
+	r.Read(read)
+	<-done
+	r.Done(true)
+	if r.Stale() {
+		t.Fatal("stale after a read begun after the last change")
 	}
 }

@@ -81,7 +81,11 @@ type Light struct {
 	Machine, Device, Tools, Sources, Agent *actor.PID
 	Service                                micro.Service
 
-	changes *wire.Changes // tells the agent when the light's states or intents change
+	// changes counts the light's configuration changes on the connection
+	// its services answer on: the agent reads its states and intents
+	// again, and the tools and sources their definitions, before they
+	// answer a request that follows one.
+	changes *wire.Changes
 }
 
 // New checks cfg; Run starts the daemon.
@@ -263,12 +267,19 @@ func (d *Daemon) spawnLight(ctx context.Context, name string) (*Light, error) {
 	if err := device.Serve(l.Service, d.sys.Root, l.Device, name, 10*time.Second); err != nil {
 		return nil, err
 	}
+	// On the connection the light's services answer on: a change is
+	// queued there before any request its author sends next
+	// (wire.Changes).
+	lw := wire.New(d.nc).Light(name)
+	if l.changes, err = lw.Changes(messages.OutConfig, messages.OutIntent); err != nil {
+		return nil, err
+	}
 	var engine tool.Engine
 	if d.engine != nil { // a nil *plugins.Lazy must not become a non-nil Engine
 		engine = d.engine
 	}
 	tprops, err := tool.Props(tool.Config{Light: name, Engine: engine, Allow: d.allow, Secrets: d.secrets, Plugins: d.plugins,
-		Conn: d.nc, Journal: d.j, Clock: cfg.Clock, Web: cfg.web(), Meter: meter, Logf: logf})
+		Conn: d.nc, Changes: l.changes, Journal: d.j, Clock: cfg.Clock, Web: cfg.web(), Meter: meter, Logf: logf})
 	if err != nil {
 		return nil, err
 	}
@@ -278,7 +289,7 @@ func (d *Daemon) spawnLight(ctx context.Context, name string) (*Light, error) {
 	if err := tool.Serve(l.Service, d.sys.Root, l.Tools, name, time.Minute); err != nil {
 		return nil, err
 	}
-	sprops, err := source.Props(source.Config{Light: name, Tools: l.Tools, Conn: d.nc, Journal: d.j, Tick: cfg.sourceTick(),
+	sprops, err := source.Props(source.Config{Light: name, Tools: l.Tools, Conn: d.nc, Changes: l.changes, Journal: d.j, Tick: cfg.sourceTick(),
 		Hooks: d.web.URL(), Clock: cfg.Clock, Meter: meter, Logf: logf})
 	if err != nil {
 		return nil, err
@@ -286,13 +297,7 @@ func (d *Daemon) spawnLight(ctx context.Context, name string) (*Light, error) {
 	if l.Sources, err = d.root.Spawn(name, roleSources, sprops); err != nil {
 		return nil, err
 	}
-	d.hooks.Add(name, l.Sources)
-	// On the connection the agent's service answers on: a change is
-	// queued there before any ask its author sends next (wire.Changes).
-	lw := wire.New(d.nc).Light(name)
-	if l.changes, err = lw.Changes(messages.OutConfig, messages.OutIntent); err != nil {
-		return nil, err
-	}
+	d.hooks.Add(name, l.Sources, l.changes.Sync)
 	acfg := agent.Config{Light: name, Journal: d.j, Clock: cfg.Clock, MaxTurns: cfg.Agent.MaxTurns, CallTimeout: cfg.Agent.Timeout, Logf: logf, Meter: meter,
 		Tools: &agent.Tools{Light: lw, Forbidden: slices.Clone(cfg.Agent.Forbid), Changed: l.changes.Changed}}
 	if d.model != nil { // a nil *OpenAI must not become a non-nil Model

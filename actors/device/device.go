@@ -168,7 +168,7 @@ func (a *Actor) Receive(ctx actor.Context) {
 	case *output:
 		a.follow(ctx, msg.msg)
 	case *model:
-		again := a.model.Done()
+		again := a.model.Done(true)
 		a.apply(ctx, msg.reply)
 		if again {
 			// The read may predate the change (a new gpio source would

@@ -1,6 +1,7 @@
 package source
 
 import (
+	"context"
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
@@ -98,21 +99,30 @@ type Hooks struct {
 	password string
 
 	mu       sync.RWMutex
-	managers map[string]*actor.PID
+	managers map[string]hookRoute
+}
+
+type hookRoute struct {
+	manager *actor.PID
+	sync    func(context.Context) error // nil: none
 }
 
 // NewHooks returns the handler. user and password, when set, are the
 // daemon's credentials, which a request to a source without a token
 // must present.
 func NewHooks(root requester, user, password string) *Hooks {
-	return &Hooks{Timeout: 10 * time.Second, root: root, user: user, password: password, managers: map[string]*actor.PID{}}
+	return &Hooks{Timeout: 10 * time.Second, root: root, user: user, password: password, managers: map[string]hookRoute{}}
 }
 
-// Add routes the webhooks of light to its source manager.
-func (h *Hooks) Add(light string, manager *actor.PID) {
+// Add routes the webhooks of light to its source manager. sync, when not
+// nil, is called before each request is handed over, and returns once
+// the manager's Config.Changes counts every change the light answered
+// before the request came (wire.Changes.Sync): a POST right after
+// create_source then finds the source.
+func (h *Hooks) Add(light string, manager *actor.PID, sync func(context.Context) error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.managers[light] = manager
+	h.managers[light] = hookRoute{manager: manager, sync: sync}
 }
 
 type hookBody struct {
@@ -141,9 +151,9 @@ func (h *Hooks) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.mu.RLock()
-	pid := h.managers[light]
+	route := h.managers[light]
 	h.mu.RUnlock()
-	if pid == nil {
+	if route.manager == nil {
 		writeHook(w, http.StatusNotFound, hookBody{Error: fmt.Sprintf("no light %s runs here", light)})
 		return
 	}
@@ -169,7 +179,16 @@ func (h *Hooks) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if u, p, ok := r.BasicAuth(); ok && h.user != "" {
 		msg.CredsOK = equal(u, h.user) && equal(p, h.password)
 	}
-	res, err := h.root.RequestFuture(pid, msg, h.Timeout).Result()
+	if route.sync != nil {
+		ctx, cancel := context.WithTimeout(r.Context(), h.Timeout)
+		err := route.sync(ctx)
+		cancel()
+		if err != nil {
+			writeHook(w, http.StatusServiceUnavailable, hookBody{Error: fmt.Sprintf("the sources of light %s did not answer (%v); retry", light, err)})
+			return
+		}
+	}
+	res, err := h.root.RequestFuture(route.manager, msg, h.Timeout).Result()
 	rep, ok := res.(*HookReply)
 	if err != nil || !ok {
 		writeHook(w, http.StatusServiceUnavailable, hookBody{Error: fmt.Sprintf("the sources of light %s did not answer (%v); retry", light, err)})

@@ -33,7 +33,7 @@ func TestHooksHTTP(t *testing.T) {
 	}))
 	hooks := source.NewHooks(sys.Root, "ann", "secret")
 	hooks.Timeout = 300 * time.Millisecond
-	hooks.Add("kitchen", pid)
+	hooks.Add("kitchen", pid, nil)
 	srv := httptest.NewServer(hooks)
 	defer srv.Close()
 

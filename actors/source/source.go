@@ -74,6 +74,13 @@ type Config struct {
 	// commands.
 	Conn   *nats.Conn
 	client *wire.Client
+	// Changes counts the light's configuration changes on a connection
+	// of the daemon (wire.Changes), which the webhooks synchronize with
+	// before they hand a request over (Hooks.Add): a request that comes
+	// after a change the light answered waits until the definitions are
+	// read again, so that a source just created takes it and one just
+	// deleted does not. Nil: it may come before the definitions are.
+	Changes actors.Changes
 	// Tick is how often schedules are checked (default 1 s).
 	Tick time.Duration
 	// Timeout bounds one tool run and each command (default 30 s).
@@ -142,6 +149,14 @@ type Manager struct {
 	defs actors.Reader // of the light's source definitions
 	kids map[string]*kid
 	gpio gpioState
+	// hooks wait for the read under way: they came after a change the
+	// light answered, which the definitions may lack.
+	hooks []waitingHook
+}
+
+type waitingHook struct {
+	hook   *Hook
+	sender *actor.PID
 }
 
 // Props returns the manager's props.
@@ -180,7 +195,7 @@ func Props(cfg Config) (*actor.Props, error) {
 			c.journalError(r.Child.GetId(), fmt.Sprintf("data source actor %s failed too often (%v); it is stopped until its definition changes or lumen restarts", r.Child.GetId(), r.Reason))
 		}
 	}
-	return actor.PropsFromProducer(func() actor.Actor { return &Manager{cfg: c} }, actor.WithSupervisor(strategy)), nil
+	return actor.PropsFromProducer(func() actor.Actor { return &Manager{cfg: c, defs: actors.Reader{Changes: c.Changes}} }, actor.WithSupervisor(strategy)), nil
 }
 
 // Receive handles one message.
@@ -208,11 +223,17 @@ func (m *Manager) Receive(ctx actor.Context) {
 	case *reloadT:
 		m.load(ctx)
 	case *defsMsg:
-		again := m.defs.Done()
+		again := m.defs.Done(msg.loaded)
 		m.apply(ctx, msg)
 		m.drainGPIO(ctx)
 		if again {
 			m.load(ctx)
+			return
+		}
+		hooks := m.hooks
+		m.hooks = nil
+		for _, w := range hooks {
+			m.hook(ctx, w.hook, w.sender)
 		}
 	case *tickT:
 		t := &tick{now: m.cfg.Clock.Now()}
@@ -225,13 +246,27 @@ func (m *Manager) Receive(ctx actor.Context) {
 	case *gpioMsg:
 		m.gpioEdge(ctx, msg.payload)
 	case *Hook:
-		k, ok := m.kids[msg.Source]
-		if !ok || k.def.Kind() != datasource.TypeWebhook {
-			ctx.Respond(noWebhook(m.cfg.Light, msg.Source))
-			return
+		switch {
+		case m.defs.Stale():
+			m.hooks = append(m.hooks, waitingHook{hook: msg, sender: ctx.Sender()})
+			m.load(ctx)
+		case len(m.hooks) > 0:
+			// Behind the requests waiting for the read under way.
+			m.hooks = append(m.hooks, waitingHook{hook: msg, sender: ctx.Sender()})
+		default:
+			m.hook(ctx, msg, ctx.Sender())
 		}
-		ctx.Forward(k.pid)
 	}
+}
+
+// hook hands a webhook request to its source's actor, which answers it.
+func (m *Manager) hook(ctx actor.Context, h *Hook, sender *actor.PID) {
+	k, ok := m.kids[h.Source]
+	if !ok || k.def.Kind() != datasource.TypeWebhook {
+		ctx.Send(sender, noWebhook(m.cfg.Light, h.Source))
+		return
+	}
+	ctx.RequestWithCustomSender(k.pid, h, sender)
 }
 
 // armTick schedules the next check of the schedules.
@@ -295,18 +330,9 @@ func (m *Manager) apply(ctx actor.Context, defs *defsMsg) {
 	m.kids = want
 }
 
-// spawn starts the actor of source def, named source-<name> (with a
-// generation while the previous one is still stopping).
+// spawn starts the actor of source def, named source-<name>.
 func (m *Manager) spawn(ctx actor.Context, def datasource.Def, raw string, lastRun time.Time) (*actor.PID, error) {
-	props := childProps(m.cfg, def, raw, lastRun)
-	name := "source-" + def.Name
-	for gen := 2; ; gen++ {
-		pid, err := ctx.SpawnNamed(props, name)
-		if !errors.Is(err, actor.ErrNameExists) || gen > 1000 {
-			return pid, err
-		}
-		name = fmt.Sprintf("source-%s.%d", def.Name, gen)
-	}
+	return actors.SpawnNamed(ctx, childProps(m.cfg, def, raw, lastRun), "source-"+def.Name)
 }
 
 // noWebhook answers a webhook request for a source that is no webhook.

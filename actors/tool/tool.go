@@ -46,6 +46,12 @@ type Config struct {
 	// Conn reads the light's tool definitions over NATS.
 	Conn   *nats.Conn
 	client *wire.Client
+	// Changes counts the light's configuration changes on the
+	// connection run_tool is served on (wire.Changes): a run that comes
+	// after a change the light answered waits until the definitions are
+	// read again, so that it never runs what the change replaced. Nil:
+	// a run may follow the change by the time the definitions are read.
+	Changes actors.Changes
 	// Plugins are the operator's precompiled plugins, shared by every
 	// light (OpenPlugins); nil: none.
 	Plugins *Plugins
@@ -137,7 +143,7 @@ func Props(cfg Config) (*actor.Props, error) {
 		cfg.Meter = noMeter{}
 	}
 	s := actors.JournaledStrategy(cfg.Light, "tool", cfg.Journal, cfg.Clock, cfg.Logf).Counted(func(actors.Restart) { cfg.Meter.Restarted("tool") })
-	return actor.PropsFromProducer(func() actor.Actor { return &Manager{cfg: cfg} }, actor.WithSupervisor(s)), nil
+	return actor.PropsFromProducer(func() actor.Actor { return &Manager{cfg: cfg, defs: actors.Reader{Changes: cfg.Changes}} }, actor.WithSupervisor(s)), nil
 }
 
 // Receive handles one message.
@@ -159,7 +165,7 @@ func (m *Manager) Receive(ctx actor.Context) {
 	case *reloadT:
 		m.load(ctx)
 	case *defs:
-		again := m.defs.Done()
+		again := m.defs.Done(msg.ok)
 		if msg.ok {
 			m.apply(ctx, msg.tools)
 		}
@@ -174,7 +180,18 @@ func (m *Manager) Receive(ctx actor.Context) {
 			m.route(ctx, w.run, w.sender, false)
 		}
 	case *Run:
-		m.route(ctx, msg, ctx.Sender(), true)
+		switch {
+		case m.defs.Stale():
+			// The light answered a change since the definitions were
+			// read: the tool may be new, or its code.
+			m.waiting = append(m.waiting, waitingRun{run: msg, sender: ctx.Sender()})
+			m.load(ctx)
+		case len(m.waiting) > 0:
+			// Behind the runs waiting for the read under way.
+			m.waiting = append(m.waiting, waitingRun{run: msg, sender: ctx.Sender()})
+		default:
+			m.route(ctx, msg, ctx.Sender(), true)
+		}
 	}
 }
 
@@ -186,7 +203,8 @@ func yields(name string) bool { return name == builtinGetWeather || name == buil
 // again once before it is refused.
 func (m *Manager) route(ctx actor.Context, r *Run, sender *actor.PID, retry bool) {
 	pid, ok := m.runners[r.Name]
-	if fixed, isFixed := m.fixed[r.Name]; isFixed && !(ok && yields(r.Name)) {
+	_, defined := m.tools[r.Name]
+	if fixed, isFixed := m.fixed[r.Name]; isFixed && !(defined && yields(r.Name)) {
 		ctx.RequestWithCustomSender(fixed, r, sender)
 		return
 	}
@@ -299,7 +317,7 @@ func (m *Manager) apply(ctx actor.Context, tools []messages.Tool) {
 			m.cfg.Logf("tool %s/%s: %v", m.cfg.Light, name, err)
 			continue
 		}
-		pid, err := ctx.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return r }), "tool-"+name)
+		pid, err := actors.SpawnNamed(ctx, actor.PropsFromProducer(func() actor.Actor { return r }), "tool-"+name)
 		if err != nil {
 			m.cfg.Logf("tool %s/%s: %v", m.cfg.Light, name, err)
 			continue

@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"context"
 	"fmt"
 	"sync"
 	"time"
@@ -13,7 +14,7 @@ import (
 // Changes tells a cache of what a light said when it may be stale: it
 // follows some of the light's output events on the client's connection,
 // and Changed reports whether any came, or may have been lost, since the
-// last call.
+// last call; Gen counts them.
 //
 // A light publishes an output before it answers the command that caused
 // it, and a connection receives its messages in the order the server
@@ -21,7 +22,8 @@ import (
 // request arrives on the same connection after that answer (whoever
 // changed the light asks next), the output is already queued here. So a
 // cache that calls Changed before it answers, and reads the light again
-// when it says so, is never staler than the light's own answer.
+// when it says so, is never staler than the light's own answer. A request
+// that comes another way (HTTP) calls Sync first.
 type Changes struct {
 	nc   *nats.Conn
 	ch   chan *nats.Msg
@@ -29,7 +31,8 @@ type Changes struct {
 	stop chan struct{}
 
 	mu         sync.Mutex
-	changed    bool // events drained since the last Changed
+	gen        uint64 // events drained (or maybe lost) so far
+	told       uint64 // gen at the last Changed
 	dropped    int
 	reconnects uint64
 }
@@ -80,19 +83,41 @@ func (c *Changes) Changed() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.drain()
-	changed := c.changed
-	c.changed = false
+	changed := c.gen != c.told
+	c.told = c.gen
 	return changed
 }
 
-// drain takes the events queued so far and notes whether anything
-// changed; c.mu is held, so an event taken is always noted before a
-// Changed can look.
+// Gen counts the events that came so far, and the times some may have
+// been lost. A reader of the light that notes Gen before it asks has
+// every change up to that count in the answer; a request that arrives
+// on the client's connection when Gen is above it may follow a change
+// the reader has not read.
+func (c *Changes) Gen() uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.drain()
+	return c.gen
+}
+
+// Sync waits until the events the server sent before now are queued
+// here (a round trip on the connection), for a request that came
+// another way than the connection: Gen then counts every change the
+// light answered before the request came.
+func (c *Changes) Sync(ctx context.Context) error {
+	if err := c.nc.FlushWithContext(ctx); err != nil {
+		return fmt.Errorf("wire: sync with the light's changes: %w", err)
+	}
+	return nil
+}
+
+// drain takes the events queued so far and counts them; c.mu is held,
+// so an event taken is always counted before a Changed or Gen can look.
 func (c *Changes) drain() {
 	for {
 		select {
 		case <-c.ch:
-			c.changed = true
+			c.gen++
 			continue
 		default:
 		}
@@ -102,16 +127,18 @@ func (c *Changes) drain() {
 	for _, s := range c.subs {
 		n, err := s.Dropped()
 		if err != nil || !s.IsValid() {
-			c.changed = true
+			c.gen++
 			return
 		}
 		dropped += n
 	}
 	if dropped != c.dropped {
-		c.dropped, c.changed = dropped, true
+		c.dropped = dropped
+		c.gen++
 	}
 	if r := c.nc.Stats().Reconnects; r != c.reconnects || !c.nc.IsConnected() {
-		c.reconnects, c.changed = r, true
+		c.reconnects = r
+		c.gen++
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/micro"
 
 	"github.com/lumen-home/lumen/messages"
@@ -20,21 +21,7 @@ import (
 func TestChanges(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	b, err := broker.Start(ctx, broker.Config{DataDir: t.TempDir(), Listen: "127.0.0.1:0"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(b.Shutdown)
-	daemon, err := b.Connect()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(daemon.Close)
-	person, err := b.Connect()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(person.Close)
+	daemon, person := twoConns(ctx, t)
 
 	changes, err := wire.New(daemon).Light("kitchen").Changes(messages.OutConfig, messages.OutIntent)
 	if err != nil {
@@ -89,4 +76,56 @@ func TestChanges(t *testing.T) {
 	if !ask() {
 		t.Fatal("a stopped Changes says nothing changed")
 	}
+}
+
+// Gen counts the events; after Sync it counts every event published
+// before, for a request that reaches the daemon another way (HTTP).
+func TestChangesGenAfterSync(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	daemon, person := twoConns(ctx, t)
+	changes, err := wire.New(daemon).Light("kitchen").Changes(messages.OutConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(changes.Stop)
+	if err := daemon.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 100 {
+		if err := person.Publish(subject.Out("kitchen", messages.OutConfig), []byte(`{}`)); err != nil {
+			t.Fatal(err)
+		}
+		if err := person.Flush(); err != nil { // the server has it
+			t.Fatal(err)
+		}
+		if err := changes.Sync(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if got := changes.Gen(); got != uint64(i+1) {
+			t.Fatalf("after %d events and a Sync, Gen is %d", i+1, got)
+		}
+	}
+	if !changes.Changed() || changes.Changed() {
+		t.Fatal("Changed does not follow Gen")
+	}
+}
+
+// twoConns starts a broker and connects the daemon and a person to it.
+func twoConns(ctx context.Context, t *testing.T) (daemon, person *nats.Conn) {
+	t.Helper()
+	b, err := broker.Start(ctx, broker.Config{DataDir: t.TempDir(), Listen: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.Shutdown)
+	conn := func() *nats.Conn {
+		nc, err := b.Connect()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(nc.Close)
+		return nc
+	}
+	return conn(), conn()
 }

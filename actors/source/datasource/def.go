@@ -384,8 +384,8 @@ func (d Def) Validate(opts ...Option) error {
 		if err := d.checkFetch(label, o.tools); err != nil {
 			return err
 		}
-		if len(d.Store) == 0 {
-			return errorf(CodeInvalid, "%s: store is empty; map at least one variable to a path in the tool's result, e.g. {\"temperature\":\"result.main.temp\"}", label)
+		if len(d.Store) == 0 && d.Fires == "" {
+			return errorf(CodeInvalid, "%s: a poll source needs store (variables to set from the tool's result, e.g. {\"temperature\":\"result.main.temp\"}), fires (the transition to fire on each run), or both", label)
 		}
 	case TypeTransition:
 		if err := d.checkFetch(label, o.tools); err != nil {

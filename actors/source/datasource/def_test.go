@@ -231,10 +231,10 @@ func TestDecodeErrors(t *testing.T) {
 			`source "weather": unknown tool "get_weather", and no tool exists yet; define it with define_tool first`},
 		{"args not an object", `{"name":"w","interval_ms":60000,"fetch":{"tool":"fetch_json","args":["x"]},"store":{"t":"result"}}`, nil, 400,
 			`source "w": fetch.args must be a JSON object, e.g. {"location":"Paris"}`},
-		{"store missing", `{"name":"w",` + poll + `,"fires":"w_updated"}`, nil, 400,
-			`source "w": store is empty; map at least one variable to a path in the tool's result, e.g. {"temperature":"result.main.temp"}`},
+		{"neither store nor fires", `{"name":"w",` + poll + `}`, nil, 400,
+			`source "w": a poll source needs store (variables to set from the tool's result, e.g. {"temperature":"result.main.temp"}), fires (the transition to fire on each run), or both`},
 		{"store empty", `{"name":"w",` + poll + `,"store":{}}`, nil, 400,
-			`source "w": store is empty; map at least one variable to a path in the tool's result, e.g. {"temperature":"result.main.temp"}`},
+			`source "w": a poll source needs store (variables to set from the tool's result, e.g. {"temperature":"result.main.temp"}), fires (the transition to fire on each run), or both`},
 		{"store value not a string", `{"name":"w",` + poll + `,"store":{"t":1}}`, nil, 400,
 			`source "w": store "t": the path must be a string like "result.temp", not 1`},
 		{"bad var name", `{"name":"w",` + poll + `,"store":{"temp-c":"result.temp"}}`, nil, 400,
@@ -340,6 +340,27 @@ func TestListenSubject(t *testing.T) {
 				t.Fatalf("got %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// A poll source may only fire, as the seed's own test defines one, or
+// only store.
+func TestPollThatOnlyFires(t *testing.T) {
+	for _, body := range []string{
+		`{"name":"test","interval_ms":60000,"fetch":{"tool":"mock_tool"},"fires":"test_updated"}`,
+		`{"name":"test","interval_ms":60000,"fetch":{"tool":"mock_tool"},"store":{},"fires":"test_updated"}`,
+	} {
+		d, err := datasource.Decode([]byte(body), datasource.WithTools("mock_tool"))
+		if err != nil {
+			t.Fatalf("%s: %v", body, err)
+		}
+		if d.Kind() != datasource.TypePoll || d.Fires != "test_updated" || len(d.Store) != 0 {
+			t.Fatalf("%s: decoded %+v", body, d)
+		}
+		vals, err := datasource.Values(d, json.RawMessage(`{"anything":1}`))
+		if err != nil || len(vals) != 0 {
+			t.Fatalf("a run stores %v, %v; want nothing", vals, err)
+		}
 	}
 }
 
