@@ -147,7 +147,7 @@ func (c *core) opApply(in *messages.InConfigData) ([]Output, *rejection) {
 	if r != nil {
 		return nil, r
 	}
-	sources, r := checkSources(in.Sources, tools, in.Plugins, false)
+	sources, r := checkSources(in.Sources, tools, in.Plugins, false, c.sourceChecks()...)
 	if r != nil {
 		return nil, r
 	}

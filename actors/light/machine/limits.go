@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lumen-home/lumen/actors/source/datasource"
 	"github.com/lumen-home/lumen/messages"
 )
 
@@ -21,7 +22,8 @@ import (
 //     current state is removed, to initial, as delete_state of the
 //     current state does; before, apply entered initial, and a removed
 //     current state gave way to off. An apply with state is refused
-//     below this level, as the decoder of then refused the field.
+//     below this level, as the decoder of then refused the field. A
+//     poll source may fire without storing (sourceChecks).
 //
 // A light's level only rises, by an upgrade input the light journals when
 // it starts with a lumen newer than its journal. Inputs journaled before
@@ -41,6 +43,15 @@ func (c *core) limited() bool { return c.level >= levelLimits && !c.restoring }
 // keepsState reports whether configuration changes keep the light's
 // state (level 2).
 func (c *core) keepsState() bool { return c.level >= levelKeepState }
+
+// sourceChecks are the data-source checks of the light's level: below
+// level 2 a poll source had to store.
+func (c *core) sourceChecks() []datasource.Option {
+	if c.keepsState() {
+		return nil
+	}
+	return []datasource.Option{datasource.WithStoreRequired()}
+}
 
 // Level returns the level of checks the light applies to its next input.
 func (m *Machine) Level() int { return m.c.level }

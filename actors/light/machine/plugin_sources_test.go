@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lumen-home/lumen/actors/light/machine"
 	"github.com/lumen-home/lumen/messages"
 )
 
@@ -87,5 +88,22 @@ func TestDeleteToolInUse(t *testing.T) {
 				t.Errorf("%q says %q", r.Err.Error, tt.notWant)
 			}
 		})
+	}
+}
+
+// A poll source that only fires is accepted from level 2 on; a light
+// journaled before refused it, and replays the refusal.
+func TestPollSourceThatOnlyFiresByLevel(t *testing.T) {
+	const in = `{"op":"create_source","sources":[{"name":"test","interval_ms":60000,"fetch":{"tool":"hello","args":{}},"fires":"test_updated"}],"plugins":["hello"]}`
+	old := newLight(t)
+	if r := old.apply(messages.InConfig, in); r.Err == nil || r.Err.Code != 400 || !strings.Contains(r.Err.Error, "store is empty") {
+		t.Fatalf("below level 2: got %+v, want the refusal of then", r.Err)
+	}
+	now := upgraded(t)
+	if r := now.apply(messages.InConfig, in); r.Err != nil {
+		t.Fatalf("at level %d: rejected: %d %s", machine.Level, r.Err.Code, r.Err.Error)
+	}
+	if n := len(now.m.SourceList()); n != 1 {
+		t.Fatalf("%d sources, want 1", n)
 	}
 }

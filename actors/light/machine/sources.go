@@ -74,11 +74,11 @@ func toolNames(tools []*tool, plugins []string) []string {
 
 // checkSources validates sources given together against tools and
 // plugins (InConfigData.Plugins). When restoring a snapshot they are only
-// read, not validated again.
-func checkSources(list []json.RawMessage, tools []*tool, plugins []string, restoring bool) ([]*sourceDef, *rejection) {
+// read, not validated again. extra adds the checks of the light's level.
+func checkSources(list []json.RawMessage, tools []*tool, plugins []string, restoring bool, extra ...datasource.Option) ([]*sourceDef, *rejection) {
 	seen := make(map[string]bool, len(list))
 	out := make([]*sourceDef, 0, len(list))
-	opts := []datasource.Option{datasource.WithTools(toolNames(tools, plugins)...), datasource.WithMinInterval(machineMinInterval)}
+	opts := append([]datasource.Option{datasource.WithTools(toolNames(tools, plugins)...), datasource.WithMinInterval(machineMinInterval)}, extra...)
 	for _, raw := range list {
 		var (
 			d   datasource.Def
@@ -197,7 +197,7 @@ func (c *core) opCreateSource(in *messages.InConfigData) ([]Output, *rejection) 
 	if len(in.Sources) == 0 {
 		return nil, rejectf(400, "create_source needs a source definition")
 	}
-	add, r := checkSources(in.Sources, c.tools, in.Plugins, false)
+	add, r := checkSources(in.Sources, c.tools, in.Plugins, false, c.sourceChecks()...)
 	if r != nil {
 		return nil, r
 	}
@@ -249,7 +249,7 @@ func (c *core) opDefineTransition(in *messages.InConfigData) ([]Output, *rejecti
 	}
 	name := addT[0].Name
 	tools := mergeTools(c.tools, addT)
-	addS, r := checkSources(in.Sources, tools, nil, false)
+	addS, r := checkSources(in.Sources, tools, nil, false, c.sourceChecks()...)
 	if r != nil {
 		return nil, r
 	}

@@ -256,6 +256,7 @@ type Option func(*options)
 type options struct {
 	minPoll, minInternal, minTransition time.Duration
 	tools                               map[string]bool // nil: tool names are not checked
+	storeRequired                       bool
 }
 
 // WithMinInterval lowers (or raises) the minimum interval of poll and
@@ -274,6 +275,13 @@ func WithTools(names ...string) Option {
 			o.tools[n] = true
 		}
 	}
+}
+
+// WithStoreRequired refuses a poll source that only fires, as lumen did
+// before such sources were accepted: a light replays the inputs it
+// journaled then with the checks of then.
+func WithStoreRequired() Option {
+	return func(o *options) { o.storeRequired = true }
 }
 
 // Decode reads a definition strictly and validates it.
@@ -383,6 +391,9 @@ func (d Def) Validate(opts ...Option) error {
 	case TypePoll:
 		if err := d.checkFetch(label, o.tools); err != nil {
 			return err
+		}
+		if len(d.Store) == 0 && o.storeRequired {
+			return errorf(CodeInvalid, "%s: store is empty; map at least one variable to a path in the tool's result, e.g. {\"temperature\":\"result.main.temp\"}", label)
 		}
 		if len(d.Store) == 0 && d.Fires == "" {
 			return errorf(CodeInvalid, "%s: a poll source needs store (variables to set from the tool's result, e.g. {\"temperature\":\"result.main.temp\"}), fires (the transition to fire on each run), or both", label)
