@@ -358,7 +358,7 @@ func TestLimitsOnTheWire(t *testing.T) {
 	}
 	j := journal.New(js)
 	first, err := j.LastMsg(ctx, "lumen.demo.evt.out.upgrade")
-	if err != nil || !strings.Contains(string(first.Data), `"data":{"from":0,"to":1}`) {
+	if err != nil || !strings.Contains(string(first.Data), fmt.Sprintf(`"data":{"from":0,"to":%d}`, machine.Level)) {
 		t.Fatalf("the upgrade output of a new light: %s %v", first.Data, err)
 	}
 	last, err := j.LastSeq(ctx)
