@@ -2,6 +2,7 @@ package light
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -115,8 +116,13 @@ func (r Replay) Run(ctx context.Context, j Events) (ReplaySummary, error) {
 	if err := r.exists(ctx, j); err != nil {
 		return sum, err
 	}
+	lost, err := ReadLost(ctx, j, r.Light)
+	if err != nil {
+		return sum, err
+	}
+	f.Lost = lost
 	errDone := errors.New("done")
-	err := j.Replay(ctx, subject.Events(r.Light), f.Applied+1, 0, func(m journal.Msg) error {
+	err = j.Replay(ctx, subject.Events(r.Light), f.Applied+1, 0, func(m journal.Msg) error {
 		if r.ToSeq > 0 && m.Seq > r.ToSeq {
 			// Outputs of inputs up to ToSeq may come after it; those of
 			// later inputs are not replayed. The light journals outputs
@@ -152,6 +158,27 @@ func (r Replay) Run(ctx context.Context, j Events) (ReplaySummary, error) {
 	sum.Model = f.M.Model()
 	sum.Model.OK, sum.Model.Light, sum.Model.Seq = true, r.Light, f.Applied
 	return sum, err
+}
+
+// ReadLost reads the light's gap outputs: the events its journal will
+// never have (lumen journal repair removed them, or a Pi purged them
+// before its hub copied them).
+func ReadLost(ctx context.Context, j interface {
+	Replay(ctx context.Context, filter string, from, to uint64, fn func(journal.Msg) error) error
+}, light string) ([]messages.OutGapData, error) {
+	var lost []messages.OutGapData
+	err := j.Replay(ctx, subject.Out(light, messages.OutGap), 0, 0, func(m journal.Msg) error {
+		var env messages.Envelope
+		var g messages.OutGapData
+		if messages.DecodeEnvelope(m.Data, &env) == nil && json.Unmarshal(env.Data, &g) == nil {
+			lost = append(lost, g)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("light %s: read its gaps: %w", light, err)
+	}
+	return lost, nil
 }
 
 // String says what the replay did in a few words.

@@ -15,6 +15,7 @@ import (
 	"github.com/lumen-home/lumen/nats/broker"
 	"github.com/lumen-home/lumen/nats/house"
 	"github.com/lumen-home/lumen/nats/journal"
+	"github.com/lumen-home/lumen/nats/repair"
 	"github.com/lumen-home/lumen/nats/subject"
 )
 
@@ -151,6 +152,12 @@ func (a *app) openJournal(ctx context.Context, data string) (jetstream.JetStream
 			return nil, nil, err
 		}
 		return js, nc.Close, nil
+	}
+	// A damaged journal would stall the read: say so, and what to do.
+	if rep, err := repair.Check(data); err != nil {
+		return nil, nil, err
+	} else if rep.Damaged() {
+		return nil, nil, errors.New(rep.String())
 	}
 	b, err := broker.Inspect(ctx, data)
 	if err != nil {

@@ -55,9 +55,9 @@ type Range struct{ From, To uint64 }
 
 func (r Range) String() string {
 	if r.From == r.To {
-		return strconv.FormatUint(r.From, 10)
+		return "event " + strconv.FormatUint(r.From, 10)
 	}
-	return fmt.Sprintf("%d to %d", r.From, r.To)
+	return fmt.Sprintf("events %d to %d", r.From, r.To)
 }
 
 // Bad is a damaged place in a message block.
@@ -106,7 +106,7 @@ func (r Report) String() string {
 		what = append(what, "its stream description (meta.inf) does not match its checksum")
 	}
 	for _, b := range r.Bad {
-		what = append(what, fmt.Sprintf("events %s cannot be read (%s is damaged at byte %d)", b.Lost, b.Block, b.Offset))
+		what = append(what, fmt.Sprintf("%s cannot be read (%s is damaged at byte %d)", b.Lost, b.Block, b.Offset))
 	}
 	return fmt.Sprintf("the journal in %s is damaged: %s; run 'lumen journal repair --data %s' while Lumen is stopped (it keeps every intact event and records the lost ones as a gap)",
 		r.Data, strings.Join(what, "; "), r.Data)
@@ -114,7 +114,7 @@ func (r Report) String() string {
 
 // ErrUnreadable is wrapped by Check's error when the data directory
 // cannot be read at all.
-var ErrUnreadable = errors.New("repair: unreadable")
+var ErrUnreadable = errors.New("cannot read")
 
 // StreamDir is where nats-server keeps the LUMEN stream of a data
 // directory.
@@ -134,7 +134,7 @@ func Check(data string) (Report, error) {
 	if _, err := os.Stat(r.Stream); errors.Is(err, os.ErrNotExist) {
 		return r, nil
 	} else if err != nil {
-		return r, fmt.Errorf("%w: %s: %w", ErrUnreadable, r.Stream, err)
+		return r, fmt.Errorf("%w %s: %w", ErrUnreadable, r.Stream, err)
 	}
 	r.Meta = !metaIntact(r.Stream)
 	blocks, err := blockFiles(r.Stream)
@@ -145,7 +145,7 @@ func Check(data string) (Report, error) {
 	for i, name := range blocks {
 		buf, err := os.ReadFile(filepath.Join(r.Stream, msgsDir, name))
 		if err != nil {
-			return r, fmt.Errorf("%w: %s: %w", ErrUnreadable, name, err)
+			return r, fmt.Errorf("%w %s: %w", ErrUnreadable, name, err)
 		}
 		bads, last := scanBlock(name, blockIndex(name), buf, prev)
 		if len(bads) > 0 && i == len(blocks)-1 && torn(bads) {
@@ -164,19 +164,22 @@ func Check(data string) (Report, error) {
 // process can list.
 func readable(data string) error {
 	fi, err := os.Stat(data)
+	if errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("%w %s: there is no such directory", ErrUnreadable, data)
+	}
 	if err != nil {
-		return fmt.Errorf("%w: %s: %w", ErrUnreadable, data, err)
+		return fmt.Errorf("%w %s: %w", ErrUnreadable, data, err)
 	}
 	if !fi.IsDir() {
-		return fmt.Errorf("%w: %s is a file, not a data directory", ErrUnreadable, data)
+		return fmt.Errorf("%w %s: it is a file, not a data directory", ErrUnreadable, data)
 	}
 	f, err := os.Open(data)
 	if err != nil {
-		return fmt.Errorf("%w: %s: %w", ErrUnreadable, data, err)
+		return fmt.Errorf("%w %s: %w", ErrUnreadable, data, err)
 	}
 	defer f.Close()
 	if _, err := f.Readdirnames(1); err != nil && !errors.Is(err, io.EOF) {
-		return fmt.Errorf("%w: %s: %w", ErrUnreadable, data, err)
+		return fmt.Errorf("%w %s: %w", ErrUnreadable, data, err)
 	}
 	return nil
 }

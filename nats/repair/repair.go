@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/minio/highwayhash"
@@ -155,4 +156,27 @@ func journalGaps(ctx context.Context, data string, lost []Range, now time.Time) 
 		}
 	}
 	return lights, nil
+}
+
+// String says what the repair did, for a person.
+func (r Result) String() string {
+	rep := r.Report
+	if !rep.Damaged() {
+		return fmt.Sprintf("the journal in %s is intact: nothing to repair", rep.Data)
+	}
+	var did []string
+	if rep.Meta {
+		did = append(did, "wrote its stream description (meta.inf) afresh")
+	}
+	for _, b := range rep.Bad {
+		did = append(did, fmt.Sprintf("removed %s (damaged in %s at byte %d)", b.Lost, b.Block, b.Offset))
+	}
+	if len(rep.Bad) > 0 {
+		lights := "no light (the journal has none)"
+		if len(r.Lights) > 0 {
+			lights = "light " + strings.Join(r.Lights, ", ")
+		}
+		did = append(did, "journaled a gap naming them for "+lights)
+	}
+	return fmt.Sprintf("repaired the journal in %s: %s; every other event is kept: start Lumen again", rep.Data, strings.Join(did, "; "))
 }

@@ -127,7 +127,7 @@ func TestRepairKeepsEveryIntactEvent(t *testing.T) {
 			if got := rep.Lost(); len(got) != 1 || got[0] != tc.lost {
 				t.Fatalf("lost %v, want %v (%s)", got, tc.lost, rep)
 			}
-			if s := rep.String(); !strings.Contains(s, "events "+tc.lost.String()+" cannot be read") || !strings.Contains(s, "lumen journal repair --data "+dir) {
+			if s := rep.String(); !strings.Contains(s, tc.lost.String()+" cannot be read") || !strings.Contains(s, "lumen journal repair --data "+dir) {
 				t.Errorf("sentence: %s", s)
 			}
 			res, err := repair.Repair(context.Background(), dir, time.Now())
