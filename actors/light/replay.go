@@ -56,6 +56,9 @@ type Replay struct {
 	// OnModel, when set, sees the machine right after each input is
 	// folded; it must not change it.
 	OnModel func(*Applied, *machine.Machine)
+	// OnGap, when set, is told when a verifying replay goes on across
+	// lost events (a gap output names them) from a snapshot.
+	OnGap func(lost messages.OutGapData, input uint64)
 }
 
 // ReplaySummary says what a replay did.
@@ -91,14 +94,30 @@ func (r Replay) Run(ctx context.Context, j Events) (ReplaySummary, error) {
 			r.OnSnapshot(f.Applied)
 		}
 	}
+	// A mismatch after events a gap names lost may be theirs (a lost
+	// input): the replay goes on from the first snapshot after it, once
+	// per gap, and fails only without one.
+	var (
+		across   *messages.OutGapData // the gap to go on across
+		mismatch error
+		resynced uint64 // the input the replay went on from
+	)
 	check := func(ap *Applied, late string) error {
 		if !r.Verify {
 			return nil
 		}
-		if seq, why := ap.Mismatch(); why != "" {
-			return fmt.Errorf("output at sequence %d differs from its recomputation (input %d%s):\n%s", seq, ap.Input.Seq, late, why)
+		seq, why := ap.Mismatch()
+		if why == "" {
+			return nil
 		}
-		return nil
+		err := fmt.Errorf("output at sequence %d differs from its recomputation (input %d%s):\n%s", seq, ap.Input.Seq, late, why)
+		for i, g := range f.Lost {
+			if g.To < ap.Input.Seq && g.To > resynced && across == nil {
+				across, mismatch = &f.Lost[i], err
+				return nil
+			}
+		}
+		return err
 	}
 	f.Trace = r.Trace
 	f.OnApplied = func(ap *Applied) error {
@@ -137,7 +156,19 @@ func (r Replay) Run(ctx context.Context, j Events) (ReplaySummary, error) {
 		if r.OnEvent != nil {
 			r.OnEvent(m)
 		}
-		return f.Add(Record{Seq: m.Seq, Subject: m.Subject, Data: m.Data, Time: m.Time})
+		if err := f.Add(Record{Seq: m.Seq, Subject: m.Subject, Data: m.Data, Time: m.Time}); err != nil || across == nil {
+			return err
+		}
+		nf, err := snapshotAfter(ctx, j, r.Light, m.Seq)
+		if err != nil || nf == nil {
+			return errors.Join(fmt.Errorf("%w\n(%s were lost before it, and no snapshot after them lets the replay go on)", mismatch, rangeOf(*across)), err)
+		}
+		nf.Lost, nf.Trace, nf.OnApplied, nf.OnLate = f.Lost, f.Trace, f.OnApplied, f.OnLate
+		if r.OnGap != nil {
+			r.OnGap(*across, nf.Applied)
+		}
+		f, resynced, across = nf, nf.Applied, nil
+		return nil
 	})
 	if errors.Is(err, errDone) {
 		err = nil
@@ -158,6 +189,37 @@ func (r Replay) Run(ctx context.Context, j Events) (ReplaySummary, error) {
 	sum.Model = f.M.Model()
 	sum.Model.OK, sum.Model.Light, sum.Model.Seq = true, r.Light, f.Applied
 	return sum, err
+}
+
+// snapshotAfter is a fold from the first snapshot (kept past ones, then
+// the latest) that covers the input at seq or later; nil when none does.
+func snapshotAfter(ctx context.Context, j Events, light string, seq uint64) (*Fold, error) {
+	snaps, err := pastSnapshots(ctx, j, light)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range snaps {
+		if s.applied >= seq {
+			b, err := s.load(ctx, j)
+			if err != nil {
+				return nil, err
+			}
+			return foldFrom(light, b, ReplayEvalTimeout)
+		}
+	}
+	f, err := Load(ctx, j, light, ReplayEvalTimeout)
+	if err != nil || f.Applied < seq {
+		return nil, err
+	}
+	return f, nil
+}
+
+// rangeOf names a gap's events.
+func rangeOf(g messages.OutGapData) string {
+	if g.From == g.To {
+		return fmt.Sprintf("event %d", g.From)
+	}
+	return fmt.Sprintf("events %d to %d", g.From, g.To)
 }
 
 // ReadLost reads the light's gap outputs: the events its journal will

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/lumen-home/lumen/actors/light"
+	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/broker"
 	"github.com/lumen-home/lumen/nats/house"
 	"github.com/lumen-home/lumen/nats/journal"
@@ -55,7 +56,10 @@ the events of the Pi that runs the light count.`,
 			}
 			defer closeFn()
 			r := light.Replay{Light: a.light, ToSeq: toSeq, Verify: verify, FromSnapshot: fromSnapshot,
-				OnSnapshot: func(in uint64) { fmt.Fprintf(a.stdout, "from snapshot at input %d\n", in) }}
+				OnSnapshot: func(in uint64) { fmt.Fprintf(a.stdout, "from snapshot at input %d\n", in) },
+				OnGap: func(g messages.OutGapData, in uint64) {
+					fmt.Fprintf(a.stdout, "events %d to %d were lost (%s): on from the snapshot at input %d\n", g.From, g.To, g.Reason, in)
+				}}
 			if !quiet {
 				r.OnApplied = func(ap *light.Applied) { fmt.Fprintln(a.stdout, ap.Line()) }
 			}
