@@ -100,6 +100,7 @@ func (r Replay) Run(ctx context.Context, j Events) (ReplaySummary, error) {
 	var (
 		across   *messages.OutGapData // the gap to go on across
 		mismatch error
+		differs  uint64 // the input whose outputs differ after the gap
 		resynced uint64 // the input the replay went on from
 	)
 	check := func(ap *Applied, late string) error {
@@ -113,7 +114,7 @@ func (r Replay) Run(ctx context.Context, j Events) (ReplaySummary, error) {
 		err := fmt.Errorf("output at sequence %d differs from its recomputation (input %d%s):\n%s", seq, ap.Input.Seq, late, why)
 		for i, g := range f.Lost {
 			if g.To < ap.Input.Seq && g.To > resynced && across == nil {
-				across, mismatch = &f.Lost[i], err
+				across, mismatch, differs = &f.Lost[i], err, ap.Input.Seq
 				return nil
 			}
 		}
@@ -159,9 +160,9 @@ func (r Replay) Run(ctx context.Context, j Events) (ReplaySummary, error) {
 		if err := f.Add(Record{Seq: m.Seq, Subject: m.Subject, Data: m.Data, Time: m.Time}); err != nil || across == nil {
 			return err
 		}
-		nf, err := snapshotAfter(ctx, j, r.Light, m.Seq)
+		nf, err := snapshotAfter(ctx, j, r.Light, differs)
 		if err != nil || nf == nil {
-			return errors.Join(fmt.Errorf("%w\n(%s were lost before it, and no snapshot after them lets the replay go on)", mismatch, rangeOf(*across)), err)
+			return errors.Join(fmt.Errorf("%w\n(%s: lost before it, and no snapshot after them lets the replay go on)", mismatch, rangeOf(*across)), err)
 		}
 		nf.Lost, nf.Trace, nf.OnApplied, nf.OnLate = f.Lost, f.Trace, f.OnApplied, f.OnLate
 		if r.OnGap != nil {
