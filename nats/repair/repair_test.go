@@ -3,6 +3,7 @@ package repair_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -148,5 +149,37 @@ func TestRepairKeepsEveryIntactEvent(t *testing.T) {
 				t.Errorf("gaps %+v, want %v", gaps, tc.lost)
 			}
 		})
+	}
+}
+
+// A record cut short at the end of the last block is what a power cut
+// leaves of an event being written, never acknowledged: the server drops
+// it, and it is no damage that stops a start.
+func TestTornTailIsNoDamage(t *testing.T) {
+	dir, _ := journalOf(t, 3)
+	fi, err := os.Stat(block(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(block(dir), fi.Size()-10); err != nil {
+		t.Fatal(err)
+	}
+	if rep, err := repair.Check(dir); err != nil || rep.Damaged() {
+		t.Fatalf("a torn tail: %s, %v", rep, err)
+	}
+	if seqs, _ := events(t, dir); fmt.Sprint(seqs) != "[1 2]" {
+		t.Errorf("events %v, want [1 2]", seqs)
+	}
+}
+
+// A data dir that is a file cannot be read, and says so.
+func TestCheckUnreadable(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "data")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := repair.Check(file)
+	if !errors.Is(err, repair.ErrUnreadable) || !strings.Contains(err.Error(), "cannot read "+file) {
+		t.Fatalf("Check of a file: %v", err)
 	}
 }
