@@ -11,6 +11,7 @@ import (
 	"github.com/lumen-home/lumen/actors/light/machine"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/journal"
+	"github.com/lumen-home/lumen/nats/repair"
 	"github.com/lumen-home/lumen/nats/subject"
 )
 
@@ -141,6 +142,24 @@ func (r Replay) Run(ctx context.Context, j Events) (ReplaySummary, error) {
 		return sum, err
 	}
 	f.Lost = lost
+	// goOn swaps the fold for one from the snapshot after a gap when
+	// check asked for it.
+	goOn := func() error {
+		if across == nil {
+			return nil
+		}
+		nf, err := snapshotAfter(ctx, j, r.Light, differs)
+		if err != nil || nf == nil {
+			lost := repair.Range{From: across.From, To: across.To}
+			return errors.Join(fmt.Errorf("%w\n(%s lost before it, and no snapshot after it lets the replay go on)", mismatch, lost), err)
+		}
+		nf.Lost, nf.Trace, nf.OnApplied, nf.OnLate = f.Lost, f.Trace, f.OnApplied, f.OnLate
+		if r.OnGap != nil {
+			r.OnGap(*across, nf.Applied)
+		}
+		f, resynced, across = nf, nf.Applied, nil
+		return nil
+	}
 	errDone := errors.New("done")
 	err = j.Replay(ctx, subject.Events(r.Light), f.Applied+1, 0, func(m journal.Msg) error {
 		if r.ToSeq > 0 && m.Seq > r.ToSeq {
@@ -157,19 +176,10 @@ func (r Replay) Run(ctx context.Context, j Events) (ReplaySummary, error) {
 		if r.OnEvent != nil {
 			r.OnEvent(m)
 		}
-		if err := f.Add(Record{Seq: m.Seq, Subject: m.Subject, Data: m.Data, Time: m.Time}); err != nil || across == nil {
+		if err := f.Add(Record{Seq: m.Seq, Subject: m.Subject, Data: m.Data, Time: m.Time}); err != nil {
 			return err
 		}
-		nf, err := snapshotAfter(ctx, j, r.Light, differs)
-		if err != nil || nf == nil {
-			return errors.Join(fmt.Errorf("%w\n(%s: lost before it, and no snapshot after them lets the replay go on)", mismatch, rangeOf(*across)), err)
-		}
-		nf.Lost, nf.Trace, nf.OnApplied, nf.OnLate = f.Lost, f.Trace, f.OnApplied, f.OnLate
-		if r.OnGap != nil {
-			r.OnGap(*across, nf.Applied)
-		}
-		f, resynced, across = nf, nf.Applied, nil
-		return nil
+		return goOn()
 	})
 	if errors.Is(err, errDone) {
 		err = nil
@@ -180,6 +190,9 @@ func (r Replay) Run(ctx context.Context, j Events) (ReplaySummary, error) {
 	if err == nil {
 		var open []*Applied
 		open, err = f.Finish()
+		if err == nil {
+			err = goOn()
+		}
 		if err == nil && len(open) > 0 && r.Verify {
 			ap := open[0]
 			err = fmt.Errorf("input %d has only %d of its %d outputs journaled (the daemon was killed while writing them; it completes them on its next start)",
@@ -213,14 +226,6 @@ func snapshotAfter(ctx context.Context, j Events, light string, seq uint64) (*Fo
 		return nil, err
 	}
 	return f, nil
-}
-
-// rangeOf names a gap's events.
-func rangeOf(g messages.OutGapData) string {
-	if g.From == g.To {
-		return fmt.Sprintf("event %d", g.From)
-	}
-	return fmt.Sprintf("events %d to %d", g.From, g.To)
 }
 
 // ReadLost reads the light's gap outputs: the events its journal will

@@ -34,9 +34,10 @@ func up(t *testing.T, dir string) (string, int) {
 	return runCLI(t, "", "up", "--data", dir, "--listen", "127.0.0.1:0", "--http", "off")
 }
 
-// flipInput flips one byte inside the n-th input record of the LUMEN
-// stream's first block (n from 0), and returns that input's sequence.
-func flipInput(t *testing.T, dir, kind string, n int) uint64 {
+// flipEvent flips one byte inside the n-th record (from 0) whose subject
+// ends with suffix in the LUMEN stream's first block, and returns its
+// sequence.
+func flipEvent(t *testing.T, dir, suffix string, n int) uint64 {
 	t.Helper()
 	path := filepath.Join(repair.StreamDir(dir), "msgs", "1.blk")
 	b, err := os.ReadFile(path)
@@ -47,7 +48,7 @@ func flipInput(t *testing.T, dir, kind string, n int) uint64 {
 	for off := 0; off+22 <= len(b); {
 		rl := int(le.Uint32(b[off:]) &^ (1 << 31))
 		slen := int(le.Uint16(b[off+20:]))
-		if strings.HasSuffix(string(b[off+22:off+22+slen]), ".evt.in."+kind) {
+		if strings.HasSuffix(string(b[off+22:off+22+slen]), suffix) {
 			if n == 0 {
 				seq := le.Uint64(b[off+4:])
 				b[off+rl-20] ^= 0x01 // in the event's body
@@ -60,7 +61,7 @@ func flipInput(t *testing.T, dir, kind string, n int) uint64 {
 		}
 		off += rl
 	}
-	t.Fatalf("no %s input %d in %s", kind, n, path)
+	t.Fatalf("no event %d on *%s in %s", n, suffix, path)
 	return 0
 }
 
@@ -69,8 +70,14 @@ func flipInput(t *testing.T, dir, kind string, n int) uint64 {
 // every other event and journals a gap; the light starts, and replay
 // --verify passes.
 func TestDamagedJournalBlock(t *testing.T) {
+	for _, suffix := range []string{".evt.in.state", ".evt.out.state"} {
+		t.Run(strings.TrimPrefix(suffix, ".evt."), func(t *testing.T) { damagedJournalBlock(t, suffix) })
+	}
+}
+
+func damagedJournalBlock(t *testing.T, suffix string) {
 	dir := stoppedJournal(t)
-	lost := flipInput(t, dir, "state", 2) // "red" after "blue"
+	lost := flipEvent(t, dir, suffix, 2) // of "red" after "blue"
 
 	out, code := up(t, dir)
 	want := fmt.Sprintf("event %d cannot be read", lost)

@@ -58,7 +58,7 @@ the events of the Pi that runs the light count.`,
 			r := light.Replay{Light: a.light, ToSeq: toSeq, Verify: verify, FromSnapshot: fromSnapshot,
 				OnSnapshot: func(in uint64) { fmt.Fprintf(a.stdout, "from snapshot at input %d\n", in) },
 				OnGap: func(g messages.OutGapData, in uint64) {
-					fmt.Fprintf(a.stdout, "events %d to %d were lost (%s): on from the snapshot at input %d\n", g.From, g.To, g.Reason, in)
+					fmt.Fprintf(a.stdout, "lost %s (%s): on from the snapshot at input %d\n", repair.Range{From: g.From, To: g.To}, g.Reason, in)
 				}}
 			if !quiet {
 				r.OnApplied = func(ap *light.Applied) { fmt.Fprintln(a.stdout, ap.Line()) }
