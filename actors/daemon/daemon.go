@@ -7,6 +7,7 @@ package daemon
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -35,6 +36,7 @@ import (
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/broker"
 	"github.com/lumen-home/lumen/nats/journal"
+	"github.com/lumen-home/lumen/nats/repair"
 	"github.com/lumen-home/lumen/nats/wire"
 	"github.com/lumen-home/lumen/plugins"
 	"github.com/lumen-home/lumen/plugins/netpolicy"
@@ -45,6 +47,16 @@ import (
 // maxPayload lets a spoken request (up to agent.MaxAudio) through, so a
 // larger one reaches the talk endpoint and gets its 413.
 const maxPayload = 2 * agent.MaxAudio
+
+// ErrDamaged is wrapped by Run's error when the journal's files are
+// damaged; the error's text names the damage and the repair.
+var ErrDamaged = errors.New("daemon: the journal is damaged")
+
+// damaged is ErrDamaged with the sentence of what Check found.
+type damaged struct{ rep repair.Report }
+
+func (d damaged) Error() string        { return d.rep.String() }
+func (d damaged) Is(target error) bool { return target == ErrDamaged }
 
 // Daemon is a running Lumen.
 type Daemon struct {
@@ -106,6 +118,12 @@ func (d *Daemon) Run(ctx context.Context) error {
 	// Only its user reads the journal, the snapshots and lumen.yaml.
 	if err := os.MkdirAll(cfg.Data, 0o700); err != nil {
 		return fmt.Errorf("daemon: data dir: %w", err)
+	}
+	// nats-server would only notice a damaged record when a light reads
+	// it, and the light would fail on every start: say so now, and how
+	// to repair it. (An unreadable directory is for the broker to say.)
+	if rep, err := repair.Check(cfg.Data); err == nil && rep.Damaged() {
+		return damaged{rep}
 	}
 	budget, err := broker.ResolveBudget(cfg.Data, cfg.MaxBytes)
 	if err != nil {

@@ -387,6 +387,9 @@ func (a *Actor) recover(ctx context.Context) (empty bool, err error) {
 	if err != nil {
 		return false, err
 	}
+	if f.Lost, err = ReadLost(ctx, a.cfg.Journal, a.cfg.Name); err != nil {
+		return false, err
+	}
 	seen := f.Applied > 0
 	err = a.cfg.Journal.Replay(ctx, subject.Events(a.cfg.Name), f.Applied+1, 0, func(m journal.Msg) error {
 		seen = true

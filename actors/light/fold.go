@@ -193,6 +193,10 @@ type Fold struct {
 	// OnLate, when set, sees an input again when one of its outputs is
 	// found after those of later inputs; an error stops the fold.
 	OnLate func(*Applied) error
+	// Lost are the events the journal's gaps say it will never have
+	// (ReadLost): the outputs of a lost input are skipped, and an input
+	// with a gap after it is not missing the outputs it lacks.
+	Lost []messages.OutGapData
 
 	head    *Input
 	outs    []Record
@@ -217,8 +221,8 @@ func (f *Fold) Add(r Record) error {
 	if err != nil {
 		return fmt.Errorf("light: output at sequence %d: %w", r.Seq, err)
 	}
-	if cause == 0 {
-		return nil // restart events
+	if cause == 0 || f.lost(cause) {
+		return nil // restart and gap events, outputs of a lost input
 	}
 	if f.head != nil && f.head.Seq == cause {
 		f.outs = append(f.outs, r)
@@ -283,7 +287,7 @@ func (f *Fold) flush() error {
 	a := &Applied{Input: in, Result: res, Computed: computed, Recorded: f.outs, Trace: tr}
 	f.head, f.outs = nil, nil
 	f.Applied = in.Seq
-	if a.Partial() {
+	if a.Partial() && !f.lostAfter(in.Seq) {
 		if f.open == nil {
 			f.open = map[uint64]*Applied{}
 		}
@@ -293,6 +297,17 @@ func (f *Fold) flush() error {
 		return f.OnApplied(a)
 	}
 	return nil
+}
+
+// lost reports whether a gap names seq.
+func (f *Fold) lost(seq uint64) bool {
+	return slices.ContainsFunc(f.Lost, func(g messages.OutGapData) bool { return g.From <= seq && seq <= g.To })
+}
+
+// lostAfter reports whether a gap names events after input seq, where
+// its outputs were.
+func (f *Fold) lostAfter(seq uint64) bool {
+	return slices.ContainsFunc(f.Lost, func(g messages.OutGapData) bool { return g.From > seq })
 }
 
 // MissingInputError is an output whose input the fold has not seen: it

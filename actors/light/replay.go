@@ -2,6 +2,7 @@ package light
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/lumen-home/lumen/actors/light/machine"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/journal"
+	"github.com/lumen-home/lumen/nats/repair"
 	"github.com/lumen-home/lumen/nats/subject"
 )
 
@@ -55,6 +57,9 @@ type Replay struct {
 	// OnModel, when set, sees the machine right after each input is
 	// folded; it must not change it.
 	OnModel func(*Applied, *machine.Machine)
+	// OnGap, when set, is told when a verifying replay goes on across
+	// lost events (a gap output names them) from a snapshot.
+	OnGap func(lost messages.OutGapData, input uint64)
 }
 
 // ReplaySummary says what a replay did.
@@ -90,14 +95,31 @@ func (r Replay) Run(ctx context.Context, j Events) (ReplaySummary, error) {
 			r.OnSnapshot(f.Applied)
 		}
 	}
+	// A mismatch after events a gap names lost may be theirs (a lost
+	// input): the replay goes on from the first snapshot after it, once
+	// per gap, and fails only without one.
+	var (
+		across   *messages.OutGapData // the gap to go on across
+		mismatch error
+		differs  uint64 // the input whose outputs differ after the gap
+		resynced uint64 // the input the replay went on from
+	)
 	check := func(ap *Applied, late string) error {
 		if !r.Verify {
 			return nil
 		}
-		if seq, why := ap.Mismatch(); why != "" {
-			return fmt.Errorf("output at sequence %d differs from its recomputation (input %d%s):\n%s", seq, ap.Input.Seq, late, why)
+		seq, why := ap.Mismatch()
+		if why == "" {
+			return nil
 		}
-		return nil
+		err := fmt.Errorf("output at sequence %d differs from its recomputation (input %d%s):\n%s", seq, ap.Input.Seq, late, why)
+		for i, g := range f.Lost {
+			if g.To < ap.Input.Seq && g.To > resynced && across == nil {
+				across, mismatch, differs = &f.Lost[i], err, ap.Input.Seq
+				return nil
+			}
+		}
+		return err
 	}
 	f.Trace = r.Trace
 	f.OnApplied = func(ap *Applied) error {
@@ -115,8 +137,31 @@ func (r Replay) Run(ctx context.Context, j Events) (ReplaySummary, error) {
 	if err := r.exists(ctx, j); err != nil {
 		return sum, err
 	}
+	lost, err := ReadLost(ctx, j, r.Light)
+	if err != nil {
+		return sum, err
+	}
+	f.Lost = lost
+	// goOn swaps the fold for one from the snapshot after a gap when
+	// check asked for it.
+	goOn := func() error {
+		if across == nil {
+			return nil
+		}
+		nf, err := snapshotAfter(ctx, j, r.Light, differs)
+		if err != nil || nf == nil {
+			lost := repair.Range{From: across.From, To: across.To}
+			return errors.Join(fmt.Errorf("%w\n(%s lost before it, and no snapshot after it lets the replay go on)", mismatch, lost), err)
+		}
+		nf.Lost, nf.Trace, nf.OnApplied, nf.OnLate = f.Lost, f.Trace, f.OnApplied, f.OnLate
+		if r.OnGap != nil {
+			r.OnGap(*across, nf.Applied)
+		}
+		f, resynced, across = nf, nf.Applied, nil
+		return nil
+	}
 	errDone := errors.New("done")
-	err := j.Replay(ctx, subject.Events(r.Light), f.Applied+1, 0, func(m journal.Msg) error {
+	err = j.Replay(ctx, subject.Events(r.Light), f.Applied+1, 0, func(m journal.Msg) error {
 		if r.ToSeq > 0 && m.Seq > r.ToSeq {
 			// Outputs of inputs up to ToSeq may come after it; those of
 			// later inputs are not replayed. The light journals outputs
@@ -131,7 +176,10 @@ func (r Replay) Run(ctx context.Context, j Events) (ReplaySummary, error) {
 		if r.OnEvent != nil {
 			r.OnEvent(m)
 		}
-		return f.Add(Record{Seq: m.Seq, Subject: m.Subject, Data: m.Data, Time: m.Time})
+		if err := f.Add(Record{Seq: m.Seq, Subject: m.Subject, Data: m.Data, Time: m.Time}); err != nil {
+			return err
+		}
+		return goOn()
 	})
 	if errors.Is(err, errDone) {
 		err = nil
@@ -142,6 +190,9 @@ func (r Replay) Run(ctx context.Context, j Events) (ReplaySummary, error) {
 	if err == nil {
 		var open []*Applied
 		open, err = f.Finish()
+		if err == nil {
+			err = goOn()
+		}
 		if err == nil && len(open) > 0 && r.Verify {
 			ap := open[0]
 			err = fmt.Errorf("input %d has only %d of its %d outputs journaled (the daemon was killed while writing them; it completes them on its next start)",
@@ -152,6 +203,50 @@ func (r Replay) Run(ctx context.Context, j Events) (ReplaySummary, error) {
 	sum.Model = f.M.Model()
 	sum.Model.OK, sum.Model.Light, sum.Model.Seq = true, r.Light, f.Applied
 	return sum, err
+}
+
+// snapshotAfter is a fold from the first snapshot (kept past ones, then
+// the latest) that covers the input at seq or later; nil when none does.
+func snapshotAfter(ctx context.Context, j Events, light string, seq uint64) (*Fold, error) {
+	snaps, err := pastSnapshots(ctx, j, light)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range snaps {
+		if s.applied >= seq {
+			b, err := s.load(ctx, j)
+			if err != nil {
+				return nil, err
+			}
+			return foldFrom(light, b, ReplayEvalTimeout)
+		}
+	}
+	f, err := Load(ctx, j, light, ReplayEvalTimeout)
+	if err != nil || f.Applied < seq {
+		return nil, err
+	}
+	return f, nil
+}
+
+// ReadLost reads the light's gap outputs: the events its journal will
+// never have (lumen journal repair removed them, or a Pi purged them
+// before its hub copied them).
+func ReadLost(ctx context.Context, j interface {
+	Replay(ctx context.Context, filter string, from, to uint64, fn func(journal.Msg) error) error
+}, light string) ([]messages.OutGapData, error) {
+	var lost []messages.OutGapData
+	err := j.Replay(ctx, subject.Out(light, messages.OutGap), 0, 0, func(m journal.Msg) error {
+		var env messages.Envelope
+		var g messages.OutGapData
+		if messages.DecodeEnvelope(m.Data, &env) == nil && json.Unmarshal(env.Data, &g) == nil {
+			lost = append(lost, g)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("light %s: read its gaps: %w", light, err)
+	}
+	return lost, nil
 }
 
 // String says what the replay did in a few words.

@@ -12,9 +12,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/lumen-home/lumen/actors/light"
+	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/broker"
 	"github.com/lumen-home/lumen/nats/house"
 	"github.com/lumen-home/lumen/nats/journal"
+	"github.com/lumen-home/lumen/nats/repair"
 	"github.com/lumen-home/lumen/nats/subject"
 )
 
@@ -54,7 +56,10 @@ the events of the Pi that runs the light count.`,
 			}
 			defer closeFn()
 			r := light.Replay{Light: a.light, ToSeq: toSeq, Verify: verify, FromSnapshot: fromSnapshot,
-				OnSnapshot: func(in uint64) { fmt.Fprintf(a.stdout, "from snapshot at input %d\n", in) }}
+				OnSnapshot: func(in uint64) { fmt.Fprintf(a.stdout, "from snapshot at input %d\n", in) },
+				OnGap: func(g messages.OutGapData, in uint64) {
+					fmt.Fprintf(a.stdout, "lost %s (%s): on from the snapshot at input %d\n", repair.Range{From: g.From, To: g.To}, g.Reason, in)
+				}}
 			if !quiet {
 				r.OnApplied = func(ap *light.Applied) { fmt.Fprintln(a.stdout, ap.Line()) }
 			}
@@ -151,6 +156,12 @@ func (a *app) openJournal(ctx context.Context, data string) (jetstream.JetStream
 			return nil, nil, err
 		}
 		return js, nc.Close, nil
+	}
+	// A damaged journal would stall the read: say so, and what to do.
+	if rep, err := repair.Check(data); err != nil {
+		return nil, nil, err
+	} else if rep.Damaged() {
+		return nil, nil, errors.New(rep.String())
 	}
 	b, err := broker.Inspect(ctx, data)
 	if err != nil {

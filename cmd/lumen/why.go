@@ -14,6 +14,7 @@ import (
 	"github.com/lumen-home/lumen/internal/atomicfile"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/journal"
+	"github.com/lumen-home/lumen/nats/repair"
 	"github.com/lumen-home/lumen/nats/subject"
 )
 
@@ -86,7 +87,7 @@ machine, with no daemon.`,
 func newJournal(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "journal",
-		Short: "Export a light's journal for a bug report",
+		Short: "Export a light's journal for a bug report, or repair a damaged one",
 		Args:  args(cobra.NoArgs),
 	}
 	var (
@@ -159,7 +160,44 @@ journal holds only their names.`,
 	f.Var(&since, "since", "only the last `DURATION` (e.g. 2h); default: the whole journal")
 	f.StringVar(&data, "data", "", "read this data directory directly instead of a running daemon")
 	lightFlag(export, a)
-	cmd.AddCommand(export)
+	cmd.AddCommand(export, newJournalRepair(a))
+	return cmd
+}
+
+func newJournalRepair(a *app) *cobra.Command {
+	var data string
+	cmd := &cobra.Command{
+		Use:   "repair --data DIR",
+		Short: "Repair a damaged journal in a stopped daemon's data directory",
+		Long: `Check every event of the journal in DIR against its checksum, and repair
+what is damaged (a disk or SD card that flipped a bit, a file cut short):
+
+  * each damaged event is removed; every intact one is kept, with its
+    sequence number;
+  * a damaged stream description (meta.inf) is written afresh: the next
+    'lumen up' sets its lights and budget again;
+  * each light gets a 'gap' output naming the lost sequences, so that it
+    starts, and 'lumen replay --verify' checks it, around them.
+
+'lumen up' refuses to start on a damaged journal and names this command.
+Lumen must be stopped: the repair refuses a directory a daemon holds. A
+journal with nothing damaged is left as it is.`,
+		Example: `  lumen journal repair --data ~/.local/share/lumen
+  lumen up --data ~/.local/share/lumen`,
+		Args: args(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if data == "" {
+				return usageError{errors.New("--data DIR is required: the data directory of the stopped daemon")}
+			}
+			res, err := repair.Repair(cmd.Context(), data, time.Now())
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(a.stdout, res)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&data, "data", "", "the data `DIR` of the stopped daemon")
 	return cmd
 }
 
