@@ -35,6 +35,21 @@ func bad(format string, args ...any) error {
 type checks struct {
 	minInterval time.Duration // of data sources
 	plugins     []string      // the operator's plugins' names
+	zone        string        // the daemon's IANA time zone (WithZone); "": none
+}
+
+// zoned gives each schedule without a tz the daemon's zone, so that the
+// journaled input names its zone and replay or whatif elsewhere reads the
+// same times. The light's machine takes a schedule without tz as UTC: the
+// schedules journaled before, and an input published straight to the
+// light's inputs.
+func (c checks) zoned(list []messages.Schedule) []messages.Schedule {
+	for i := range list {
+		if list[i].TZ == "" {
+			list[i].TZ = c.zone
+		}
+	}
+	return list
 }
 
 // pluginsUsed returns the plugins among the tools the sources fetch with,
@@ -238,7 +253,7 @@ func translateWith(verb string, body []byte, c checks) (any, error) {
 			varsOp = messages.VarsKeep
 		}
 		msg, err := cmd(messages.InConfig, messages.InConfigData{Op: messages.OpApply, States: r.States, Rules: r.Rules,
-			Vars: r.Vars, VarsOp: varsOp, Initial: r.Initial, Schedules: r.Schedules, Tools: r.Tools, Sources: sources, Functions: r.Functions,
+			Vars: r.Vars, VarsOp: varsOp, Initial: r.Initial, Schedules: c.zoned(r.Schedules), Tools: r.Tools, Sources: sources, Functions: r.Functions,
 			Layers: r.Layers, Plugins: pluginsUsed(sources, c.plugins)})
 		if err == nil {
 			// The same input, checked the same way, applied to a copy.
@@ -421,7 +436,7 @@ func translateWith(verb string, body []byte, c checks) (any, error) {
 		if s.Next != nil {
 			return nil, bad(`"next" is computed by the light; leave it out`)
 		}
-		return cmd(messages.InConfig, messages.InConfigData{Op: messages.OpCreateSchedule, Schedules: []messages.Schedule{s}})
+		return cmd(messages.InConfig, messages.InConfigData{Op: messages.OpCreateSchedule, Schedules: c.zoned([]messages.Schedule{s})})
 	}
 	return nil, &badRequest{code: 404, msg: "unknown command"}
 }
