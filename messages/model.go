@@ -195,7 +195,9 @@ type RuleMatch struct {
 //
 //	  - cron   five fields (minute hour day month weekday) or a descriptor
 //	    such as "@hourly".
-//	  - tz     IANA time zone, default UTC.
+//	  - tz     IANA time zone. The light's service fills in the daemon's
+//	    (clock.Zone) before the input is journaled; an input without tz
+//	    (journaled before, or published straight to evt.in) is UTC.
 //	  - fires  the transition fired at each tick.
 //	  - next   (output only) the next tick.
 type Schedule struct {
@@ -204,6 +206,14 @@ type Schedule struct {
 	TZ    string     `json:"tz,omitempty"`
 	Fires string     `json:"fires"`
 	Next  *time.Time `json:"next,omitempty"`
+}
+
+// Zone is the schedule's time zone: its tz, or UTC without one.
+func (s Schedule) Zone() string {
+	if s.TZ == "" {
+		return "UTC"
+	}
+	return s.TZ
 }
 
 // Timer is a pending durable timer: transition Name fires at Deadline
