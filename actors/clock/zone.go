@@ -12,8 +12,9 @@ import (
 // so that replay and whatif read the zone instead of the machine's.
 // time.Local.String() is only "Local" when the zone comes from
 // /etc/localtime, a name that means nothing elsewhere; ok is false when
-// no IANA name is found (a copied /etc/localtime, a TZ rule such as
-// CET-1CEST): the name is then UTC.
+// no IANA name is found (a copied /etc/localtime, TZ naming a file
+// outside zoneinfo): the name is then UTC. (Go reads a TZ it cannot load,
+// such as the rule CET-1CEST, as UTC, and so does this.)
 func Zone() (name string, ok bool) {
 	return zoneName(time.Local.String(), os.Readlink)
 }

@@ -168,7 +168,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 	}
 	zone, ok := clock.Zone()
 	if !ok {
-		logf("time zone: the system's has no IANA name (TZ is unset and /etc/localtime is no link into zoneinfo); schedules created without tz run in UTC: set TZ, e.g. TZ=Europe/Paris")
+		logf("time zone: the system's zone has no IANA name (neither TZ nor /etc/localtime names one in zoneinfo); schedules created without tz run in UTC: set TZ, e.g. TZ=Europe/Paris")
 	}
 	d.zone = zone
 	for _, name := range cfg.Lights {

@@ -612,5 +612,5 @@ func parseWhen(s string, now time.Time) (time.Time, error) {
 	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
 		return now.Add(-d), nil
 	}
-	return time.Time{}, fmt.Errorf("%q is no time: write 2026-11-25T08:00:00Z, 08:00 or 21:14:40 (the last one, local time) or 90m (ago)", s)
+	return time.Time{}, fmt.Errorf("%q is no time: write 2026-11-25T08:00:00Z, HH:MM[:SS] in local time (21:14:40: today's, or yesterday's if still to come) or 90m (ago)", s)
 }
