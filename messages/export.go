@@ -117,9 +117,9 @@ func ToYAML(c ApplyRequest) ([]byte, error) {
 			m := mapNode()
 			addPair(m, "name", str(s.Name))
 			addPair(m, "cron", str(s.Cron))
-			// UTC too: the file applied again keeps the times, where a
-			// schedule without tz would take the daemon's zone.
-			addPair(m, "tz", str(s.Zone()))
+			if s.TZ != "" {
+				addPair(m, "tz", str(s.TZ))
+			}
 			addPair(m, "fires", str(s.Fires))
 			seq.Content = append(seq.Content, m)
 		}

@@ -144,11 +144,7 @@ func TestToYAMLStrings(t *testing.T) {
 				Sources:   []json.RawMessage{json.RawMessage(src)},
 			}
 			y, got := roundTrip(t, c)
-			want := c
-			if s == "" { // a schedule without tz is written in its zone, UTC
-				want.Schedules = []messages.Schedule{{Name: s, Cron: s, TZ: "UTC", Fires: s}}
-			}
-			sameConfig(t, y, got, want)
+			sameConfig(t, y, got, c)
 			_, after, _ := strings.Cut(string(y), "states:\n  - name: ")
 			name, _, _ := strings.Cut(after, "\n    r: 255")
 			if name != tt.want {
@@ -356,12 +352,12 @@ func TestToYAMLRoundTrip(t *testing.T) {
 		wantText    string // in what is written
 		whole       bool   // wantText is all that is written
 	}{
-		{name: "a schedule's next time is not written; its zone is, UTC without tz (applied again, it keeps its times)",
+		{name: "a schedule's next time is not written",
 			given: messages.ApplyRequest{States: []messages.State{{Name: "a"}},
 				Schedules: []messages.Schedule{{Name: "s", Cron: "@hourly", Fires: "tick", Next: &next}}},
 			want: messages.ApplyRequest{States: []messages.State{{Name: "a"}},
-				Schedules: []messages.Schedule{{Name: "s", Cron: "@hourly", TZ: "UTC", Fires: "tick"}}},
-			wantText: "schedules:\n  - name: s\n    cron: '@hourly'\n    tz: UTC\n    fires: tick\n"},
+				Schedules: []messages.Schedule{{Name: "s", Cron: "@hourly", Fires: "tick"}}},
+			wantText: "schedules:\n  - name: s\n    cron: '@hourly'\n    fires: tick\n"},
 		{name: "empty vars are written, to clear the light's",
 			given:    messages.ApplyRequest{States: []messages.State{{Name: "a"}}, Vars: map[string]json.RawMessage{}},
 			wantText: "vars: {}\n"},

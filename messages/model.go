@@ -227,11 +227,13 @@ type Timer struct {
 // so that export | apply round-trips: its initial state as configured
 // (not the state it is in), the data sources too (a custom transition is
 // a tool and a source, both here) as their canonical definitions, the
-// schedules without their next time, which the light computes.
+// schedules without their next time, which the light computes, and each
+// with its zone, UTC too: applied again, a schedule without tz would take
+// the daemon's zone.
 func (g GetReply) Config() ApplyRequest {
 	var scheds []Schedule
 	for _, s := range g.Schedules {
-		s.Next = nil
+		s.Next, s.TZ = nil, s.Zone()
 		scheds = append(scheds, s)
 	}
 	return ApplyRequest{States: g.States, Rules: g.Rules, Vars: g.Vars, Initial: g.Initial, Schedules: scheds, Tools: g.Tools, Sources: g.Sources, Functions: g.Functions, Layers: g.Layers}

@@ -2,6 +2,7 @@ package main_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -70,6 +71,28 @@ func TestScheduleZone(t *testing.T) {
 		t.Errorf("old's next is %v, want 19:00 UTC", old)
 	}
 
+	// A rollback to a configuration with it keeps it in UTC, as does an
+	// export applied again (export names every zone, UTC too).
+	var g messages.GetReply
+	if err := json.Unmarshal(mustOK(t, request(t, nc, "lumen.demo.cmd.get", `{}`)).Raw, &g); err != nil {
+		t.Fatal(err)
+	}
+	if out, code := runCLI(t, d.URL, "schedule", "add", "later", "--cron", "0 20 * * *", "--fires", "evening"); code != 0 {
+		t.Fatalf("schedule add: exit %d\n%s", code, out)
+	}
+	if out, code := runCLI(t, d.URL, "rollback", fmt.Sprint(g.Seq)); code != 0 {
+		t.Fatalf("rollback: exit %d\n%s", code, out)
+	}
+	if in := lastEvent(t, nc, "lumen.demo.evt.in.config"); !strings.Contains(in, `{"name":"old","cron":"0 19 * * *","tz":"UTC","fires":"evening"}`) {
+		t.Errorf("the rollback's input does not keep old in UTC: %s", in)
+	}
+	if n := nextOf("old"); !n.Equal(old) {
+		t.Errorf("old's next after the rollback is %v, want %v", n, old)
+	}
+	if out, code := runCLI(t, d.URL, "export"); code != 0 || !strings.Contains(out, "    tz: Europe/Paris\n") || !strings.Contains(out, "    tz: UTC\n") {
+		t.Errorf("export: exit %d\n%s", code, out)
+	}
+
 	// The table, read in New York: each zone, and the next time there.
 	out, code := runCLIEnv(t, d.URL, []string{"TZ=America/New_York"}, "schedule", "ls")
 	for _, row := range []string{
@@ -79,10 +102,6 @@ func TestScheduleZone(t *testing.T) {
 		if code != 0 || !regexp.MustCompile(row).MatchString(out) {
 			t.Errorf("schedule ls lacks %s: exit %d\n%s", row, code, out)
 		}
-	}
-	// An export names every zone, UTC too: applied again, it keeps the times.
-	if out, code := runCLI(t, d.URL, "export"); code != 0 || !strings.Contains(out, "    tz: Europe/Paris\n") || !strings.Contains(out, "    tz: UTC\n") {
-		t.Errorf("export: exit %d\n%s", code, out)
 	}
 
 	// An apply file without tz: the daemon's zone too.
