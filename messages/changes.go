@@ -59,7 +59,8 @@ func DiffConfig(before, after ApplyRequest) Changes {
 		Vars: diffBy(slices.Sorted(maps.Keys(before.Vars)), slices.Sorted(maps.Keys(after.Vars)), func(n string) string { return n },
 			func(a, _ string) bool { return rawEqual(before.Vars[a], after.Vars[a]) }),
 		Schedules: diffBy(before.Schedules, after.Schedules, func(s Schedule) string { return s.Name }, func(a, b Schedule) bool {
-			a.Next, b.Next = nil, nil
+			// No tz is UTC: an export applied again changes nothing.
+			a.Next, b.Next, a.TZ, b.TZ = nil, nil, a.Zone(), b.Zone()
 			return jsonEqual(a, b)
 		}),
 		Tools:     diffBy(before.Tools, after.Tools, func(t Tool) string { return t.Name }, jsonEqual),

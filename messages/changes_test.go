@@ -59,6 +59,12 @@ func TestDiffConfig(t *testing.T) {
 			next := t0
 			c.Schedules = []messages.Schedule{{Name: "evening", Cron: "0 19 * * *", Fires: "evening", Next: &next}}
 		}, `{}`, "states: unchanged; rules: unchanged; vars: unchanged"},
+		{"no tz is UTC (an exported schedule applied again)", func(c *messages.ApplyRequest) {
+			c.Schedules = []messages.Schedule{{Name: "evening", Cron: "0 19 * * *", TZ: "UTC", Fires: "evening"}}
+		}, `{}`, "states: unchanged; rules: unchanged; vars: unchanged"},
+		{"a zone is configuration", func(c *messages.ApplyRequest) {
+			c.Schedules = []messages.Schedule{{Name: "evening", Cron: "0 19 * * *", TZ: "Europe/Paris", Fires: "evening"}}
+		}, `{"schedules":{"changed":["evening"]}}`, "states: unchanged; rules: unchanged; vars: unchanged; schedules: ~evening"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

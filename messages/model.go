@@ -195,7 +195,9 @@ type RuleMatch struct {
 //
 //	  - cron   five fields (minute hour day month weekday) or a descriptor
 //	    such as "@hourly".
-//	  - tz     IANA time zone, default UTC.
+//	  - tz     IANA time zone. The light's service fills in the daemon's
+//	    (clock.Zone) before the input is journaled; an input without tz
+//	    (journaled before, or published straight to evt.in) is UTC.
 //	  - fires  the transition fired at each tick.
 //	  - next   (output only) the next tick.
 type Schedule struct {
@@ -204,6 +206,14 @@ type Schedule struct {
 	TZ    string     `json:"tz,omitempty"`
 	Fires string     `json:"fires"`
 	Next  *time.Time `json:"next,omitempty"`
+}
+
+// Zone is the schedule's time zone: its tz, or UTC without one.
+func (s Schedule) Zone() string {
+	if s.TZ == "" {
+		return "UTC"
+	}
+	return s.TZ
 }
 
 // Timer is a pending durable timer: transition Name fires at Deadline
@@ -217,11 +227,13 @@ type Timer struct {
 // so that export | apply round-trips: its initial state as configured
 // (not the state it is in), the data sources too (a custom transition is
 // a tool and a source, both here) as their canonical definitions, the
-// schedules without their next time, which the light computes.
+// schedules without their next time, which the light computes, and each
+// with its zone, UTC too: applied again, a schedule without tz would take
+// the daemon's zone.
 func (g GetReply) Config() ApplyRequest {
 	var scheds []Schedule
 	for _, s := range g.Schedules {
-		s.Next = nil
+		s.Next, s.TZ = nil, s.Zone()
 		scheds = append(scheds, s)
 	}
 	return ApplyRequest{States: g.States, Rules: g.Rules, Vars: g.Vars, Initial: g.Initial, Schedules: scheds, Tools: g.Tools, Sources: g.Sources, Functions: g.Functions, Layers: g.Layers}

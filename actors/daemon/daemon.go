@@ -25,6 +25,7 @@ import (
 	"github.com/nats-io/nats.go/micro"
 
 	"github.com/lumen-home/lumen/actors"
+	"github.com/lumen-home/lumen/actors/clock"
 	"github.com/lumen-home/lumen/actors/device"
 	"github.com/lumen-home/lumen/actors/light"
 	"github.com/lumen-home/lumen/actors/light/machine"
@@ -81,6 +82,7 @@ type Daemon struct {
 	allow    netpolicy.Operator
 	model    *agent.OpenAI
 	metrics  *metrics.Metrics // served on GET /metrics
+	zone     string           // of schedules created without tz (clock.Zone)
 
 	stopLink context.CancelFunc // the hub link's watch; nil without a hub
 	warmed   chan struct{}      // closed once the tool engine is compiled or loaded
@@ -186,6 +188,11 @@ func (d *Daemon) Run(ctx context.Context) error {
 	if d.web, err = web.Listen("--http", cfg.HTTP, cfg.User != "", logf); err != nil {
 		return err
 	}
+	zone, ok := clock.Zone()
+	if !ok {
+		logf("time zone: the system's zone has no IANA name (neither TZ nor /etc/localtime names one in zoneinfo); schedules created without tz run in UTC: set TZ, e.g. TZ=Europe/Paris")
+	}
+	d.zone = zone
 	for _, name := range cfg.Lights {
 		l, err := d.spawnLight(ctx, name)
 		if err != nil {
@@ -263,7 +270,7 @@ func (d *Daemon) spawnLight(ctx context.Context, name string) (*Light, error) {
 	d.starting.served(name)
 	l.Service, err = light.Serve(d.nc, d.sys.Root, l.Machine, name, cfg.groupsOf(name), 30*time.Second,
 		light.WithSourceMinInterval(cfg.SourceMinInterval), light.WithToolCatalog(tool.NewCatalog(d.plugins)),
-		light.WithSourceCheck(device.SourceCheck(d.sys.Root, devPID.Load, 10*time.Second)), light.WithWebhookBase(d.web.URL()), light.WithJournal(d.j))
+		light.WithSourceCheck(device.SourceCheck(d.sys.Root, devPID.Load, 10*time.Second)), light.WithWebhookBase(d.web.URL()), light.WithJournal(d.j), light.WithZone(d.zone))
 	if err != nil {
 		return nil, err
 	}

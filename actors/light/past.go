@@ -229,6 +229,11 @@ func endsLayer(res machine.Result) bool {
 func configOf(m *machine.Machine) messages.ApplyRequest {
 	c := m.Export()
 	c.Vars = nil
+	// A schedule journaled without tz is UTC: named so, a rollback keeps
+	// it there instead of giving it the daemon's zone.
+	for i := range c.Schedules {
+		c.Schedules[i].TZ = c.Schedules[i].Zone()
+	}
 	return c
 }
 

@@ -158,6 +158,13 @@ func WithWebhookBase(url string) ServeOption {
 	return func(h *handler) { h.webhookBase = strings.TrimSuffix(url, "/") }
 }
 
+// WithZone gives the daemon's time zone, an IANA name (clock.Zone): a
+// schedule created without a tz is journaled with it. Without it such a
+// schedule is journaled without tz, which the light reads as UTC.
+func WithZone(name string) ServeOption {
+	return func(h *handler) { h.zone = name }
+}
+
 var fleetVerbs = []string{messages.VerbFire, messages.VerbSetState, messages.VerbGet, messages.VerbSetVar}
 
 type handler struct {
@@ -170,6 +177,7 @@ type handler struct {
 	sourceCheck SourceCheck      // gpio pins (WithSourceCheck); nil: none
 	webhookBase string           // http://HOST:PORT of the webhooks (WithWebhookBase); "": none
 	journal     *journal.Journal // for get at a seq or a time (WithJournal); nil: none
+	zone        string           // of schedules without tz (WithZone); "": none
 }
 
 func (h *handler) handle(verb string) func(micro.Request) {
@@ -257,7 +265,7 @@ func webhookURLs(base, light string, sources []json.RawMessage) map[string]strin
 }
 
 func (h *handler) checks() checks {
-	c := checks{minInterval: h.minInterval}
+	c := checks{minInterval: h.minInterval, zone: h.zone}
 	if h.catalog != nil {
 		for _, p := range h.catalog.Plugins() {
 			c.plugins = append(c.plugins, p.Name)

@@ -35,6 +35,29 @@ func bad(format string, args ...any) error {
 type checks struct {
 	minInterval time.Duration // of data sources
 	plugins     []string      // the operator's plugins' names
+	zone        string        // the daemon's IANA time zone (WithZone); "": none
+}
+
+// zoned gives each schedule without a tz the daemon's zone, so that the
+// journaled input names its zone and replay or whatif elsewhere reads the
+// same times. The light's machine takes a schedule without tz as UTC: the
+// schedules journaled before, and an input published straight to the
+// light's inputs. A zone the machine would refuse is refused here, with
+// what leaving it out now means.
+func (c checks) zoned(list []messages.Schedule) ([]messages.Schedule, error) {
+	for i := range list {
+		switch tz := list[i].TZ; {
+		case tz == "":
+			list[i].TZ = c.zone
+		case tz == "Local":
+			return nil, bad("schedule %q: tz Local depends on the machine; use an IANA time zone like Europe/Paris, or leave tz out for the daemon's", list[i].Name)
+		default:
+			if _, err := time.LoadLocation(tz); err != nil {
+				return nil, bad("schedule %q: unknown time zone %s; use an IANA time zone like Europe/Paris, or leave tz out for the daemon's", list[i].Name, messages.Clip(tz))
+			}
+		}
+	}
+	return list, nil
 }
 
 // pluginsUsed returns the plugins among the tools the sources fetch with,
@@ -242,8 +265,12 @@ func translateWith(verb string, body []byte, c checks) (any, error) {
 		if r.Vars == nil {
 			varsOp = messages.VarsKeep
 		}
+		scheds, err := c.zoned(r.Schedules)
+		if err != nil {
+			return nil, err
+		}
 		msg, err := cmd(messages.InConfig, messages.InConfigData{Op: messages.OpApply, States: r.States, Rules: r.Rules,
-			Vars: r.Vars, VarsOp: varsOp, Initial: r.Initial, State: r.State, Schedules: r.Schedules, Tools: r.Tools, Sources: sources, Functions: r.Functions,
+			Vars: r.Vars, VarsOp: varsOp, Initial: r.Initial, State: r.State, Schedules: scheds, Tools: r.Tools, Sources: sources, Functions: r.Functions,
 			Layers: r.Layers, Plugins: pluginsUsed(sources, c.plugins)})
 		if err == nil {
 			// The same input, checked the same way, applied to a copy.
@@ -426,7 +453,11 @@ func translateWith(verb string, body []byte, c checks) (any, error) {
 		if s.Next != nil {
 			return nil, bad(`"next" is computed by the light; leave it out`)
 		}
-		return cmd(messages.InConfig, messages.InConfigData{Op: messages.OpCreateSchedule, Schedules: []messages.Schedule{s}})
+		scheds, err := c.zoned([]messages.Schedule{s})
+		if err != nil {
+			return nil, err
+		}
+		return cmd(messages.InConfig, messages.InConfigData{Op: messages.OpCreateSchedule, Schedules: scheds})
 	}
 	return nil, &badRequest{code: 404, msg: "unknown command"}
 }

@@ -310,3 +310,44 @@ func TestTranslateIntents(t *testing.T) {
 		t.Errorf("intents: %#v", msg)
 	}
 }
+
+// A schedule without tz is journaled with the daemon's zone, by
+// create_schedule, apply and whatif alike; a zone the light would refuse
+// is refused before it is journaled; without a zone (no WithZone) the
+// input keeps no tz, which the light reads as UTC.
+func TestTranslateScheduleZone(t *testing.T) {
+	paris := checks{zone: "Europe/Paris"}
+	for _, tc := range []struct {
+		name, verb, body string
+		c                checks
+		want             string // the journaled schedules, or the error
+	}{
+		{"create without tz", messages.VerbCreateSchedule, `{"name":"e","cron":"0 19 * * *","fires":"x"}`, paris, `"tz":"Europe/Paris"`},
+		{"create with tz", messages.VerbCreateSchedule, `{"name":"e","cron":"0 19 * * *","tz":"Asia/Tokyo","fires":"x"}`, paris, `"tz":"Asia/Tokyo"`},
+		{"create, no zone", messages.VerbCreateSchedule, `{"name":"e","cron":"0 19 * * *","fires":"x"}`, checks{}, `"schedules":[{"name":"e","cron":"0 19 * * *","fires":"x"}]`},
+		{"apply", messages.VerbApply, `{"states":[{"name":"off"}],"schedules":[{"name":"a","cron":"@hourly","fires":"x"},{"name":"b","cron":"@hourly","tz":"UTC","fires":"x"}]}`, paris,
+			`"schedules":[{"name":"a","cron":"@hourly","tz":"Europe/Paris","fires":"x"},{"name":"b","cron":"@hourly","tz":"UTC","fires":"x"}]`},
+		{"whatif", messages.VerbWhatIf, `{"config":{"states":[{"name":"off"}],"schedules":[{"name":"a","cron":"@hourly","fires":"x"}]}}`, paris, `"tz":"Europe/Paris"`},
+		{"unknown zone", messages.VerbCreateSchedule, `{"name":"e","cron":"0 19 * * *","tz":"Mars/Olympus","fires":"x"}`, paris,
+			`schedule "e": unknown time zone "Mars/Olympus"; use an IANA time zone like Europe/Paris, or leave tz out for the daemon's`},
+		{"Local", messages.VerbApply, `{"states":[{"name":"off"}],"schedules":[{"name":"a","cron":"@hourly","tz":"Local","fires":"x"}]}`, paris,
+			`schedule "a": tz Local depends on the machine`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			msg, err := translateWith(tc.verb, []byte(tc.body), tc.c)
+			var got string
+			switch m := msg.(type) {
+			case *Command:
+				got = string(m.Data)
+			case *WhatIfReq:
+				got = string(m.Config)
+			}
+			if err != nil {
+				got = err.Error()
+			}
+			if !strings.Contains(got, tc.want) {
+				t.Errorf("got %s (%v), want %s", got, err, tc.want)
+			}
+		})
+	}
+}

@@ -104,7 +104,8 @@ func TestModelCommands(t *testing.T) {
 		t.Errorf("n unset:\n%s", out)
 	}
 	cli("schedule", "add", "evening", "--cron", "0 19 * * *", "--tz", "Europe/Paris", "--fires", "evening")
-	if out := cli("schedule", "ls"); !regexp.MustCompile(`(?m)^evening +0 19 \* \* \* +Europe/Paris +evening +20\d\d-\d\d-\d\d 19:00 CES?T$`).MatchString(out) {
+	// The next tick in the reader's local time.
+	if out, _ := runCLIEnv(t, d.URL, []string{"TZ=Europe/Paris"}, "schedule", "ls"); !regexp.MustCompile(`(?m)^evening +0 19 \* \* \* +Europe/Paris +evening +20\d\d-\d\d-\d\d 19:00 CES?T$`).MatchString(out) {
 		t.Errorf("lumen schedule ls:\n%s", out)
 	}
 	cli("schedule", "rm", "evening")

@@ -245,7 +245,8 @@ timers, schedules, tools and data sources. With --seq or --at, the model as it
 was then, rebuilt from the journal with no side effects.`,
 		Example: `  lumen get --light kitchen
   lumen get --seq 120          # right after input 120 (an output's seq names its input)
-  lumen get --at 08:00         # at 8 this morning; also 2026-11-25T08:00:00Z or 90m (ago)`,
+  lumen get --at 08:00         # at 8 this morning; also 2026-11-25T08:00:00Z or 90m (ago)
+  lumen get --at 21:14:40      # HH:MM[:SS], local time: today, or yesterday if still to come`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			q, err := past.request()
@@ -581,7 +582,7 @@ type pastFlags struct {
 
 func (p *pastFlags) add(cmd *cobra.Command) {
 	cmd.Flags().Uint64Var(&p.seq, "seq", 0, "as it was right after input `N` (an output's seq names its input)")
-	cmd.Flags().StringVar(&p.at, "at", "", "as it was at `TIME`: 2026-11-25T08:00:00Z, 08:00 (today, local time) or 90m (ago)")
+	cmd.Flags().StringVar(&p.at, "at", "", "as it was at `TIME`: 2026-11-25T08:00:00Z, HH:MM[:SS] (local time, today or yesterday if still to come) or 90m (ago)")
 }
 
 // request is the get request the flags ask for.
@@ -601,18 +602,27 @@ func (p *pastFlags) request() (messages.GetRequest, error) {
 	return q, nil
 }
 
-// parseWhen reads a time: RFC 3339, HH:MM today in local time, or a
-// duration ago.
+// parseWhen reads a time: RFC 3339, HH:MM[:SS] in local time (today, or
+// yesterday when that time is still to come today: the past is asked
+// for), or a duration ago.
 func parseWhen(s string, now time.Time) (time.Time, error) {
 	if t, err := time.Parse(time.RFC3339, s); err == nil {
 		return t, nil
 	}
-	if t, err := time.ParseInLocation("15:04", s, now.Location()); err == nil {
+	for _, layout := range []string{"15:04", "15:04:05"} {
+		t, err := time.ParseInLocation(layout, s, now.Location())
+		if err != nil {
+			continue
+		}
 		y, m, d := now.Date()
-		return time.Date(y, m, d, t.Hour(), t.Minute(), 0, 0, now.Location()), nil
+		at := time.Date(y, m, d, t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), now.Location())
+		if at.After(now) {
+			at = time.Date(y, m, d-1, t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), now.Location())
+		}
+		return at, nil
 	}
 	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
 		return now.Add(-d), nil
 	}
-	return time.Time{}, fmt.Errorf("%q is no time: write 2026-11-25T08:00:00Z, 08:00 (today) or 90m (ago)", s)
+	return time.Time{}, fmt.Errorf("%q is no time: write 2026-11-25T08:00:00Z, HH:MM[:SS] in local time (21:14:40: today's, or yesterday's if still to come) or 90m (ago)", s)
 }

@@ -275,7 +275,8 @@ func newSchedule(a *app) *cobra.Command {
 		Short: "Add (or replace) a schedule",
 		Long: `Add a schedule that fires a transition on a cron: five fields (minute hour
 day month weekday) or a descriptor such as @hourly or @every 5m, at most once
-a second, in --tz (an IANA zone, default UTC). A schedule whose time passed
+a second, in --tz (an IANA zone, default the daemon's: its $TZ, else the zone
+/etc/localtime links to, else UTC). A schedule whose time passed
 while the daemon was down fires once when it is back, marked late.`,
 		Example: `  lumen schedule add evening --cron "0 19 * * *" --tz Europe/Paris --fires evening
   lumen rule add '*' evening red`,
@@ -288,7 +289,7 @@ while the daemon was down fires once when it is back, marked late.`,
 		return s, nil
 	})
 	add.Flags().StringVar(&s.Cron, "cron", "", `when: "0 19 * * *", @hourly, @every 10m`)
-	add.Flags().StringVar(&s.TZ, "tz", "", "IANA time zone of the cron, e.g. Europe/Paris (default UTC)")
+	add.Flags().StringVar(&s.TZ, "tz", "", "IANA time zone of the cron, e.g. Europe/Paris (default the daemon's)")
 	add.Flags().StringVar(&s.Fires, "fires", "", "the transition it fires")
 	rm := mutation(a, &cobra.Command{
 		Use:   "rm NAME",

@@ -43,6 +43,8 @@ func TestGetAtPast(t *testing.T) {
 		}
 		return g["state"].(string), g
 	}
+	// Past the second of the last input, for --at HH:MM:SS (local time).
+	time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(time.Second)))
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -51,6 +53,7 @@ func TestGetAtPast(t *testing.T) {
 		{[]string{"--seq", fmt.Sprint(seqs[1])}, "green"},
 		{[]string{"--seq", fmt.Sprint(seqs[1] + 1)}, "green"}, // an output of the second click
 		{[]string{"--at", between.UTC().Format(time.RFC3339Nano)}, "red"},
+		{[]string{"--at", time.Now().Format("15:04:05")}, "blue"},
 		{nil, "blue"},
 	} {
 		if s, _ := state(tc.args...); s != tc.want {

@@ -99,18 +99,24 @@ func (d *Daemon) Pid() int { return d.cmd.Process.Pid }
 // and waits for its ready line (a test that wants HTTP gives --http
 // 127.0.0.1:0). The caller stops it.
 func Launch(bin, dir string, args ...string) (*Daemon, error) {
-	return launch(bin, dir, append([]string{"up", "--data", dir, "--listen", "127.0.0.1:0", "--http", "off"}, args...), "lumen: ready ")
+	return LaunchEnv(bin, dir, nil, args...)
+}
+
+// LaunchEnv is Launch with more environment variables (KEY=VALUE), e.g.
+// the daemon's TZ.
+func LaunchEnv(bin, dir string, env []string, args ...string) (*Daemon, error) {
+	return launch(bin, dir, env, append([]string{"up", "--data", dir, "--listen", "127.0.0.1:0", "--http", "off"}, args...), "lumen: ready ")
 }
 
 // LaunchHub runs `lumen hub --data dir --listen 127.0.0.1:0 --leaf-listen
 // 127.0.0.1:0 args…` and waits for its ready line. The caller stops it.
 func LaunchHub(bin, dir string, args ...string) (*Daemon, error) {
-	return launch(bin, dir, append([]string{"hub", "--data", dir, "--listen", "127.0.0.1:0", "--leaf-listen", "127.0.0.1:0"}, args...), "lumen: hub ready ")
+	return launch(bin, dir, nil, append([]string{"hub", "--data", dir, "--listen", "127.0.0.1:0", "--leaf-listen", "127.0.0.1:0"}, args...), "lumen: hub ready ")
 }
 
 // launch runs the binary with full and waits for the line starting with
 // ready: the URL follows, and for a hub "leaf HOST:PORT".
-func launch(bin, dir string, full []string, readyPrefix string) (*Daemon, error) {
+func launch(bin, dir string, env, full []string, readyPrefix string) (*Daemon, error) {
 	cmd := exec.Command(bin, full...)
 	// The developer's agent settings must not reach test daemons: a test
 	// configures the agent with flags, or checks that it is off.
@@ -119,6 +125,7 @@ func launch(bin, dir string, full []string, readyPrefix string) (*Daemon, error)
 		// Every daemon of a test run shares one compiled tool engine.
 		cmd.Env = append(cmd.Env, "LUMEN_PLUGIN_CACHE="+sharedPluginCache())
 	}
+	cmd.Env = append(cmd.Env, env...)
 	cmd.SysProcAttr = childAttr()
 	// Wait returns soon after the process exits even if something it
 	// started still holds its output open.
@@ -162,7 +169,13 @@ func launch(bin, dir string, full []string, readyPrefix string) (*Daemon, error)
 // Start launches a daemon that is stopped when tb ends.
 func Start(tb testing.TB, dir string, args ...string) *Daemon {
 	tb.Helper()
-	return stopAtEnd(tb)(Launch(Bin(tb), dir, args...))
+	return StartEnv(tb, dir, nil, args...)
+}
+
+// StartEnv is Start with more environment variables (KEY=VALUE).
+func StartEnv(tb testing.TB, dir string, env []string, args ...string) *Daemon {
+	tb.Helper()
+	return stopAtEnd(tb)(LaunchEnv(Bin(tb), dir, env, args...))
 }
 
 // StartHub launches a hub that is stopped when tb ends.

@@ -122,24 +122,17 @@ func Vars(w io.Writer, vars map[string]json.RawMessage) error {
 	return t.Flush()
 }
 
-// Schedules writes the light's schedules with their next tick, in the
-// schedule's time zone.
+// Schedules writes the light's schedules: each one's zone (UTC for one
+// journaled without tz), and its next tick in local time, the reader's.
 func Schedules(w io.Writer, list []messages.Schedule) error {
 	t := table(w)
 	fmt.Fprintln(t, "NAME\tCRON\tTZ\tFIRES\tNEXT")
 	for _, s := range list {
-		next, tz := "-", s.TZ
-		if tz == "" {
-			tz = "UTC"
-		}
+		next := "-"
 		if s.Next != nil {
-			at := *s.Next
-			if loc, err := time.LoadLocation(tz); err == nil {
-				at = at.In(loc)
-			}
-			next = at.Format("2006-01-02 15:04 MST")
+			next = s.Next.Local().Format("2006-01-02 15:04 MST")
 		}
-		fmt.Fprintf(t, "%s\t%s\t%s\t%s\t%s\n", s.Name, s.Cron, tz, s.Fires, next)
+		fmt.Fprintf(t, "%s\t%s\t%s\t%s\t%s\n", s.Name, s.Cron, s.Zone(), s.Fires, next)
 	}
 	return t.Flush()
 }

@@ -116,7 +116,7 @@ async function loadModel(light) {
     table("Variables", ["name", "value"], Object.entries(g.vars || {}).map(([k, v]) => [k, JSON.stringify(v)])),
     table("Data sources", ["name", "type", "fires", "last run"], (g.sources || []).map((s) => [s.name, s.type || "poll", s.fires || "", (g.last_runs || {})[s.name] || "never"])),
     table("Tools", ["name", "description"], (g.tools || []).map((t) => [t.name, t.description || ""])),
-    table("Schedules", ["name", "cron", "tz", "fires", "next"], (g.schedules || []).map((s) => [s.name, s.cron, s.tz || "", s.fires, s.next || ""])),
+    table("Schedules", ["name", "cron", "tz", "fires", "next"], (g.schedules || []).map((s) => [s.name, s.cron, s.tz || "UTC", s.fires, s.next || ""])),
     table("Timers", ["name", "deadline"], (g.timers || []).map((t) => [t.name, t.deadline])),
   );
 }
