@@ -67,10 +67,15 @@ func (a *app) pick(ctx context.Context, nc *nats.Conn) error {
 	if a.light == "" && a.group == "" {
 		a.light = os.Getenv("LUMEN_LIGHT")
 	}
+	if strings.EqualFold(a.light, fleet) {
+		a.light = fleet
+	}
 	if a.light != "" && a.light != fleet && a.group == "" {
-		if err := subject.ValidLight(a.light); err != nil {
+		name, err := subject.LightName(a.light)
+		if err != nil {
 			return usageError{fmt.Errorf("--light: %w", err)}
 		}
+		a.light = name
 		return nil
 	}
 	running, err := a.client(nc).Discover(ctx)
