@@ -59,7 +59,7 @@ func jsonFlag(cmd *cobra.Command, a *app) {
 func (a *app) connect() (*nats.Conn, error) {
 	nc, err := nats.Connect(a.server, nats.Name("lumen-cli"), nats.Timeout(5*time.Second))
 	if err != nil {
-		return nil, fmt.Errorf("cannot reach NATS at %s (%v); is 'lumen up' running? set --server or NATS_URL", a.server, err)
+		return nil, fmt.Errorf("cannot reach NATS at %s (%v); is 'lumen up' running? set --server or NATS_URL", a.where(), err)
 	}
 	return nc, nil
 }
@@ -122,7 +122,7 @@ func (a *app) explain(err error, timeout time.Duration) error {
 	case err == nil:
 		return nil
 	case errors.Is(err, wire.ErrNoLight):
-		return fmt.Errorf("no light named %q is running at %s; start it with 'lumen up --light %s'", a.light, a.server, a.light)
+		return fmt.Errorf("no light named %q is running at %s; start it with 'lumen up --light %s'", a.light, a.where(), a.light)
 	case errors.Is(err, wire.ErrTimeout):
 		return fmt.Errorf("light %q did not answer within %s", a.light, timeout)
 	case errors.As(err, &we):
@@ -442,7 +442,7 @@ With --since or --from-seq it first prints the history from the journal
 				return err
 			}
 			defer nc.Close()
-			fmt.Fprintf(a.stderr, "lumen: following %s on %s (Ctrl-C to stop)\n", filter, a.server)
+			fmt.Fprintf(a.stderr, "lumen: following %s on %s (Ctrl-C to stop)\n", filter, a.where())
 			a.printEvents(cmd.Context(), ch, 0, 0, func(*nats.Msg) bool { return false })
 			return nil
 		},
@@ -487,7 +487,7 @@ func (a *app) tailHistory(ctx context.Context, since time.Duration, fromSeq uint
 			return err
 		}
 	}
-	fmt.Fprintf(a.stderr, "lumen: %s from sequence %d, then live, on %s (Ctrl-C to stop)\n", filter, max(fromSeq, 1), a.server)
+	fmt.Fprintf(a.stderr, "lumen: %s from sequence %d, then live, on %s (Ctrl-C to stop)\n", filter, max(fromSeq, 1), a.where())
 	var events describe.Events
 	err = j.Follow(ctx, filter, fromSeq, func(m journal.Msg) error {
 		if m.Time.Before(after) {
