@@ -30,7 +30,9 @@ func TestURLsRedactedAndHubSaysWhatIsTrue(t *testing.T) {
 	// The Pi logs where it joins; the password in --hub is not shown.
 	_, leafPort, _ := strings.Cut(hub.Leaf, ":")
 	pi := startDaemon(t, t.TempDir(), "--light", "kitchen", "--hub", "tls://pia:s3cr3t@localhost:"+leafPort, "--creds", creds)
-	lumentest.WaitFor(t, 30*time.Second, "the Pi's line about the hub", func() bool { return strings.Contains(pi.Logs(), "the house at") || strings.Contains(pi.Logs(), "the hub at") })
+	lumentest.WaitFor(t, 30*time.Second, "the Pi's line about the hub", func() bool {
+		return strings.Contains(pi.Logs(), "the house at") || strings.Contains(pi.Logs(), "the hub at")
+	})
 	if logs := pi.Logs(); strings.Contains(logs, "s3cr3t") {
 		t.Errorf("the Pi's log shows the password:\n%s", logs)
 	}
