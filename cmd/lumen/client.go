@@ -100,7 +100,8 @@ var cliWords = strings.NewReplacer(
 	"define_tool", "'lumen tool define'", "delete_tool", "'lumen tool rm'", "list_tools", "'lumen tool ls'", "run_tool", "'lumen tool run'",
 	"define_function", "'lumen function define'", "delete_function", "'lumen function rm'",
 	"create_source", "'lumen source add'", "delete_source", "'lumen source rm'", "list_sources", "'lumen source ls'",
-	"append_rules", "'lumen rule add'", "delete_rules", "'lumen rule rm'", "enable_rules", "'lumen rule enable'",
+	"append_rules", "'lumen rule add'", "delete_rules", "'lumen rule rm'", "enable_rules", "'lumen rule enable'", "disable_rules", "'lumen rule disable'",
+	"delete_layer", "'lumen layer rm'", "create_state", "'lumen state add'", "delete_state", "'lumen state rm'",
 	"set_var", "'lumen var set'", "create_schedule", "'lumen schedule add'", "delete_schedule", "'lumen schedule rm'",
 	"set_state", "'lumen state'",
 )
@@ -214,9 +215,11 @@ every event it caused (state change, variables, timers, rule errors).`,
 func newState(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "state [NAME]",
-		Short: "Show the current state, or go to state NAME at once",
+		Short: "Show the current state, or go to state NAME at once; add and remove states",
 		Example: `  lumen state            # prints the current state
-  lumen state red        # go to red now, without a rule`,
+  lumen state red        # go to red now, without a rule
+  lumen state add orange 255 140 0
+  lumen state rm orange`,
 		Args: args(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
@@ -232,6 +235,7 @@ func newState(a *app) *cobra.Command {
 	}
 	fanoutFlags(cmd, a)
 	jsonFlag(cmd, a)
+	cmd.AddCommand(newStateAdd(a), newStateRm(a))
 	return cmd
 }
 
