@@ -70,8 +70,11 @@ a light with a real button refuses them.`,
 				}
 			}
 			switch err := gesture.Play(cmd.Context(), plan, gesture.PressGap, a.edge(nc)); {
-			case errors.Is(err, gesture.ErrInterrupted) && !errors.Is(err, errHeld):
+			case err == gesture.ErrInterrupted:
 				return errors.New("interrupted: the button is released")
+			case errors.Is(err, gesture.ErrInterrupted):
+				// The release failed too: say how to let go.
+				return fmt.Errorf("%w; 'lumen press release' lets go of the button", err)
 			case err != nil:
 				return err
 			}

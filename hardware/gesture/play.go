@@ -3,6 +3,7 @@ package gesture
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/lumen-home/lumen/hardware"
@@ -52,12 +53,12 @@ func Play(ctx context.Context, downs []time.Duration, gap time.Duration, edge Ed
 }
 
 // release sends the up edge with a context that outlives ctx and
-// returns why (cause), joined with the release's own error if it failed.
+// returns why (cause), with the release's own error if it failed.
 func release(ctx context.Context, edge Edge, cause error) error {
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseWithin)
 	defer cancel()
 	if err := edge(rctx, false); err != nil && !errors.Is(err, hardware.ErrButtonUp) {
-		return errors.Join(cause, err)
+		return fmt.Errorf("%w, and the button could not be released: %w", cause, err)
 	}
 	return cause
 }
