@@ -6,7 +6,10 @@
 // them.
 package hardware
 
-import "time"
+import (
+	"errors"
+	"time"
+)
 
 // RGB is one pixel, 0–255 per channel.
 type RGB struct {
@@ -29,6 +32,13 @@ type Edge struct {
 	Down bool      // pressed
 	At   time.Time // when the driver saw it
 }
+
+// Errors of a simulated button given an edge it is at already: a press of
+// a button that is down, a release of one that is up.
+var (
+	ErrButtonDown = errors.New("the simulated button is down already")
+	ErrButtonUp   = errors.New("the simulated button is up already")
+)
 
 // Button reports raw edges, bounces included.
 type Button interface {

@@ -85,6 +85,13 @@ type ButtonReply struct {
 	Edge string `json:"edge"`
 }
 
+// The simulated button's refusals (409) of an edge it is at already.
+// lumen press answers ButtonIsDown with how to release the button.
+const (
+	ButtonIsDown = `the simulated button is down already (a press was never released); release it first: {"edge":"up"}`
+	ButtonIsUp   = `the simulated button is up already: there is nothing to release`
+)
+
 // LEDEvent is published on lumen.<light>.led (core NATS, not journaled)
 // each time the LED starts showing a state: what it shows, from which
 // state, and the input that caused it.

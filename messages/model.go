@@ -43,6 +43,18 @@ func Expr(src string) Channel { return Channel{Expr: src} }
 // IsExpr reports whether the channel is an expression.
 func (c Channel) IsExpr() bool { return c.Expr != "" }
 
+// ParseChannel reads a channel as a person writes it: a number, else a
+// JavaScript expression.
+func ParseChannel(s string) (Channel, error) {
+	if s == "" {
+		return Channel{}, fmt.Errorf("a color channel must be a number 0-255 or a JavaScript expression, not an empty string")
+	}
+	if f, err := strconv.ParseFloat(s, 64); err == nil {
+		return Channel{Num: f}, nil
+	}
+	return Channel{Expr: s}, nil
+}
+
 // MarshalJSON writes a number or a string.
 func (c Channel) MarshalJSON() ([]byte, error) {
 	if c.IsExpr() {
@@ -60,15 +72,11 @@ func (c *Channel) UnmarshalJSON(b []byte) error {
 		if err := json.Unmarshal(b, &s); err != nil {
 			return err
 		}
-		if s == "" {
-			return fmt.Errorf("a color channel must be a number 0-255 or a JavaScript expression, not an empty string")
+		ch, err := ParseChannel(s)
+		if err == nil {
+			*c = ch
 		}
-		if f, err := strconv.ParseFloat(s, 64); err == nil {
-			*c = Channel{Num: f}
-			return nil
-		}
-		*c = Channel{Expr: s}
-		return nil
+		return err
 	}
 	var f float64
 	if err := json.Unmarshal(b, &f); err != nil {

@@ -81,9 +81,9 @@ func (s *Server) lights(w http.ResponseWriter, r *http.Request) {
 // command sends the body to the light's verb and answers exactly what
 // the light replied, with its wire code as the HTTP status.
 func (s *Server) command(w http.ResponseWriter, r *http.Request) {
-	light, verb := r.PathValue("light"), r.PathValue("verb")
-	if subject.ValidLight(light) != nil {
-		s.noLight(w, r, light)
+	verb := r.PathValue("verb")
+	light, ok := s.pathLight(w, r)
+	if !ok {
 		return
 	}
 	if subject.ValidLight(verb) != nil { // one token: no other subject is reachable
@@ -180,11 +180,27 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, bool
 
 // noLight answers 404 for a light that does not run, naming those that do.
 func (s *Server) noLight(w http.ResponseWriter, r *http.Request, light string) {
+	s.noLightBecause(w, r, fmt.Sprintf("no light named %q runs here", light))
+}
+
+// pathLight is the light the request's path names, as a person may type
+// it (Kitchen is kitchen: subject.LightName); a name no light can have is
+// answered 404, with the name to use when there is one.
+func (s *Server) pathLight(w http.ResponseWriter, r *http.Request) (string, bool) {
+	light, err := subject.LightName(r.PathValue("light"))
+	if err != nil {
+		s.noLightBecause(w, r, err.Error())
+		return "", false
+	}
+	return light, true
+}
+
+// noLightBecause answers 404 with msg and the lights that do run.
+func (s *Server) noLightBecause(w http.ResponseWriter, r *http.Request, msg string) {
 	ctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
 	defer cancel()
 	names, _ := s.lightNames(ctx)
 	names = slices.Clone(names)
-	msg := fmt.Sprintf("no light named %q runs here", light)
 	if len(names) > 0 {
 		slices.Sort(names)
 		msg += "; the lights are " + strings.Join(names, ", ")

@@ -8,7 +8,6 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/lumen-home/lumen/messages"
-	"github.com/lumen-home/lumen/nats/subject"
 	"github.com/lumen-home/lumen/nats/wire"
 )
 
@@ -26,9 +25,8 @@ type ConfigError struct {
 }
 
 func (s *Server) getConfig(w http.ResponseWriter, r *http.Request) {
-	light := r.PathValue("light")
-	if subject.ValidLight(light) != nil {
-		s.noLight(w, r, light)
+	light, ok := s.pathLight(w, r)
+	if !ok {
 		return
 	}
 	var g messages.GetReply
@@ -49,9 +47,8 @@ func (s *Server) getConfig(w http.ResponseWriter, r *http.Request) {
 // putConfig applies a YAML (or JSON) configuration; ?dry_run=1 checks
 // it and says what would change; ?replace_all=1 lets it empty the light.
 func (s *Server) putConfig(w http.ResponseWriter, r *http.Request) {
-	light := r.PathValue("light")
-	if subject.ValidLight(light) != nil {
-		s.noLight(w, r, light)
+	light, ok := s.pathLight(w, r)
+	if !ok {
 		return
 	}
 	raw, ok := readBody(w, r, maxBody)

@@ -36,9 +36,8 @@ import (
 const keepAlive = 15 * time.Second
 
 func (s *Server) lightEvents(w http.ResponseWriter, r *http.Request) {
-	light := r.PathValue("light")
-	if subject.ValidLight(light) != nil {
-		s.noLight(w, r, light)
+	light, ok := s.pathLight(w, r)
+	if !ok {
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)

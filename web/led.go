@@ -31,9 +31,8 @@ type LEDEvent struct {
 const ledEvery = time.Second / 30
 
 func (s *Server) lightLED(w http.ResponseWriter, r *http.Request) {
-	light := r.PathValue("light")
-	if subject.ValidLight(light) != nil {
-		s.noLight(w, r, light)
+	light, ok := s.pathLight(w, r)
+	if !ok {
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)

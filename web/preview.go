@@ -7,7 +7,6 @@ import (
 
 	"github.com/lumen-home/lumen/hardware/render"
 	"github.com/lumen-home/lumen/messages"
-	"github.com/lumen-home/lumen/nats/subject"
 )
 
 // PreviewReply answers GET /api/v1/lights/{light}/states/{state}/preview:
@@ -25,9 +24,9 @@ type PreviewReply struct {
 const previewFrames = 30
 
 func (s *Server) preview(w http.ResponseWriter, r *http.Request) {
-	light, name := r.PathValue("light"), r.PathValue("state")
-	if subject.ValidLight(light) != nil {
-		s.noLight(w, r, light)
+	name := r.PathValue("state")
+	light, ok := s.pathLight(w, r)
+	if !ok {
 		return
 	}
 	frames := previewFrames

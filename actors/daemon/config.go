@@ -125,10 +125,12 @@ func (c *Config) Validate() error {
 		c.Lights = []string{"demo"}
 	}
 	seen := map[string]bool{}
-	for _, l := range c.Lights {
-		if err := subject.ValidLight(l); err != nil {
-			return fmt.Errorf("--light %q: %w", l, err)
+	for i, typed := range c.Lights {
+		l, err := subject.LightName(typed)
+		if err != nil {
+			return fmt.Errorf("--light: %w", err)
 		}
+		c.Lights[i] = l
 		if seen[l] {
 			return fmt.Errorf("--light %q is given twice", l)
 		}
@@ -145,7 +147,10 @@ func (c *Config) Validate() error {
 		if err := subject.ValidGroup(g); err != nil {
 			return fmt.Errorf("group %q: %w", g, err)
 		}
-		for _, l := range members {
+		for i, l := range members {
+			// A person types a name in any case (LightName).
+			l = strings.ToLower(l)
+			members[i] = l
 			if !seen[l] {
 				return fmt.Errorf("group %q names light %q, which is not one of --light %s", g, l, strings.Join(c.Lights, ", "))
 			}

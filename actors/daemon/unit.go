@@ -43,10 +43,12 @@ func (o *Unit) Complete() error {
 		}
 		*p = abs
 	}
-	for _, l := range o.Lights {
-		if err := subject.ValidLight(l); err != nil {
-			return fmt.Errorf("--light %q: %w", l, err)
+	for i, typed := range o.Lights {
+		l, err := subject.LightName(typed)
+		if err != nil {
+			return fmt.Errorf("--light: %w", err)
 		}
+		o.Lights[i] = l
 	}
 	if o.User == "" || strings.ContainsAny(o.User, " \t\n\"'\\%$") {
 		return fmt.Errorf("--user %q is not a user name", o.User)

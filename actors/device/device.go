@@ -540,7 +540,12 @@ func (a *Actor) press(down bool) any {
 	if r := a.noRoom(down); r != nil {
 		return r
 	}
-	if err := in.Inject(down); err != nil {
+	switch err := in.Inject(down); {
+	case errors.Is(err, hardware.ErrButtonDown):
+		return &messages.ErrorReply{Code: 409, Error: messages.ButtonIsDown}
+	case errors.Is(err, hardware.ErrButtonUp):
+		return &messages.ErrorReply{Code: 409, Error: messages.ButtonIsUp}
+	case err != nil:
 		return &messages.ErrorReply{Code: 409, Error: err.Error()}
 	}
 	e := messages.EdgeUp

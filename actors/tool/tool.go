@@ -20,6 +20,7 @@ import (
 	"github.com/lumen-home/lumen/actors"
 	"github.com/lumen-home/lumen/actors/clock"
 	"github.com/lumen-home/lumen/internal/argschema"
+	"github.com/lumen-home/lumen/internal/redact"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/journal"
 	"github.com/lumen-home/lumen/nats/subject"
@@ -417,7 +418,7 @@ func (r *runner) Receive(ctx actor.Context) {
 // answer turns a call's outcome into a reply; secrets are redacted from
 // everything the caller (maybe an LLM) sees.
 func answer(name string, res plugins.Result, err error, sec *secrets.Store) any {
-	redact := func(b []byte) []byte {
+	hide := func(b []byte) []byte {
 		if sec == nil {
 			return b
 		}
@@ -436,11 +437,11 @@ func answer(name string, res plugins.Result, err error, sec *secrets.Store) any 
 		if errors.Is(err, errNoEngine) {
 			return &messages.ErrorReply{Code: code, Error: err.Error()}
 		}
-		return &messages.ErrorReply{Code: code, Error: string(redact([]byte(fmt.Sprintf("tool %s: %v", name, err))))}
+		return &messages.ErrorReply{Code: code, Error: redact.URLs(string(hide([]byte(fmt.Sprintf("tool %s: %v", name, err)))))}
 	}
 	logs := make([]string, len(res.Log))
 	for i, l := range res.Log {
-		logs[i] = string(redact([]byte(l)))
+		logs[i] = string(hide([]byte(l)))
 	}
-	return &messages.RunToolReply{OK: true, Result: redact(res.Value), Log: logs, Ms: float64(res.Duration.Microseconds()) / 1000}
+	return &messages.RunToolReply{OK: true, Result: hide(res.Value), Log: logs, Ms: float64(res.Duration.Microseconds()) / 1000}
 }

@@ -59,7 +59,7 @@ func jsonFlag(cmd *cobra.Command, a *app) {
 func (a *app) connect() (*nats.Conn, error) {
 	nc, err := nats.Connect(a.server, nats.Name("lumen-cli"), nats.Timeout(5*time.Second))
 	if err != nil {
-		return nil, fmt.Errorf("cannot reach NATS at %s (%v); is 'lumen up' running? set --server or NATS_URL", a.server, err)
+		return nil, fmt.Errorf("cannot reach NATS at %s (%v); is 'lumen up' running? set --server or NATS_URL", a.where(), err)
 	}
 	return nc, nil
 }
@@ -100,7 +100,8 @@ var cliWords = strings.NewReplacer(
 	"define_tool", "'lumen tool define'", "delete_tool", "'lumen tool rm'", "list_tools", "'lumen tool ls'", "run_tool", "'lumen tool run'",
 	"define_function", "'lumen function define'", "delete_function", "'lumen function rm'",
 	"create_source", "'lumen source add'", "delete_source", "'lumen source rm'", "list_sources", "'lumen source ls'",
-	"append_rules", "'lumen rule add'", "delete_rules", "'lumen rule rm'", "enable_rules", "'lumen rule enable'",
+	"append_rules", "'lumen rule add'", "delete_rules", "'lumen rule rm'", "enable_rules", "'lumen rule enable'", "disable_rules", "'lumen rule disable'",
+	"delete_layer", "'lumen layer rm'", "create_state", "'lumen state add'", "delete_state", "'lumen state rm'", "delete_intent", "'lumen intents rm'",
 	"set_var", "'lumen var set'", "create_schedule", "'lumen schedule add'", "delete_schedule", "'lumen schedule rm'",
 	"set_state", "'lumen state'",
 )
@@ -122,7 +123,7 @@ func (a *app) explain(err error, timeout time.Duration) error {
 	case err == nil:
 		return nil
 	case errors.Is(err, wire.ErrNoLight):
-		return fmt.Errorf("no light named %q is running at %s; start it with 'lumen up --light %s'", a.light, a.server, a.light)
+		return fmt.Errorf("no light named %q is running at %s; start it with 'lumen up --light %s'", a.light, a.where(), a.light)
 	case errors.Is(err, wire.ErrTimeout):
 		return fmt.Errorf("light %q did not answer within %s", a.light, timeout)
 	case errors.As(err, &we):
@@ -214,9 +215,11 @@ every event it caused (state change, variables, timers, rule errors).`,
 func newState(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "state [NAME]",
-		Short: "Show the current state, or go to state NAME at once",
+		Short: "Show the current state, or go to state NAME at once; add and remove states",
 		Example: `  lumen state            # prints the current state
-  lumen state red        # go to red now, without a rule`,
+  lumen state red        # go to red now, without a rule
+  lumen state add orange 255 140 0
+  lumen state rm orange`,
 		Args: args(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
@@ -232,6 +235,7 @@ func newState(a *app) *cobra.Command {
 	}
 	fanoutFlags(cmd, a)
 	jsonFlag(cmd, a)
+	cmd.AddCommand(newStateAdd(a), newStateRm(a))
 	return cmd
 }
 
@@ -455,7 +459,7 @@ With --since or --from-seq it first prints the history from the journal
 				return err
 			}
 			defer nc.Close()
-			fmt.Fprintf(a.stderr, "lumen: following %s on %s (Ctrl-C to stop)\n", filter, a.server)
+			fmt.Fprintf(a.stderr, "lumen: following %s on %s (Ctrl-C to stop)\n", filter, a.where())
 			a.printEvents(cmd.Context(), ch, 0, 0, func(*nats.Msg) bool { return false })
 			return nil
 		},
@@ -500,7 +504,7 @@ func (a *app) tailHistory(ctx context.Context, since time.Duration, fromSeq uint
 			return err
 		}
 	}
-	fmt.Fprintf(a.stderr, "lumen: %s from sequence %d, then live, on %s (Ctrl-C to stop)\n", filter, max(fromSeq, 1), a.server)
+	fmt.Fprintf(a.stderr, "lumen: %s from sequence %d, then live, on %s (Ctrl-C to stop)\n", filter, max(fromSeq, 1), a.where())
 	var events describe.Events
 	err = j.Follow(ctx, filter, fromSeq, func(m journal.Msg) error {
 		if m.Time.Before(after) {

@@ -45,7 +45,7 @@ When ready it prints one line 'lumen: hub ready nats://HOST:PORT leaf HOST:PORT'
 			cfg.Logf = func(format string, args ...any) {
 				// The server's own lines: only its warnings and errors.
 				if !strings.HasPrefix(format, "nats: ") || strings.HasPrefix(format, "nats: error: ") || strings.HasPrefix(format, "nats: warning: ") && !strings.Contains(format, "Plaintext passwords") {
-					fmt.Fprintf(a.stderr, "lumen: "+format+"\n", args...)
+					logTo(a.stderr)(format, args...)
 				}
 			}
 			h, err := house.NewHub(cfg)

@@ -230,7 +230,7 @@ func TestLayerCLI(t *testing.T) {
 		{[]string{"rule", "add", "*", "x", "red", "--fires", "1", "--layer", "two"}, 1, `the light has a layer "two" already`},
 		{[]string{"rule", "add", "*", "x", "red", "--until", "getData('a') ==="}, 1, "'s until has a syntax error"},
 		{[]string{"rule", "rm", id}, 1, "rule " + id + " belongs to layer two"},
-		{[]string{"layer", "rm", "nope"}, 1, `layer "nope" does not exist (it may have ended already); get lists the light's layers: two (code 404)`},
+		{[]string{"layer", "rm", "nope"}, 1, `layer "nope" does not exist (it may have ended already); the light's layers are two (code 404)`},
 		{[]string{"rule", "disable", id}, 0, "config disable rules: rule " + id},
 		{[]string{"rule", "enable", id}, 0, "config enable rules: rule " + id},
 	} {

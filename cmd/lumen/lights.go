@@ -15,6 +15,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/spf13/cobra"
 
+	"github.com/lumen-home/lumen/internal/redact"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/messages/describe"
 	"github.com/lumen-home/lumen/nats/house"
@@ -67,10 +68,15 @@ func (a *app) pick(ctx context.Context, nc *nats.Conn) error {
 	if a.light == "" && a.group == "" {
 		a.light = os.Getenv("LUMEN_LIGHT")
 	}
+	if strings.EqualFold(a.light, fleet) {
+		a.light = fleet
+	}
 	if a.light != "" && a.light != fleet && a.group == "" {
-		if err := subject.ValidLight(a.light); err != nil {
+		name, err := subject.LightName(a.light)
+		if err != nil {
 			return usageError{fmt.Errorf("--light: %w", err)}
 		}
+		a.light = name
 		return nil
 	}
 	running, err := a.client(nc).Discover(ctx)
@@ -87,7 +93,7 @@ func (a *app) pick(ctx context.Context, nc *nats.Conn) error {
 	case a.group != "" && a.light != "":
 		return usageError{errors.New("give --light or --group, not both")}
 	case len(running) == 0:
-		return fmt.Errorf("no light is running at %s; start one with 'lumen up'", a.server)
+		return a.noLights(ctx, nc)
 	case len(names) == 0:
 		return fmt.Errorf("no running light is in group %q; the lights are %s ('lumen ls' shows their groups)", a.group, lightNames(running))
 	case a.light == "" && a.group == "" && len(names) > 1:
@@ -100,6 +106,16 @@ func (a *app) pick(ctx context.Context, nc *nats.Conn) error {
 	return nil
 }
 
+// noLights says why no light runs at --server: a hub whose Pis are away,
+// or no lumen up.
+func (a *app) noLights(ctx context.Context, nc *nats.Conn) error {
+	js, _ := jetstream.New(nc) // nil: the sentence for a daemon
+	return house.NoLights(ctx, js, a.server)
+}
+
+// where is --server as a person may see it: without its password.
+func (a *app) where() string { return redact.URLs(a.server) }
+
 func lightNames(running []wire.Running) string {
 	names := make([]string, len(running))
 	for i, r := range running {
@@ -111,7 +127,7 @@ func lightNames(running []wire.Running) string {
 // noSuchLight puts the lights that do run into the error for one that
 // does not.
 func (a *app) noSuchLight(nc *nats.Conn) error {
-	msg := fmt.Sprintf("no light named %q is running at %s", a.light, a.server)
+	msg := fmt.Sprintf("no light named %q is running at %s", a.light, a.where())
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
 	if running, err := a.client(nc).Discover(ctx); err == nil && len(running) > 0 {
@@ -185,7 +201,7 @@ func newLs(a *app) *cobra.Command {
 				absent, _ = house.Unreachable(ctx, js, names)
 			}
 			if len(running) == 0 && len(absent) == 0 {
-				return fmt.Errorf("no light is running at %s; start one with 'lumen up'", a.server)
+				return a.noLights(ctx, nc)
 			}
 			gets := c.RequestAll(ctx, names, messages.VerbGet, nil)
 			leds := c.RequestAll(ctx, names, messages.VerbLED, nil)

@@ -11,6 +11,8 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/lumen-home/lumen/internal/redact"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -44,7 +46,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err == nil {
 		return 0
 	}
-	fmt.Fprintf(stderr, "lumen: %v\n", err)
+	// Whatever an error quotes, a URL's password is not shown.
+	fmt.Fprintf(stderr, "lumen: %s\n", redact.URLs(err.Error()))
 	var ue usageError
 	if errors.As(err, &ue) {
 		return 2
@@ -108,5 +111,13 @@ func args(check cobra.PositionalArgs) cobra.PositionalArgs {
 			return usageError{err}
 		}
 		return nil
+	}
+}
+
+// logTo is a daemon's log sink: one "lumen: " line each on w, with the
+// passwords of the URLs it quotes redacted.
+func logTo(w io.Writer) func(format string, args ...any) {
+	return func(format string, args ...any) {
+		fmt.Fprintf(w, "lumen: %s\n", redact.URLs(fmt.Sprintf(format, args...)))
 	}
 }

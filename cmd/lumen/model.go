@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -145,6 +146,16 @@ layer rm NAME' ends one early.`,
 		}
 		return req, nil
 	})
+	// The light names a refused rule by its place in the request; the
+	// command sends one rule and names it already.
+	send := add.RunE
+	add.RunE = func(cmd *cobra.Command, argv []string) error {
+		err := send(cmd, argv)
+		if err != nil && !errors.As(err, new(usageError)) {
+			err = errors.New(strings.Replace(err.Error(), " (rules[0])", "", 1))
+		}
+		return err
+	}
 	f := add.Flags()
 	f.StringVar(&layer.Name, "layer", "", "the temporary layer's name (with --fires, --for or --until; default layer<N>)")
 	f.IntVar(&fires, "fires", 0, "add it as a layer that ends after its rule fired this many times")
@@ -307,4 +318,49 @@ while the daemon was down fires once when it is back, marked late.`,
 	})
 	cmd.AddCommand(add, ls, rm)
 	return cmd
+}
+
+// newStateAdd is lumen state add: create_state with one state.
+func newStateAdd(a *app) *cobra.Command {
+	var speed int
+	var description string
+	cmd := mutation(a, &cobra.Command{
+		Use:   "add NAME R G B",
+		Short: "Add a state, or change one: its color (0-255 or a JavaScript expression per channel)",
+		Long: `Add a state named NAME whose color is R G B: each a number from 0 to 255,
+or a JavaScript expression (frame, t, i, n, getData …) computed for every
+frame, one frame each --speed milliseconds. A state of that name already
+there is replaced.`,
+		Example: `  lumen state add orange 255 140 0
+  lumen state add breathe 0 0 "128 + 127 * Math.sin(frame / 10)" --speed 50 --description "slow blue breath"`,
+		Args: args(cobra.ExactArgs(4)),
+	}, messages.VerbCreateState, func(argv []string) (any, error) {
+		s := messages.State{Name: argv[0], Description: description}
+		for i, ch := range []*messages.Channel{&s.R, &s.G, &s.B} {
+			c, err := messages.ParseChannel(argv[i+1])
+			if err != nil {
+				return nil, usageError{fmt.Errorf("%s: %w", "RGB"[i:i+1], err)}
+			}
+			*ch = c
+		}
+		if speed != 0 {
+			s.Speed = &speed
+		}
+		return s, nil
+	})
+	cmd.Flags().IntVar(&speed, "speed", 0, "for a color that is an expression, the frame period in `MS` (default: static)")
+	cmd.Flags().StringVar(&description, "description", "", "what the state is for, in a few words")
+	return cmd
+}
+
+// newStateRm is lumen state rm: delete_state.
+func newStateRm(a *app) *cobra.Command {
+	return mutation(a, &cobra.Command{
+		Use:     "rm NAME",
+		Short:   "Remove a state (refused while a rule goes to it)",
+		Example: `  lumen state rm orange`,
+		Args:    args(cobra.ExactArgs(1)),
+	}, messages.VerbDeleteState, func(argv []string) (any, error) {
+		return messages.NameRequest{Name: argv[0]}, nil
+	})
 }

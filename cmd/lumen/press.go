@@ -1,13 +1,17 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/spf13/cobra"
 
+	"github.com/lumen-home/lumen/hardware"
 	"github.com/lumen-home/lumen/hardware/gesture"
 	"github.com/lumen-home/lumen/messages"
 )
@@ -18,7 +22,7 @@ const pressQuiet = 400 * time.Millisecond
 func newPress(a *app) *cobra.Command {
 	var holdFor durationFlag = durationFlag(time.Second)
 	cmd := &cobra.Command{
-		Use:   "press [click|double|hold]",
+		Use:   "press [click|double|hold|release]",
 		Short: "Press a light's simulated button",
 		Long: `Press the simulated button of a light that runs without GPIO. The edges go
 through debounce and gesture detection exactly like a real button's, so the
@@ -27,17 +31,24 @@ button_release, and its rules react. press prints what the light did.
 While the agent waits for an approval the press decides it instead: hold
 approves, click rejects.
 
+A press interrupted (Ctrl-C) releases the button it pressed; release lets
+go of a button left down (by a program that sent "down" and no "up").
+
 The raw edges are requests on lumen.<light>.cmd.button {"edge":"down"|"up"};
 a light with a real button refuses them.`,
 		Example: `  lumen press               # a click
   lumen press double --light kitchen
-  lumen press hold --for 2s`,
+  lumen press hold --for 2s
+  lumen press release       # let go of a button left down`,
 		Args:      args(cobra.MaximumNArgs(1)),
-		ValidArgs: []string{"click", "double", "hold"},
+		ValidArgs: []string{"click", "double", "hold", "release"},
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			kind := "click"
 			if len(argv) == 1 {
 				kind = argv[0]
+			}
+			if kind == "release" {
+				return a.release(cmd.Context())
 			}
 			plan, want, err := gesture.Presses(kind, time.Duration(holdFor))
 			if err != nil {
@@ -58,17 +69,14 @@ a light with a real button refuses them.`,
 					want = 2
 				}
 			}
-			for i, d := range plan {
-				if i > 0 {
-					time.Sleep(gesture.PressGap)
-				}
-				if _, err := a.requestOn(cmd.Context(), nc, messages.VerbButton, messages.ButtonRequest{Edge: messages.EdgeDown}); err != nil {
-					return err
-				}
-				time.Sleep(d)
-				if _, err := a.requestOn(cmd.Context(), nc, messages.VerbButton, messages.ButtonRequest{Edge: messages.EdgeUp}); err != nil {
-					return err
-				}
+			switch err := gesture.Play(cmd.Context(), plan, gesture.PressGap, a.edge(nc)); {
+			case err == gesture.ErrInterrupted:
+				return errors.New("interrupted: the button is released")
+			case errors.Is(err, gesture.ErrInterrupted):
+				// The release failed too: say how to let go.
+				return fmt.Errorf("%w; 'lumen press release' lets go of the button", err)
+			case err != nil:
+				return err
 			}
 			// A click is decided on its release, or when the double-click
 			// window closes if a rule reacts to a double click.
@@ -93,4 +101,50 @@ a light with a real button refuses them.`,
 	lightFlag(cmd, a)
 	jsonFlag(cmd, a)
 	return cmd
+}
+
+// errHeld is the simulated button's refusal of a press while it is down.
+var errHeld = errors.New("the light's simulated button is held down (by an interrupted program?); release it with 'lumen press release'")
+
+// edge sends the simulated button's edges to a.light over nc, with the
+// button's refusals of an edge it is at already as hardware's errors.
+func (a *app) edge(nc *nats.Conn) gesture.Edge {
+	return func(ctx context.Context, down bool) error {
+		e := messages.EdgeUp
+		if down {
+			e = messages.EdgeDown
+		}
+		_, err := a.requestOn(ctx, nc, messages.VerbButton, messages.ButtonRequest{Edge: e})
+		switch {
+		case err == nil:
+			return nil
+		case strings.HasPrefix(err.Error(), messages.ButtonIsDown):
+			return errHeld
+		case strings.HasPrefix(err.Error(), messages.ButtonIsUp):
+			return fmt.Errorf("%w: %w", errNotHeld, hardware.ErrButtonUp)
+		}
+		return err
+	}
+}
+
+// errNotHeld is what lumen press release says of a button that is up.
+var errNotHeld = errors.New("the button is not held down: there is nothing to release")
+
+// release lets go of the simulated button; one that is up already is
+// said, and is not an error.
+func (a *app) release(ctx context.Context) error {
+	nc, err := a.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	switch err := a.edge(nc)(ctx, false); {
+	case errors.Is(err, errNotHeld):
+		fmt.Fprintln(a.stdout, errNotHeld)
+	case err != nil:
+		return err
+	default:
+		fmt.Fprintln(a.stdout, "released the button")
+	}
+	return nil
 }

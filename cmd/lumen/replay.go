@@ -135,7 +135,7 @@ func (a *app) events(ctx context.Context, data, file string) (light.Events, func
 			return nil, nil, err
 		}
 	}
-	if err := subject.ValidLight(a.light); err != nil {
+	if a.light, err = subject.LightName(a.light); err != nil {
 		closeFn()
 		return nil, nil, usageError{fmt.Errorf("--light: %w", err)}
 	}

@@ -207,7 +207,7 @@ func mergeFile(flags *pflag.FlagSet, cfg *daemon.Config, b []byte) error {
 // where to reach it, the status line on a terminal.
 func (a *app) runDaemon(ctx context.Context, cfg daemon.Config) error {
 	status := render.NewStatus(a.stdout, cfg.Lights)
-	cfg.Logf = func(format string, args ...any) { fmt.Fprintf(a.stderr, "lumen: "+format+"\n", args...) }
+	cfg.Logf = logTo(a.stderr)
 	cfg.OnShow = func(light, state string, raw []hardware.RGB) { status.Show(light, state, raw) }
 	if a.self != "" {
 		cfg.CompileGuest = compileGuestApart(a.self, cfg.Logf)

@@ -77,9 +77,9 @@ func (d *Device) Inject(down bool) error {
 	}
 	if down == d.down {
 		if down {
-			return errors.New("sim: the button is already down; send up first")
+			return hardware.ErrButtonDown
 		}
-		return errors.New("sim: the button is already up; send down first")
+		return hardware.ErrButtonUp
 	}
 	select {
 	case d.edges <- hardware.Edge{Down: down, At: d.now()}:

@@ -95,10 +95,13 @@ func (r *Registry) Add(name string, lights []string, now time.Time) (seed string
 	if len(lights) == 0 {
 		return "", errors.New("house: give the Pi's lights (--light NAME, repeatable)")
 	}
-	for i, l := range lights {
-		if err := subject.ValidLight(l); err != nil {
+	lights = slices.Clone(lights)
+	for i, typed := range lights {
+		l, err := subject.LightName(typed)
+		if err != nil {
 			return "", err
 		}
+		lights[i] = l
 		if slices.Contains(lights[:i], l) {
 			return "", fmt.Errorf("house: light %s is listed twice", l)
 		}
@@ -119,7 +122,7 @@ func (r *Registry) Add(name string, lights []string, now time.Time) (seed string
 	if err != nil {
 		return "", err
 	}
-	r.Pis = append(r.Pis, Pi{Name: name, PublicKey: pub, Lights: slices.Clone(lights), Added: now.UTC()})
+	r.Pis = append(r.Pis, Pi{Name: name, PublicKey: pub, Lights: lights, Added: now.UTC()})
 	return string(s), nil
 }
 

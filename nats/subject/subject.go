@@ -44,8 +44,20 @@ const (
 	tokSys   = "sys"
 )
 
-// ErrInvalidName is wrapped by the errors of ValidLight and ValidGroup.
-var ErrInvalidName = errors.New("subject: invalid name")
+// ErrInvalidName is matched (errors.Is) by the errors of ValidLight,
+// ValidGroup and LightName.
+var ErrInvalidName = errors.New("invalid name")
+
+// nameError is a refused name: its sentence is for people, without a
+// package prefix, and it is an ErrInvalidName.
+type nameError struct{ msg string }
+
+func (e *nameError) Error() string        { return e.msg }
+func (e *nameError) Is(target error) bool { return target == ErrInvalidName }
+
+func invalidf(format string, args ...any) error {
+	return &nameError{msg: fmt.Sprintf(format, args...)}
+}
 
 // ValidLight reports whether name can be used as a light name: one or more
 // of a-z, 0-9, '_' and '-', and not one of the reserved names fleet, group
@@ -56,9 +68,47 @@ func ValidLight(name string) error {
 	}
 	switch name {
 	case tokFleet, tokGroup, tokSys:
-		return fmt.Errorf("%w: light name %q is reserved (so are fleet, group and sys): choose another name", ErrInvalidName, name)
+		return invalidf("light name %q is reserved (so are fleet, group and sys): choose another name", name)
 	}
 	return nil
+}
+
+// LightName is the light a person means by typed: its name in lowercase
+// (Kitchen is kitchen), or an error that names the name to use when typed
+// holds spaces or other characters a name cannot ("living room": use
+// living_room). The wire's names stay [a-z0-9_-]+.
+func LightName(typed string) (string, error) {
+	name := strings.ToLower(strings.TrimSpace(typed))
+	err := ValidLight(name)
+	if err == nil || name == "" {
+		return name, err
+	}
+	if alt := suggest(name); alt != name && ValidLight(alt) == nil {
+		return "", invalidf("light name %q is not allowed: names are lowercase letters a-z, digits 0-9, '_' and '-': use %s", typed, alt)
+	}
+	return "", err
+}
+
+// suggest replaces each run of spaces and punctuation with '_'; a name
+// with other letters (küche) has no suggestion: "" is returned.
+func suggest(name string) string {
+	var b strings.Builder
+	gap := false
+	for _, c := range name {
+		if c >= 0x80 {
+			return ""
+		}
+		if (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-' {
+			if gap && b.Len() > 0 {
+				b.WriteByte('_')
+			}
+			b.WriteRune(c)
+			gap = false
+			continue
+		}
+		gap = true
+	}
+	return b.String()
 }
 
 // ValidGroup reports whether name can be used as a group name: one or more
@@ -71,14 +121,14 @@ func ValidGroup(name string) error {
 // runs on every command.
 func validToken(kind, name string) error {
 	if name == "" {
-		return fmt.Errorf("%w: %s name is empty: use one or more lowercase letters a-z, digits 0-9, '_' or '-'", ErrInvalidName, kind)
+		return invalidf("%s name is empty: use one or more lowercase letters a-z, digits 0-9, '_' or '-'", kind)
 	}
 	for i := 0; i < len(name); i++ {
 		c := name[i]
 		if (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-' {
 			continue
 		}
-		return fmt.Errorf("%w: %s name %q is not allowed: use only lowercase letters a-z, digits 0-9, '_' or '-'", ErrInvalidName, kind, name)
+		return invalidf("%s name %q is not allowed: use only lowercase letters a-z, digits 0-9, '_' or '-'", kind, name)
 	}
 	return nil
 }

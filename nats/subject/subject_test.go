@@ -45,10 +45,36 @@ func TestValidLight(t *testing.T) {
 			if !errors.Is(err, subject.ErrInvalidName) {
 				t.Fatalf("ValidLight(%q) = %v, want errors.Is ErrInvalidName", tt.given, err)
 			}
-			if !strings.HasPrefix(err.Error(), "subject: ") {
-				t.Fatalf("error %q lacks the package prefix", err)
+			if strings.Contains(err.Error(), "subject:") || strings.Contains(err.Error(), "invalid name") {
+				t.Fatalf("error %q has an internal prefix: it is a sentence for people", err)
 			}
 		})
+	}
+}
+
+// A person types a light's name in any case; a name with spaces is
+// answered with the name to use.
+func TestLightName(t *testing.T) {
+	for _, tt := range []struct {
+		typed, want, err string
+	}{
+		{typed: "kitchen", want: "kitchen"},
+		{typed: "Kitchen", want: "kitchen"},
+		{typed: " HALL-2 ", want: "hall-2"},
+		{typed: "living room", err: `light name "living room" is not allowed: names are lowercase letters a-z, digits 0-9, '_' and '-': use living_room`},
+		{typed: "Living  Room!", err: "use living_room"},
+		{typed: "Fleet", err: "reserved"},
+		{typed: "", err: "is empty"},
+		{typed: "küche", err: "use only lowercase letters"},
+		{typed: "***", err: `"***" is not allowed`},
+	} {
+		got, err := subject.LightName(tt.typed)
+		switch {
+		case tt.err == "" && (err != nil || got != tt.want):
+			t.Errorf("LightName(%q) = %q, %v; want %q", tt.typed, got, err, tt.want)
+		case tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err) || !errors.Is(err, subject.ErrInvalidName)):
+			t.Errorf("LightName(%q) = %q, %v; want an error with %q", tt.typed, got, err, tt.err)
+		}
 	}
 }
 

@@ -137,7 +137,7 @@ func TestFunctionValidation(t *testing.T) {
 		{"more than 100 functions", string(tooMany),
 			400, "the configuration has 101 functions; a light has at most 100"},
 		{"a rule calling with too many arguments", `{"op":"append_rules","rules":[{"from":"*","on":"x","to":"red","condition":"is_evening(1, 2)"}]}`,
-			400, `rule r3 (rules[0]): the condition calls is_evening with 2 arguments, but is_evening takes 1 (h); pass what it takes, or change the function`},
+			400, `rule * --x--> red (rules[0]): the condition calls is_evening with 2 arguments, but is_evening takes 1 (h); pass what it takes, or change the function`},
 		{"a color calling with too many arguments", `{"op":"create_state","states":[{"name":"x","r":"double(1, t)","g":0,"b":0}]}`,
 			400, `state "x": channel r calls double with 2 arguments, but double takes 1 (x); pass what it takes, or change the function`},
 		{"delete_function without a name", `{"op":"delete_function"}`,

@@ -367,7 +367,7 @@ func (c *core) opDeleteLayer(in *messages.InConfigData) ([]Output, *rejection) {
 	}
 	i := c.layerIdx(in.Name)
 	if i < 0 {
-		return nil, rejectf(404, "layer %q does not exist (it may have ended already); get lists the light's layers%s", in.Name, c.layerNames())
+		return nil, rejectf(404, "layer %q does not exist (it may have ended already); %s", in.Name, c.layerNames())
 	}
 	l := c.layers[i]
 	cfg := c.current()
@@ -388,13 +388,13 @@ func (c *core) opDeleteLayer(in *messages.InConfigData) ([]Output, *rejection) {
 // layerNames is ": a, b" for a sentence, "" when there are no layers.
 func (c *core) layerNames() string {
 	if len(c.layers) == 0 {
-		return ""
+		return "the light has no layers"
 	}
 	names := make([]string, len(c.layers))
 	for i, l := range c.layers {
 		names[i] = l.name
 	}
-	return ": " + strings.Join(names, ", ")
+	return "the light's layers are " + strings.Join(names, ", ")
 }
 
 // checkLayers validates layers given together (apply, a snapshot) for

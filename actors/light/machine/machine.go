@@ -509,7 +509,7 @@ func (c *core) setStateInput(name string) Result {
 		return c.reject(400, "state: name is empty; give the name of the state to go to")
 	}
 	if c.stateIdx[name] == nil {
-		return c.reject(404, "state %q does not exist; create it first, or pick one of: %s", name, c.stateNames())
+		return c.reject(404, "state %q does not exist; create it first (create_state), or pick one of: %s", name, c.stateNames())
 	}
 	return c.enter(name, nil, "", nil)
 }

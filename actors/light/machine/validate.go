@@ -120,7 +120,9 @@ func (c *core) checkRules(list []messages.Rule, states map[string]*stateDef, tak
 				}
 			}
 			used[r.ID] = true
-			label = fmt.Sprintf("rule %s (rules[%d])", r.ID, i)
+			// The id is the rule's only if it is accepted: name the
+			// rule by what was written.
+			label = fmt.Sprintf("rule %s --%s--> %s (rules[%d])", mr.From, mr.On, mr.To, i)
 		}
 		id := r.ID
 		r.idp = &id
