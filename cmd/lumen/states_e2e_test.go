@@ -17,7 +17,7 @@ func TestErrorsNameWhatExists(t *testing.T) {
 		want string
 	}{
 		{[]string{"state", "orange"}, 1, `state "orange" does not exist; create it first ('lumen state add'), or pick one of: off, red`},
-		{[]string{"state", "add", "orange", "255", "140", "0", "--description", "warm"}, 0, `config {"op":"create_state","states":["orange"]}`},
+		{[]string{"state", "add", "orange", "255", "140", "0", "--description", "warm"}, 0, "config create state: state orange"},
 		{[]string{"state", "orange"}, 0, "off → orange"},
 		{[]string{"state", "add", "breathe", "0", "0", "128 + 127 * Math.sin(frame / 10)", "--speed", "50"}, 0, "breathe"},
 		{[]string{"state", "add", "bad", "1", "2"}, 2, "accepts 4 arg(s)"},
