@@ -99,7 +99,7 @@ func (a *app) requestWithin(ctx context.Context, nc *nats.Conn, verb string, bod
 var cliWords = strings.NewReplacer(
 	"define_tool", "'lumen tool define'", "delete_tool", "'lumen tool rm'", "list_tools", "'lumen tool ls'", "run_tool", "'lumen tool run'",
 	"define_function", "'lumen function define'", "delete_function", "'lumen function rm'",
-	"create_source", "'lumen source add'", "delete_source", "'lumen source rm'", "list_sources", "'lumen source ls'",
+	"create_source", "'lumen source add'", "delete_source", "'lumen source rm'", "delete_transition", "'lumen source rm --transition'", "list_sources", "'lumen source ls'",
 	"append_rules", "'lumen rule add'", "delete_rules", "'lumen rule rm'", "enable_rules", "'lumen rule enable'", "disable_rules", "'lumen rule disable'",
 	"delete_layer", "'lumen layer rm'", "create_state", "'lumen state add'", "delete_state", "'lumen state rm'", "delete_intent", "'lumen intents rm'",
 	"set_var", "'lumen var set'", "create_schedule", "'lumen schedule add'", "delete_schedule", "'lumen schedule rm'",

@@ -122,15 +122,22 @@ the result: result.temp, result.list[0].name, result["odd key"].`,
 			return nil
 		},
 	}
+	var transition bool
 	rm := &cobra.Command{
-		Use:     "rm NAME",
-		Short:   "Delete a data source (its variables keep their last values)",
-		Example: `  lumen source rm weather`,
-		Args:    args(cobra.ExactArgs(1)),
+		Use:   "rm NAME",
+		Short: "Delete a data source (its variables keep their last values), or with --transition a custom transition",
+		Example: `  lumen source rm weather
+  lumen source rm --transition too_warm   # its source and its predicate tool`,
+		Args: args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
-			return a.mutate(cmd.Context(), messages.VerbDeleteSource, messages.NameRequest{Name: argv[0]})
+			verb := messages.VerbDeleteSource
+			if transition {
+				verb = messages.VerbDeleteTransition
+			}
+			return a.mutate(cmd.Context(), verb, messages.NameRequest{Name: argv[0]})
 		},
 	}
+	rm.Flags().BoolVar(&transition, "transition", false, "delete the custom transition NAME: its source and the tool that is its predicate")
 	for _, c := range []*cobra.Command{add, ls, rm} {
 		lightFlag(c, a)
 		jsonFlag(c, a)

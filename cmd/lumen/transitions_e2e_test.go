@@ -73,8 +73,14 @@ func TestCustomTransition(t *testing.T) {
 		t.Fatalf("a poll below the minimum: %s %s", r.Code, r.Raw)
 	}
 
-	// Deleting it deletes its tool and stops the polls.
-	mustOK(t, request(t, nc, "lumen.demo.cmd.delete_transition", `{"name":"door_open"}`))
+	// Deleting its tool is refused with the command that deletes it,
+	// which deletes its tool and stops the polls.
+	if out, code := runCLI(t, d.URL, "tool", "rm", "door_open"); code != 1 || !strings.Contains(out, `'lumen source rm --transition' "door_open"`) {
+		t.Fatalf("tool rm of a transition's predicate: exit %d:\n%s", code, out)
+	}
+	if out, code := runCLI(t, d.URL, "source", "rm", "--transition", "door_open"); code != 0 {
+		t.Fatalf("source rm --transition: exit %d:\n%s", code, out)
+	}
 	if r := mustOK(t, request(t, nc, "lumen.demo.cmd.list_tools", `{}`)); strings.Contains(string(r.Raw), "door_open") {
 		t.Fatalf("the predicate tool outlived its transition: %s", r.Raw)
 	}
