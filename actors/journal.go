@@ -8,6 +8,7 @@ import (
 
 	"github.com/nats-io/nuid"
 
+	"github.com/lumen-home/lumen/internal/redact"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/journal"
 	"github.com/lumen-home/lumen/nats/subject"
@@ -33,6 +34,9 @@ func JournalRestart(j *journal.Journal, light string, r Restart, at time.Time) e
 // source's failed run, a state the LED cannot show: d.Kind says which)
 // without waiting; a failure to store it is logged.
 func JournalFailure(j *journal.Journal, light string, d messages.OutErrorData, at time.Time, logf func(string, ...any)) {
+	// A source's broker or a fetched URL may carry a password; the
+	// journal is read by every client.
+	d.Error = redact.URLs(d.Error)
 	env := messages.Failure(light, d, nuid.Next(), at)
 	Journal(j, subject.Out(light, messages.OutError), &env, logf)
 }

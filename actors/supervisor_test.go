@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"sync"
+	"strings"
 	"testing"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 
 	"github.com/lumen-home/lumen/actors"
 	"github.com/lumen-home/lumen/actors/clock"
+	"github.com/lumen-home/lumen/internal/lumentest"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/broker"
 	"github.com/lumen-home/lumen/nats/journal"
@@ -169,4 +171,26 @@ func TestJournaledStrategy(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// A failure journaled for a light never shows a URL's password.
+func TestJournalFailureRedacts(t *testing.T) {
+	ctx := context.Background()
+	b, err := broker.Start(ctx, broker.Config{DataDir: t.TempDir(), Listen: "127.0.0.1:0", Sync: "batch"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Shutdown()
+	j := journal.New(b.JetStream())
+	actors.JournalFailure(j, "k", messages.OutErrorData{Code: 502, Kind: messages.ErrorSource, Error: "source door: cannot reach mqtt://ann:s3cr3t@broker:1883"}, time.Now(), t.Logf)
+	lumentest.WaitFor(t, 5*time.Second, "the failure in the journal", func() bool {
+		m, err := j.LastMsg(ctx, "lumen.k.evt.out.error")
+		if err != nil {
+			return false
+		}
+		if strings.Contains(string(m.Data), "s3cr3t") || !strings.Contains(string(m.Data), "mqtt://ann:xxxxx@broker:1883") {
+			t.Fatalf("journaled: %s", m.Data)
+		}
+		return true
+	})
 }
