@@ -3,8 +3,8 @@ package actors_test
 import (
 	"context"
 	"encoding/json"
-	"sync"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
