@@ -3,12 +3,14 @@ package bench
 import (
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/nats-io/nats.go"
 
 	"github.com/lumen-home/lumen/messages"
+	"github.com/lumen-home/lumen/nats/repair"
 	"github.com/lumen-home/lumen/nats/subject"
 )
 
@@ -72,4 +74,34 @@ func BenchmarkRecovery(b *testing.B) {
 	gets.report(b, "to-get-")
 	leds.report(b, "to-led-")
 	emptyLeds.report(b, "empty-to-led-")
+	big.Kill()
+	reportCheck(b, bigDir)
+}
+
+// reportCheck reports the size of the journal's blocks and what a full
+// check of them costs (journal repair, replay --data), and lumen up's
+// check of the unchanged journal, which reads only its last block
+// (repair.CheckStart), from the page cache.
+func reportCheck(b *testing.B, dir string) {
+	blks, err := filepath.Glob(filepath.Join(repair.StreamDir(dir), "msgs", "*.blk"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var size int64
+	for _, p := range blks {
+		if fi, err := os.Stat(p); err == nil {
+			size += fi.Size()
+		}
+	}
+	b.ReportMetric(float64(size)/(1<<20), "journal-MiB")
+	for _, c := range []struct {
+		metric string
+		check  func(string) (repair.Report, error)
+	}{{"check-ms", repair.Check}, {"start-check-ms", repair.CheckStart}} {
+		t0 := time.Now()
+		if rep, err := c.check(dir); err != nil || rep.Damaged() {
+			b.Fatal(rep, err)
+		}
+		b.ReportMetric(float64(time.Since(t0).Microseconds())/1e3, c.metric)
+	}
 }

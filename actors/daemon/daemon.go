@@ -124,7 +124,10 @@ func (d *Daemon) Run(ctx context.Context) error {
 	// nats-server would only notice a damaged record when a light reads
 	// it, and the light would fail on every start: say so now, and how
 	// to repair it. (An unreadable directory is for the broker to say.)
-	if rep, err := repair.Check(cfg.Data); err == nil && rep.Damaged() {
+	// Only the blocks new or changed since the last start are read (a
+	// full read of a 1 GiB journal cold from an SD card takes tens of
+	// seconds): see repair.CheckStart for what that misses.
+	if rep, err := repair.CheckStart(cfg.Data); err == nil && rep.Damaged() {
 		return damaged{rep}
 	}
 	budget, err := broker.ResolveBudget(cfg.Data, cfg.MaxBytes)
@@ -196,7 +199,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 	for _, name := range cfg.Lights {
 		l, err := d.spawnLight(ctx, name)
 		if err != nil {
-			return err
+			return d.damagedOr(ctx, name, err)
 		}
 		d.lights = append(d.lights, l)
 	}
@@ -209,6 +212,25 @@ func (d *Daemon) Run(ctx context.Context) error {
 		return err
 	}
 	return nil
+}
+
+// damagedOr is err, a light's failure to start, or the damage in the
+// journal that made it fail: a block the start's check remembered intact
+// and did not read, which the disk damaged since. The broker stops (the
+// daemon is failing anyway) so that every block can be read.
+func (d *Daemon) damagedOr(ctx context.Context, light string, err error) error {
+	if ctx.Err() != nil {
+		return err
+	}
+	d.broker.Shutdown()
+	if repair.Forget(d.cfg.Data) != nil {
+		return err
+	}
+	if rep, cerr := repair.CheckStart(d.cfg.Data); cerr == nil && rep.Damaged() {
+		d.cfg.Logf("light %s did not start: %v", light, err)
+		return damaged{rep}
+	}
+	return err
 }
 
 // strategy supervises the lights' actors: a restart is logged and

@@ -83,6 +83,9 @@ type Report struct {
 	// the stream, as if the journal were not there.
 	Meta bool
 	Bad  []Bad
+	// Read are the blocks this check read, in order: every block for
+	// Check, the new and changed ones and the last for CheckStart.
+	Read []string
 }
 
 // Damaged reports whether anything needs a repair.
@@ -127,7 +130,11 @@ func StreamDir(data string) string {
 // damaged. A directory without a journal (a new one, a hub's) has
 // nothing damaged, and one a daemon holds is not read (its files change
 // under the reader; the broker says it is in use). It reads every block.
-func Check(data string) (Report, error) {
+func Check(data string) (Report, error) { return check(data, nil) }
+
+// check is Check; with seen, a block seen intact and unchanged since is
+// not read again (CheckStart).
+func check(data string, seen *memo) (Report, error) {
 	r := Report{Data: data, Stream: StreamDir(data)}
 	if err := readable(data); err != nil {
 		return r, err
@@ -147,20 +154,39 @@ func Check(data string) (Report, error) {
 	}
 	var prev uint64 // the last intact sequence before the block
 	for i, name := range blocks {
-		buf, err := os.ReadFile(filepath.Join(r.Stream, msgsDir, name))
+		path := filepath.Join(r.Stream, msgsDir, name)
+		lastBlock := i == len(blocks)-1
+		var st stamp
+		if seen != nil && !lastBlock {
+			if st, err = stampOf(path); err != nil {
+				return r, fmt.Errorf("%w %s: %w", ErrUnreadable, name, err)
+			}
+			if last, ok := seen.intact(name, st); ok {
+				prev = max(prev, last)
+				continue
+			}
+		}
+		buf, err := os.ReadFile(path)
 		if err != nil {
 			return r, fmt.Errorf("%w %s: %w", ErrUnreadable, name, err)
 		}
+		r.Read = append(r.Read, name)
 		bads, last := scanBlock(name, blockIndex(name), buf, prev)
-		if len(bads) > 0 && i == len(blocks)-1 && torn(bads) {
+		if len(bads) > 0 && lastBlock && torn(bads) {
 			// The end of the last block, written when the daemon was
 			// killed: never acknowledged, and the server drops it.
 			bads = bads[:len(bads)-1]
+		}
+		if seen != nil {
+			seen.read(name, st, last, !lastBlock && len(bads) == 0)
 		}
 		r.Bad = append(r.Bad, bads...)
 		prev = max(prev, last)
 	}
 	r.Bad = closeRanges(r.Bad, r.Stream, blocks)
+	if seen != nil {
+		seen.keep(blocks)
+	}
 	return r, nil
 }
 

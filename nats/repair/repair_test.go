@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -181,5 +182,107 @@ func TestCheckUnreadable(t *testing.T) {
 	_, err := repair.Check(file)
 	if !errors.Is(err, repair.ErrUnreadable) || !strings.Contains(err.Error(), "cannot read "+file) {
 		t.Fatalf("Check of a file: %v", err)
+	}
+}
+
+// blocksOf writes events of 1 KB of light demo to a fresh data dir in
+// blocks of 32 KB (the server's smallest, for a small budget) until it
+// has n blocks, and stops its server.
+func blocksOf(t *testing.T, n int) (dir string, blocks []string) {
+	t.Helper()
+	dir = t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	b, err := broker.Start(ctx, broker.Config{DataDir: dir, Listen: "127.0.0.1:0", MaxBytes: 120_000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := journal.New(b.JetStream())
+	body := []byte(`{"pad":"` + strings.Repeat("x", 1000) + `"}`)
+	for len(blocks) < n {
+		if _, err := j.Append(ctx, subject.In("demo", messages.InState), body); err != nil {
+			t.Fatal(err)
+		}
+		blocks = blockNames(t, dir)
+	}
+	b.Shutdown()
+	return dir, blocks
+}
+
+func blockNames(t *testing.T, dir string) []string {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join(repair.StreamDir(dir), "msgs", "*.blk"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, p := range paths {
+		names = append(names, filepath.Base(p))
+	}
+	slices.Sort(names) // fewer than 10
+	return names
+}
+
+// A second start's check of an unchanged journal reads only the last
+// block; the full check (journal repair, replay --data) reads them all.
+func TestCheckStartReadsOnlyTheLastBlock(t *testing.T) {
+	dir, blocks := blocksOf(t, 3)
+	last := blocks[len(blocks)-1:]
+	for i, want := range [][]string{blocks, last, last} {
+		rep, err := repair.CheckStart(dir)
+		if err != nil || rep.Damaged() {
+			t.Fatalf("start %d: %s, %v", i+1, rep, err)
+		}
+		if fmt.Sprint(rep.Read) != fmt.Sprint(want) {
+			t.Errorf("start %d read %v, want %v", i+1, rep.Read, want)
+		}
+	}
+	if rep, err := repair.Check(dir); err != nil || fmt.Sprint(rep.Read) != fmt.Sprint(blocks) {
+		t.Errorf("the full check read %v (%v), want %v", rep.Read, err, blocks)
+	}
+	if err := repair.Forget(dir); err != nil {
+		t.Fatal(err)
+	}
+	if rep, _ := repair.CheckStart(dir); fmt.Sprint(rep.Read) != fmt.Sprint(blocks) {
+		t.Errorf("after Forget read %v, want %v", rep.Read, blocks)
+	}
+}
+
+// A block written after a start's check remembered it intact is read
+// again at the next start, and its damage named, also when whoever wrote
+// it put its modification time back.
+func TestCheckStartReadsAChangedBlock(t *testing.T) {
+	for _, keepTime := range []bool{false, true} {
+		t.Run(fmt.Sprintf("keep mtime %v", keepTime), func(t *testing.T) {
+			dir, blocks := blocksOf(t, 3)
+			if rep, err := repair.CheckStart(dir); err != nil || rep.Damaged() {
+				t.Fatalf("first start: %s, %v", rep, err)
+			}
+			fi, err := os.Stat(block(dir))
+			if err != nil {
+				t.Fatal(err)
+			}
+			offs := offsets(t, dir)
+			flip(t, block(dir), offs[1]+40)
+			if keepTime {
+				if err := os.Chtimes(block(dir), fi.ModTime(), fi.ModTime()); err != nil {
+					t.Fatal(err)
+				}
+			}
+			rep, err := repair.CheckStart(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := []string{blocks[0], blocks[len(blocks)-1]}; fmt.Sprint(rep.Read) != fmt.Sprint(want) {
+				t.Errorf("read %v, want %v", rep.Read, want)
+			}
+			if got := rep.Lost(); len(got) != 1 || got[0] != (repair.Range{From: 2, To: 2}) {
+				t.Errorf("lost %v, want event 2 (%s)", got, rep)
+			}
+			// Still damaged, so still read, until it is repaired.
+			if rep, _ := repair.CheckStart(dir); !rep.Damaged() || rep.Read[0] != blocks[0] {
+				t.Errorf("next start: read %v, %s", rep.Read, rep)
+			}
+		})
 	}
 }
