@@ -107,3 +107,43 @@ func (r *Reader) Done(ok bool) (again bool) {
 func (r *Reader) Stale() bool {
 	return r.Changes != nil && r.Changes.Gen() > r.covered
 }
+
+// Waiting holds, in the order they came, the requests that must wait for
+// a Reader's next read: they came after a change the copy may lack, or
+// behind requests that do.
+type Waiting[T any] struct{ held []held[T] }
+
+type held[T any] struct {
+	req    T
+	sender *actor.PID
+}
+
+// Hold queues req and reports true when it must wait: the copy is stale
+// (load is called to read it again) or earlier requests wait already.
+func (w *Waiting[T]) Hold(r *Reader, req T, sender *actor.PID, load func()) bool {
+	switch {
+	case r.Stale():
+		w.Add(req, sender)
+		load()
+	case len(w.held) > 0:
+		w.Add(req, sender)
+	default:
+		return false
+	}
+	return true
+}
+
+// Add queues req until the next Release.
+func (w *Waiting[T]) Add(req T, sender *actor.PID) {
+	w.held = append(w.held, held[T]{req: req, sender: sender})
+}
+
+// Release hands every held request to handle, in order, and empties the
+// queue first (handle may hold one again).
+func (w *Waiting[T]) Release(handle func(req T, sender *actor.PID)) {
+	held := w.held
+	w.held = nil
+	for _, h := range held {
+		handle(h.req, h.sender)
+	}
+}

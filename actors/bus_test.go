@@ -3,6 +3,8 @@ package actors_test
 import (
 	"testing"
 
+	"github.com/asynkron/protoactor-go/actor"
+
 	"github.com/lumen-home/lumen/actors"
 )
 
@@ -66,5 +68,35 @@ func TestReaderStale(t *testing.T) {
 	r.Done(true)
 	if r.Stale() {
 		t.Fatal("stale after a read begun after the last change")
+	}
+}
+
+// Waiting holds a request while the copy is stale and the ones behind
+// it, and releases them in the order they came.
+func TestWaiting(t *testing.T) {
+	c := &counter{}
+	r := actors.Reader{Changes: c}
+	var w actors.Waiting[int]
+	loads := 0
+	load := func() { loads++ }
+	if w.Hold(&r, 1, nil, load) {
+		t.Fatal("held with a fresh copy and nothing waiting")
+	}
+	c.n++ // the light answered a change
+	if !w.Hold(&r, 2, nil, load) || loads != 1 {
+		t.Fatalf("stale copy: not held, or %d loads", loads)
+	}
+	r.Read(func() {})
+	r.Done(true)
+	if !w.Hold(&r, 3, nil, load) || loads != 1 {
+		t.Fatalf("behind a waiting request: not held, or %d loads", loads)
+	}
+	var got []int
+	w.Release(func(req int, _ *actor.PID) { got = append(got, req) })
+	if len(got) != 2 || got[0] != 2 || got[1] != 3 {
+		t.Fatalf("released %v, want [2 3]", got)
+	}
+	if w.Hold(&r, 4, nil, load) {
+		t.Fatal("held after the release with a fresh copy")
 	}
 }

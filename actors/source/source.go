@@ -151,12 +151,7 @@ type Manager struct {
 	gpio gpioState
 	// hooks wait for the read under way: they came after a change the
 	// light answered, which the definitions may lack.
-	hooks []waitingHook
-}
-
-type waitingHook struct {
-	hook   *Hook
-	sender *actor.PID
+	hooks actors.Waiting[*Hook]
 }
 
 // Props returns the manager's props.
@@ -230,11 +225,7 @@ func (m *Manager) Receive(ctx actor.Context) {
 			m.load(ctx)
 			return
 		}
-		hooks := m.hooks
-		m.hooks = nil
-		for _, w := range hooks {
-			m.hook(ctx, w.hook, w.sender)
-		}
+		m.hooks.Release(func(h *Hook, sender *actor.PID) { m.hook(ctx, h, sender) })
 	case *tickT:
 		t := &tick{now: m.cfg.Clock.Now()}
 		for _, k := range m.kids {
@@ -246,14 +237,7 @@ func (m *Manager) Receive(ctx actor.Context) {
 	case *gpioMsg:
 		m.gpioEdge(ctx, msg.payload)
 	case *Hook:
-		switch {
-		case m.defs.Stale():
-			m.hooks = append(m.hooks, waitingHook{hook: msg, sender: ctx.Sender()})
-			m.load(ctx)
-		case len(m.hooks) > 0:
-			// Behind the requests waiting for the read under way.
-			m.hooks = append(m.hooks, waitingHook{hook: msg, sender: ctx.Sender()})
-		default:
+		if !m.hooks.Hold(&m.defs, msg, ctx.Sender(), func() { m.load(ctx) }) {
 			m.hook(ctx, msg, ctx.Sender())
 		}
 	}

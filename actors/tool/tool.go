@@ -100,11 +100,6 @@ type (
 	reloadT struct{}
 )
 
-type waitingRun struct {
-	run    *Run
-	sender *actor.PID
-}
-
 // Manager is the parent of a light's tool actors.
 type Manager struct {
 	cfg Config
@@ -112,7 +107,7 @@ type Manager struct {
 	// waiting are runs of tools not known yet: a tool defined a moment
 	// ago may not have reached the manager; they are answered once the
 	// definitions are read again.
-	waiting []waitingRun
+	waiting actors.Waiting[*Run]
 	tools   map[string]messages.Tool
 	runners map[string]*actor.PID
 	// fixed are the built-in tools and the plugins: they exist for the
@@ -175,22 +170,12 @@ func (m *Manager) Receive(ctx actor.Context) {
 			m.load(ctx)
 			return
 		}
-		waiting := m.waiting
-		m.waiting = nil
-		for _, w := range waiting {
-			m.route(ctx, w.run, w.sender, false)
-		}
+		m.waiting.Release(func(r *Run, sender *actor.PID) { m.route(ctx, r, sender, false) })
 	case *Run:
-		switch {
-		case m.defs.Stale():
-			// The light answered a change since the definitions were
-			// read: the tool may be new, or its code.
-			m.waiting = append(m.waiting, waitingRun{run: msg, sender: ctx.Sender()})
-			m.load(ctx)
-		case len(m.waiting) > 0:
-			// Behind the runs waiting for the read under way.
-			m.waiting = append(m.waiting, waitingRun{run: msg, sender: ctx.Sender()})
-		default:
+		// After a change the light answered since the definitions were
+		// read (the tool may be new, or its code), or behind the runs
+		// waiting for the read under way.
+		if !m.waiting.Hold(&m.defs, msg, ctx.Sender(), func() { m.load(ctx) }) {
 			m.route(ctx, msg, ctx.Sender(), true)
 		}
 	}
@@ -213,7 +198,7 @@ func (m *Manager) route(ctx actor.Context, r *Run, sender *actor.PID, retry bool
 	case ok:
 		ctx.RequestWithCustomSender(pid, r, sender)
 	case retry:
-		m.waiting = append(m.waiting, waitingRun{run: r, sender: sender})
+		m.waiting.Add(r, sender)
 		m.load(ctx)
 	default:
 		ctx.Send(sender, &messages.ErrorReply{Code: 404, Error: fmt.Sprintf("light %s has no tool %q; it has %s (define one with define_tool)", m.cfg.Light, r.Name, m.names())})
