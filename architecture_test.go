@@ -46,7 +46,7 @@ var layers = []layer{
 		pkgs:   []string{"hardware/rpi", "hardware/rpi/qemutest", "hardware/rpi/qemutest/guest", "hardware/rpi/qemutest/init"},
 		forbid: []string{"github.com/nats-io/", "github.com/asynkron/protoactor-go/"}},
 	{name: "bus", why: "NATS and the journal serve the actors, and know none of them",
-		pkgs:   []string{"nats/broker", "nats/journal", "nats/wire", "nats/house", "nats/repair"},
+		pkgs:   []string{"nats/broker", "nats/journal", "nats/wire", "nats/house", "nats/repair", "nats/ingress"},
 		forbid: []string{module + "/actors/", module + "/agent/", module + "/hardware/", module + "/plugins/"}},
 	{name: "web", why: "the HTTP door: the wire contract over HTTP and the page, a client like any other (previews render with the pure renderer)",
 		pkgs:   []string{"web"},

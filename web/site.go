@@ -118,15 +118,11 @@ func (s *Site) Close() {
 	}
 }
 
-// Dial connects a door to the NATS server at url as an outside client
-// (with user and password when they are set), so the page and API have
-// exactly a client's rights.
-func Dial(url, user, password string) (*nats.Conn, error) {
-	opts := []nats.Option{nats.Name("lumen-http")}
-	if user != "" {
-		opts = append(opts, nats.UserInfo(user, password))
-	}
-	nc, err := nats.Connect(url, opts...)
+// Dial connects a door to the NATS server at url as an outside client,
+// with the credentials the broker gives its door (broker.Door), so the
+// page and API have exactly a client's rights, and replies of their own.
+func Dial(url string, door ...nats.Option) (*nats.Conn, error) {
+	nc, err := nats.Connect(url, append([]nats.Option{nats.Name("lumen-http")}, door...)...)
 	if err != nil {
 		return nil, fmt.Errorf("web: connect the HTTP door: %w", err)
 	}

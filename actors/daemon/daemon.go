@@ -36,6 +36,7 @@ import (
 	"github.com/lumen-home/lumen/internal/metrics"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/broker"
+	"github.com/lumen-home/lumen/nats/ingress"
 	"github.com/lumen-home/lumen/nats/journal"
 	"github.com/lumen-home/lumen/nats/repair"
 	"github.com/lumen-home/lumen/nats/wire"
@@ -67,7 +68,8 @@ type Daemon struct {
 	mu       sync.Mutex
 	broker   *broker.Broker
 	nc       *nats.Conn
-	starting *starting // answers for the lights not served yet
+	ingress  *ingress.Ingress // journals the inputs clients publish
+	starting *starting        // answers for the lights not served yet
 	j        *journal.Journal
 	sys      *actor.ActorSystem
 	root     *actors.Root
@@ -162,11 +164,19 @@ func (d *Daemon) Run(ctx context.Context) error {
 		return err
 	}
 	defer d.starting.close()
+	// New inputs ask the disk for room first.
+	d.j = journal.New(b.JetStream(), journal.WithRoom(b.Room), journal.WithWriteFailed(b.WriteFailed))
+	// What clients publish to the lights' inputs is journaled by the
+	// daemon, from the first client on.
+	if d.ingress, err = ingress.Start(ingress.Config{Conn: d.nc, Journal: d.j, Lights: cfg.Lights, Now: cfg.Clock.Now, Logf: logf}); err != nil {
+		return err
+	}
+	if err := d.nc.Flush(); err != nil {
+		return fmt.Errorf("daemon: %w", err)
+	}
 	if err := b.Listen(); err != nil {
 		return err
 	}
-	// New inputs ask the disk for room first.
-	d.j = journal.New(b.JetStream(), journal.WithRoom(b.Room), journal.WithWriteFailed(b.WriteFailed))
 	d.metrics = metrics.New(metrics.Config{Journal: d.j.Size, Now: cfg.Clock.Now, Logf: logf})
 	d.sys = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
 		return slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -474,6 +484,10 @@ func (d *Daemon) Close() error {
 	if d.stopLink != nil {
 		d.stopLink()
 		d.stopLink = nil
+	}
+	if d.ingress != nil {
+		d.ingress.Stop()
+		d.ingress = nil
 	}
 	for _, l := range d.lights {
 		_ = l.Service.Stop()

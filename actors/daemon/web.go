@@ -10,7 +10,7 @@ func (d *Daemon) serveWeb() error {
 	if d.web == nil {
 		return nil
 	}
-	nc, err := web.Dial(d.broker.ClientURL(), d.cfg.User, d.cfg.Password)
+	nc, err := web.Dial(d.broker.ClientURL(), d.broker.Door()...)
 	if err != nil {
 		return err
 	}

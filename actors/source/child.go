@@ -13,6 +13,7 @@ import (
 	"github.com/lumen-home/lumen/actors/source/datasource"
 	"github.com/lumen-home/lumen/actors/tool"
 	"github.com/lumen-home/lumen/messages"
+	"github.com/lumen-home/lumen/nats/subject"
 	"github.com/lumen-home/lumen/nats/wire"
 )
 
@@ -65,10 +66,10 @@ type child struct {
 	failures int
 	retryAt  time.Time
 	running  bool
-	queue    []queued // push sources: messages waiting
-	dropped  int      // payloads dropped since the last error event
-	sub      *nats.Subscription
-	hist     history // internal sources
+	queue    []queued             // push sources: messages waiting
+	dropped  int                  // payloads dropped since the last error event
+	subs     []*nats.Subscription // a push source's: its subject as the daemon, NATS clients and MQTT clients publish it
+	hist     history              // internal sources
 }
 
 // childProps returns the props of source def's actor; lastRun is its last
@@ -84,10 +85,10 @@ func (c *child) Receive(ctx actor.Context) {
 	case *actor.Started:
 		c.started(ctx)
 	case *actor.Stopping, *actor.Restarting:
-		if c.sub != nil {
-			_ = c.sub.Unsubscribe()
-			c.sub = nil
+		for _, sub := range c.subs {
+			_ = sub.Unsubscribe()
 		}
+		c.subs = nil
 		c.hist.stop()
 	case *tick:
 		c.tick(ctx, msg.now)
@@ -112,14 +113,18 @@ func (c *child) started(ctx actor.Context) {
 	self, root := ctx.Self(), ctx.ActorSystem().Root
 	switch c.def.Kind() {
 	case datasource.TypeNATS, datasource.TypeMQTT:
-		sub, err := c.cfg.Conn.Subscribe(c.def.ListenSubject(), func(msg *nats.Msg) { root.Send(self, &pushMsg{payload: msg.Data}) })
-		if err != nil {
-			// The definition stays; the next change of it tries again.
-			c.cfg.Logf("source %s/%s: subscribe to %s: %v", c.cfg.Light, c.def.Name, c.def.ListenSubject(), err)
-			c.cfg.journalError(c.def.Name, fmt.Sprintf("source %s cannot listen on %s (%v); redefine it with another subject", c.def.Name, c.def.ListenSubject(), err))
-			return
+		// Outside clients publish in accounts of their own, which the
+		// daemon's account imports under prefixes (subject.Outside).
+		for _, subj := range subject.Outside(c.def.ListenSubject()) {
+			sub, err := c.cfg.Conn.Subscribe(subj, func(msg *nats.Msg) { root.Send(self, &pushMsg{payload: msg.Data}) })
+			if err != nil {
+				// The definition stays; the next change of it tries again.
+				c.cfg.Logf("source %s/%s: subscribe to %s: %v", c.cfg.Light, c.def.Name, c.def.ListenSubject(), err)
+				c.cfg.journalError(c.def.Name, fmt.Sprintf("source %s cannot listen on %s (%v); redefine it with another subject", c.def.Name, c.def.ListenSubject(), err))
+				return
+			}
+			c.subs = append(c.subs, sub)
 		}
-		c.sub = sub
 	case datasource.TypeWebhook:
 		if c.cfg.Hooks == "" {
 			c.cfg.Logf("source %s/%s: webhooks are off; start lumen up with --http 127.0.0.1:8080", c.cfg.Light, c.def.Name)

@@ -69,7 +69,7 @@ When ready it prints one line 'lumen: hub ready nats://HOST:PORT leaf HOST:PORT'
 			}
 			if site != nil {
 				// The page and API of the whole house, as a client of the hub.
-				if nc, err = web.Dial(h.URL(), cfg.User, cfg.Password); err != nil {
+				if nc, err = web.Dial(h.URL(), h.Door()...); err != nil {
 					return err
 				}
 				if err := site.Serve(web.Config{NC: nc, Hosts: cfg.SANs, User: cfg.User, Password: cfg.Password, Logf: cfg.Logf}); err != nil {

@@ -24,6 +24,8 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/lumen-home/lumen/nats/subject"
 )
 
 // Sync modes of Config.Sync.
@@ -115,9 +117,9 @@ type Config struct {
 	// Streams makes sure the server's streams exist at start (default:
 	// EnsureStreams, the LUMEN stream and the LUMEN_SNAP bucket).
 	Streams func(ctx context.Context, js jetstream.JetStream) error
-	// Protect names more streams that no client may delete, purge or
-	// edit, besides LUMEN and LUMEN_SNAP's.
-	Protect []string
+	// Readable names the streams outside clients may read (info, get,
+	// direct get: never a consumer); nil means the LUMEN stream.
+	Readable []string
 	// HoldClients keeps the client port closed until Listen: in-process
 	// connections (Connect) can subscribe what must answer outside
 	// clients before the first of them arrives.
@@ -168,7 +170,7 @@ func (c Config) normalize() (Config, hostPort, error) {
 	if (c.User == "") != (c.Password == "") {
 		return c, hostPort{}, errors.New("broker: incomplete credentials: set both User and Password, or neither")
 	}
-	if c.User == DaemonUser || c.User == anonUser {
+	if c.User == DaemonUser || c.User == DoorUser || c.User == anonUser {
 		return c, hostPort{}, fmt.Errorf("broker: user %q is Lumen's own; pick another user name", c.User)
 	}
 	hp, err := parseListen(c.Listen)
@@ -247,7 +249,7 @@ type Broker struct {
 	js      jetstream.JetStream
 	lock    *dirLock
 
-	daemonPassword string // made at each start, never written
+	auth *auth // checks every connection; holds the passwords made at each start
 
 	reload sync.Mutex // guards opts across reloads
 
@@ -284,18 +286,31 @@ func Start(ctx context.Context, cfg Config) (*Broker, error) {
 	if err != nil {
 		return nil, err
 	}
-	daemonPassword, err := secret()
+	auth, err := newAuth(cfg)
 	if err != nil {
 		lock.release()
 		return nil, err
 	}
-	users, noAuth, err := cfg.users(daemonPassword)
+	migrated, err := migrateAccount(cfg.DataDir)
 	if err != nil {
 		lock.release()
 		return nil, err
+	}
+	if migrated && cfg.Logf != nil {
+		cfg.Logf("broker: moved the journal to the daemon's own NATS account (%s); clients reach it through imports", DaemonAccount)
 	}
 
-	opts := &server.Options{
+	opts := &server.Options{}
+	readable := cfg.Readable
+	if readable == nil {
+		readable = []string{subject.Stream}
+	}
+	if err := configureAccounts(opts, readable, cfg.MQTT != ""); err != nil {
+		lock.release()
+		return nil, err
+	}
+	*opts = server.Options{
+		Accounts:        opts.Accounts,
 		ServerName:      cmp.Or(cfg.Name, "lumen"),
 		JetStreamDomain: cfg.Domain,
 		Host:            hp.host,
@@ -312,8 +327,9 @@ func Start(ctx context.Context, cfg Config) (*Broker, error) {
 		MaxPayload:   cfg.MaxPayload,
 		// Zero leaves the server's own limit.
 		JetStreamMaxStore: cfg.StoreMax,
-		Users:             users,
-		NoAuthUser:        noAuth,
+		// The broker checks every connection and puts it in its
+		// account (auth.go).
+		CustomClientAuthentication: auth,
 		// An embedded server must not take over the process's signals.
 		NoSigs: true,
 		NoLog:  true,
@@ -346,13 +362,16 @@ func Start(ctx context.Context, cfg Config) (*Broker, error) {
 		lock.release()
 		return nil, fmt.Errorf("broker: configure server: %w", err)
 	}
+	auth.mu.Lock()
+	auth.srv = srv
+	auth.mu.Unlock()
 	// Always install a logger: the server reports a failed listen or a
 	// failed JetStream start only through Fatalf, and waiting for
 	// readiness would otherwise run into the timeout.
 	log := newLogger(cfg.Logf)
 	srv.SetLoggerV2(log, false, false, false)
 
-	b := &Broker{cfg: cfg, srv: srv, opts: opts, log: log, started: make(chan struct{}), lock: lock, daemonPassword: daemonPassword,
+	b := &Broker{cfg: cfg, srv: srv, opts: opts, log: log, started: make(chan struct{}), lock: lock, auth: auth,
 		done: make(chan struct{}), failed: make(chan struct{})}
 	go func() {
 		defer close(b.started)

@@ -101,10 +101,10 @@ func TestStartRestartKeepsData(t *testing.T) {
 			if url := b.ClientURL(); !strings.HasPrefix(url, "nats://127.0.0.1:") || strings.HasSuffix(url, ":0") {
 				t.Fatalf("ClientURL() = %q, want the bound port on 127.0.0.1", url)
 			}
-			// A separate TCP client, as the nats CLI would be.
-			nc, err := nats.Connect(b.ClientURL())
+			// The daemon's connection: only it journals.
+			nc, err := b.Connect()
 			if err != nil {
-				t.Fatalf("connect over TCP: %v", err)
+				t.Fatalf("connect in process: %v", err)
 			}
 			js, err := jetstream.New(nc)
 			if err != nil {
@@ -264,7 +264,7 @@ func TestHoldClients(t *testing.T) {
 		t.Fatalf("in-process connection before Listen: %v", err)
 	}
 	defer nc.Close()
-	if _, err := nc.Subscribe("held.ping", func(m *nats.Msg) { _ = m.Respond([]byte("pong")) }); err != nil {
+	if _, err := nc.Subscribe(subject.Cmd("held", "ping"), func(m *nats.Msg) { _ = m.Respond([]byte("pong")) }); err != nil {
 		t.Fatal(err)
 	}
 	if err := nc.Flush(); err != nil {
@@ -279,7 +279,7 @@ func TestHoldClients(t *testing.T) {
 	if strings.HasSuffix(b.ClientURL(), ":0") || strings.HasSuffix(b.ClientURL(), ":-1") {
 		t.Fatalf("ClientURL %s after Listen: want the port it picked", b.ClientURL())
 	}
-	out, err := nats.Connect(b.ClientURL(), nats.UserInfo(broker.DaemonUser, "wrong"))
+	out, err := nats.Connect(b.ClientURL(), nats.Token("wrong"))
 	if err == nil {
 		out.Close()
 		t.Fatal("a client with a wrong password connected")
@@ -289,7 +289,7 @@ func TestHoldClients(t *testing.T) {
 		t.Fatalf("a client after Listen: %v", err)
 	}
 	defer out.Close()
-	if m, err := out.Request("held.ping", nil, 5*time.Second); err != nil || string(m.Data) != "pong" {
+	if m, err := out.Request(subject.Cmd("held", "ping"), nil, 5*time.Second); err != nil || string(m.Data) != "pong" {
 		t.Fatalf("request over the port = %v, %v", m, err)
 	}
 

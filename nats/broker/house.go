@@ -61,8 +61,11 @@ func (c Config) houseOptions(opts *server.Options) error {
 		opts.LeafNode.ReconnectInterval = hubReconnect
 		opts.LeafNode.Remotes = []*server.RemoteLeafOpts{{
 			URLs: []*url.URL{u},
-			Nkey: h.Seed,
-			TLS:  true,
+			// The house sources the Pi's journal, which lives in the
+			// daemon's account.
+			LocalAccount: DaemonAccount,
+			Nkey:         h.Seed,
+			TLS:          true,
 			TLSConfig: &tls.Config{RootCAs: h.CAs, MinVersion: tls.VersionTLS12,
 				ServerName: u.Hostname()},
 			TLSTimeout: 2,
@@ -85,7 +88,6 @@ func (c Config) houseOptions(opts *server.Options) error {
 		opts.LeafNode.NoAdvertise = true
 		// No interest flows from one Pi to another through the hub.
 		opts.LeafNode.IsolateLeafnodeInterest = true
-		opts.CustomClientAuthentication = newHubAuth(opts.Users, opts.NoAuthUser, l.Gate)
 		// A client presenting a key hears "Authorization Violation",
 		// not that the server knows no keys.
 		opts.AlwaysEnableNonce = true

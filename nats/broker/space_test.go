@@ -210,7 +210,7 @@ func TestFormerBudgetOnSmallDisk(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b = start(t, broker.Config{DataDir: data, Listen: "127.0.0.1:0", MaxBytes: broker.StreamBytes(budget.Bytes), StoreMax: budget.Bytes})
+	b = start(t, broker.Config{DataDir: data, Listen: "127.0.0.1:0", MaxBytes: broker.StreamBytes(budget.Bytes), StoreMax: budget.Bytes, Logf: t.Logf})
 	ctx := context.Background()
 	s, err := b.JetStream().Stream(ctx, subject.Stream)
 	if err != nil {

@@ -131,7 +131,7 @@ func (h *Hub) Run(ctx context.Context) error {
 			}
 			return writeOwners(ctx, js, reg)
 		},
-		Protect: []string{Stream, "KV_" + LightsBucket, "KV_" + PisBucket},
+		Readable: []string{Stream, "KV_" + LightsBucket, "KV_" + PisBucket},
 	})
 	if err != nil {
 		return err
@@ -152,6 +152,9 @@ func (h *Hub) Run(ctx context.Context) error {
 
 // URL is the clients' NATS URL.
 func (h *Hub) URL() string { return h.b.ClientURL() }
+
+// Door is how the hub's HTTP door connects (broker.Broker.Door).
+func (h *Hub) Door() []nats.Option { return h.b.Door() }
 
 // LeafAddr is the Pis' host:port.
 func (h *Hub) LeafAddr() string { return h.b.LeafAddr() }

@@ -123,7 +123,7 @@ var ErrUnreadable = errors.New("cannot read")
 // StreamDir is where nats-server keeps the LUMEN stream of a data
 // directory.
 func StreamDir(data string) string {
-	return filepath.Join(data, "jetstream", "$G", streamsDir, subject.Stream)
+	return filepath.Join(broker.StreamsDir(data), subject.Stream)
 }
 
 // Check reads the LUMEN stream's files under data and reports what is

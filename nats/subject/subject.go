@@ -252,3 +252,57 @@ func Parse(subject string) (light, dir, typ string, ok bool) {
 func FanOut(subject string) bool {
 	return strings.HasPrefix(subject, FleetCmdPrefix()+".") || strings.HasPrefix(subject, tokRoot+"."+tokGroup+".")
 }
+
+// Subjects of the daemon's account that outside clients reach only
+// through imports (DESIGN.md, "Trust: accounts, not deny-lists").
+const (
+	// ingressPrefix is where a client's publish to a light's inputs
+	// arrives in the daemon's account: the clients' account maps
+	// lumen.<light>.evt.in.<type> to lumen.sys.in.<light>.<type>, and the
+	// daemon journals it with an id and a time of its own.
+	ingressPrefix = tokRoot + "." + tokSys + ".in"
+	// clientsPrefix and mqttPrefix are where the daemon's account sees
+	// what NATS clients and MQTT clients publish outside Lumen's own
+	// subjects (home.doorbell arrives as lumen.sys.client.home.doorbell).
+	clientsPrefix = tokRoot + "." + tokSys + ".client"
+	mqttPrefix    = tokRoot + "." + tokSys + ".mqtt"
+)
+
+// AllIngress matches every input a client published, as the daemon's
+// account receives it: lumen.sys.in.>.
+func AllIngress() string { return ingressPrefix + ".>" }
+
+// IngressMapping is the mapping of the clients' account that sends a
+// client's publish to a light's inputs to the daemon's ingress, as
+// nats-server's subject mappings write it.
+func IngressMapping() (from, to string) {
+	return In("*", ">"), ingressPrefix + ".{{wildcard(1)}}.>"
+}
+
+// ParseIngress returns the light and input type of an ingress subject
+// (lumen.sys.in.<light>.<type>); ok is false for anything else.
+func ParseIngress(subj string) (light, typ string, ok bool) {
+	rest, found := strings.CutPrefix(subj, ingressPrefix+".")
+	if !found {
+		return "", "", false
+	}
+	light, typ, found = strings.Cut(rest, ".")
+	if !found || typ == "" || ValidLight(light) != nil {
+		return "", "", false
+	}
+	return light, typ, true
+}
+
+// ClientsPrefix is the prefix under which the daemon's account imports
+// what NATS clients publish; MQTTPrefix, what MQTT clients publish.
+func ClientsPrefix() string { return clientsPrefix }
+
+// MQTTPrefix: see ClientsPrefix.
+func MQTTPrefix() string { return mqttPrefix }
+
+// Outside returns the subjects on which the daemon's account sees a
+// publish to subj: by the daemon itself, by a NATS client, by an MQTT
+// client. A push source listens on all three.
+func Outside(subj string) []string {
+	return []string{subj, clientsPrefix + "." + subj, mqttPrefix + "." + subj}
+}
