@@ -118,7 +118,7 @@ type Config struct {
 	// EnsureStreams, the LUMEN stream and the LUMEN_SNAP bucket).
 	Streams func(ctx context.Context, js jetstream.JetStream) error
 	// Readable names the streams outside clients may read (info, get,
-	// direct get: never a consumer); nil means the LUMEN stream.
+	// direct get: never a consumer) besides LUMEN.
 	Readable []string
 	// HoldClients keeps the client port closed until Listen: in-process
 	// connections (Connect) can subscribe what must answer outside
@@ -301,10 +301,9 @@ func Start(ctx context.Context, cfg Config) (*Broker, error) {
 	}
 
 	opts := &server.Options{}
-	readable := cfg.Readable
-	if readable == nil {
-		readable = []string{subject.Stream}
-	}
+	// LUMEN always: a client asks for it first (a hub answers that it
+	// has none).
+	readable := append([]string{subject.Stream}, cfg.Readable...)
 	if err := configureAccounts(opts, readable, cfg.MQTT != ""); err != nil {
 		lock.release()
 		return nil, err
