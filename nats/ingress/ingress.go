@@ -167,6 +167,6 @@ func Rewrite(data []byte, id string, now time.Time) []byte {
 	if messages.DecodeEnvelope(data, &env) != nil || env.V <= 0 || env.Data == nil {
 		return data
 	}
-	env.ID, env.Time, env.By = id, now, messages.WhoNATS
+	env.ID, env.Time, env.By = id, now.UTC(), messages.WhoNATS
 	return messages.AppendEnvelope(nil, &env)
 }
