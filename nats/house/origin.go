@@ -112,8 +112,8 @@ func readOwners(ctx context.Context, js jetstream.JetStream) (map[string]string,
 	return owners, nil
 }
 
-// Key-value buckets as streams: a bucket's stream and subjects, and the
-// header that marks a deleted key's last message.
+// The header that marks a deleted key's last message in a key-value
+// bucket's stream, and its values.
 const (
 	kvOperation = "KV-Operation"
 	kvDelete    = "DEL"

@@ -25,12 +25,14 @@ import (
 // amortizes the round trip (replay is the hot path); getBatchBytes caps
 // what one batch may hold, raised to twice the server's max payload so
 // one event always fits (the stream sends at least one, then stops once
-// past the cap). getWait bounds the silence within an answer: a request
-// nobody answers (a stream that is not there) fails instead of hanging.
+// past the cap). getWait bounds the silence within an answer, so that an
+// answer lost (a reconnect) fails instead of hanging; it is long because
+// the stream reads a batch before it sends any (blocks from a slow SD
+// card). A stream nobody answers for fails at once (no responders).
 const (
 	getBatch      = 5000
 	getBatchBytes = 4 << 20
-	getWait       = 5 * time.Second
+	getWait       = 30 * time.Second
 )
 
 // getRequest is nats-server's JSApiMsgGetRequest, the fields used here.
