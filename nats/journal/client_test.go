@@ -424,3 +424,112 @@ func TestClientFollow(t *testing.T) {
 		})
 	}
 }
+
+// Reading ahead guesses where the next batch starts from how many
+// sequences the last spanned: a filter whose matches thin out and thicken
+// again, and gaps purged inside the range, make it guess short and long;
+// every event is still read once, in order.
+func TestClientReadAhead(t *testing.T) {
+	c := newClients(t, true)
+	ctx := testCtx(t)
+	kitchen, hall := subject.In("kitchen", "button"), subject.In("hall", "button")
+	var subjects []string // by sequence - 1
+	add := func(n, every int) {
+		for i := range n {
+			subj := hall
+			if i%every == 0 {
+				subj = kitchen
+			}
+			subjects = append(subjects, subj)
+			if _, err := c.w.AppendAsync(subj, []byte("x")); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	add(8000, 1)   // dense
+	add(22000, 20) // sparse
+	add(10000, 1)  // dense again
+	<-c.w.AsyncComplete()
+	// Hall's events below 20000 go: holes in the middle of the stream.
+	const purgedBelow = 20000
+	if err := c.w.Purge(ctx, hall, purgedBelow); err != nil {
+		t.Fatal(err)
+	}
+	want := func(filter string, from, to uint64) []uint64 {
+		var seqs []uint64
+		for i, subj := range subjects {
+			seq := uint64(i + 1)
+			if seq < from || to != 0 && seq > to || subj == hall && seq < purgedBelow || filter != "" && !journal.Matches(filter, subj) {
+				continue
+			}
+			seqs = append(seqs, seq)
+		}
+		return seqs
+	}
+	for _, tc := range []struct {
+		filter   string
+		from, to uint64
+	}{
+		{"", 0, 0},
+		{subject.Events("kitchen"), 0, 0},
+		{subject.Events("kitchen"), 7000, 33000},
+		{subject.Events("hall"), 0, 0},
+		{subject.Events("hall"), 19_000, 21_000},
+	} {
+		var got []uint64
+		err := c.r.Replay(ctx, tc.filter, tc.from, tc.to, func(m journal.Msg) error {
+			got = append(got, m.Seq)
+			return nil
+		})
+		if w := want(tc.filter, tc.from, tc.to); err != nil || fmt.Sprint(got) != fmt.Sprint(w) {
+			t.Errorf("Replay(%q, %d, %d): %d events, %v; want %d", tc.filter, tc.from, tc.to, len(got), err, len(w))
+		}
+	}
+
+	// Follow reads ahead while it catches up, then reads on from where
+	// it is: an answer read ahead and not needed is not taken for the
+	// next read's.
+	seqs := make(chan uint64, 2*len(subjects))
+	fctx, stop := context.WithCancel(ctx)
+	caughtUp, burst := make(chan struct{}), make(chan struct{})
+	done := make(chan error, 1)
+	stored := uint64(len(subjects))
+	go func() {
+		done <- c.r.Follow(fctx, subject.Events("kitchen"), 0, func(m journal.Msg) error {
+			if m.Seq > stored {
+				<-burst // the live events pile up meanwhile
+			}
+			seqs <- m.Seq
+			return nil
+		}, func() { close(caughtUp) })
+	}()
+	select {
+	case <-caughtUp:
+	case err := <-done:
+		t.Fatalf("Follow ended: %v", err)
+	}
+	// More than two batches at once: the rounds that read them read
+	// ahead again, on the slot whose unneeded answer is still owed.
+	add(12_000, 1)
+	<-c.w.AsyncComplete()
+	close(burst)
+	for i, w := range want(subject.Events("kitchen"), 0, 0) {
+		select {
+		case got := <-seqs:
+			if got != w {
+				t.Fatalf("Follow: event %d is %d, want %d", i, got, w)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("Follow: no event %d (%d)", i, w)
+		}
+	}
+	stop()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("Follow = %v", err)
+	}
+	select {
+	case got := <-seqs:
+		t.Fatalf("Follow: an extra event %d", got)
+	default:
+	}
+}

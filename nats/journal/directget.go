@@ -46,6 +46,9 @@ type getRequest struct {
 	UpToSeq   uint64     `json:"up_to_seq,omitempty"`
 }
 
+// multiLastMax is the most subjects a multi_last direct get answers for.
+const multiLastMax = 1024
+
 // Headers of a direct get's answer.
 const (
 	hdrStatus      = "Status"
@@ -60,43 +63,57 @@ const (
 var addedHeaders = []string{jetstream.StreamHeader, jetstream.SubjectHeader, jetstream.SequenceHeader,
 	jetstream.TimeStampHeaer, hdrNumPending, hdrLastSeq}
 
-// getter sends batched direct gets to one stream and reads the answers
-// on its own inbox, one request at a time.
+// getter sends batched direct gets to one stream and reads the answers,
+// each on the inbox of one of two slots: a batch can be asked for while
+// the one before is read (read).
 type getter struct {
 	nc       *nats.Conn
 	stream   string
 	subj     string // the stream's DIRECT.GET
-	sub      *nats.Subscription
-	ch       chan *nats.Msg
-	timer    *time.Timer
+	batch    int    // the most a request asks for
 	maxBytes int
-	busy     bool // an answer is being read, or was left unread
+	timer    *time.Timer
+	slots    [2]slot
+	broken   error // an answer was left half read
 }
 
-// newGetter subscribes a getter's inbox; close it after use.
-func newGetter(js jetstream.JetStream, stream string) (*getter, error) {
+// slot is an inbox and the answers it receives, in order.
+type slot struct {
+	inbox string
+	sub   *nats.Subscription
+	ch    chan *nats.Msg
+	// owed counts answers asked for and not read (a batch read ahead
+	// that was not needed): they are read and dropped before the slot
+	// is used again.
+	owed int
+}
+
+// request is a request sent, whose answer is to be read.
+type request struct {
+	slot  int
+	start uint64 // the sequence it reads from
+}
+
+// newGetter returns a getter whose requests ask for batch messages at
+// most; close it after use.
+func newGetter(js jetstream.JetStream, stream string, batch int) *getter {
 	nc := js.Conn()
-	g := &getter{
-		nc:     nc,
-		stream: stream,
-		subj:   apiPrefix(js) + "DIRECT.GET." + stream,
-		// One answer at a time, which never holds more than a batch and
-		// its end: the channel never fills, so the client drops nothing.
-		ch:       make(chan *nats.Msg, getBatch+1),
+	return &getter{
+		nc:       nc,
+		stream:   stream,
+		subj:     apiPrefix(js) + "DIRECT.GET." + stream,
+		batch:    max(batch, 1),
 		maxBytes: max(getBatchBytes, 2*int(nc.MaxPayload())),
 		timer:    time.NewTimer(getWait),
 	}
-	g.timer.Stop()
-	sub, err := nc.ChanSubscribe(nc.NewInbox(), g.ch)
-	if err != nil {
-		return nil, fmt.Errorf("direct get from %s: %w", stream, err)
-	}
-	g.sub = sub
-	return g, nil
 }
 
 func (g *getter) close() {
-	_ = g.sub.Unsubscribe()
+	for _, s := range g.slots {
+		if s.sub != nil {
+			_ = s.sub.Unsubscribe()
+		}
+	}
 	g.timer.Stop()
 }
 
@@ -121,29 +138,55 @@ type batchEnd struct {
 	pending, upTo uint64
 }
 
-// get sends req, which must ask for a batch, and gives fn each message
-// of the answer, in stream order, until the answer's end. An error from
-// fn is returned as is. An error leaves the rest of the answer unread:
-// the getter is then done.
-func (g *getter) get(ctx context.Context, req getRequest, fn func(Msg) error) (batchEnd, error) {
-	if g.busy {
-		return batchEnd{}, fmt.Errorf("direct get from %s: the previous answer was left unread", g.stream)
+// send asks for req, which must ask for a batch of at most g.batch, on
+// slot i.
+func (g *getter) send(ctx context.Context, i int, req getRequest) (request, error) {
+	if g.broken != nil {
+		return request{}, g.broken
 	}
-	g.busy = true
+	s := &g.slots[i]
+	if s.sub == nil {
+		// An answer never holds more than a batch and its end, and one is
+		// read before the slot's next is asked for: the channel never
+		// fills, so the client drops nothing.
+		s.inbox, s.ch = g.nc.NewInbox(), make(chan *nats.Msg, g.batch+1)
+		sub, err := g.nc.ChanSubscribe(s.inbox, s.ch)
+		if err != nil {
+			return request{}, fmt.Errorf("direct get from %s: %w", g.stream, err)
+		}
+		s.sub = sub
+	}
+	for ; s.owed > 0; s.owed-- {
+		if _, err := g.answer(ctx, request{slot: i}, func(Msg) error { return nil }); err != nil {
+			return request{}, err
+		}
+	}
 	body, err := json.Marshal(req)
 	if err != nil {
-		return batchEnd{}, err
+		return request{}, err
 	}
-	if err := g.nc.PublishRequest(g.subj, g.sub.Subject, body); err != nil {
-		return batchEnd{}, fmt.Errorf("direct get from %s: %w", g.stream, err)
+	if err := g.nc.PublishRequest(g.subj, s.inbox, body); err != nil {
+		return request{}, fmt.Errorf("direct get from %s: %w", g.stream, err)
 	}
+	return request{slot: i, start: req.Seq}, nil
+}
+
+// answer gives fn each message of r's answer, in stream order, until the
+// answer's end. An error from fn is returned as is. An error leaves the
+// rest of the answer unread, and the getter is then done.
+func (g *getter) answer(ctx context.Context, r request, fn func(Msg) error) (e batchEnd, err error) {
+	defer func() {
+		if err != nil {
+			g.broken = fmt.Errorf("direct get from %s: an answer was left unread: %w", g.stream, err)
+		}
+	}()
+	ch := g.slots[r.slot].ch
 	for {
-		m, err := g.next(ctx)
+		m, err := g.next(ctx, ch)
 		if err != nil {
 			return batchEnd{}, err
 		}
 		if len(m.Data) == 0 && m.Header.Get(hdrStatus) != "" {
-			g.busy = false
 			return g.end(m)
 		}
 		msg, err := fromDirect(m)
@@ -156,20 +199,29 @@ func (g *getter) get(ctx context.Context, req getRequest, fn func(Msg) error) (b
 	}
 }
 
-// next waits for the answer's next message.
-func (g *getter) next(ctx context.Context) (*nats.Msg, error) {
+// get asks for req on the first slot and reads its answer.
+func (g *getter) get(ctx context.Context, req getRequest, fn func(Msg) error) (batchEnd, error) {
+	r, err := g.send(ctx, 0, req)
+	if err != nil {
+		return batchEnd{}, err
+	}
+	return g.answer(ctx, r, fn)
+}
+
+// next waits for the next message on ch.
+func (g *getter) next(ctx context.Context, ch chan *nats.Msg) (*nats.Msg, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	select {
-	case m := <-g.ch:
+	case m := <-ch:
 		return m, nil
 	default:
 	}
 	g.timer.Reset(getWait)
 	defer g.timer.Stop()
 	select {
-	case m := <-g.ch:
+	case m := <-ch:
 		return m, nil
 	case <-ctx.Done():
 		return nil, ctx.Err()
@@ -236,41 +288,91 @@ func ownHeader(h nats.Header) nats.Header {
 // stream order, by batched direct gets. It returns the sequence to read
 // from next, and whether the stream had no more matching events when the
 // last batch ended (to 0), or the range is done.
+//
+// While a batch is read, the next is asked for already: the stream reads
+// a whole batch before it sends it, and so reads the next while it sends
+// this one (BenchmarkJournalReplay100k). The next is guessed to start as
+// many sequences after this one's start as the last batch spanned; a
+// guess that falls short costs events read twice (skipped), one beyond
+// a request for the gap, read first.
 func (g *getter) read(ctx context.Context, filter string, from, to uint64, fn func(Msg) error) (uint64, bool, error) {
 	next := max(from, 1)
-	for to == 0 || next <= to {
+	var (
+		q    []request // asked for, in the order to read them; at most two
+		span uint64    // the sequences the last batch read spanned
+	)
+	ask := func(start uint64) (request, error) {
+		n := uint64(g.batch)
+		if to != 0 {
+			// No more can fall in the range: a filter makes fewer match.
+			n = min(n, to-start+1)
+		}
+		i := 0
+		if len(q) > 0 {
+			i = 1 - q[0].slot
+		}
+		return g.send(ctx, i, getRequest{Seq: start, NextFor: filter, Batch: int(n), MaxBytes: g.maxBytes})
+	}
+	// done leaves an answer asked for ahead unread: it is dropped when
+	// its slot is next used.
+	done := func() (uint64, bool, error) {
+		for _, r := range q {
+			g.slots[r.slot].owed++
+		}
+		return next, true, nil
+	}
+	for {
+		if to != 0 && next > to {
+			return done()
+		}
 		if err := ctx.Err(); err != nil {
 			return next, false, err
 		}
-		n := uint64(getBatch)
-		if to != 0 {
-			// No more can fall in the range: a filter makes fewer match.
-			n = min(n, to-next+1)
+		if len(q) == 0 || q[0].start > next {
+			r, err := ask(next)
+			if err != nil {
+				return next, false, err
+			}
+			q = append([]request{r}, q...)
 		}
-		req := getRequest{Seq: next, NextFor: filter, Batch: int(n), MaxBytes: g.maxBytes}
-		start := next
-		e, err := g.get(ctx, req, func(m Msg) error {
+		if ahead := max(q[0].start+span, next); len(q) == 1 && span > 0 && (to == 0 || ahead <= to) {
+			r, err := ask(ahead)
+			if err != nil {
+				return next, false, err
+			}
+			q = append(q, r)
+		}
+		r := q[0]
+		q = q[1:]
+		last := uint64(0)
+		e, err := g.answer(ctx, r, func(m Msg) error {
+			last = m.Seq
+			if m.Seq < next {
+				return nil // read already: the batch began before the last ended
+			}
 			next = m.Seq + 1
 			if to != 0 && m.Seq > to {
 				return nil // past the range: a filtered batch may overshoot
 			}
 			return fn(m)
 		})
-		if err != nil {
+		switch {
+		case err != nil:
 			return next, false, err
-		}
-		if e.none || e.pending == 0 || next == start {
-			return next, true, nil
+		case e.none || e.pending == 0:
+			return done()
+		case last >= r.start:
+			span = last - r.start + 1
 		}
 	}
-	return next, true, nil
 }
 
 // Latest calls fn with the last message of each subject of stream that
 // matches filter, in stream order, with no consumer: how a client reads
 // a key-value bucket (its stream is KV_<bucket>, its subjects
 // $KV.<bucket>.<key>; a deleted key's last message is a marker with the
-// KV-Operation header). The stream answers for at most 1,024 subjects.
+// KV-Operation header). The stream answers for at most 1,024 subjects
+// (multiLastMax).
 // It returns ErrNotFound when js reaches no such stream.
 func Latest(ctx context.Context, js jetstream.JetStream, stream, filter string, fn func(Msg) error) error {
 	if _, err := js.Stream(ctx, stream); err != nil {
@@ -279,16 +381,13 @@ func Latest(ctx context.Context, js jetstream.JetStream, stream, filter string, 
 		}
 		return fmt.Errorf("journal: stream %s: %w", stream, err)
 	}
-	g, err := newGetter(js, stream)
-	if err != nil {
-		return fmt.Errorf("journal: %w", err)
-	}
+	g := newGetter(js, stream, multiLastMax)
 	defer g.close()
 	// Pages of one multi_last request: each up to the same last sequence,
 	// from after the previous page's last message.
 	var seq, upTo uint64
 	for {
-		e, err := g.get(ctx, getRequest{MultiLast: []string{filter}, Seq: seq, UpToSeq: upTo, Batch: getBatch, MaxBytes: g.maxBytes},
+		e, err := g.get(ctx, getRequest{MultiLast: []string{filter}, Seq: seq, UpToSeq: upTo, Batch: multiLastMax, MaxBytes: g.maxBytes},
 			func(m Msg) error {
 				seq = m.Seq + 1
 				return fn(m)

@@ -45,10 +45,7 @@ func (j *Journal) Replay(ctx context.Context, filter string, from, to uint64, fn
 	if to < from {
 		return nil
 	}
-	g, err := newGetter(j.js, j.stream)
-	if err != nil {
-		return fmt.Errorf("journal: replay %q: %w", filter, err)
-	}
+	g := newGetter(j.js, j.stream, int(min(getBatch, to-from+1)))
 	defer g.close()
 	var fnErr error
 	_, _, err = g.read(ctx, filter, from, to, func(m Msg) error {
@@ -98,10 +95,7 @@ func (j *Journal) Follow(ctx context.Context, filter string, from uint64, fn fun
 	if j.origin != nil {
 		from = 0
 	}
-	g, err := newGetter(j.js, j.stream)
-	if err != nil {
-		return fmt.Errorf("journal: follow %q: %w", filter, err)
-	}
+	g := newGetter(j.js, j.stream, getBatch)
 	defer g.close()
 	// Subscribed before the first read, so a wake-up for anything that
 	// read misses comes after it.
@@ -188,10 +182,7 @@ func (j *Journal) SeqAt(ctx context.Context, filter string, t time.Time) (uint64
 	if _, err := j.streamHandle(ctx); err != nil {
 		return 0, err
 	}
-	g, err := newGetter(j.js, j.stream)
-	if err != nil {
-		return 0, fmt.Errorf("journal: events since %s: %w", t.Format(time.RFC3339), err)
-	}
+	g := newGetter(j.js, j.stream, 1)
 	defer g.close()
 	var seq uint64
 	e, err := g.get(ctx, getRequest{StartTime: &t, NextFor: filter, Batch: 1, MaxBytes: g.maxBytes}, func(m Msg) error {
