@@ -455,6 +455,44 @@ func tickedDaemon(b *testing.B, prefix string, n int) (*daemon, string, uint64) 
 	return d, dir, info.State.LastSeq
 }
 
+// BenchmarkReplayOnline times `lumen replay --server URL --quiet` against
+// a running daemon holding the data set of BenchmarkReplay: the CLI reads
+// the journal as a client (batched direct gets through the clients'
+// account, since issue 27). One op is one journaled input replayed.
+// Compare with the same benchmark on the version before (LUMEN_BIN).
+func BenchmarkReplayOnline(b *testing.B) {
+	bin := lumenBin(b)
+	set := replayDataSet(b)
+	dir := b.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(set.dir)); err != nil {
+		b.Fatal(err)
+	}
+	d := startDaemon(b, dir, "--light", benchLight, "--sync", "batch")
+	b.ResetTimer()
+	var inputs int
+	for inputs < b.N {
+		ctx, cancel := context.WithTimeout(context.Background(), drainTimeout)
+		cmd := exec.CommandContext(ctx, bin, "--server", d.URL, "replay", "--light", benchLight, "--quiet")
+		cmd.SysProcAttr = childAttr()
+		out, err := cmd.CombinedOutput()
+		cancel()
+		if err != nil {
+			b.Fatalf("lumen replay: %v\n%s", err, out)
+		}
+		m := replaySummary.FindSubmatch(out)
+		if m == nil {
+			b.Fatalf("lumen replay printed no summary:\n%s", out)
+		}
+		n, _ := strconv.Atoi(string(m[1]))
+		if n < replayInputs {
+			b.Fatalf("lumen replay applied %d inputs, want at least %d", n, replayInputs)
+		}
+		inputs += n
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(inputs), "ns/op")
+}
+
 var replaySummary = regexp.MustCompile(`(\d+) inputs applied, (\d+) outputs`)
 
 // runReplay runs `lumen replay --quiet` on the stopped data directory and

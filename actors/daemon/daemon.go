@@ -226,7 +226,12 @@ func (d *Daemon) Run(ctx context.Context) error {
 // lights' inputs, on a connection of its own: it is on the path of every
 // such input, beside the lights' own journaling.
 func (d *Daemon) startIngress() error {
-	nc, err := d.broker.Connect(nats.Name("lumen-ingress"))
+	logf := d.cfg.Logf
+	nc, err := d.broker.Connect(nats.Name("lumen-ingress"), nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
+		// A client that publishes faster than the journal stores,
+		// without waiting for acknowledgements, loses what overflows.
+		logf("ingress: %v", err)
+	}))
 	if err != nil {
 		return fmt.Errorf("daemon: the ingress: %w", err)
 	}
