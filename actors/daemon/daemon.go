@@ -68,9 +68,10 @@ type Daemon struct {
 	mu        sync.Mutex
 	broker    *broker.Broker
 	nc        *nats.Conn
-	ingress   *ingress.Ingress // journals the inputs clients publish
-	ingressNC *nats.Conn       // the ingress's own
-	starting  *starting        // answers for the lights not served yet
+	ingress   *ingress.Ingress       // journals the inputs clients publish
+	history   *journal.HistoryServer // serves clients the journal's events
+	ingressNC *nats.Conn             // the ingress's and history's own
+	starting  *starting              // answers for the lights not served yet
 	j         *journal.Journal
 	sys       *actor.ActorSystem
 	root      *actors.Root
@@ -223,8 +224,9 @@ func (d *Daemon) Run(ctx context.Context) error {
 }
 
 // startIngress journals, from now on, what clients publish to the
-// lights' inputs, on a connection of its own: it is on the path of every
-// such input, beside the lights' own journaling.
+// lights' inputs, and serves them history, on a connection of its own:
+// it is on the path of every such input, beside the lights' own
+// journaling.
 func (d *Daemon) startIngress() error {
 	logf := d.cfg.Logf
 	nc, err := d.broker.Connect(nats.Name("lumen-ingress"), nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
@@ -248,7 +250,15 @@ func (d *Daemon) startIngress() error {
 		nc.Close()
 		return fmt.Errorf("daemon: the ingress: %w", err)
 	}
-	d.ingress, d.ingressNC = in, nc
+	// Clients read history through the daemon (journal.ServeHistory),
+	// on the same connection: both serve clients, apart from the lights.
+	hist, err := journal.New(js).ServeHistory(nc)
+	if err != nil {
+		in.Stop()
+		nc.Close()
+		return fmt.Errorf("daemon: the history service: %w", err)
+	}
+	d.ingress, d.history, d.ingressNC = in, hist, nc
 	return nil
 }
 
@@ -515,8 +525,9 @@ func (d *Daemon) Close() error {
 	}
 	if d.ingress != nil {
 		d.ingress.Stop()
+		d.history.Stop()
 		d.ingressNC.Close()
-		d.ingress, d.ingressNC = nil, nil
+		d.ingress, d.history, d.ingressNC = nil, nil, nil
 	}
 	for _, l := range d.lights {
 		_ = l.Service.Stop()

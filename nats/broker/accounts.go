@@ -23,9 +23,14 @@ import (
 //     the ingress of inputs as a service, and read-only JetStream
 //     requests (info, get, direct get) of the streams clients may read.
 //   - ClientsAccount holds every outside NATS client: anonymous on
-//     loopback or the --user, and the HTTP door. It has no JetStream of
-//     its own, so it can create, restore, edit or consume nothing: it
-//     reaches the daemon only through what it imports.
+//     loopback or the --user. It has no JetStream of its own, so it can
+//     create, restore, edit or consume nothing: it reaches the daemon
+//     only through what it imports.
+//   - DoorAccount holds the HTTP door alone, with the clients' imports:
+//     nats-server does not check a request's reply subject against the
+//     requester's permissions, so a client may have a reply delivered on
+//     any subject of its own account (lumen.demo.led, say); in an account
+//     of its own the page never sees such a forgery.
 //   - MQTTAccount, with --mqtt, holds the MQTT clients, which need a
 //     JetStream of their own for their sessions; only MQTT connections
 //     log in there.
@@ -36,6 +41,7 @@ import (
 const (
 	DaemonAccount  = "LUMEN"
 	ClientsAccount = "CLIENTS"
+	DoorAccount    = "DOOR"
 	MQTTAccount    = "MQTT"
 )
 
@@ -65,6 +71,8 @@ func accountsConfig(readable []string, mqtt bool) string {
 	service(subject.GroupCmdPrefix("*")+".>", true)
 	service("$SRV.>", true)
 	service(subject.AllIngress(), false)
+	// History in packed batches, read by the daemon (journal.ServeHistory).
+	service(subject.AllHistory(), false)
 	// Reading history: no consumer, no write.
 	service("$JS.API.INFO", false)
 	service("$JS.API.STREAM.NAMES", false)
@@ -89,6 +97,7 @@ func accountsConfig(readable []string, mqtt bool) string {
 	}
 	fmt.Fprintf(&b, "%s: { jetstream: enabled\n exports: [\n  %s\n ]\n}\n", DaemonAccount, strings.Join(daemon, "\n  "))
 	fmt.Fprintf(&b, "%s: { mappings: { %q: %q }\n exports: [{stream: \">\"}]\n imports: [\n  %s\n ]\n}\n", ClientsAccount, from, to, strings.Join(clients, "\n  "))
+	fmt.Fprintf(&b, "%s: { mappings: { %q: %q }\n imports: [\n  %s\n ]\n}\n", DoorAccount, from, to, strings.Join(clients, "\n  "))
 	return "accounts {\n" + b.String() + "}\n"
 }
 
@@ -122,9 +131,11 @@ func configureAccounts(opts *server.Options, readable []string, mqtt bool) error
 			return fmt.Errorf("broker: import the MQTT clients' publishes: %w", err)
 		}
 	}
-	for _, subj := range clientStreams() {
-		if err := clients.AddStreamImport(daemon, subj, ""); err != nil {
-			return fmt.Errorf("broker: import %s for clients: %w", subj, err)
+	for _, acc := range []*server.Account{clients, accs[DoorAccount]} {
+		for _, subj := range clientStreams() {
+			if err := acc.AddStreamImport(daemon, subj, ""); err != nil {
+				return fmt.Errorf("broker: import %s for %s: %w", subj, acc.Name, err)
+			}
 		}
 	}
 	return nil

@@ -19,7 +19,7 @@ import (
 // Who logs in where. The daemon's own connections log in with a token
 // made at each start and never written anywhere, to the daemon's
 // account. The HTTP door logs in likewise, with a token of its own, to
-// the clients' account, with replies on an inbox prefix of its own. Every
+// an account of its own with the clients' imports. Every
 // other NATS client is one principal of the clients' account: Config.User
 // with Config.Password when they are set, else anyone without
 // credentials on loopback. MQTT clients present the same credentials (or
@@ -116,7 +116,7 @@ func (a *auth) Check(c server.ClientAuthentication) bool {
 			case same(o.Token, a.daemonPassword):
 				return a.register(c, &server.User{Account: a.account(DaemonAccount)})
 			case same(o.Token, a.doorPassword):
-				return a.register(c, &server.User{Account: a.account(ClientsAccount), Permissions: clientPermissions(true)})
+				return a.register(c, &server.User{Account: a.account(DoorAccount), Permissions: clientPermissions(true)})
 			}
 			return false
 		}
@@ -187,11 +187,11 @@ func isMQTT(c server.ClientAuthentication) bool {
 	return f.IsValid() && f.Kind() == reflect.Pointer && !f.IsNil()
 }
 
-// clientPermissions are an outside client's, in the clients' account.
-// They name only Lumen's own subjects there, which the daemon's account
-// serves through imports: a client that could publish a light's outputs
-// or answer its commands in the clients' account would deceive the other
-// clients, not the daemon. The door's replies are its own.
+// clientPermissions are an outside client's, in the clients' account,
+// and the door's. They name only Lumen's own subjects there, which the
+// daemon's account serves through imports: a client that could publish a
+// light's events or answer its commands in the clients' account would
+// deceive the other clients, not the daemon.
 func clientPermissions(door bool) *server.Permissions {
 	sub := []string{
 		subject.CmdPrefix("*") + ".>", subject.GroupCmdPrefix("*") + ".>",
@@ -201,8 +201,10 @@ func clientPermissions(door bool) *server.Permissions {
 		sub = append(sub, DoorInbox+".>")
 	}
 	return &server.Permissions{
+		// Checked after the account's mappings: a light's inputs are
+		// mapped to the ingress, and pass.
 		Publish: &server.SubjectPermission{Deny: []string{
-			subject.AllOut("*"), subject.LED("*"), subject.LEDFrames("*"), subject.AllGPIO("*"),
+			subject.Events("*"), subject.LED("*"), subject.LEDFrames("*"), subject.AllGPIO("*"), DoorInbox + ".>",
 		}},
 		Subscribe: &server.SubjectPermission{Deny: sub},
 	}

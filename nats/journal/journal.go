@@ -19,6 +19,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -69,6 +70,10 @@ type Journal struct {
 	origin func(subject string, h nats.Header) (seq uint64, ok bool)
 	room   func() error           // WithRoom; nil: always room
 	failed func() <-chan struct{} // WithWriteFailed; nil: not watched
+
+	// How Replay reads (read): what the connection's account was found
+	// not to allow.
+	noConsumers, noHistory atomic.Bool
 
 	mu  sync.Mutex
 	str jetstream.Stream   // cached handle, bound on first use

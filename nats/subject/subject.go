@@ -306,3 +306,10 @@ func MQTTPrefix() string { return mqttPrefix }
 func Outside(subj string) []string {
 	return []string{subj, clientsPrefix + "." + subj, mqttPrefix + "." + subj}
 }
+
+// History is the daemon's service that reads a stream's events for a
+// client in packed batches (nats/journal): lumen.sys.history.<stream>.
+func History(stream string) string { return tokRoot + "." + tokSys + ".history." + stream }
+
+// AllHistory matches History of every stream.
+func AllHistory() string { return History(">") }
