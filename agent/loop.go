@@ -287,7 +287,8 @@ func (l *Loop) maxHistory() int {
 func (l *Loop) call(ctx context.Context, s *State, env Env, tc messages.AgentToolCall) error {
 	args := json.RawMessage(tc.Args)
 	step := messages.ToolStep{ID: tc.ID, Tool: tc.Name, Args: journalArgs(tc.Args)}
-	step.Tier = l.Tools.Tier(ctx, tc.Name, args, s.Calls)
+	var replaces string // what the call replaces, for the person who approves it
+	step.Tier, replaces = l.Tools.Permission(ctx, tc.Name, args, s.Calls)
 	var flags map[string]json.RawMessage
 	if json.Unmarshal(args, &flags) == nil && string(flags[SpeakDirectly]) == "true" && slices.Contains(directTools, tc.Name) {
 		step.Direct = true
@@ -307,12 +308,15 @@ func (l *Loop) call(ctx context.Context, s *State, env Env, tc messages.AgentToo
 	switch step.Tier {
 	case messages.TierForbidden:
 		step.Error = fmt.Sprintf("the operator does not allow %s; tell the person it needs to be done by hand", tc.Name)
+		if replaces != "" {
+			step.Error = fmt.Sprintf("the operator does not allow this %s: it %s, a deletion the operator does not allow; use a new name, or tell the person it needs to be done by hand", tc.Name, replaces)
+		}
 		return finish()
 	case messages.TierConfirm:
 		id := s.Approval
 		if s.Pending == nil || s.Pending.ID != tc.ID {
 			id = fmt.Sprintf("%s-%d", s.ID, s.Step+1)
-			if err := env.Record(ctx, messages.OutAgentData{Kind: messages.AgentKindApproval, Call: &step, Approval: id}); err != nil {
+			if err := env.Record(ctx, messages.OutAgentData{Kind: messages.AgentKindApproval, Call: &step, Approval: id, Text: replaces}); err != nil {
 				return err
 			}
 		}
@@ -334,6 +338,9 @@ func (l *Loop) call(ctx context.Context, s *State, env Env, tc messages.AgentToo
 		if !dec.Approved {
 			step.RejectedBy = dec.Who
 			step.Error = "the person rejected this call; do not retry it, adapt or call done"
+			if replaces != "" {
+				step.Error = "the person rejected this call, which " + replaces + "; do not retry it: use a new name, adapt or call done"
+			}
 			return finish()
 		}
 		step.ApprovedBy = dec.Who

@@ -30,7 +30,7 @@ Finish: done(message) with a one or two sentence summary, or askUser(question) w
 1. If the request matches a pattern, call getPattern first and adapt it.
 2. Create tools and data sources for external data.
 3. Create the states, then the rules (mind wildcards and priorities over the existing rules). When the light has history, call simulate with the new states and rules first: if they would change what the recorded clicks and data did beyond what was asked, fix them before appending.
-4. Call done. Some calls need the person's approval; if one is rejected, adapt or stop.
+4. Call done. Some calls need the person's approval, among them a create under a name the light has (it replaces the old one, as a delete would): use the light's states, tools and sources as they are, or new names, unless the request is to change them. If a call is rejected, adapt or stop.
 
 ## Current light
 `

@@ -147,6 +147,8 @@ func baseSpecs() []Spec {
 		{ToolGetVariables, "Show the light's variables (set by rules with setData and by data sources).", `{"type":"object","properties":{}}`, messages.TierAutonomous},
 		{ToolSimulate, "Check a change against the light's recorded history without making it: replays the inputs of the last `since` (default 24h: clicks, data, variables) against the current configuration plus these states and rules, minus delete_rules, and says how many inputs would leave the light in another state, with the first differences. Changes nothing.",
 			`{"type":"object","properties":{"states":{"type":"array","items":{"type":"object"},"description":"states to add or replace, as createState takes them"},"rules":{"type":"array","items":` + ruleSchema + `,"description":"rules to add, as appendRules takes them"},"delete_rules":{"type":"array","items":{"type":"string"},"description":"ids of rules to leave out"},"since":{"type":"string","description":"how far back, e.g. 24h, 90m"}}}`, messages.TierAutonomous},
+		// The creates below take their delete's tier when they replace
+		// one of the light's (replace.go).
 		{ToolCreateState, "Create or replace a named light state.",
 			`{"type":"object","properties":{"name":{"type":"string"},"r":` + colorSchema + `,"g":` + colorSchema + `,"b":` + colorSchema +
 				`,"speed":{"type":"integer","description":"animation frame period in ms; omit for a static color"},"description":{"type":"string"}},"required":["name","r","g","b"]}`, messages.TierAutonomous},
@@ -267,10 +269,29 @@ var errArgs = errors.New("agent: bad arguments")
 // Tier says how much permission a call needs: a tool's own tier, raised
 // to confirm for a data source that reaches a host no existing source
 // reaches, or a test call to a host neither the sources nor the light's
-// (approved) tools reach, lowered to autonomous for switching rules or
-// ending a layer that the request itself created (done are its calls so
-// far), and forbidden if the operator says so.
+// (approved) tools reach, raised to the delete tool's tier for a create
+// that replaces something of the light the request did not make,
+// lowered to autonomous for switching rules or ending a layer that the
+// request itself created (done are its calls so far), and forbidden if
+// the operator says so.
 func (t *Tools) Tier(ctx context.Context, name string, args json.RawMessage, done []messages.ToolStep) string {
+	tier, _ := t.Permission(ctx, name, args, done)
+	return tier
+}
+
+// Permission is Tier with, when a create replaces something, what it
+// replaces in words for the person who approves it ("" otherwise).
+func (t *Tools) Permission(ctx context.Context, name string, args json.RawMessage, done []messages.ToolStep) (tier, note string) {
+	tier = t.baseTier(ctx, name, args, done)
+	if tier == messages.TierForbidden {
+		return tier, ""
+	}
+	rt, note := t.replaces(ctx, name, args, done)
+	return stricter(tier, rt), note
+}
+
+// baseTier is Tier but for what a create replaces.
+func (t *Tools) baseTier(ctx context.Context, name string, args json.RawMessage, done []messages.ToolStep) string {
 	if slices.Contains(t.Forbidden, name) {
 		return messages.TierForbidden
 	}

@@ -99,6 +99,53 @@ func BenchmarkFireLatency(b *testing.B) {
 	}
 }
 
+// BenchmarkInputLatency measures one input published by a client
+// (lumen.<light>.evt.in.fired, acknowledged: since the daemon's own
+// account holds the journal, through its ingress) until the state event
+// it caused reaches a core NATS subscriber, and until the publish was
+// acknowledged. Baseline: BenchmarkDaemonPublishLatency, and the same
+// benchmark on the version before the ingress (LUMEN_BIN).
+func BenchmarkInputLatency(b *testing.B) {
+	for _, mode := range syncModes {
+		b.Run(mode, func(b *testing.B) {
+			d := startDaemon(b, b.TempDir(), "--light", benchLight, "--sync", mode)
+			nc := connect(b, d.URL)
+			applyBenchConfig(b, nc)
+			w := watchStates(b, d.URL, benchLight)
+			js := newJetStream(b, nc)
+			ctx := context.Background()
+			subj := subject.In(benchLight, "fired")
+			publish := func() (event, ack time.Duration) {
+				t0 := time.Now()
+				a, err := js.Publish(ctx, subj, tickInput)
+				if err != nil {
+					b.Fatal(err)
+				}
+				ack = time.Since(t0)
+				e, err := w.Next(a.Sequence)
+				if err != nil {
+					b.Fatal(err)
+				}
+				return e.At.Sub(t0), ack
+			}
+			for range 20 {
+				publish()
+			}
+			events := make(latencies, 0, b.N)
+			acks := make(latencies, 0, b.N)
+			b.ResetTimer()
+			for range b.N {
+				e, a := publish()
+				events = append(events, e)
+				acks = append(acks, a)
+			}
+			b.StopTimer()
+			events.report(b, "")
+			acks.report(b, "ack-")
+		})
+	}
+}
+
 // rawEnvelope is a journaled fire input of the usual size (an envelope with
 // a nuid id and a timestamp), the baseline's payload.
 var rawEnvelope = []byte(`{"v":1,"id":"Xq3mV8cR2bN7kLpT9wYz4e","type":"fired","light":"bench","time":"2026-11-22T02:22:57.123456789Z","data":{"transition":"tick"}}`)
@@ -406,6 +453,44 @@ func tickedDaemon(b *testing.B, prefix string, n int) (*daemon, string, uint64) 
 		b.Fatal(err)
 	}
 	return d, dir, info.State.LastSeq
+}
+
+// BenchmarkReplayOnline times `lumen replay --server URL --quiet` against
+// a running daemon holding the data set of BenchmarkReplay: the CLI reads
+// the journal as a client (batched direct gets through the clients'
+// account, since issue 27). One op is one journaled input replayed.
+// Compare with the same benchmark on the version before (LUMEN_BIN).
+func BenchmarkReplayOnline(b *testing.B) {
+	bin := lumenBin(b)
+	set := replayDataSet(b)
+	dir := b.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(set.dir)); err != nil {
+		b.Fatal(err)
+	}
+	d := startDaemon(b, dir, "--light", benchLight, "--sync", "batch")
+	b.ResetTimer()
+	var inputs int
+	for inputs < b.N {
+		ctx, cancel := context.WithTimeout(context.Background(), drainTimeout)
+		cmd := exec.CommandContext(ctx, bin, "--server", d.URL, "replay", "--light", benchLight, "--quiet")
+		cmd.SysProcAttr = childAttr()
+		out, err := cmd.CombinedOutput()
+		cancel()
+		if err != nil {
+			b.Fatalf("lumen replay: %v\n%s", err, out)
+		}
+		m := replaySummary.FindSubmatch(out)
+		if m == nil {
+			b.Fatalf("lumen replay printed no summary:\n%s", out)
+		}
+		n, _ := strconv.Atoi(string(m[1]))
+		if n < replayInputs {
+			b.Fatalf("lumen replay applied %d inputs, want at least %d", n, replayInputs)
+		}
+		inputs += n
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(inputs), "ns/op")
 }
 
 var replaySummary = regexp.MustCompile(`(\d+) inputs applied, (\d+) outputs`)

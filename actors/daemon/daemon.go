@@ -65,26 +65,27 @@ type Daemon struct {
 	cfg    Config
 	budget int64 // the journal budget Run resolved
 
-	mu       sync.Mutex
-	broker   *broker.Broker
-	nc       *nats.Conn
-	ingress  *ingress.Ingress // journals the inputs clients publish
-	starting *starting        // answers for the lights not served yet
-	j        *journal.Journal
-	sys      *actor.ActorSystem
-	root     *actors.Root
-	lights   []*Light
-	devices  *devices
-	engine   *plugins.Lazy // nil: the tool engine is not installed
-	plugins  *tool.Plugins
-	web      *web.Site
-	webNC    *nats.Conn // the HTTP door's connection
-	hooks    *source.Hooks
-	secrets  *secrets.Store
-	allow    netpolicy.Operator
-	model    *agent.OpenAI
-	metrics  *metrics.Metrics // served on GET /metrics
-	zone     string           // of schedules created without tz (clock.Zone)
+	mu        sync.Mutex
+	broker    *broker.Broker
+	nc        *nats.Conn
+	ingress   *ingress.Ingress // journals the inputs clients publish
+	ingressNC *nats.Conn       // the ingress's own
+	starting  *starting        // answers for the lights not served yet
+	j         *journal.Journal
+	sys       *actor.ActorSystem
+	root      *actors.Root
+	lights    []*Light
+	devices   *devices
+	engine    *plugins.Lazy // nil: the tool engine is not installed
+	plugins   *tool.Plugins
+	web       *web.Site
+	webNC     *nats.Conn // the HTTP door's connection
+	hooks     *source.Hooks
+	secrets   *secrets.Store
+	allow     netpolicy.Operator
+	model     *agent.OpenAI
+	metrics   *metrics.Metrics // served on GET /metrics
+	zone      string           // of schedules created without tz (clock.Zone)
 
 	stopLink context.CancelFunc // the hub link's watch; nil without a hub
 	warmed   chan struct{}      // closed once the tool engine is compiled or loaded
@@ -168,11 +169,8 @@ func (d *Daemon) Run(ctx context.Context) error {
 	d.j = journal.New(b.JetStream(), journal.WithRoom(b.Room), journal.WithWriteFailed(b.WriteFailed))
 	// What clients publish to the lights' inputs is journaled by the
 	// daemon, from the first client on.
-	if d.ingress, err = ingress.Start(ingress.Config{Conn: d.nc, Journal: d.j, Lights: cfg.Lights, Now: cfg.Clock.Now, Logf: logf}); err != nil {
+	if err := d.startIngress(); err != nil {
 		return err
-	}
-	if err := d.nc.Flush(); err != nil {
-		return fmt.Errorf("daemon: %w", err)
 	}
 	if err := b.Listen(); err != nil {
 		return err
@@ -221,6 +219,36 @@ func (d *Daemon) Run(ctx context.Context) error {
 	if err := d.serveWeb(); err != nil {
 		return err
 	}
+	return nil
+}
+
+// startIngress journals, from now on, what clients publish to the
+// lights' inputs, on a connection of its own: it is on the path of every
+// such input, beside the lights' own journaling.
+func (d *Daemon) startIngress() error {
+	logf := d.cfg.Logf
+	nc, err := d.broker.Connect(nats.Name("lumen-ingress"), nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
+		// A client that publishes faster than the journal stores,
+		// without waiting for acknowledgements, loses what overflows.
+		logf("ingress: %v", err)
+	}))
+	if err != nil {
+		return fmt.Errorf("daemon: the ingress: %w", err)
+	}
+	js, err := jetstream.New(nc)
+	if err != nil {
+		nc.Close()
+		return fmt.Errorf("daemon: the ingress: %w", err)
+	}
+	in, err := ingress.Start(ingress.Config{Conn: nc, Journal: journal.New(js), Lights: d.cfg.Lights, Now: d.cfg.Clock.Now, Logf: d.cfg.Logf})
+	if err == nil {
+		err = nc.Flush()
+	}
+	if err != nil {
+		nc.Close()
+		return fmt.Errorf("daemon: the ingress: %w", err)
+	}
+	d.ingress, d.ingressNC = in, nc
 	return nil
 }
 
@@ -487,7 +515,8 @@ func (d *Daemon) Close() error {
 	}
 	if d.ingress != nil {
 		d.ingress.Stop()
-		d.ingress = nil
+		d.ingressNC.Close()
+		d.ingress, d.ingressNC = nil, nil
 	}
 	for _, l := range d.lights {
 		_ = l.Service.Stop()

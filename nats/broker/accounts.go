@@ -82,7 +82,10 @@ func accountsConfig(readable []string, mqtt bool) string {
 	from, to := subject.IngressMapping()
 	var b strings.Builder
 	if mqtt {
-		fmt.Fprintf(&b, "%s: { jetstream: enabled, exports: [{stream: \">\"}] }\n", MQTTAccount)
+		// An MQTT client may publish a light's inputs too
+		// (lumen/demo/evt/in/fired), through the same ingress.
+		fmt.Fprintf(&b, "%s: { jetstream: enabled, mappings: { %q: %q }\n exports: [{stream: \">\"}]\n imports: [{service: {account: %s, subject: %q}}]\n}\n",
+			MQTTAccount, from, to, DaemonAccount, subject.AllIngress())
 	}
 	fmt.Fprintf(&b, "%s: { jetstream: enabled\n exports: [\n  %s\n ]\n}\n", DaemonAccount, strings.Join(daemon, "\n  "))
 	fmt.Fprintf(&b, "%s: { mappings: { %q: %q }\n exports: [{stream: \">\"}]\n imports: [\n  %s\n ]\n}\n", ClientsAccount, from, to, strings.Join(clients, "\n  "))

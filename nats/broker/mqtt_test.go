@@ -41,15 +41,38 @@ func TestMQTTListener(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	topic, payload := "home/doorbell", "ding"
+	mqttPublish(t, addr, "", "", topic, payload)
+	m, err := sub.NextMsg(5 * time.Second)
+	if err != nil {
+		t.Fatalf("the publish did not reach the daemon: %v", err)
+	}
+	if string(m.Data) != payload {
+		t.Fatalf("payload %q, want %q", m.Data, payload)
+	}
+}
+
+// mqttPublish connects to an MQTT listener (with user and password when
+// user is set) and publishes payload on topic at QoS 0.
+func mqttPublish(t *testing.T, addr, user, password, topic, payload string) {
+	t.Helper()
 	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close()
+	t.Cleanup(func() { conn.Close() })
 	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
+	str := func(s string) []byte { return append([]byte{byte(len(s) >> 8), byte(len(s))}, s...) }
 	// CONNECT: protocol "MQTT" level 4, clean session, keep-alive 60 s,
 	// client id "t".
-	connect := []byte{0x10, 13, 0, 4, 'M', 'Q', 'T', 'T', 4, 0x02, 0, 60, 0, 1, 't'}
+	flags := byte(0x02)
+	body := str("t")
+	if user != "" {
+		flags |= 0xC0
+		body = append(append(body, str(user)...), str(password)...)
+	}
+	vh := append(append(str("MQTT"), 4, flags), 0, 60)
+	connect := append([]byte{0x10, byte(len(vh) + len(body))}, append(vh, body...)...)
 	if _, err := conn.Write(connect); err != nil {
 		t.Fatal(err)
 	}
@@ -58,17 +81,8 @@ func TestMQTTListener(t *testing.T) {
 	if _, err := io.ReadFull(r, ack); err != nil || ack[0] != 0x20 || ack[3] != 0 {
 		t.Fatalf("CONNACK % x, %v", ack, err)
 	}
-	// PUBLISH QoS 0: topic home/doorbell, payload ding.
-	topic, payload := "home/doorbell", "ding"
-	pub := append([]byte{0x30, byte(2 + len(topic) + len(payload)), 0, byte(len(topic))}, topic...)
+	pub := append([]byte{0x30, byte(2 + len(topic) + len(payload))}, str(topic)...)
 	if _, err := conn.Write(append(pub, payload...)); err != nil {
 		t.Fatal(err)
-	}
-	m, err := sub.NextMsg(5 * time.Second)
-	if err != nil {
-		t.Fatalf("the publish did not reach the daemon: %v", err)
-	}
-	if string(m.Data) != payload {
-		t.Fatalf("payload %q, want %q", m.Data, payload)
 	}
 }

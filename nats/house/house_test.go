@@ -340,27 +340,30 @@ func TestHouseStream(t *testing.T) {
 		t.Errorf("the house's lights: %v, %v", lights, err)
 	}
 
-	// The Pi may speak for its own lights only.
-	probes, err := hubNC.SubscribeSync("lumen.*.probe")
+	// The Pi may speak for its own lights only (its daemon's account
+	// is what its leaf connection carries).
+	// What the hub's clients see of the Pis: a light's LED
+	// announcements, say.
+	probes, err := hubNC.SubscribeSync(subject.LED("*"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	nc, err := nats.Connect(b.ClientURL())
+	nc, err := b.Connect()
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer nc.Close()
-	for got := ""; got != "lumen.kitchen.probe"; {
+	for got := ""; got != subject.LED("kitchen"); {
 		if ctx.Err() != nil {
 			t.Fatal("the hub never had the Pi's own light's message")
 		}
 		for _, l := range []string{"hall", "kitchen"} {
-			if err := nc.Publish("lumen."+l+".probe", nil); err != nil {
+			if err := nc.Publish(subject.LED(l), nil); err != nil {
 				t.Fatal(err)
 			}
 		}
 		if m, err := probes.NextMsg(200 * time.Millisecond); err == nil {
-			if m.Subject != "lumen.kitchen.probe" {
+			if m.Subject != subject.LED("kitchen") {
 				t.Fatalf("the hub had %s from the Pi of kitchen", m.Subject)
 			}
 			got = m.Subject

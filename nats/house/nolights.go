@@ -2,7 +2,6 @@ package house
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -34,11 +33,11 @@ func NoLights(ctx context.Context, js jetstream.JetStream, where string) error {
 // isHub reports whether js is a hub's: it has the house stream and no
 // light's journal.
 func isHub(ctx context.Context, js jetstream.JetStream) bool {
-	if _, err := js.Stream(ctx, subject.Stream); !errors.Is(err, jetstream.ErrStreamNotFound) {
+	if ok, err := reaches(ctx, js, subject.Stream); ok || err != nil {
 		return false
 	}
-	_, err := js.Stream(ctx, Stream)
-	return err == nil
+	ok, _ := reaches(ctx, js, Stream)
+	return ok
 }
 
 // invert maps each Pi to one of its lights.

@@ -67,15 +67,18 @@ func Origin(owners map[string]string) func(subj string, h nats.Header) (uint64, 
 
 // OpenJournal returns the journal js reaches: a daemon's LUMEN, or at a
 // hub the house stream, read with each event's own sequence and only
-// from its light's Pi.
+// from its light's Pi. It needs no consumer, so a client in an account
+// that imports only the streams' STREAM.INFO and DIRECT.GET opens it.
 func OpenJournal(ctx context.Context, js jetstream.JetStream) (*journal.Journal, error) {
-	if _, err := js.Stream(ctx, subject.Stream); err == nil {
-		return journal.New(js), nil
-	} else if !errors.Is(err, jetstream.ErrStreamNotFound) {
+	if ok, err := reaches(ctx, js, subject.Stream); err != nil {
 		return nil, fmt.Errorf("house: the journal: %w", err)
+	} else if ok {
+		return journal.New(js), nil
 	}
-	if _, err := js.Stream(ctx, Stream); err != nil {
-		return nil, fmt.Errorf("house: no journal here: neither %s (lumen up) nor %s (lumen hub): %w", subject.Stream, Stream, err)
+	if ok, err := reaches(ctx, js, Stream); err != nil {
+		return nil, fmt.Errorf("house: the house journal: %w", err)
+	} else if !ok {
+		return nil, fmt.Errorf("house: no journal here: neither %s (lumen up) nor %s (lumen hub) is reachable", subject.Stream, Stream)
 	}
 	owners, err := readOwners(ctx, js)
 	if err != nil {
@@ -84,22 +87,59 @@ func OpenJournal(ctx context.Context, js jetstream.JetStream) (*journal.Journal,
 	return journal.New(js, journal.WithStream(Stream), journal.WithOrigin(Origin(owners))), nil
 }
 
+// reaches reports whether js reaches stream: false when it is not there,
+// or not imported to the client's account (nobody answers its info).
+func reaches(ctx context.Context, js jetstream.JetStream, stream string) (bool, error) {
+	_, err := js.Stream(ctx, stream)
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, jetstream.ErrStreamNotFound), errors.Is(err, nats.ErrNoResponders):
+		return false, nil
+	}
+	return false, err
+}
+
 func readOwners(ctx context.Context, js jetstream.JetStream) (map[string]string, error) {
-	kv, err := js.KeyValue(ctx, LightsBucket)
+	values, err := readBucket(ctx, js, LightsBucket)
 	if err != nil {
 		return nil, fmt.Errorf("house: which Pi runs which light (%s): %w", LightsBucket, err)
 	}
-	owners := map[string]string{}
-	keys, err := kv.ListKeys(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("house: %s: %w", LightsBucket, err)
-	}
-	for k := range keys.Keys() {
-		if e, err := kv.Get(ctx, k); err == nil {
-			owners[k] = string(e.Value())
-		}
+	owners := make(map[string]string, len(values))
+	for light, pi := range values {
+		owners[light] = string(pi)
 	}
 	return owners, nil
+}
+
+// The header that marks a deleted key's last message in a key-value
+// bucket's stream, and its values.
+const (
+	kvOperation = "KV-Operation"
+	kvDelete    = "DEL"
+	kvPurge     = "PURGE"
+)
+
+// readBucket returns every key of bucket and its value. It reads the
+// last message of each key's subject by direct gets (journal.Latest),
+// with no consumer: a client that imports only the bucket stream's
+// STREAM.INFO and DIRECT.GET reads it. It returns journal.ErrNotFound
+// when js reaches no such bucket.
+func readBucket(ctx context.Context, js jetstream.JetStream, bucket string) (map[string][]byte, error) {
+	prefix := "$KV." + bucket + "."
+	values := map[string][]byte{}
+	err := journal.Latest(ctx, js, "KV_"+bucket, prefix+">", func(m journal.Msg) error {
+		switch m.Header.Get(kvOperation) {
+		case kvDelete, kvPurge:
+			return nil
+		}
+		values[strings.TrimPrefix(m.Subject, prefix)] = m.Data
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return values, nil
 }
 
 // writeOwners makes the lights bucket say what the registry says.

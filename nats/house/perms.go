@@ -15,6 +15,7 @@ import (
 func Permissions(p Pi) *server.Permissions {
 	pub := []string{
 		"_INBOX.>",                 // replies (allow_responses does not cross a leaf)
+		"_R_.>",                    // replies to the hub's clients, through the imports of their account
 		"$JSC.R." + p.Name + ".>",  // replies to the sourcing consumer's set-up
 		"deliver." + p.Name + ".>", // the journal, to the house stream
 	}

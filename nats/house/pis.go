@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/lumen-home/lumen/nats/journal"
 )
 
 // PisBucket tells the hub's clients each Pi's lights, and whether the Pi
@@ -76,26 +78,19 @@ type Absent struct {
 }
 
 // Unreachable returns the lights of the house's Pis that are not among
-// running, sorted; none where js is not a hub's.
+// running, sorted; none where js is not a hub's. It reads PisBucket with
+// no consumer (readBucket).
 func Unreachable(ctx context.Context, js jetstream.JetStream, running []string) ([]Absent, error) {
-	kv, err := js.KeyValue(ctx, PisBucket)
-	if errors.Is(err, jetstream.ErrBucketNotFound) {
+	pis, err := readBucket(ctx, js, PisBucket)
+	if errors.Is(err, journal.ErrNotFound) {
 		return nil, nil
 	} else if err != nil {
 		return nil, fmt.Errorf("house: %s: %w", PisBucket, err)
 	}
-	keys, err := kv.ListKeys(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("house: %s: %w", PisBucket, err)
-	}
 	var out []Absent
-	for pi := range keys.Keys() {
-		e, err := kv.Get(ctx, pi)
-		if err != nil {
-			continue // removed meanwhile
-		}
+	for pi, b := range pis {
 		var s PiState
-		if err := json.Unmarshal(e.Value(), &s); err != nil {
+		if err := json.Unmarshal(b, &s); err != nil {
 			return nil, fmt.Errorf("house: %s %s: %w", PisBucket, pi, err)
 		}
 		for _, l := range s.Lights {

@@ -30,9 +30,10 @@ type Journal interface {
 
 // Config configures an Ingress.
 type Config struct {
-	// Conn is a connection of the daemon's account.
+	// Conn is a connection of the daemon's account, best its own: the
+	// ingress is on the path of every input a client publishes.
 	Conn *nats.Conn
-	// Journal journals the inputs.
+	// Journal journals the inputs, best through Conn.
 	Journal Journal
 	// Lights are the lights running here: inputs of others are
 	// dropped, as the journal would not take them.
@@ -41,9 +42,6 @@ type Config struct {
 	Now func() time.Time
 	// Logf receives the failures, at most one a minute; nil: none.
 	Logf func(format string, args ...any)
-	// ReplyTimeout bounds the wait for the journal's acknowledgement
-	// of an input a client asked a reply for (default 30 s).
-	ReplyTimeout time.Duration
 }
 
 // Ingress journals the inputs clients publish, until Stop.
@@ -60,9 +58,6 @@ type Ingress struct {
 func Start(cfg Config) (*Ingress, error) {
 	if cfg.Conn == nil || cfg.Journal == nil || cfg.Now == nil {
 		return nil, fmt.Errorf("ingress: Conn, Journal and Now are required")
-	}
-	if cfg.ReplyTimeout <= 0 {
-		cfg.ReplyTimeout = 30 * time.Second
 	}
 	in := &Ingress{cfg: cfg, lights: map[string]bool{}}
 	for _, l := range cfg.Lights {
@@ -108,8 +103,10 @@ func (in *Ingress) handle(m *nats.Msg) {
 	if m.Reply == "" {
 		return
 	}
+	// The ingress answers, not JetStream: nats-server lets no client
+	// publish with the reply subject of a service import (_R_.…).
 	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), in.cfg.ReplyTimeout)
+		ctx, cancel := context.WithTimeout(context.Background(), replyTimeout)
 		defer cancel()
 		seq, err := p.Wait(ctx)
 		if err != nil {
@@ -125,6 +122,10 @@ func (in *Ingress) handle(m *nats.Msg) {
 		_ = m.Respond(b)
 	}()
 }
+
+// replyTimeout bounds the wait for the journal's acknowledgement of an
+// input whose client asked for a reply.
+const replyTimeout = 30 * time.Second
 
 // fail answers a client that asked for a reply, and logs.
 func (in *Ingress) fail(m *nats.Msg, subj string, err error) {
@@ -167,6 +168,6 @@ func Rewrite(data []byte, id string, now time.Time) []byte {
 	if messages.DecodeEnvelope(data, &env) != nil || env.V <= 0 || env.Data == nil {
 		return data
 	}
-	env.ID, env.Time, env.By = id, now, messages.WhoNATS
+	env.ID, env.Time, env.By = id, now.UTC(), messages.WhoNATS
 	return messages.AppendEnvelope(nil, &env)
 }

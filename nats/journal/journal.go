@@ -3,6 +3,10 @@
 // follow a history live, consume durably one event at a time, bound
 // retention, and keep one snapshot per light.
 //
+// Reading (Replay, Follow, SeqAt, LastMsg, Lights, Size, FirstSeq,
+// LastSeq) creates no consumer: it needs only the stream's STREAM.INFO
+// and DIRECT.GET, which a client in another account imports.
+//
 // Every method takes a context and returns errors prefixed "journal:";
 // ErrConflict, ErrNotFound, ErrFull and ErrClosed can be tested with
 // errors.Is.
@@ -168,8 +172,12 @@ func (j *Journal) streamHandle(ctx context.Context) (jetstream.Stream, error) {
 	}
 	str, err := j.js.Stream(ctx, j.stream)
 	if err != nil {
-		if errors.Is(err, jetstream.ErrStreamNotFound) {
+		switch {
+		case errors.Is(err, jetstream.ErrStreamNotFound):
 			return nil, fmt.Errorf("%w: stream %s does not exist: start the daemon or run broker.EnsureStreams: %w", ErrNotFound, j.stream, err)
+		case errors.Is(err, nats.ErrNoResponders):
+			// A client whose account imports no STREAM.INFO of it.
+			return nil, fmt.Errorf("%w: stream %s is not reachable from this connection's account: %w", ErrNotFound, j.stream, err)
 		}
 		return nil, fmt.Errorf("journal: stream %s: %w", j.stream, err)
 	}
@@ -276,7 +284,7 @@ func (j *Journal) LastMsg(ctx context.Context, subj string) (Msg, error) {
 		}
 		return Msg{}, fmt.Errorf("journal: last message on %s: %w", subj, err)
 	}
-	m, ok := j.own(Msg{Seq: raw.Sequence, Subject: raw.Subject, Data: raw.Data, Time: raw.Time, Header: raw.Header})
+	m, ok := j.own(Msg{Seq: raw.Sequence, Subject: raw.Subject, Data: raw.Data, Time: raw.Time, Header: ownHeader(raw.Header)})
 	if !ok {
 		return Msg{}, fmt.Errorf("%w: the last message on %s is not from the light's own journal", ErrNotFound, subj)
 	}

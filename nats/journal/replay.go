@@ -5,16 +5,9 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/nats-io/nats.go/jetstream"
-)
+	"github.com/nats-io/nats.go"
 
-// replayBatch is how many messages an ordered consumer asks for at once:
-// larger batches amortize the pull round trip on the replay hot path.
-// replayBatchBytes caps the memory a batch of large events can take; it is
-// raised to twice the server's max payload so one event always fits.
-const (
-	replayBatch      = 5000
-	replayBatchBytes = 4 << 20
+	"github.com/lumen-home/lumen/nats/subject"
 )
 
 // Replay calls fn with every event of the range [from, to] whose subject
@@ -24,8 +17,8 @@ const (
 // so events appended meanwhile are not waited for. An empty range returns
 // at once. The first error from fn stops the replay and is returned as is.
 //
-// It reads through an ephemeral ordered consumer, which streams batches
-// without acknowledgements and is deleted on return.
+// It reads by batched direct gets (directget.go), so a client that may
+// create no consumer replays too.
 func (j *Journal) Replay(ctx context.Context, filter string, from, to uint64, fn func(Msg) error) error {
 	str, err := j.streamHandle(ctx)
 	if err != nil {
@@ -52,48 +45,33 @@ func (j *Journal) Replay(ctx context.Context, filter string, from, to uint64, fn
 	if to < from {
 		return nil
 	}
-
-	cons, err := j.ordered(ctx, str, filter, from)
-	if err != nil {
+	g := newGetter(j.js, j.stream, int(min(getBatch, to-from+1)))
+	defer g.close()
+	var fnErr error
+	_, _, err = g.read(ctx, filter, from, to, func(m Msg) error {
+		if msg, ok := j.own(m); ok && keep(msg) {
+			fnErr = fn(msg)
+		}
+		return fnErr
+	})
+	switch {
+	case fnErr != nil:
+		return fnErr
+	case err != nil:
 		return fmt.Errorf("journal: replay %q: %w", filter, err)
 	}
-	defer j.deleteOrdered(cons)
-	// NumPending counts the matching events from `from` on when the
-	// consumer was created: zero means there is nothing to wait for.
-	if info := cons.CachedInfo(); info == nil || info.NumPending == 0 {
-		return nil
-	}
-
-	maxBytes := max(replayBatchBytes, 2*int(j.js.Conn().MaxPayload()))
-	iter, err := cons.Messages(jetstream.PullMaxMessagesWithBytesLimit(replayBatch, maxBytes))
-	if err != nil {
-		return fmt.Errorf("journal: replay %q: %w", filter, err)
-	}
-	defer iter.Stop()
-	for {
-		m, err := iter.Next(jetstream.NextContext(ctx))
-		if err != nil {
-			return fmt.Errorf("journal: replay %q: %w", filter, err)
-		}
-		md, err := m.Metadata()
-		if err != nil {
-			return fmt.Errorf("journal: replay %q: %w", filter, err)
-		}
-		if md.Sequence.Stream > to {
-			return nil
-		}
-		if msg, ok := j.own(fromJS(m, md)); ok && keep(msg) {
-			if err := fn(msg); err != nil {
-				return err
-			}
-		}
-		// NumPending is what still matches after this message: done when
-		// the range or the matching events are exhausted.
-		if md.Sequence.Stream >= to || md.NumPending == 0 {
-			return nil
-		}
-	}
+	return nil
 }
+
+// How Follow learns of new events: a message on the filter's subjects
+// wakes it; since that can come before the stream has stored the event
+// (or, through a copy, long before), a wake-up that finds nothing reads
+// again after followRetry, doubling up to followPoll. Without wake-ups
+// (a subject this client may not subscribe) it reads every followPoll.
+const (
+	followPoll  = time.Second
+	followRetry = 10 * time.Millisecond
+)
 
 // Follow calls fn with every event whose subject matches filter, from
 // stream sequence from (0: the first) on, in stream order, then with each
@@ -101,10 +79,15 @@ func (j *Journal) Replay(ctx context.Context, filter string, from, to uint64, fn
 // fn returns an error (returned as is). caughtUp, when set, is called
 // once, as soon as every matching event stored when Follow began has
 // been given to fn (at once when there is none): what comes after is
-// live. A follower that loses its consumer gets an error; start over.
+// live.
+//
+// It reads by batched direct gets from the sequence after the last event
+// read, whenever a core NATS message on filter's subjects says there may
+// be more, and every followPoll: nothing is missed or given twice. A read
+// that fails (the server silent for longer than getWait) ends it with an
+// error; start over after the last event seen.
 func (j *Journal) Follow(ctx context.Context, filter string, from uint64, fn func(Msg) error, caughtUp func()) error {
-	str, err := j.streamHandle(ctx)
-	if err != nil {
+	if _, err := j.streamHandle(ctx); err != nil {
 		return err
 	}
 	// Through a copy, from is an origin's sequence: read the whole copy.
@@ -112,79 +95,80 @@ func (j *Journal) Follow(ctx context.Context, filter string, from uint64, fn fun
 	if j.origin != nil {
 		from = 0
 	}
-	cons, err := j.ordered(ctx, str, filter, max(from, 1))
-	if err != nil {
-		return fmt.Errorf("journal: follow %q: %w", filter, err)
+	g := newGetter(j.js, j.stream, getBatch)
+	defer g.close()
+	// Subscribed before the first read, so a wake-up for anything that
+	// read misses comes after it.
+	wake := make(chan struct{}, 1)
+	wakeOn := filter
+	if wakeOn == "" {
+		wakeOn = subject.AllEvents
 	}
-	defer j.deleteOrdered(cons)
-	behind := true
-	if info := cons.CachedInfo(); info != nil && info.NumPending == 0 {
-		behind = false
-		if caughtUp != nil {
-			caughtUp()
+	sub, err := j.js.Conn().Subscribe(wakeOn, func(*nats.Msg) {
+		select {
+		case wake <- struct{}{}:
+		default:
 		}
-	}
-	iter, err := cons.Messages()
+	})
 	if err != nil {
 		return fmt.Errorf("journal: follow %q: %w", filter, err)
 	}
-	defer iter.Stop()
+	defer func() { _ = sub.Unsubscribe() }()
+
+	timer := time.NewTimer(followPoll)
+	defer timer.Stop()
+	var (
+		fnErr error
+		told  bool
+		woke  bool
+		retry time.Duration
+		next  = max(from, 1)
+	)
 	for {
-		m, err := iter.Next(jetstream.NextContext(ctx))
-		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
+		start := next
+		n, done, err := g.read(ctx, filter, next, 0, func(m Msg) error {
+			if msg, ok := j.own(m); ok && msg.Seq >= origin {
+				fnErr = fn(msg)
 			}
+			return fnErr
+		})
+		next = n
+		switch {
+		case fnErr != nil:
+			return fnErr
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case err != nil:
 			return fmt.Errorf("journal: follow %q: %w", filter, err)
+		case !done:
+			continue
 		}
-		md, err := m.Metadata()
-		if err != nil {
-			return fmt.Errorf("journal: follow %q: %w", filter, err)
-		}
-		if msg, ok := j.own(fromJS(m, md)); ok && msg.Seq >= origin {
-			if err := fn(msg); err != nil {
-				return err
-			}
-		}
-		if behind && md.NumPending == 0 {
-			behind = false
+		if !told {
+			told = true
 			if caughtUp != nil {
 				caughtUp()
 			}
 		}
+		wait := followPoll
+		if woke && next == start {
+			retry = min(max(2*retry, followRetry), followPoll)
+			wait = retry
+		} else {
+			retry = 0
+		}
+		timer.Reset(wait)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-wake:
+			woke = true
+		case <-timer.C:
+			// A retry after a wake-up goes on retrying until it finds
+			// the event; a plain poll does not.
+			woke = woke && retry > 0
+		}
+		timer.Stop()
 	}
-}
-
-// ordered creates the ordered consumer of Replay and Follow: the events
-// matching filter (every subject when empty) from sequence from on.
-func (j *Journal) ordered(ctx context.Context, str jetstream.Stream, filter string, from uint64) (jetstream.Consumer, error) {
-	cfg := jetstream.OrderedConsumerConfig{
-		DeliverPolicy: jetstream.DeliverByStartSequencePolicy,
-		OptStartSeq:   from,
-		// A safety net for a consumer that outlives a crashed reader.
-		InactiveThreshold: 30 * time.Second,
-	}
-	if filter != "" {
-		cfg.FilterSubjects = []string{filter}
-	}
-	cons, err := str.OrderedConsumer(ctx, cfg)
-	if err != nil {
-		return nil, fmt.Errorf("create consumer: %w", err)
-	}
-	return cons, nil
-}
-
-// deleteOrdered removes a replay's consumer now rather than letting it
-// idle on the server until its inactive threshold.
-func (j *Journal) deleteOrdered(cons jetstream.Consumer) {
-	info := cons.CachedInfo()
-	if info == nil {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	// Best effort: the inactive threshold removes it otherwise.
-	_ = j.js.DeleteConsumer(ctx, j.stream, info.Name)
 }
 
 // SeqAt is the sequence of the first event matching filter stored at or
@@ -195,31 +179,22 @@ func (j *Journal) SeqAt(ctx context.Context, filter string, t time.Time) (uint64
 	if j.origin != nil {
 		return 0, nil
 	}
-	str, err := j.streamHandle(ctx)
-	if err != nil {
+	if _, err := j.streamHandle(ctx); err != nil {
 		return 0, err
 	}
-	cfg := jetstream.OrderedConsumerConfig{DeliverPolicy: jetstream.DeliverByStartTimePolicy, OptStartTime: &t,
-		InactiveThreshold: 30 * time.Second}
-	if filter != "" {
-		cfg.FilterSubjects = []string{filter}
-	}
-	cons, err := str.OrderedConsumer(ctx, cfg)
-	if err != nil {
+	g := newGetter(j.js, j.stream, 1)
+	defer g.close()
+	var seq uint64
+	e, err := g.get(ctx, getRequest{StartTime: &t, NextFor: filter, Batch: 1, MaxBytes: g.maxBytes}, func(m Msg) error {
+		seq = m.Seq
+		return nil
+	})
+	switch {
+	case err != nil:
 		return 0, fmt.Errorf("journal: events since %s: %w", t.Format(time.RFC3339), err)
-	}
-	defer j.deleteOrdered(cons)
-	if info := cons.CachedInfo(); info == nil || info.NumPending == 0 {
+	case e.none:
 		last, err := j.LastSeq(ctx)
 		return last + 1, err
 	}
-	m, err := cons.Next(jetstream.FetchMaxWait(5 * time.Second))
-	if err != nil {
-		return 0, fmt.Errorf("journal: events since %s: %w", t.Format(time.RFC3339), err)
-	}
-	md, err := m.Metadata()
-	if err != nil {
-		return 0, err
-	}
-	return md.Sequence.Stream, nil
+	return seq, nil
 }
