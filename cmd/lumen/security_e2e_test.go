@@ -1,11 +1,13 @@
 package main_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -42,15 +44,17 @@ type secMode struct {
 	user, pw string
 }
 
-var secModes = []secMode{
-	{name: "anonymous"},
-	{name: "user", up: []string{"--user", "mallory", "--password", "s3cret-27-pass"}, user: "mallory", pw: "s3cret-27-pass"},
+func secModes() []secMode {
+	return []secMode{
+		{name: "anonymous"},
+		{name: "user", up: []string{"--user", "mallory", "--password", "s3cret-27-pass"}, user: "mallory", pw: "s3cret-27-pass"},
+	}
 }
 
-// forEachMode runs f once per way of logging in, the two in parallel.
-func forEachMode(t *testing.T, f func(t *testing.T, m secMode)) {
+// secEachMode runs f once per way of logging in, the two in parallel.
+func secEachMode(t *testing.T, f func(t *testing.T, m secMode)) {
 	t.Helper()
-	for _, m := range secModes {
+	for _, m := range secModes() {
 		t.Run(m.name, func(t *testing.T) {
 			t.Parallel()
 			f(t, m)
@@ -139,7 +143,6 @@ func (b *secBus) natsIn(t *testing.T, tty bool, args ...string) (string, error) 
 		cmd = exec.CommandContext(ctx, bin, full...)
 	}
 	cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "NATS_URL=", "NATS_USER=", "NATS_PASSWORD=")
-	cmd.Stdin = nil
 	out, err := cmd.CombinedOutput()
 	if ctx.Err() != nil {
 		t.Fatalf("nats %s did not end within 30s (a hang, not a refusal):\n%s", strings.Join(args, " "), out)
@@ -255,11 +258,16 @@ func (b *secBus) inputs(t *testing.T, filter string) uint64 {
 	return n
 }
 
-// stopAndVerify stops the daemon and replays its journal from the data
-// directory, from the first event and from the snapshot: every recorded
-// output must be what the light computes again.
+// stopAndVerify replays the light's journal as a client, then stops the
+// daemon and replays it from the data directory, from the first event
+// and from the snapshot: every recorded output must be what the light
+// computes again.
 func (b *secBus) stopAndVerify(t *testing.T, light string) {
 	t.Helper()
+	// As a client first, which reads the journal without a consumer.
+	if out, code := b.lumen(t, "replay", "--light", light, "--verify", "--quiet"); code != 0 || !strings.Contains(out, "every recorded output matches") {
+		t.Errorf("lumen replay --verify as a client: exit %d\n%s", code, out)
+	}
 	if err := b.d.Stop(); err != nil {
 		t.Fatal(err)
 	}
@@ -315,7 +323,7 @@ func refused(out string, err error) bool {
 // stream, nor make a consumer, in the daemon's account, whatever it
 // would capture or republish to; it can read the history.
 func TestSecurityJetStreamAdmin(t *testing.T) {
-	forEachMode(t, func(t *testing.T, m secMode) {
+	secEachMode(t, func(t *testing.T, m secMode) {
 		b := startSecBus(t, m)
 		mustOK(t, request(t, b.nc, "lumen.demo.cmd.fire", `{"transition":"button_click"}`))
 		before := b.settled(t)
@@ -436,7 +444,7 @@ func TestSecurityJetStreamAdmin(t *testing.T) {
 // take (<light>:<seq>:0) is journaled under an id of the daemon's, so the
 // output is journaled too.
 func TestSecurityInputMsgID(t *testing.T) {
-	forEachMode(t, func(t *testing.T, m secMode) {
+	secEachMode(t, func(t *testing.T, m secMode) {
 		b := startSecBus(t, m)
 		for i, body := range []string{
 			`{"transition":"button_click"}`,
@@ -492,7 +500,7 @@ func TestSecurityInputMsgID(t *testing.T) {
 // (as if it were the journal acknowledging the daemon's publishes)
 // changes nothing: every fire succeeds and is applied once.
 func TestSecurityForgedAcks(t *testing.T) {
-	forEachMode(t, func(t *testing.T, m secMode) {
+	secEachMode(t, func(t *testing.T, m secMode) {
 		b := startSecBus(t, m)
 		mustOK(t, request(t, b.nc, "lumen.demo.cmd.apply", `{
 			"states":[{"name":"on","r":255,"g":255,"b":255}],
@@ -577,7 +585,7 @@ var secInputSeq = regexp.MustCompile(`(?:\(input |"seq":)(\d+)`)
 // Attack 5: an envelope's time is the daemon's, not the client's: a timer
 // armed by an input dated 2099 or 1970 is due from now.
 func TestSecurityInputTime(t *testing.T) {
-	forEachMode(t, func(t *testing.T, m secMode) {
+	secEachMode(t, func(t *testing.T, m secMode) {
 		b := startSecBus(t, m)
 		const delay = 10 * time.Minute
 		mustOK(t, request(t, b.nc, "lumen.demo.cmd.apply", fmt.Sprintf(`{
@@ -630,7 +638,7 @@ func TestSecurityInputTime(t *testing.T) {
 // Attack 6: the HTTP door's replies are its own, and a client cannot
 // listen to the JetStream API or to a light's commands.
 func TestSecurityReplies(t *testing.T) {
-	forEachMode(t, func(t *testing.T, m secMode) {
+	secEachMode(t, func(t *testing.T, m secMode) {
 		b := startSecBus(t, m, "--http", "127.0.0.1:0")
 		page := b.d.Page(t)
 		var perr permissionErrors
@@ -720,7 +728,7 @@ func TestSecurityReplies(t *testing.T) {
 // (+ACK, +TERM, -NAK) of the sequences to come, published before they
 // are, reach nothing; the inputs are applied.
 func TestSecurityConsumerHijack(t *testing.T) {
-	forEachMode(t, func(t *testing.T, m secMode) {
+	secEachMode(t, func(t *testing.T, m secMode) {
 		b := startSecBus(t, m)
 		before := b.settled(t)
 		next := before.LastSeq + 1
@@ -766,7 +774,7 @@ func TestSecurityConsumerHijack(t *testing.T) {
 // and prints an envelope there as the light's event).
 func TestSecurityForgedEvents(t *testing.T) {
 	const forged = `{"v":1,"id":"demo:9:0","type":"state","light":"demo","time":"2026-01-01T00:00:00Z","cause":9,"data":{"from":"off","to":"red","rule":"r1","transition":"button_click","changed":true}}`
-	forEachMode(t, func(t *testing.T, m secMode) {
+	secEachMode(t, func(t *testing.T, m secMode) {
 		b := startSecBus(t, m)
 		before := b.settled(t)
 		watch := b.connect(t)
@@ -840,7 +848,7 @@ func secFinding(t *testing.T, format string, args ...any) {
 // reply is lumen.<light>.led, is an LED announcement, which the page's
 // LED stream shows.
 func TestSecurityReplyRedirect(t *testing.T) {
-	forEachMode(t, func(t *testing.T, m secMode) {
+	secEachMode(t, func(t *testing.T, m secMode) {
 		b := startSecBus(t, m, "--http", "127.0.0.1:0")
 		page := strings.TrimSuffix(b.d.Page(t), "/")
 		req, err := http.NewRequest("GET", page+"/api/v1/lights/demo/led", nil)
@@ -871,7 +879,10 @@ func TestSecurityReplyRedirect(t *testing.T) {
 						break
 					}
 					if l := string(line[:i]); strings.HasPrefix(l, "data: ") {
-						led <- strings.TrimPrefix(l, "data: ")
+						select {
+						case led <- strings.TrimPrefix(l, "data: "):
+						default: // more than the test reads
+						}
 					}
 					line = line[i+1:]
 				}
@@ -951,5 +962,91 @@ func TestSecurityReplyRedirect(t *testing.T) {
 		if len(forged) != 0 || len(shown) != 0 {
 			secFinding(t, "replies on a client's reply subject reached watchers as the light's events: %q; the page's LED stream showed %q while the light is off", forged, shown)
 		}
+	})
+}
+
+// dialMQTTAs is dialMQTT with the client's credentials, when it has any.
+func dialMQTTAs(t *testing.T, addr, clientID string, m secMode) *mqttClient {
+	t.Helper()
+	if m.user == "" {
+		return dialMQTT(t, addr, clientID)
+	}
+	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	c := &mqttClient{conn: conn, r: bufio.NewReader(conn)}
+	// Flags: user name, password, clean session.
+	connect := append(mqttString("MQTT"), 4, 0xC2, 0, 60)
+	connect = append(connect, mqttString(clientID)...)
+	connect = append(connect, mqttString(m.user)...)
+	connect = append(connect, mqttString(m.pw)...)
+	c.write(t, mqttPacket(0x10, connect))
+	if ack := c.read(t, 4); ack[0] != 0x20 || ack[3] != 0 {
+		t.Fatalf("CONNACK % x, want 20 02 00 00", ack)
+	}
+	return c
+}
+
+// An MQTT client is in an account of its own: what it publishes on a
+// light's outputs or LED reaches no NATS client, and its input goes
+// through the daemon's ingress, with the daemon's id and time.
+func TestSecurityMQTT(t *testing.T) {
+	secEachMode(t, func(t *testing.T, m secMode) {
+		b := startSecBus(t, m, "--mqtt", "127.0.0.1:0")
+		addr := b.d.Line(t, regexp.MustCompile(`lumen: mqtt on mqtt://(\S+)`))
+		watch := b.connect(t)
+		seen := make(chan *natsgo.Msg, 256)
+		for _, subj := range []string{"lumen.demo.evt.>", "lumen.demo.led", "lumen.demo.led.frame", "lumen.demo.gpio.*"} {
+			if _, err := watch.ChanSubscribe(subj, seen); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := watch.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		before := b.settled(t)
+		c := dialMQTTAs(t, addr, "mallory", m)
+		const forged = `{"v":1,"id":"demo:9:0","type":"state","light":"demo","time":"2026-01-01T00:00:00Z","cause":9,"data":{"from":"off","to":"red","rule":"r1","transition":"button_click","changed":true}}`
+		for _, topic := range []string{"lumen/demo/evt/out/state", "lumen/demo/evt/state", "lumen/demo/led", "lumen/demo/gpio/button", "lumen/sys/in/ghost/fired"} {
+			c.publish(t, topic, forged)
+		}
+		sent := time.Now()
+		c.publish(t, "lumen/demo/evt/in/fired", `{"v":1,"id":"forged","type":"fired","light":"demo","time":"2099-01-01T00:00:00Z","by":"timer:x","data":{"transition":"button_click"}}`)
+		lumentest.WaitFor(t, 10*time.Second, "the MQTT input and its outputs", func() bool {
+			return b.journal(t).LastSeq > before.LastSeq+1
+		})
+		after := b.settled(t)
+		in := b.msg(t, before.LastSeq+1)
+		var env messages.Envelope
+		if err := json.Unmarshal(in.Data, &env); err != nil || in.Subject != "lumen.demo.evt.in.fired" {
+			t.Fatalf("#%d: %s %s", before.LastSeq+1, in.Subject, in.Data)
+		}
+		if d := env.Time.Sub(sent); d < -5*time.Second || d > 5*time.Second || env.ID == "forged" || env.By == "timer:x" {
+			t.Errorf("the MQTT input journaled as %s", in.Data)
+		}
+		journaled := map[string]bool{}
+		for seq := before.LastSeq + 1; seq <= after.LastSeq; seq++ {
+			j := b.msg(t, seq)
+			if seq > before.LastSeq+1 {
+				var o messages.Envelope
+				if json.Unmarshal(j.Data, &o) != nil || o.Cause != before.LastSeq+1 {
+					t.Errorf("#%d %s is not an output of the MQTT input: %s", seq, j.Subject, j.Data)
+				}
+			}
+			journaled[j.Subject+" "+string(j.Data)] = true
+		}
+		for len(seen) > 0 {
+			if ev := <-seen; !journaled[ev.Subject+" "+string(ev.Data)] && ev.Subject != "lumen.demo.led" {
+				t.Errorf("a NATS client received %s %s", ev.Subject, ev.Data)
+			} else if ev.Subject == "lumen.demo.led" && strings.Contains(string(ev.Data), `"demo:9:0"`) {
+				t.Errorf("a NATS client received the MQTT client's LED %s", ev.Data)
+			}
+		}
+		if s := b.get(t, "demo").Body["state"]; s != "red" {
+			t.Errorf("after the MQTT click the light is %v", s)
+		}
+		b.stopAndVerify(t, "demo")
 	})
 }
