@@ -18,6 +18,7 @@ import (
 
 	"github.com/lumen-home/lumen/internal/atomicfile"
 	"github.com/lumen-home/lumen/nats/broker"
+	"github.com/lumen-home/lumen/nats/journal"
 )
 
 // HubConfig configures a hub.
@@ -65,6 +66,7 @@ type Hub struct {
 	published map[string]string
 	pisKV     jetstream.KeyValue
 	nc        *nats.Conn
+	history   *journal.HistoryServer // the house stream, for the hub's clients
 }
 
 // watchEvery is how often the hub reads its registry and writes the Pis'
@@ -140,6 +142,14 @@ func (h *Hub) Run(ctx context.Context) error {
 		h.b.Shutdown()
 		return err
 	}
+	js, err := jetstream.New(h.nc)
+	if err == nil {
+		h.history, err = journal.New(js, journal.WithStream(Stream)).ServeHistory(h.nc)
+	}
+	if err != nil {
+		h.b.Shutdown()
+		return fmt.Errorf("house: serve the house's history: %w", err)
+	}
 	if err := h.markApplied(reg.Generation); err != nil {
 		h.b.Shutdown()
 		return err
@@ -167,6 +177,9 @@ func (h *Hub) Close() error {
 	if h.cancel != nil {
 		h.cancel()
 		<-h.done
+	}
+	if h.history != nil {
+		h.history.Stop()
 	}
 	if h.nc != nil {
 		h.nc.Close()

@@ -57,6 +57,7 @@ type HistoryServer struct {
 	mu       sync.Mutex
 	sessions map[string]*session
 	done     chan struct{}
+	stop     sync.Once
 }
 
 // session is one client's replay: batches read ahead, in order.
@@ -87,16 +88,19 @@ func (j *Journal) ServeHistory(nc *nats.Conn) (*HistoryServer, error) {
 	return h, nil
 }
 
-// Stop ends every session and stops serving.
+// Stop ends every session and stops serving. It is safe to call more
+// than once.
 func (h *HistoryServer) Stop() {
-	_ = h.sub.Unsubscribe()
-	close(h.done)
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	for id, s := range h.sessions {
-		s.cancel()
-		delete(h.sessions, id)
-	}
+	h.stop.Do(func() {
+		_ = h.sub.Unsubscribe()
+		close(h.done)
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		for id, s := range h.sessions {
+			s.cancel()
+			delete(h.sessions, id)
+		}
+	})
 }
 
 // sweep ends the sessions whose client went away.
