@@ -129,7 +129,7 @@ const (
 	AgentKindModel    = "model"    // a model reply: Message
 	AgentKindCall     = "call"     // a tool call about to run: Call (no result yet)
 	AgentKindTool     = "tool"     // a tool call's outcome: Call
-	AgentKindApproval = "approval" // a confirm-tier call waits: Call, Approval
+	AgentKindApproval = "approval" // a confirm-tier call waits: Call, Approval, Text (what it replaces, for a create over an existing name)
 	AgentKindDecision = "decision" // an approval was decided: Approval, Call
 	AgentKindEnd      = "end"      // the request finished: Status, Text (the answer)
 )

@@ -150,8 +150,9 @@ func TestAgentCounterFlow(t *testing.T) {
 }
 
 // The seed's weather flow, approvals over NATS: defineTool and a data
-// source reaching a new host need approval; then a data update turns the
-// light blue or red.
+// source reaching a new host need approval, and so does re-creating the
+// light's own blue and red states (the approval says what each
+// replaces); then a data update turns the light blue or red.
 func TestAgentWeatherFlow(t *testing.T) {
 	needGuest(t)
 	// Not parallel: the daemon inherits the test-only minimum interval.
@@ -203,13 +204,18 @@ func TestAgentWeatherFlow(t *testing.T) {
 		_ = json.Unmarshal(m.Data, &r.Body)
 		done <- result{r: r}
 	}()
-	for _, tool := range []string{"defineTool", "createDataSource"} {
+	for _, want := range []struct{ tool, text string }{
+		{"defineTool", ""},
+		{"createDataSource", ""},
+		{"createState", `replaces the existing state "blue"`},
+		{"createState", `replaces the existing state "red"`},
+	} {
 		ev := events.next(t, messages.AgentKindApproval)
-		if ev.Call == nil || ev.Call.Tool != tool || ev.Call.Tier != messages.TierConfirm {
-			t.Fatalf("approval %+v, want %s", ev, tool)
+		if ev.Call == nil || ev.Call.Tool != want.tool || ev.Call.Tier != messages.TierConfirm || ev.Text != want.text {
+			t.Fatalf("approval %+v, want %s (%q)", ev, want.tool, want.text)
 		}
 		r := mustOK(t, request(t, nc, "lumen.demo.cmd.approve", fmt.Sprintf(`{"id":%q,"who":"test"}`, ev.Approval)))
-		if r.Body["decision"] != "approved" || r.Body["tool"] != tool {
+		if r.Body["decision"] != "approved" || r.Body["tool"] != want.tool {
 			t.Fatalf("approve: %s", r.Raw)
 		}
 	}
@@ -224,8 +230,10 @@ func TestAgentWeatherFlow(t *testing.T) {
 	if len(calls) != 6 {
 		t.Fatalf("calls: %s", res.r.Raw)
 	}
-	if c := calls[0].(map[string]any); c["approved_by"] != "test" || c["ok"] != true {
-		t.Fatalf("audit of defineTool: %v", c)
+	for _, c := range calls[:4] {
+		if c := c.(map[string]any); c["approved_by"] != "test" || c["ok"] != true {
+			t.Fatalf("audit of an approved call: %v", c)
+		}
 	}
 	if err := srv.Err(); err != nil {
 		t.Fatal(err)

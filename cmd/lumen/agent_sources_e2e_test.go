@@ -26,13 +26,15 @@ func TestAgentCreatesPushSources(t *testing.T) {
 	t.Parallel()
 	model := agenttest.New(
 		agenttest.Step{Calls: []agenttest.Call{
-			scripted("createState", `{"name":"blue","r":0,"g":0,"b":255}`),
+			// New names: re-creating the light's blue and green would
+			// wait for approval.
+			scripted("createState", `{"name":"sky","r":0,"g":0,"b":255}`),
 			scripted("createState", `{"name":"white","r":255,"g":255,"b":255}`),
-			scripted("createState", `{"name":"green","r":0,"g":255,"b":0}`),
+			scripted("createState", `{"name":"lime","r":0,"g":255,"b":0}`),
 			scripted("createDataSource", `{"name":"doorbell","type":"mqtt","topic":"home/doorbell","fires":"doorbell_rang"}`),
 			scripted("createDataSource", `{"name":"motion","type":"gpio","pin":23,"fires":"motion"}`),
 			scripted("createDataSource", `{"name":"gate","type":"webhook","token":"the-model-made-this-up","fires":"gate_opened"}`),
-			scripted("appendRules", `{"rules":[{"from":"*","on":"doorbell_rang","to":"blue"},{"from":"*","on":"motion","to":"white"},{"from":"*","on":"gate_opened","to":"green"}]}`)}},
+			scripted("appendRules", `{"rules":[{"from":"*","on":"doorbell_rang","to":"sky"},{"from":"*","on":"motion","to":"white"},{"from":"*","on":"gate_opened","to":"lime"}]}`)}},
 		agenttest.Step{Content: "Blue when the doorbell rings, white on motion, green when the gate posts.",
 			Expect: func(r agenttest.ChatRequest) error {
 				for _, m := range r.Messages {
@@ -59,9 +61,9 @@ func TestAgentCreatesPushSources(t *testing.T) {
 	state := func() string { out, _ := runCLI(t, d.URL, "state"); return strings.TrimSpace(out) }
 
 	c := dialMQTT(t, mqttAddr, "lumen-e2e-agent")
-	lumentest.WaitFor(t, 20*time.Second, "the doorbell's MQTT message to turn the light blue", func() bool {
+	lumentest.WaitFor(t, 20*time.Second, "the doorbell's MQTT message to turn the light blue (sky)", func() bool {
 		c.publish(t, "home/doorbell", `{"ring":true}`)
-		return state() == "blue"
+		return state() == "sky"
 	})
 	if out, code := runCLI(t, d.URL, "gpio", "23", "high"); code != 0 {
 		t.Fatalf("lumen gpio 23 high: exit %d: %s", code, out)
@@ -85,7 +87,7 @@ func TestAgentCreatesPushSources(t *testing.T) {
 	if code := post(token); code != http.StatusAccepted {
 		t.Fatalf("the person's token: %d", code)
 	}
-	lumentest.WaitFor(t, 20*time.Second, "the webhook to turn the light green", func() bool { return state() == "green" })
+	lumentest.WaitFor(t, 20*time.Second, "the webhook to turn the light green (lime)", func() bool { return state() == "lime" })
 
 	// The token is nowhere in the journal, nor in what the model saw.
 	nc := connect(t, d.URL)

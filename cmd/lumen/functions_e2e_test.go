@@ -14,10 +14,11 @@ import (
 )
 
 // The agent (the scripted model) defines functions, a state whose color
-// calls one and rules that call the other; clicks then alternate as the
-// functions say, the LED shows the color the function computes, the next
-// prompt lists the functions, and the light keeps them through export,
-// apply, history, a SIGKILL and replay --verify.
+// calls one, a new blue state (sky: replacing the light's own blue would
+// need approval) and rules that call the other; clicks then alternate as
+// the functions say, the LED shows the color the function computes, the
+// next prompt lists the functions, and the light keeps them through
+// export, apply, history, a SIGKILL and replay --verify.
 func TestAgentDefinesFunction(t *testing.T) {
 	t.Parallel()
 	srv := agenttest.New(
@@ -27,10 +28,10 @@ func TestAgentDefinesFunction(t *testing.T) {
 		}},
 		agenttest.Step{Calls: []agenttest.Call{
 			scripted("createState", `{"name":"dim","r":"half(255)","g":0,"b":0}`),
-			scripted("createState", `{"name":"blue","r":0,"g":0,"b":255}`),
+			scripted("createState", `{"name":"sky","r":0,"g":0,"b":255}`),
 			scripted("appendRules", `{"rules":[
 				{"from":"*","on":"button_click","to":"dim","priority":10,"condition":"is_odd(getData('clicks') || 0)","action":"setData('clicks', (getData('clicks') || 0) + 1)"},
-				{"from":"*","on":"button_click","to":"blue","priority":10,"action":"setData('clicks', (getData('clicks') || 0) + 1)"}]}`),
+				{"from":"*","on":"button_click","to":"sky","priority":10,"action":"setData('clicks', (getData('clicks') || 0) + 1)"}]}`),
 		}},
 		agenttest.Step{Calls: []agenttest.Call{scripted("done", `{"message":"Clicks now go blue, dim red, blue and so on."}`)}},
 	)
@@ -66,9 +67,9 @@ func TestAgentDefinesFunction(t *testing.T) {
 			return state == want && len(px) == 1 && px[0] == raw
 		})
 	}
-	clickAndSee("blue", [3]int{0, 0, 255})
+	clickAndSee("sky", [3]int{0, 0, 255})
 	clickAndSee("dim", [3]int{128, 0, 0}) // half(255), rounded
-	clickAndSee("blue", [3]int{0, 0, 255})
+	clickAndSee("sky", [3]int{0, 0, 255})
 
 	// A person sees them, and cannot delete one a rule calls.
 	if out, code := runCLI(t, d.URL, "function", "ls"); code != 0 || !strings.Contains(out, "is_odd(n)") || !strings.Contains(out, "true for an odd number") || !strings.Contains(out, "half(v)") {

@@ -39,9 +39,11 @@ func TestGetWeather(t *testing.T) {
 	model := agenttest.New(
 		agenttest.Step{Calls: []agenttest.Call{
 			{Name: "createDataSource", Args: `{"name":"outside","interval_ms":3600000,"fetch":{"tool":"get_weather","args":{"location":"auto"}},"store":{"temperature":"result.temp"},"fires":"weather_updated"}`},
-			{Name: "createState", Args: `{"name":"blue","r":0,"g":0,"b":255}`},
-			{Name: "createState", Args: `{"name":"red","r":255,"g":0,"b":0}`},
-			{Name: "appendRules", Args: `{"rules":[{"from":"*","on":"weather_updated","to":"blue","condition":"getData('temperature') < 60"},{"from":"*","on":"weather_updated","to":"red","condition":"getData('temperature') >= 60"}]}`}}},
+			// New names: re-creating the light's blue and red would wait
+			// for approval.
+			{Name: "createState", Args: `{"name":"cold","r":0,"g":0,"b":255}`},
+			{Name: "createState", Args: `{"name":"warm","r":255,"g":0,"b":0}`},
+			{Name: "appendRules", Args: `{"rules":[{"from":"*","on":"weather_updated","to":"cold","condition":"getData('temperature') < 60"},{"from":"*","on":"weather_updated","to":"warm","condition":"getData('temperature') >= 60"}]}`}}},
 		agenttest.Step{Content: "Blue when it is below 60 °F, red above."},
 	)
 	defer model.Close()
@@ -86,9 +88,9 @@ func TestGetWeather(t *testing.T) {
 	if out, code := runCLI(t, d.URL, "ask", "blue when it's cold outside, red when it's warm"); code != 0 {
 		t.Fatalf("lumen ask: exit %d: %s", code, out)
 	}
-	lumentest.WaitFor(t, 30*time.Second, "the light to be blue at 41 °F", func() bool {
+	lumentest.WaitFor(t, 30*time.Second, "the light to be cold (blue) at 41 °F", func() bool {
 		out, _ := runCLI(t, d.URL, "state")
-		return strings.TrimSpace(out) == "blue"
+		return strings.TrimSpace(out) == "cold"
 	})
 	if err := model.Err(); err != nil {
 		t.Fatal(err)

@@ -211,8 +211,8 @@ func AgentStep(data []byte, session string) string {
 		if d.Call == nil {
 			return ""
 		}
-		return fmt.Sprintf("  ? %s %s needs your approval: lumen approve %s  (or lumen reject %s; on the light: hold approves, click rejects)",
-			d.Call.Tool, Value(d.Call.Args), d.Approval, d.Approval)
+		return fmt.Sprintf("  ? %s %s needs your approval%s: lumen approve %s  (or lumen reject %s; on the light: hold approves, click rejects)",
+			d.Call.Tool, Value(d.Call.Args), because(d.Text), d.Approval, d.Approval)
 	case messages.AgentKindDecision:
 		return fmt.Sprintf("    %s by %s", d.Status, d.Who)
 	}
@@ -243,7 +243,7 @@ func Agent(d messages.OutAgentData) string {
 		}
 	case messages.AgentKindApproval:
 		if d.Call != nil {
-			return fmt.Sprintf("%s %s waits for approval %s", head, d.Call.Tool, d.Approval)
+			return fmt.Sprintf("%s %s waits for approval %s%s", head, d.Call.Tool, d.Approval, because(d.Text))
 		}
 	case messages.AgentKindDecision:
 		return fmt.Sprintf("%s %s %s by %s", head, d.Approval, d.Status, d.Who)
@@ -251,6 +251,15 @@ func Agent(d messages.OutAgentData) string {
 		return fmt.Sprintf("%s %s: %s", head, d.Status, clip.Line(d.Text, 200, "…"))
 	}
 	return head
+}
+
+// because is what an approval event says of why the call needs one
+// (text: "replaces the existing state \"red\""), as " (it …)", or "".
+func because(text string) string {
+	if text == "" {
+		return ""
+	}
+	return " (it " + clip.Line(text, 200, "…") + ")"
 }
 
 // Call renders one tool call of the agent.

@@ -80,6 +80,17 @@ func TestOutputsAndSources(t *testing.T) {
 		b, _ := json.Marshal(d)
 		return messages.Output("k", cause, 0, typ, time.Unix(0, 0), b)
 	}
+	agentStep := func(d messages.OutAgentData) []byte {
+		env, err := messages.AgentStep("k", d, time.Unix(0, 0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := json.Marshal(env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
 	now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
 	var d describe.Events
 	tests := []struct{ got, want string }{
@@ -113,6 +124,14 @@ func TestOutputsAndSources(t *testing.T) {
 			`intent "movie night" (set_state cinema) forgotten (input 13)`},
 		{d.Output(out(messages.OutIntent, 14, messages.OutIntentData{Phrase: "movie night", Verb: "set_state", Arg: "cinema", Delete: true, Reason: "state cinema was deleted"})),
 			`intent "movie night" (set_state cinema) dropped: state cinema was deleted (input 14)`},
+		// An approval says why when the agent said (a create over an
+		// existing name), and only then.
+		{describe.AgentStep(agentStep(messages.OutAgentData{Session: "s", Step: 3, Kind: messages.AgentKindApproval, Approval: "s-3",
+			Text: `replaces the existing data source "doorbell"`, Call: &messages.ToolStep{Tool: "createDataSource", Args: json.RawMessage(`{"name":"doorbell"}`)}}), "s"),
+			`  ? createDataSource (name: doorbell) needs your approval (it replaces the existing data source "doorbell"): lumen approve s-3  (or lumen reject s-3; on the light: hold approves, click rejects)`},
+		{describe.AgentStep(agentStep(messages.OutAgentData{Session: "s", Step: 3, Kind: messages.AgentKindApproval, Approval: "s-3",
+			Call: &messages.ToolStep{Tool: "defineTool", Args: json.RawMessage(`{"name":"get_price"}`)}}), "s"),
+			`  ? defineTool (name: get_price) needs your approval: lumen approve s-3  (or lumen reject s-3; on the light: hold approves, click rejects)`},
 		{describe.Call(messages.ToolStep{Tool: "setState", Args: json.RawMessage(`{"name":"red"}`), Error: "no state red"}),
 			`✗ setState (name: red): no state red`},
 		{describe.Source(json.RawMessage(`{"name":"door","type":"nats","subject":"home.doorbell","store":{"who":"result.who"},"fires":"ring"}`),

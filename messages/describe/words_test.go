@@ -143,6 +143,8 @@ func TestEveryEventInWords(t *testing.T) {
 		{"out layer", messages.OutLayerData{Name: "party", EndedBy: messages.LayerEndMs}},
 		{"out agent", messages.OutAgentData{Session: "s1", Step: 3, Kind: messages.AgentKindTool,
 			Call: &messages.ToolStep{Tool: "createState", Args: json.RawMessage(`{"name":"cosy","r":255}`), OK: true}}},
+		{"out agent", messages.OutAgentData{Session: "s1", Step: 4, Kind: messages.AgentKindApproval, Approval: "s1-4", Text: `replaces the existing state "red"`,
+			Call: &messages.ToolStep{Tool: "createState", Args: json.RawMessage(`{"name":"red","r":200}`), Tier: messages.TierConfirm}}},
 	}
 	covered := map[string]bool{}
 	var golden strings.Builder

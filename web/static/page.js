@@ -204,7 +204,7 @@ function agentStep(light, d) {
     case "approval": {
       const approve = h("button", { type: "button", class: "approve" }, "Approve");
       const reject = h("button", { type: "button", class: "reject" }, "Reject");
-      const li = chatLine(light, "wait", `? ${call.tool}(${call.args ? JSON.stringify(call.args) : ""}) waits for your approval`, approve, reject);
+      const li = chatLine(light, "wait", `? ${call.tool}(${call.args ? JSON.stringify(call.args) : ""}) waits for your approval${d.text ? ` (it ${d.text})` : ""}`, approve, reject);
       li.dataset.approval = d.approval;
       const decide = async (verb) => {
         approve.disabled = reject.disabled = true;
