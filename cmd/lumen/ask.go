@@ -30,7 +30,8 @@ OPENAI_BASE_URL/OPENAI_API_KEY) to change how the light behaves. Each tool
 call it makes is printed as it happens, then its answer.
 
 Some calls need your approval (defining a tool, a data source reaching a new
-host, deleting rules or states): ask then waits and prints the approval id;
+host, deleting rules or states, creating over a name the light already has):
+ask then waits and prints the approval id;
 approve with 'lumen approve ID' (or hold the light's button), refuse with
 'lumen reject ID' (or click it). A new ask to the same session cancels the one
 in flight; an empty ask ("") only cancels, and so does Ctrl-C.
