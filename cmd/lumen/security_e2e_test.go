@@ -826,7 +826,6 @@ func TestSecurityForgedEvents(t *testing.T) {
 	})
 }
 
-
 // A request's reply subject is the requester's to choose, and nats-server
 // does not check it against the requester's publish permissions: the
 // daemon's answer to a command, to an input or to a read of the journal
