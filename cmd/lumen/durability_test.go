@@ -1,6 +1,8 @@
 package main_test
 
 import (
+	"github.com/lumen-home/lumen/nats/journal"
+
 	"context"
 	"encoding/json"
 	"math/rand/v2"
@@ -141,30 +143,17 @@ func countSubject(t *testing.T, ctx context.Context, js jetstream.JetStream, sub
 	return n
 }
 
-// readSubject reads every event of the stream on subj: its data by stream
+// readSubject reads every event of the stream on subj, as a client
+// does (through the daemon's history service): its data by stream
 // sequence.
 func readSubject(t *testing.T, ctx context.Context, js jetstream.JetStream, subj string) map[uint64]string {
 	t.Helper()
-	cons, err := js.OrderedConsumer(ctx, "LUMEN", jetstream.OrderedConsumerConfig{FilterSubjects: []string{subj}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	info, err := cons.Info(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	total := info.NumPending
-	events := make(map[uint64]string, total)
-	for i := uint64(0); i < total; i++ {
-		m, err := cons.Next(jetstream.FetchMaxWait(5 * time.Second))
-		if err != nil {
-			t.Fatalf("reading %s: %v", subj, err)
-		}
-		meta, err := m.Metadata()
-		if err != nil {
-			t.Fatalf("reading %s: %v", subj, err)
-		}
-		events[meta.Sequence.Stream] = string(m.Data())
+	events := map[uint64]string{}
+	if err := journal.New(js).Replay(ctx, subj, 0, 0, func(m journal.Msg) error {
+		events[m.Seq] = string(m.Data)
+		return nil
+	}); err != nil {
+		t.Fatalf("reading %s: %v", subj, err)
 	}
 	return events
 }

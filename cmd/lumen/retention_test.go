@@ -1,6 +1,8 @@
 package main_test
 
 import (
+	"github.com/lumen-home/lumen/nats/broker"
+
 	"context"
 	"fmt"
 	"regexp"
@@ -82,13 +84,16 @@ func TestRetentionKeepsWithinBudget(t *testing.T) {
 	if out, code := runCLI(t, d.URL, "why", "--light", "dur"); code != 0 || !strings.Contains(out, "rule") {
 		t.Errorf("why on a compacted journal: exit %d\n%s", code, out)
 	}
+	d.Stop()
+	// The snapshots are the daemon's: read them from its stopped data
+	// directory.
 	kctx, kcancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer kcancel()
-	js2, err := jetstream.New(nc)
+	ib, err := broker.Inspect(kctx, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	kv, err := js2.KeyValue(kctx, "LUMEN_SNAP")
+	kv, err := ib.JetStream().KeyValue(kctx, "LUMEN_SNAP")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,10 +105,10 @@ func TestRetentionKeepsWithinBudget(t *testing.T) {
 	for range keys.Keys() {
 		kept++
 	}
+	ib.Shutdown()
 	if kept == 0 || kept > 32 {
 		t.Errorf("%d past snapshots kept, want 1 to 32", kept)
 	}
-	d.Stop()
 	out, code = runCLI(t, "", "replay", "--data", dir, "--light", "dur", "--verify", "--quiet", "--from-snapshot")
 	if code != 0 || !strings.Contains(out, "every recorded output matches") {
 		t.Fatalf("replay --from-snapshot --verify: %d\n%s", code, out)

@@ -195,7 +195,7 @@ func isMQTT(c server.ClientAuthentication) bool {
 func clientPermissions(door bool) *server.Permissions {
 	sub := []string{
 		subject.CmdPrefix("*") + ".>", subject.GroupCmdPrefix("*") + ".>",
-		"$SRV.>", "$JS.API.>", subject.AllIngress(),
+		"$SRV.>", "$JS.API.>", subject.AllIngress(), subject.AllHistory(),
 	}
 	if !door {
 		sub = append(sub, DoorInbox+".>")

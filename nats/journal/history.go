@@ -318,7 +318,7 @@ func (j *Journal) replayOrdered(ctx context.Context, filter string, from, to uin
 	}
 	cons, err := str.OrderedConsumer(ctx, cfg)
 	if err != nil {
-		if errors.Is(err, nats.ErrNoResponders) || errors.Is(err, jetstream.ErrJetStreamNotEnabledForAccount) || errors.Is(err, jetstream.ErrJetStreamNotEnabled) {
+		if noConsumers(err) {
 			return errNoConsumers
 		}
 		return err
@@ -362,6 +362,12 @@ func (j *Journal) replayOrdered(ctx context.Context, filter string, from, to uin
 
 // errNoConsumers: the connection's account may create no consumer.
 var errNoConsumers = errors.New("journal: no consumers here")
+
+// noConsumers reports whether err, a consumer's creation's, says the
+// account has no JetStream of its own to create it in.
+func noConsumers(err error) bool {
+	return errors.Is(err, nats.ErrNoResponders) || errors.Is(err, jetstream.ErrJetStreamNotEnabledForAccount) || errors.Is(err, jetstream.ErrJetStreamNotEnabled)
+}
 
 // appendPacked appends m to a batch: sequence, time, subject, headers,
 // data.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/lumen-home/lumen/nats/subject"
 )
@@ -117,6 +118,15 @@ const (
 // that fails (the server silent for longer than getWait) ends it with an
 // error; start over after the last event seen.
 func (j *Journal) Follow(ctx context.Context, filter string, from uint64, fn func(Msg) error, caughtUp func()) error {
+	if !j.noConsumers.Load() {
+		// The daemon's account: an ordered consumer pushes each event
+		// as it is stored.
+		err := j.followOrdered(ctx, filter, from, fn, caughtUp)
+		if !errors.Is(err, errNoConsumers) {
+			return err
+		}
+		j.noConsumers.Store(true)
+	}
 	if _, err := j.streamHandle(ctx); err != nil {
 		return err
 	}
@@ -262,4 +272,73 @@ func subsetOf(sub, filter string) bool {
 		}
 	}
 	return len(st) == len(ft)
+}
+
+// followOrdered is Follow through an ordered consumer, deleted on return;
+// errNoConsumers where the connection's account may create none.
+func (j *Journal) followOrdered(ctx context.Context, filter string, from uint64, fn func(Msg) error, caughtUp func()) error {
+	str, err := j.streamHandle(ctx)
+	if err != nil {
+		return err
+	}
+	// Through a copy, from is an origin's sequence: read the whole copy.
+	origin := from
+	if j.origin != nil {
+		from = 0
+	}
+	cfg := jetstream.OrderedConsumerConfig{DeliverPolicy: jetstream.DeliverByStartSequencePolicy, OptStartSeq: max(from, 1),
+		InactiveThreshold: 30 * time.Second}
+	if filter != "" {
+		cfg.FilterSubjects = []string{filter}
+	}
+	cons, err := str.OrderedConsumer(ctx, cfg)
+	if err != nil {
+		if noConsumers(err) {
+			return errNoConsumers
+		}
+		return fmt.Errorf("journal: follow %q: create consumer: %w", filter, err)
+	}
+	defer func() {
+		if info := cons.CachedInfo(); info != nil {
+			dctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			defer cancel()
+			_ = j.js.DeleteConsumer(dctx, j.stream, info.Name)
+		}
+	}()
+	behind := true
+	if info := cons.CachedInfo(); info != nil && info.NumPending == 0 {
+		behind = false
+		if caughtUp != nil {
+			caughtUp()
+		}
+	}
+	iter, err := cons.Messages()
+	if err != nil {
+		return fmt.Errorf("journal: follow %q: %w", filter, err)
+	}
+	defer iter.Stop()
+	for {
+		m, err := iter.Next(jetstream.NextContext(ctx))
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return fmt.Errorf("journal: follow %q: %w", filter, err)
+		}
+		md, err := m.Metadata()
+		if err != nil {
+			return fmt.Errorf("journal: follow %q: %w", filter, err)
+		}
+		if msg, ok := j.own(fromJS(m, md)); ok && msg.Seq >= origin {
+			if err := fn(msg); err != nil {
+				return err
+			}
+		}
+		if behind && md.NumPending == 0 {
+			behind = false
+			if caughtUp != nil {
+				caughtUp()
+			}
+		}
+	}
 }
