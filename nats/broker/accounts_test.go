@@ -168,3 +168,53 @@ func TestMigrateAccount(t *testing.T) {
 		t.Error("the global account's directory is still there")
 	}
 }
+
+// TestClientsCannotTouchConsumers: a client reaches no consumer of the
+// daemon's account — not a light's, not the one a hub sources a Pi's
+// journal through (HOUSE): delete, reset, pull and acknowledge all reach
+// no one, and the consumer stays with its state.
+func TestClientsCannotTouchConsumers(t *testing.T) {
+	b := start(t, broker.Config{DataDir: t.TempDir(), Listen: "127.0.0.1:0"})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	j := journal.New(b.JetStream())
+	for range 3 {
+		if _, err := j.Append(ctx, subject.In("demo", "fired"), []byte(`{}`)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := b.JetStream().Stream(ctx, subject.Stream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.CreateOrUpdateConsumer(ctx, jetstream.ConsumerConfig{Durable: "HOUSE", AckPolicy: jetstream.AckExplicitPolicy}); err != nil {
+		t.Fatal(err)
+	}
+	c, err := nats.Connect(b.ClientURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for _, subj := range []string{
+		"$JS.API.CONSUMER.DELETE.LUMEN.HOUSE", "$JS.API.CONSUMER.RESET.LUMEN.HOUSE",
+		"$JS.API.CONSUMER.MSG.NEXT.LUMEN.HOUSE", "$JS.API.CONSUMER.INFO.LUMEN.HOUSE",
+		"$JS.API.CONSUMER.CREATE.LUMEN.HOUSE",
+	} {
+		if _, err := c.Request(subj, []byte(`{}`), time.Second); err == nil {
+			t.Errorf("%s answered a client", subj)
+		}
+	}
+	if err := c.Publish("$JS.ACK.LUMEN.HOUSE.1.3.3.0.0", []byte("+ACK")); err != nil {
+		t.Fatal(err)
+	}
+	_ = c.Flush()
+	time.Sleep(200 * time.Millisecond)
+	cons, err := s.Consumer(ctx, "HOUSE")
+	if err != nil {
+		t.Fatalf("the consumer is gone: %v", err)
+	}
+	info, err := cons.Info(ctx)
+	if err != nil || info.AckFloor.Stream != 0 || info.NumPending != 3 {
+		t.Fatalf("the consumer changed: %+v, %v", info, err)
+	}
+}
