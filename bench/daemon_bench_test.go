@@ -81,20 +81,7 @@ func BenchmarkFireLatency(b *testing.B) {
 				}
 				return e.At.Sub(t0), reply
 			}
-			for range 20 { // warm up: compile, caches, consumer
-				fire()
-			}
-			events := make(latencies, 0, b.N)
-			replies := make(latencies, 0, b.N)
-			b.ResetTimer()
-			for range b.N {
-				e, r := fire()
-				events = append(events, e)
-				replies = append(replies, r)
-			}
-			b.StopTimer()
-			events.report(b, "")
-			replies.report(b, "reply-")
+			eventAndReply(b, fire, "reply-")
 		})
 	}
 }
@@ -128,22 +115,29 @@ func BenchmarkInputLatency(b *testing.B) {
 				}
 				return e.At.Sub(t0), ack
 			}
-			for range 20 {
-				publish()
-			}
-			events := make(latencies, 0, b.N)
-			acks := make(latencies, 0, b.N)
-			b.ResetTimer()
-			for range b.N {
-				e, a := publish()
-				events = append(events, e)
-				acks = append(acks, a)
-			}
-			b.StopTimer()
-			events.report(b, "")
-			acks.report(b, "ack-")
+			eventAndReply(b, publish, "ack-")
 		})
 	}
+}
+
+// eventAndReply runs op 20 times to warm up (compile, caches, consumer),
+// then b.N times, and reports the latencies it returns: until the event
+// it caused, and until its reply (under prefix).
+func eventAndReply(b *testing.B, op func() (event, reply time.Duration), prefix string) {
+	for range 20 {
+		op()
+	}
+	events := make(latencies, 0, b.N)
+	replies := make(latencies, 0, b.N)
+	b.ResetTimer()
+	for range b.N {
+		e, r := op()
+		events = append(events, e)
+		replies = append(replies, r)
+	}
+	b.StopTimer()
+	events.report(b, "")
+	replies.report(b, prefix)
 }
 
 // rawEnvelope is a journaled fire input of the usual size (an envelope with

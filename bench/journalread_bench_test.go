@@ -18,12 +18,12 @@ import (
 )
 
 // BenchmarkJournalReplay100k: journal.Replay of 100,000 stored events of
-// ~200 bytes, over TCP, by the path the journal had until issue 27 (an
-// ordered consumer, which only the daemon's own account may create) and
-// by the path it has now (batched direct gets): as a client in an
-// account that imports only the stream's read-only API (directget), and
-// as the daemon (directget-daemon). x-consumer is a path's time over the
-// consumer's, measured alternately in the same run (goal ≤ 1.2).
+// ~200 bytes, over TCP, by each path it takes: the daemon's (an ordered
+// consumer, which only the daemon's own account may create: every
+// reader's path until issue 27), a client's through the daemon's history
+// service (history), and a client's where no one serves history
+// (batched direct gets). x-consumer is a path's time over the consumer's,
+// measured alternately in the same run (goal ≤ 1.2).
 func BenchmarkJournalReplay100k(b *testing.B) { replayPaths(b, "") }
 
 // BenchmarkJournalReplay100kFiltered is BenchmarkJournalReplay100k with
@@ -59,22 +59,29 @@ func replayPaths(b *testing.B, filter string) {
 		b.Fatal("prefill not acknowledged")
 	}
 
+	replayAs := func(js jetstream.JetStream) func(context.Context, func(journal.Msg) error) error {
+		return func(ctx context.Context, fn func(journal.Msg) error) error {
+			return journal.New(js).Replay(ctx, filter, 0, 0, fn)
+		}
+	}
 	paths := []struct {
-		name   string
-		replay func(ctx context.Context, fn func(journal.Msg) error) error
+		name    string
+		history bool // the daemon serves history meanwhile
+		replay  func(ctx context.Context, fn func(journal.Msg) error) error
 	}{
-		{"consumer", func(ctx context.Context, fn func(journal.Msg) error) error {
-			return consumerReplay(ctx, daemonJS, subject.Stream, filter, 0, 0, fn)
-		}},
-		{"directget", func(ctx context.Context, fn func(journal.Msg) error) error {
-			return journal.New(clientJS).Replay(ctx, filter, 0, 0, fn)
-		}},
-		{"directget-daemon", func(ctx context.Context, fn func(journal.Msg) error) error {
-			return journal.New(daemonJS).Replay(ctx, filter, 0, 0, fn)
-		}},
+		{"consumer", false, replayAs(daemonJS)},
+		{"directget", false, replayAs(clientJS)},
+		{"history", true, replayAs(clientJS)},
 	}
 	for _, tc := range paths {
 		b.Run(tc.name, func(b *testing.B) {
+			if tc.history {
+				h, err := journal.New(daemonJS).ServeHistory(daemonJS.Conn())
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer h.Stop()
+			}
 			b.SetBytes(int64(events * len(payload)))
 			replay := func(r func(context.Context, func(journal.Msg) error) error) time.Duration {
 				n := 0
@@ -105,13 +112,13 @@ func replayPaths(b *testing.B, filter string) {
 }
 
 // runReadAccounts runs a server whose LUMEN account holds the streams and
-// whose CLIENTS account imports only LUMEN's read-only JetStream API
-// (issue 27), and returns its URL.
+// whose CLIENTS account imports only LUMEN's read-only JetStream API and
+// its history service (issue 27), and returns its URL.
 func runReadAccounts(tb testing.TB) string {
 	tb.Helper()
 	var exports, imports []string
 	for _, s := range []string{"$JS.API.INFO", "$JS.API.STREAM.INFO.LUMEN", "$JS.API.STREAM.MSG.GET.LUMEN",
-		"$JS.API.DIRECT.GET.LUMEN", "$JS.API.DIRECT.GET.LUMEN.>"} {
+		"$JS.API.DIRECT.GET.LUMEN", "$JS.API.DIRECT.GET.LUMEN.>", subject.AllHistory()} {
 		how := ""
 		if strings.HasPrefix(s, "$JS.API.DIRECT.GET.") {
 			how = ", response_type: stream"
@@ -133,72 +140,4 @@ func runReadAccounts(tb testing.TB) string {
 	s := runServer(tb, opts)
 	tb.Cleanup(s.Shutdown)
 	return s.ClientURL()
-}
-
-// consumerReplay is journal.Replay as it was before issue 27 (git
-// d85b0e8, without a copy's origin): an ephemeral ordered consumer that
-// pulls batches of 5,000 events or 4 MiB.
-func consumerReplay(ctx context.Context, js jetstream.JetStream, stream, filter string, from, to uint64, fn func(journal.Msg) error) error {
-	str, err := js.Stream(ctx, stream)
-	if err != nil {
-		return err
-	}
-	if from == 0 {
-		from = 1
-	}
-	if to == 0 {
-		info, err := str.Info(ctx)
-		if err != nil {
-			return err
-		}
-		to = info.State.LastSeq
-	}
-	if to < from {
-		return nil
-	}
-	cfg := jetstream.OrderedConsumerConfig{DeliverPolicy: jetstream.DeliverByStartSequencePolicy, OptStartSeq: from,
-		InactiveThreshold: 30 * time.Second}
-	if filter != "" {
-		cfg.FilterSubjects = []string{filter}
-	}
-	cons, err := str.OrderedConsumer(ctx, cfg)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if info := cons.CachedInfo(); info != nil {
-			dctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-			defer cancel()
-			_ = js.DeleteConsumer(dctx, stream, info.Name)
-		}
-	}()
-	if info := cons.CachedInfo(); info == nil || info.NumPending == 0 {
-		return nil
-	}
-	maxBytes := max(4<<20, 2*int(js.Conn().MaxPayload()))
-	iter, err := cons.Messages(jetstream.PullMaxMessagesWithBytesLimit(5000, maxBytes))
-	if err != nil {
-		return err
-	}
-	defer iter.Stop()
-	for {
-		m, err := iter.Next(jetstream.NextContext(ctx))
-		if err != nil {
-			return err
-		}
-		md, err := m.Metadata()
-		if err != nil {
-			return err
-		}
-		if md.Sequence.Stream > to {
-			return nil
-		}
-		msg := journal.Msg{Seq: md.Sequence.Stream, Subject: m.Subject(), Data: m.Data(), Time: md.Timestamp, Header: m.Headers()}
-		if err := fn(msg); err != nil {
-			return err
-		}
-		if md.Sequence.Stream >= to || md.NumPending == 0 {
-			return nil
-		}
-	}
 }

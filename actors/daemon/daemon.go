@@ -242,21 +242,26 @@ func (d *Daemon) startIngress() error {
 		nc.Close()
 		return fmt.Errorf("daemon: the ingress: %w", err)
 	}
-	in, err := ingress.Start(ingress.Config{Conn: nc, Journal: journal.New(js), Lights: d.cfg.Lights, Now: d.cfg.Clock.Now, Logf: d.cfg.Logf})
-	if err == nil {
-		err = nc.Flush()
-	}
+	j := journal.New(js)
+	in, err := ingress.Start(ingress.Config{Conn: nc, Journal: j, Lights: d.cfg.Lights, Now: d.cfg.Clock.Now, Logf: logf})
 	if err != nil {
 		nc.Close()
 		return fmt.Errorf("daemon: the ingress: %w", err)
 	}
 	// Clients read history through the daemon (journal.ServeHistory),
 	// on the same connection: both serve clients, apart from the lights.
-	hist, err := journal.New(js).ServeHistory(nc)
+	hist, err := j.ServeHistory(nc)
+	if err == nil {
+		// Both subscribed before the first client arrives.
+		err = nc.Flush()
+	}
 	if err != nil {
 		in.Stop()
+		if hist != nil {
+			hist.Stop()
+		}
 		nc.Close()
-		return fmt.Errorf("daemon: the history service: %w", err)
+		return fmt.Errorf("daemon: the ingress and history: %w", err)
 	}
 	d.ingress, d.history, d.ingressNC = in, hist, nc
 	return nil

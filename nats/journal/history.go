@@ -156,6 +156,11 @@ func (h *HistoryServer) handle(m *nats.Msg) {
 
 // open starts reading and answers the session's id.
 func (h *HistoryServer) open(m *nats.Msg, req historyRequest) {
+	from, to, err := h.j.bounds(context.Background(), req.From, req.To)
+	if err != nil {
+		h.answer(m, batch{err: err})
+		return
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &session{batches: make(chan batch, historyAhead), cancel: cancel, seen: time.Now()}
 	id := nuid.Next()
@@ -164,7 +169,6 @@ func (h *HistoryServer) open(m *nats.Msg, req historyRequest) {
 	h.mu.Unlock()
 	go func() {
 		var buf []byte
-		n := 0
 		send := func(b batch) bool {
 			select {
 			case s.batches <- b:
@@ -173,17 +177,18 @@ func (h *HistoryServer) open(m *nats.Msg, req historyRequest) {
 				return false
 			}
 		}
-		err := h.j.replayOrdered(ctx, req.Filter, req.From, req.To, func(msg Msg) error {
-			buf = appendPacked(buf, msg)
-			n++
-			if len(buf) >= historyBatchBytes {
-				if !send(batch{data: buf}) {
-					return ctx.Err()
+		var err error
+		if from <= to {
+			err = h.j.replayOrdered(ctx, req.Filter, from, to, func(msg Msg) error {
+				if buf = appendPacked(buf, msg); len(buf) >= historyBatchBytes {
+					if !send(batch{data: buf}) {
+						return ctx.Err()
+					}
+					buf = nil
 				}
-				buf, n = nil, 0
-			}
-			return nil
-		})
+				return nil
+			})
+		}
 		if ctx.Err() == nil {
 			send(batch{data: buf, err: err, last: true})
 		}
@@ -290,46 +295,15 @@ func (j *Journal) replayHistory(ctx context.Context, filter string, from, to uin
 	}
 }
 
-// replayOrdered reads [from, to] (to 0: the last sequence now) matching
-// filter through an ordered consumer, deleted on return. It is
-// errNoConsumers where the connection's account may create none.
+// replayOrdered reads [from, to] (both resolved: bounds) matching
+// filter through an ordered consumer. It is errNoConsumers where the
+// connection's account may create none.
 func (j *Journal) replayOrdered(ctx context.Context, filter string, from, to uint64, fn func(Msg) error) error {
-	str, err := j.streamHandle(ctx)
+	cons, done, err := j.ordered(ctx, filter, from)
 	if err != nil {
 		return err
 	}
-	if from == 0 {
-		from = 1
-	}
-	if to == 0 {
-		info, err := str.Info(ctx)
-		if err != nil {
-			return fmt.Errorf("journal: replay %q: stream info: %w", filter, err)
-		}
-		to = info.State.LastSeq
-	}
-	if to < from {
-		return nil
-	}
-	cfg := jetstream.OrderedConsumerConfig{DeliverPolicy: jetstream.DeliverByStartSequencePolicy, OptStartSeq: from,
-		InactiveThreshold: 30 * time.Second}
-	if filter != "" {
-		cfg.FilterSubjects = []string{filter}
-	}
-	cons, err := str.OrderedConsumer(ctx, cfg)
-	if err != nil {
-		if noConsumers(err) {
-			return errNoConsumers
-		}
-		return err
-	}
-	defer func() {
-		if info := cons.CachedInfo(); info != nil {
-			dctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-			defer cancel()
-			_ = j.js.DeleteConsumer(dctx, j.stream, info.Name)
-		}
-	}()
+	defer done()
 	if info := cons.CachedInfo(); info == nil || info.NumPending == 0 {
 		return nil
 	}
@@ -351,13 +325,46 @@ func (j *Journal) replayOrdered(ctx context.Context, filter string, from, to uin
 		if md.Sequence.Stream > to {
 			return nil
 		}
-		if err := fn(Msg{Seq: md.Sequence.Stream, Subject: m.Subject(), Data: m.Data(), Time: md.Timestamp, Header: m.Headers()}); err != nil {
+		if err := fn(fromJS(m, md)); err != nil {
 			return err
 		}
 		if md.Sequence.Stream >= to || md.NumPending == 0 {
 			return nil
 		}
 	}
+}
+
+// ordered creates an ordered consumer of the events matching filter
+// (every subject when empty) from sequence from on, and returns it with
+// what deletes it (rather than letting it idle until its inactive
+// threshold). It is errNoConsumers where the connection's account may
+// create none.
+func (j *Journal) ordered(ctx context.Context, filter string, from uint64) (jetstream.Consumer, func(), error) {
+	str, err := j.streamHandle(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg := jetstream.OrderedConsumerConfig{DeliverPolicy: jetstream.DeliverByStartSequencePolicy, OptStartSeq: max(from, 1),
+		// A safety net for a consumer that outlives a crashed reader.
+		InactiveThreshold: 30 * time.Second}
+	if filter != "" {
+		cfg.FilterSubjects = []string{filter}
+	}
+	cons, err := str.OrderedConsumer(ctx, cfg)
+	if err != nil {
+		if noConsumers(err) {
+			return nil, nil, errNoConsumers
+		}
+		return nil, nil, fmt.Errorf("create consumer: %w", err)
+	}
+	return cons, func() {
+		if info := cons.CachedInfo(); info != nil {
+			dctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			defer cancel()
+			// Best effort: the inactive threshold removes it otherwise.
+			_ = j.js.DeleteConsumer(dctx, j.stream, info.Name)
+		}
+	}, nil
 }
 
 // errNoConsumers: the connection's account may create no consumer.

@@ -20,8 +20,7 @@ import (
 // so events appended meanwhile are not waited for. An empty range returns
 // at once. The first error from fn stops the replay and is returned as is.
 //
-// It reads by batched direct gets (directget.go), so a client that may
-// create no consumer replays too.
+// It reads the fastest way the connection's account allows (read).
 func (j *Journal) Replay(ctx context.Context, filter string, from, to uint64, fn func(Msg) error) error {
 	str, err := j.streamHandle(ctx)
 	if err != nil {
@@ -35,15 +34,8 @@ func (j *Journal) Replay(ctx context.Context, filter string, from, to uint64, fn
 		keep = func(m Msg) bool { return m.Seq >= lo && (hi == 0 || m.Seq <= hi) }
 		from, to = 0, 0
 	}
-	if from == 0 {
-		from = 1
-	}
-	if to == 0 {
-		info, err := str.Info(ctx)
-		if err != nil {
-			return fmt.Errorf("journal: replay %q: stream info: %w", filter, err)
-		}
-		to = info.State.LastSeq
+	if from, to, err = j.bounds(ctx, from, to); err != nil {
+		return fmt.Errorf("journal: replay %q: %w", filter, err)
 	}
 	if to < from {
 		return nil
@@ -67,6 +59,19 @@ func (j *Journal) Replay(ctx context.Context, filter string, from, to uint64, fn
 		return fmt.Errorf("journal: replay %q: %w", filter, err)
 	}
 	return nil
+}
+
+// bounds resolves a range: from 0 is the first event, to 0 the stream's
+// last sequence now.
+func (j *Journal) bounds(ctx context.Context, from, to uint64) (uint64, uint64, error) {
+	if to == 0 {
+		info, err := j.info(ctx)
+		if err != nil {
+			return 0, 0, err
+		}
+		to = info.State.LastSeq
+	}
+	return max(from, 1), to, nil
 }
 
 // read gives fn the events of [from, to] (to > 0) matching filter, the
@@ -277,34 +282,19 @@ func subsetOf(sub, filter string) bool {
 // followOrdered is Follow through an ordered consumer, deleted on return;
 // errNoConsumers where the connection's account may create none.
 func (j *Journal) followOrdered(ctx context.Context, filter string, from uint64, fn func(Msg) error, caughtUp func()) error {
-	str, err := j.streamHandle(ctx)
-	if err != nil {
-		return err
-	}
 	// Through a copy, from is an origin's sequence: read the whole copy.
 	origin := from
 	if j.origin != nil {
 		from = 0
 	}
-	cfg := jetstream.OrderedConsumerConfig{DeliverPolicy: jetstream.DeliverByStartSequencePolicy, OptStartSeq: max(from, 1),
-		InactiveThreshold: 30 * time.Second}
-	if filter != "" {
-		cfg.FilterSubjects = []string{filter}
+	cons, done, err := j.ordered(ctx, filter, from)
+	if errors.Is(err, errNoConsumers) {
+		return err
 	}
-	cons, err := str.OrderedConsumer(ctx, cfg)
 	if err != nil {
-		if noConsumers(err) {
-			return errNoConsumers
-		}
-		return fmt.Errorf("journal: follow %q: create consumer: %w", filter, err)
+		return fmt.Errorf("journal: follow %q: %w", filter, err)
 	}
-	defer func() {
-		if info := cons.CachedInfo(); info != nil {
-			dctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-			defer cancel()
-			_ = j.js.DeleteConsumer(dctx, j.stream, info.Name)
-		}
-	}()
+	defer done()
 	behind := true
 	if info := cons.CachedInfo(); info != nil && info.NumPending == 0 {
 		behind = false
