@@ -50,6 +50,26 @@ func Verbs() []string {
 	return v
 }
 
+// FleetVerbs are the verbs a fleet or group command takes
+// (lumen.fleet.cmd.<verb>, lumen.group.<g>.cmd.<verb>), sorted.
+func FleetVerbs() []string {
+	return []string{VerbFire, VerbGet, VerbSetState, VerbSetVar}
+}
+
+// UnknownVerb is the 404's sentence for a verb the subjects under
+// prefix do not take; known lists those they do.
+func UnknownVerb(verb, prefix, known string) string {
+	return fmt.Sprintf("unknown command %s; %s takes %s", Clip(verb), prefix, known)
+}
+
+// HouseVerbs are the everyday verbs a Pi may ask the house for, of any
+// light (lumen.sys.house.<light>.cmd.<verb>), sorted; a light's
+// configuration, its agent and its approvals stay with its own Pi and the
+// house's users.
+func HouseVerbs() []string {
+	return []string{VerbFire, VerbSetState}
+}
+
 // Config operations of enable_rules and disable_rules (InConfigData.Op):
 // each takes the rules' ids, so that the input says what it does without
 // a field of its own.

@@ -101,7 +101,7 @@ func unknownVerb(prefix string, known []string) micro.HandlerFunc {
 		if _, ok := slices.BinarySearch(known, verb); ok {
 			return
 		}
-		wire.RespondError(req, 404, fmt.Sprintf("unknown command %s; %s takes %s", messages.Clip(verb), prefix, list))
+		wire.RespondError(req, 404, messages.UnknownVerb(verb, prefix, list))
 	}
 }
 
@@ -165,7 +165,7 @@ func WithZone(name string) ServeOption {
 	return func(h *handler) { h.zone = name }
 }
 
-var fleetVerbs = []string{messages.VerbFire, messages.VerbSetState, messages.VerbGet, messages.VerbSetVar}
+var fleetVerbs = messages.FleetVerbs()
 
 type handler struct {
 	root        *actor.RootContext

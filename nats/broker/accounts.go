@@ -71,6 +71,9 @@ func accountsConfig(readable []string, mqtt bool) string {
 	service(subject.GroupCmdPrefix("*")+".>", true)
 	service("$SRV.>", true)
 	service(subject.AllIngress(), false)
+	// A Pi's clients ask the house for another Pi's light (its hub
+	// answers; elsewhere no one does).
+	service(subject.AllHouse(), false)
 	// History in packed batches, read by the daemon (journal.ServeHistory).
 	service(subject.AllHistory(), false)
 	// Reading history: no consumer, no write.

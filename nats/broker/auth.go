@@ -136,13 +136,11 @@ func (a *auth) Check(c server.ClientAuthentication) bool {
 		if ra := c.RemoteAddress(); ra != nil {
 			addr = ra.String()
 		}
-		u := a.gate.Admit(LeafConn{ID: c.GetID(), Key: o.Nkey, Name: o.Name, Addr: addr})
-		if u == nil {
+		lu := a.gate.Admit(LeafConn{ID: c.GetID(), Key: o.Nkey, Name: o.Name, Addr: addr})
+		if lu == nil {
 			return false
 		}
-		// A Pi's journal is sourced by the house stream, in the
-		// daemon's account of the hub.
-		u.Account = a.account(DaemonAccount)
+		u := &server.NkeyUser{Nkey: o.Nkey, Permissions: lu.Permissions, Account: a.account(lu.Account)}
 		reg, ok := c.(interface{ RegisterNkeyUser(*server.NkeyUser) error })
 		return ok && u.Account != nil && reg.RegisterNkeyUser(u) == nil
 	}
@@ -195,7 +193,7 @@ func isMQTT(c server.ClientAuthentication) bool {
 func clientPermissions(door bool) *server.Permissions {
 	sub := []string{
 		subject.CmdPrefix("*") + ".>", subject.GroupCmdPrefix("*") + ".>",
-		"$SRV.>", "$JS.API.>", subject.AllIngress(), subject.AllHistory(),
+		"$SRV.>", "$JS.API.>", subject.AllIngress(), subject.AllHistory(), subject.AllHouse(),
 	}
 	if !door {
 		sub = append(sub, DoorInbox+".>")

@@ -308,6 +308,12 @@ func Start(ctx context.Context, cfg Config) (*Broker, error) {
 		lock.release()
 		return nil, err
 	}
+	if cfg.Leaf != nil {
+		if err := leafAccounts(opts, cfg.Leaf.Accounts); err != nil {
+			lock.release()
+			return nil, err
+		}
+	}
 	*opts = server.Options{
 		Accounts:        opts.Accounts,
 		ServerName:      cmp.Or(cfg.Name, "lumen"),

@@ -36,6 +36,9 @@ type LeafListener struct {
 	// Gate admits the Pis: the hub checks every connection itself
 	// (hubauth.go).
 	Gate LeafGate
+	// Accounts are the leaf accounts the hub has from its start
+	// (AddLeafAccount adds more).
+	Accounts []LeafAccount
 }
 
 // linkPing is how often a house link is pinged; two unanswered pings
@@ -73,6 +76,11 @@ func (c Config) houseOptions(opts *server.Options) error {
 			// advertises.
 			IgnoreDiscoveredServers: true,
 		}}
+		// Acks and flow control name the Pi's domain
+		// ($JS.FC.<domain>.…): the hub sends each Pi's flow-control
+		// replies to that Pi alone, though every Pi's house consumer
+		// has one name.
+		opts.FeatureFlags = map[string]bool{server.FeatureFlagJsAckFormatV2: true}
 	}
 	if l := c.Leaf; l != nil {
 		hp, err := parseListen(l.Addr)

@@ -16,10 +16,18 @@ type LeafConn struct {
 	Addr string // host:port it connects from
 }
 
+// LeafUser is what an admitted leaf connection logs in as.
+type LeafUser struct {
+	// Account is the name of the leaf account it is bound to
+	// (LeafAccount): the server refuses a connection whose account it
+	// does not have.
+	Account     string
+	Permissions *server.Permissions
+}
+
 // LeafGate admits Pis' leaf connections.
 type LeafGate interface {
-	// Admit returns the user a connection logs in as, with its
-	// permissions; nil refuses it (the Pi reads "Authorization
-	// Violation").
-	Admit(c LeafConn) *server.NkeyUser
+	// Admit returns the user a connection logs in as; nil refuses it
+	// (the Pi reads "Authorization Violation").
+	Admit(c LeafConn) *LeafUser
 }

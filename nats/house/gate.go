@@ -98,7 +98,7 @@ func (h *Hub) saveMachines() error {
 // Admit implements broker.LeafGate: a registered Pi's key, from the
 // machine the hub keeps for it, gets its permissions; from another
 // machine, only the right to ask why.
-func (h *Hub) Admit(c broker.LeafConn) *server.NkeyUser {
+func (h *Hub) Admit(c broker.LeafConn) *broker.LeafUser {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	p := h.reg.byKey(c.Key)
@@ -132,7 +132,7 @@ func (h *Hub) Admit(c broker.LeafConn) *server.NkeyUser {
 		h.cfg.Logf("pi %s connects from %s: each Pi needs its own creds: lumen hub pi add (the hub keeps the first, whose journal the house has, and refuses the second)",
 			p.Name, bothAddrs(kept.Addr, c.Addr))
 	}
-	return &server.NkeyUser{Nkey: c.Key, Permissions: &server.Permissions{
+	return &broker.LeafUser{Account: RefusedAccount, Permissions: &server.Permissions{
 		Publish:   &server.SubjectPermission{Allow: []string{WhySubject}},
 		Subscribe: &server.SubjectPermission{Allow: []string{"_INBOX.>"}},
 	}}
@@ -175,9 +175,9 @@ func hostOf(addr string) string {
 	return addr
 }
 
-// user is the Pi's user at the hub.
-func (p *Pi) user() *server.NkeyUser {
-	return &server.NkeyUser{Nkey: p.PublicKey, Permissions: Permissions(*p)}
+// user is the Pi's user at the hub, in its own account.
+func (p *Pi) user() *broker.LeafUser {
+	return &broker.LeafUser{Account: accountName(*p), Permissions: Permissions(*p)}
 }
 
 // byKey returns the Pi whose key is key, or nil.

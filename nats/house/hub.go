@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -67,6 +68,11 @@ type Hub struct {
 	pisKV     jetstream.KeyValue
 	nc        *nats.Conn
 	history   *journal.HistoryServer // the house stream, for the hub's clients
+	// relays are the relay of each Pi account's announcements
+	// (services.go), by account name.
+	relays map[string]*nats.Subscription
+	// known is what each Pi's lights said of their groups.
+	known map[string]known
 }
 
 // watchEvery is how often the hub reads its registry and writes the Pis'
@@ -97,7 +103,8 @@ func NewHub(cfg HubConfig) (*Hub, error) {
 		cfg.MaxBytes = broker.DefaultMaxBytes
 	}
 	return &Hub{cfg: cfg, done: make(chan struct{}), since: map[string]time.Time{}, online: map[string]bool{},
-		refused: map[string]*refusal{}, said: map[string]bool{}, published: map[string]string{}}, nil
+		refused: map[string]*refusal{}, said: map[string]bool{}, published: map[string]string{},
+		relays: map[string]*nats.Subscription{}, known: map[string]known{}}, nil
 }
 
 // Run starts the hub's server with the registered Pis and the house
@@ -123,10 +130,14 @@ func (h *Hub) Run(ctx context.Context) error {
 	if h.machines, err = loadMachines(h.cfg.Data); err != nil {
 		return err
 	}
+	accounts := []broker.LeafAccount{refusedAccount()}
+	for _, p := range reg.Pis {
+		accounts = append(accounts, piAccount(p))
+	}
 	h.b, err = broker.Start(ctx, broker.Config{
 		DataDir: h.cfg.Data, Listen: h.cfg.Listen, User: h.cfg.User, Password: h.cfg.Password,
 		Sync: h.cfg.Sync, Name: "lumen-hub", Domain: HubDomain, Logf: h.cfg.Logf,
-		Leaf: &broker.LeafListener{Addr: h.cfg.LeafListen, Cert: cert, Gate: h},
+		Leaf: &broker.LeafListener{Addr: h.cfg.LeafListen, Cert: cert, Gate: h, Accounts: accounts},
 		Streams: func(ctx context.Context, js jetstream.JetStream) error {
 			if _, err := js.CreateOrUpdateStream(ctx, StreamConfig(reg, h.cfg.MaxBytes)); err != nil {
 				return err
@@ -138,7 +149,7 @@ func (h *Hub) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := h.answerWhy(); err != nil {
+	if err := h.start(reg); err != nil {
 		h.b.Shutdown()
 		return err
 	}
@@ -190,19 +201,20 @@ func (h *Hub) Close() error {
 	return nil
 }
 
-// answerWhy answers the Pis the hub refused (WhySubject).
-func (h *Hub) answerWhy() error {
+// start connects the hub's services and relays.
+func (h *Hub) start(reg Registry) error {
 	nc, err := h.b.Connect(nats.Name("lumen-hub"))
 	if err != nil {
 		return fmt.Errorf("house: connect in process: %w", err)
 	}
 	h.nc = nc
-	if _, err := nc.Subscribe(WhySubject, func(m *nats.Msg) {
-		if why := h.why(string(m.Data)); why != "" {
-			_ = m.Respond([]byte(why))
+	if err := h.serve(); err != nil {
+		return err
+	}
+	for _, p := range reg.Pis {
+		if err := h.relay(p); err != nil {
+			return err
 		}
-	}); err != nil {
-		return fmt.Errorf("house: %w", err)
 	}
 	return nil
 }
@@ -233,6 +245,25 @@ func (h *Hub) apply(ctx context.Context) error {
 	reg, err := LoadRegistry(h.cfg.Data)
 	if err != nil || reg.Generation == h.reg.Generation {
 		return err
+	}
+	// A new Pi's account first, then its source: the house stream hears
+	// only through accounts made before it subscribes.
+	for _, p := range reg.Pis {
+		if h.relays[accountName(p)] != nil {
+			continue
+		}
+		if err := h.b.AddLeafAccount(piAccount(p)); err != nil {
+			return err
+		}
+		if err := h.relay(p); err != nil {
+			return err
+		}
+	}
+	for name, sub := range h.relays {
+		if !slices.ContainsFunc(reg.Pis, func(p Pi) bool { return accountName(p) == name }) {
+			_ = sub.Unsubscribe()
+			delete(h.relays, name)
+		}
 	}
 	if _, err := h.b.JetStream().UpdateStream(ctx, StreamConfig(reg, h.cfg.MaxBytes)); err != nil {
 		return fmt.Errorf("the house stream's sources: %w", err)

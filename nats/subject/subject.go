@@ -253,6 +253,19 @@ func FanOut(subject string) bool {
 	return strings.HasPrefix(subject, FleetCmdPrefix()+".") || strings.HasPrefix(subject, tokRoot+"."+tokGroup+".")
 }
 
+// ParseFanOut reads a fleet or group command's subject: its group ("" for
+// the fleet's) and verb; ok is false for anything else.
+func ParseFanOut(subj string) (group, verb string, ok bool) {
+	parts := strings.Split(subj, ".")
+	switch {
+	case len(parts) == 4 && parts[0] == tokRoot && parts[1] == tokFleet && parts[2] == tokCmd:
+		return "", parts[3], parts[3] != ""
+	case len(parts) == 5 && parts[0] == tokRoot && parts[1] == tokGroup && parts[3] == tokCmd && ValidGroup(parts[2]) == nil:
+		return parts[2], parts[4], parts[4] != ""
+	}
+	return "", "", false
+}
+
 // Subjects of the daemon's account that outside clients reach only
 // through imports (DESIGN.md, "Trust: accounts, not deny-lists").
 const (
@@ -313,3 +326,38 @@ func History(stream string) string { return tokRoot + "." + tokSys + ".history."
 
 // AllHistory matches History of every stream.
 func AllHistory() string { return History(">") }
+
+// The house's subjects (nats/house). A Pi asks the hub for an everyday
+// verb of any light of the house on HouseCmd: the hub sends it on to the
+// light's Pi, and the light journals it by pi:<name>.
+const housePrefix = tokRoot + "." + tokSys + ".house"
+
+// HouseCmd is where a Pi asks the house for verb of light:
+// lumen.sys.house.<light>.cmd.<verb>.
+func HouseCmd(light, verb string) string {
+	return housePrefix + "." + light + "." + tokCmd + "." + verb
+}
+
+// AllHouse matches HouseCmd of every light and verb.
+func AllHouse() string { return housePrefix + ".>" }
+
+// PiPrefix is where the hub's account reaches one Pi's account (the
+// hub's own subjects, never a client's): lumen.sys.pi.<pi>.
+func PiPrefix(pi string) string { return tokRoot + "." + tokSys + ".pi." + pi }
+
+// PiHouse is where the hub's account receives what Pi pi asks the house
+// (its HouseCmd): lumen.sys.pi.<pi>.house.
+func PiHouse(pi string) string { return PiPrefix(pi) + ".house" }
+
+// ParsePiHouse reads a PiHouse subject: the Pi, and the light and verb
+// it asks for; ok is false for anything else.
+func ParsePiHouse(subj string) (pi, light, verb string, ok bool) {
+	parts := strings.Split(subj, ".")
+	if len(parts) != 8 || parts[0] != tokRoot || parts[1] != tokSys || parts[2] != "pi" || parts[4] != "house" || parts[6] != tokCmd {
+		return "", "", "", false
+	}
+	if ValidLight(parts[5]) != nil || parts[7] == "" {
+		return "", "", "", false
+	}
+	return parts[3], parts[5], parts[7], true
+}
