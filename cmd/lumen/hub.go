@@ -199,6 +199,9 @@ house CA. Copy them to the Pi (they are its secret) and start it with
 				default:
 					status, lag = "disconnected since "+ago(s.Since), fmt.Sprint(s.Lag)
 				}
+				if running && s.Connected && !s.Stalled.IsZero() {
+					lag += " (copy stalled since " + ago(s.Stalled) + ")"
+				}
 				if running && s.Refused != "" {
 					status += fmt.Sprintf("; refused a second Pi from %s since %s: each Pi needs its own creds (lumen hub pi add)", s.Refused, ago(s.RefusedSince))
 				}

@@ -384,3 +384,63 @@ func TestHouseStream(t *testing.T) {
 		t.Errorf("a Pi's key on the client port: %v", err)
 	}
 }
+
+// A Pi whose copy stops (its house consumer gone: only the Pi's daemon
+// could delete it) is reported lagging by how many events the house
+// does not have, though the source the hub keeps says nothing new.
+func TestHouseLag(t *testing.T) {
+	data := t.TempDir()
+	var r house.Registry
+	seed, err := r.Add("kitchenpi", []string{"kitchen"}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Save(data); err != nil {
+		t.Fatal(err)
+	}
+	hub := runHub(t, house.HubConfig{Data: data})
+	b := pi(t, hub, data, "kitchenpi", seed, "kitchen")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	publish := func(n int) {
+		for range n {
+			if _, err := b.JetStream().Publish(ctx, subject.In("kitchen", "noise"), []byte(`{}`)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	waitLag := func(what string, want uint64) {
+		t.Helper()
+		var got house.PiStatus
+		for {
+			st, err := house.ReadStatus(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = st.Pis["kitchenpi"]
+			if got.Connected && got.Lag == want {
+				return
+			}
+			select {
+			case <-ctx.Done():
+				t.Fatalf("%s: the hub says %+v, want lag %d", what, got, want)
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	}
+	publish(5)
+	for {
+		if s, err := hub.JetStream().Stream(ctx, house.Stream); err == nil && s.CachedInfo().State.Msgs == 5 {
+			break
+		} else if ctx.Err() != nil {
+			t.Fatal("the house never had the 5 events")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	waitLag("the copy caught up", 0)
+	if err := b.JetStream().DeleteConsumer(ctx, subject.Stream, house.Consumer); err != nil {
+		t.Fatal(err)
+	}
+	publish(7)
+	waitLag("the copy stopped", 7)
+}

@@ -73,6 +73,8 @@ type Hub struct {
 	relays map[string]*nats.Subscription
 	// known is what each Pi's lights said of their groups.
 	known map[string]known
+	// lags is how far the house stream is behind each Pi (status.go).
+	lags map[string]measured
 }
 
 // watchEvery is how often the hub reads its registry and writes the Pis'
@@ -104,7 +106,7 @@ func NewHub(cfg HubConfig) (*Hub, error) {
 	}
 	return &Hub{cfg: cfg, done: make(chan struct{}), since: map[string]time.Time{}, online: map[string]bool{},
 		refused: map[string]*refusal{}, said: map[string]bool{}, published: map[string]string{},
-		relays: map[string]*nats.Subscription{}, known: map[string]known{}}, nil
+		relays: map[string]*nats.Subscription{}, known: map[string]known{}, lags: map[string]measured{}}, nil
 }
 
 // Run starts the hub's server with the registered Pis and the house

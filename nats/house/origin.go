@@ -51,18 +51,28 @@ func serverHash(s string) string {
 // owners says runs its light.
 func Origin(owners map[string]string) func(subj string, h nats.Header) (uint64, bool) {
 	return func(subj string, h nats.Header) (uint64, bool) {
-		fields := strings.Fields(h.Get(sourceHeader))
-		if len(fields) < 2 {
-			return 0, false
-		}
-		seq, err := strconv.ParseUint(fields[1], 10, 64)
 		light, _, _, ok := subject.Parse(subj)
-		if err != nil || !ok || owners[light] == "" {
+		if !ok || owners[light] == "" {
 			return 0, false
 		}
-		name, _, _ := strings.Cut(fields[0], ":C=")
-		return seq, name == SourceName(owners[light])
+		return copiedFrom(h, owners[light])
 	}
+}
+
+// copiedFrom reads the Nats-Stream-Source header of an event of the
+// house stream: its sequence in the journal it was copied from, and
+// whether that journal is pi's.
+func copiedFrom(h nats.Header, pi string) (uint64, bool) {
+	fields := strings.Fields(h.Get(sourceHeader))
+	if len(fields) < 2 {
+		return 0, false
+	}
+	seq, err := strconv.ParseUint(fields[1], 10, 64)
+	if err != nil {
+		return 0, false
+	}
+	name, _, _ := strings.Cut(fields[0], ":C=")
+	return seq, name == SourceName(pi)
 }
 
 // OpenJournal returns the journal js reaches: a daemon's LUMEN, or at a

@@ -2,12 +2,16 @@ package house
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
 	"time"
 
+	"github.com/nats-io/nats.go/jetstream"
+
 	"github.com/lumen-home/lumen/nats/broker"
+	"github.com/lumen-home/lumen/nats/subject"
 )
 
 // Status is what a running hub says of its Pis, kept in its data
@@ -23,8 +27,13 @@ type PiStatus struct {
 	Since     time.Time `json:"since,omitzero"` // connected, or gone, since
 	Addr      string    `json:"addr,omitempty"`
 	// Lag is how many of the Pi's events the house stream does not have
-	// yet, as the Pi's journal last told it.
+	// yet: the Pi's journal's last sequence less the last the house
+	// copied, measured every few seconds while the Pi is connected (kept
+	// as last measured while it is away).
 	Lag uint64 `json:"lag"`
+	// Stalled is since when the copy of a connected Pi's journal has
+	// not moved while it lags.
+	Stalled time.Time `json:"stalled,omitzero"`
 	// Refused is the address of a second machine that connects with the
 	// Pi's creds, which the hub refuses, and since when.
 	Refused      string    `json:"refused,omitempty"`
@@ -52,12 +61,14 @@ func (h *Hub) writeStatus(ctx context.Context) error {
 		return err
 	}
 	lags := map[string]uint64{}
-	if s, err := h.b.JetStream().Stream(ctx, Stream); err == nil {
-		for _, src := range s.CachedInfo().Sources {
+	house, err := h.b.JetStream().Stream(ctx, Stream)
+	if err == nil {
+		for _, src := range house.CachedInfo().Sources {
 			if src.External != nil {
 				lags[src.External.APIPrefix] = src.Lag
 			}
 		}
+		h.measureLags(ctx, house)
 	}
 	now := time.Now().UTC()
 	h.mu.Lock()
@@ -76,6 +87,12 @@ func (h *Hub) writeStatus(ctx context.Context) error {
 			}
 		}
 		ps := PiStatus{Connected: on, Since: h.since[p.Name], Addr: addr, Lag: lags[APIPrefix(p.Name)]}
+		if m, ok := h.lags[p.Name]; ok {
+			ps.Lag = m.lag
+			if on && m.lag > 0 && now.Sub(m.moved) >= stallAfter {
+				ps.Stalled = m.moved
+			}
+		}
 		if r := h.refused[p.Name]; r != nil {
 			if other != "" {
 				r.seen, r.addr = now, other
@@ -139,4 +156,85 @@ func (h *Hub) resync(ctx context.Context, reg Registry, pi string) error {
 		return fmt.Errorf("restart the copy of its journal: %w", err)
 	}
 	return nil
+}
+
+// A copy is measured every lagEvery, for at most lagBatch Pis at each
+// look, and said stalled after stallAfter without moving while it lags.
+const (
+	lagEvery   = 2 * time.Second
+	lagBatch   = 16
+	stallAfter = 30 * time.Second
+)
+
+// measured is how far the house stream is behind a Pi.
+type measured struct {
+	lag    uint64
+	copied uint64    // the last sequence of the Pi's journal the house has
+	at     time.Time // measured
+	moved  time.Time // copied last changed, or lag was 0
+	said   bool      // the log said the copy stalled
+}
+
+// measureLags measures the connected Pis due for it.
+func (h *Hub) measureLags(ctx context.Context, house jetstream.Stream) {
+	now := time.Now().UTC()
+	n := 0
+	for _, p := range h.connected() {
+		h.mu.Lock()
+		m := h.lags[p.Name]
+		h.mu.Unlock()
+		if now.Sub(m.at) < lagEvery {
+			continue
+		}
+		if n++; n > lagBatch {
+			return
+		}
+		last, copied, err := h.copyOf(ctx, house, p)
+		if err != nil {
+			continue
+		}
+		m.at = now
+		if copied != m.copied || last <= copied || m.moved.IsZero() {
+			m.moved, m.said = now, false
+		}
+		m.copied, m.lag = copied, 0
+		if last > copied {
+			m.lag = last - copied
+		}
+		if m.lag > 0 && now.Sub(m.moved) >= stallAfter && !m.said {
+			m.said = true
+			h.cfg.Logf("hub: the house's copy of Pi %s's journal has not moved since %s, %d events behind: a Pi runs the same lumen as its hub (upgrade it if it is older), and 'lumen up' again on the Pi makes its house consumer again",
+				p.Name, m.moved.Format(time.RFC3339), m.lag)
+		}
+		h.mu.Lock()
+		h.lags[p.Name] = m
+		h.mu.Unlock()
+	}
+}
+
+// copyOf reads the last sequence of p's journal (its stream's info, through
+// its JetStream domain) and the last of it the house stream has.
+func (h *Hub) copyOf(ctx context.Context, house jetstream.Stream, p Pi) (last, copied uint64, err error) {
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	pjs, err := jetstream.NewWithDomain(h.nc, p.Name)
+	if err != nil {
+		return 0, 0, err
+	}
+	s, err := pjs.Stream(ctx, subject.Stream)
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, l := range p.Lights {
+		m, err := house.GetLastMsgForSubject(ctx, subject.Events(l))
+		if errors.Is(err, jetstream.ErrMsgNotFound) {
+			continue
+		} else if err != nil {
+			return 0, 0, err
+		}
+		if seq, ok := copiedFrom(m.Header, p.Name); ok && seq > copied {
+			copied = seq
+		}
+	}
+	return s.CachedInfo().State.LastSeq, copied, nil
 }
