@@ -384,3 +384,9 @@ func percentile(sorted []time.Duration, p int) time.Duration {
 // syncModes are the daemon's --sync values, each compared with a raw
 // broker running the same mode.
 var syncModes = []string{"always", "batch"}
+
+func sorted(l latencies) []time.Duration {
+	s := slices.Clone(l)
+	slices.Sort(s)
+	return s
+}

@@ -6,7 +6,6 @@ import (
 	"net"
 	"net/url"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -24,17 +23,10 @@ import (
 // The house's figures: a fleet command across Pis through the hub, and
 // how fast the house stream catches up with a Pi that was cut off.
 
-// housePis and lightsPerPi shape the fleet benchmark's house: 20 lights
-// over 2 Pis.
-const (
-	housePis    = 2
-	lightsPerPi = 10
-)
-
-// registerPis registers pis Pis with lightsPerPi lights each at the hub
-// of hubData and writes their creds; it returns the creds files and the
+// registerPis registers pis Pis with perPi lights each at the hub of
+// hubData and writes their creds; it returns the creds files and the
 // lights of each Pi.
-func registerPis(tb testing.TB, hubData string, pis int) (creds []string, lights [][]string) {
+func registerPis(tb testing.TB, hubData string, pis, perPi int) (creds []string, lights [][]string) {
 	tb.Helper()
 	ca, err := house.EnsureCA(house.Dir(hubData))
 	if err != nil {
@@ -44,8 +36,8 @@ func registerPis(tb testing.TB, hubData string, pis int) (creds []string, lights
 	for p := range pis {
 		name := fmt.Sprintf("pi%d", p)
 		var ls []string
-		for l := range lightsPerPi {
-			ls = append(ls, fmt.Sprintf("l%d", p*lightsPerPi+l))
+		for l := range perPi {
+			ls = append(ls, fmt.Sprintf("l%d", p*perPi+l))
 		}
 		seed, err := r.Add(name, ls, time.Now())
 		if err != nil {
@@ -61,152 +53,6 @@ func registerPis(tb testing.TB, hubData string, pis int) (creds []string, lights
 		tb.Fatal(err)
 	}
 	return creds, lights
-}
-
-// BenchmarkHouseFleetFire is one `lumen.fleet.cmd.fire` from a client of
-// the hub until all 20 lights of 2 Pi daemons have replied, next to its
-// baseline, one plain core-NATS request from the same client to a
-// responder on a Pi's server (the same leaf link), measured in turn in
-// the same loop. ratio-p50 and ratio-p99 are fleet over core (goal ≤ 3).
-// Two more baselines help read it: fleet-core is a core request that 20
-// responders, 10 on each Pi, all answer (the routing of a fan-out), and
-// direct is the same fleet fire sent to each Pi's own server, without
-// the hub (the lights' own work: journaling each input, durably with
-// --sync always, before replying).
-func BenchmarkHouseFleetFire(b *testing.B) {
-	hubData := b.TempDir()
-	creds, lights := registerPis(b, hubData, housePis)
-	hub := startHub(b, hubData)
-	var pis []*daemon
-	for p := range housePis {
-		args := []string{"--hub", "tls://" + hub.Leaf, "--creds", creds[p], "--sync", syncMode()}
-		for _, l := range lights[p] {
-			args = append(args, "--light", l)
-		}
-		pis = append(pis, startDaemon(b, b.TempDir(), args...))
-	}
-	nc := connect(b, hub.URL)
-	all := slices.Concat(lights...)
-	waitReachable(b, nc, all)
-	for _, l := range all {
-		if _, err := nc.Request(subject.Cmd(l, "apply"), []byte(benchConfig), requestTimeout); err != nil {
-			b.Fatal(err)
-		}
-	}
-
-	// The core baselines: responders on the Pis' own servers, reached
-	// from the hub's client over the leaf links.
-	echo := func(url, subj string) {
-		pc := connect(b, url)
-		if _, err := pc.Subscribe(subj, func(m *nats.Msg) { _ = m.Respond([]byte(`{"ok":true}`)) }); err != nil {
-			b.Fatal(err)
-		}
-		if err := pc.Flush(); err != nil {
-			b.Fatal(err)
-		}
-	}
-	echo(pis[0].URL, "lumen."+lights[0][0]+".bench.echo")
-	for p, pi := range pis {
-		for _, l := range lights[p] {
-			echo(pi.URL, "lumen."+l+".bench.all")
-		}
-	}
-	allEcho := make([]string, len(all))
-	for i, l := range all {
-		allEcho[i] = "lumen." + l + ".bench.all"
-	}
-
-	inbox := nc.NewRespInbox()
-	replies, err := nc.SubscribeSync(inbox)
-	if err != nil {
-		b.Fatal(err)
-	}
-	// gather sends one request per subject (one for the fleet's), and
-	// waits for want replies.
-	gather := func(subjects []string, body []byte, want int) time.Duration {
-		t0 := time.Now()
-		for _, s := range subjects {
-			if err := nc.PublishRequest(s, inbox, body); err != nil {
-				b.Fatal(err)
-			}
-		}
-		for i := range want {
-			if _, err := replies.NextMsg(requestTimeout); err != nil {
-				b.Fatalf("%d of %d replies: %v", i, want, err)
-			}
-		}
-		return time.Since(t0)
-	}
-	fleet := func() time.Duration { return gather([]string{subject.FleetCmd("fire")}, tickRequest, len(all)) }
-	core := func() time.Duration {
-		t0 := time.Now()
-		if _, err := nc.Request("lumen."+lights[0][0]+".bench.echo", nil, requestTimeout); err != nil {
-			b.Fatal(err)
-		}
-		return time.Since(t0)
-	}
-	coreAll := func() time.Duration { return gather(allEcho, nil, len(all)) }
-	// direct is the same fleet fire sent to each Pi's own server at once,
-	// without the hub: what the lights' own work costs.
-	type piConn struct {
-		nc      *nats.Conn
-		inbox   string
-		replies *nats.Subscription
-	}
-	var direct []piConn
-	for _, pi := range pis {
-		pc := connect(b, pi.URL)
-		in := pc.NewRespInbox()
-		sub, err := pc.SubscribeSync(in)
-		if err != nil {
-			b.Fatal(err)
-		}
-		direct = append(direct, piConn{pc, in, sub})
-	}
-	directFleet := func() time.Duration {
-		t0 := time.Now()
-		for _, d := range direct {
-			if err := d.nc.PublishRequest(subject.FleetCmd("fire"), d.inbox, tickRequest); err != nil {
-				b.Fatal(err)
-			}
-		}
-		for p, d := range direct {
-			for i := range lights[p] {
-				if _, err := d.replies.NextMsg(requestTimeout); err != nil {
-					b.Fatalf("Pi %d: %d of %d replies: %v", p, i, len(lights[p]), err)
-				}
-			}
-		}
-		return time.Since(t0)
-	}
-	for range 20 { // warm up
-		fleet()
-		core()
-		coreAll()
-		directFleet()
-	}
-	var fl, co, ca, di latencies
-	b.ResetTimer()
-	for range b.N {
-		fl = append(fl, fleet())
-		co = append(co, core())
-		ca = append(ca, coreAll())
-		di = append(di, directFleet())
-	}
-	b.StopTimer()
-	fl.report(b, "fleet-")
-	co.report(b, "core-")
-	ca.report(b, "fleet-core-")
-	di.report(b, "direct-")
-	fs, cs := sorted(fl), sorted(co)
-	b.ReportMetric(float64(percentile(fs, 50))/float64(percentile(cs, 50)), "ratio-p50")
-	b.ReportMetric(float64(percentile(fs, 99))/float64(percentile(cs, 99)), "ratio-p99")
-}
-
-func sorted(l latencies) []time.Duration {
-	s := slices.Clone(l)
-	slices.Sort(s)
-	return s
 }
 
 // waitReachable waits until every light answers get through nc.
