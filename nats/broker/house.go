@@ -75,6 +75,7 @@ func (c Config) houseOptions(opts *server.Options) error {
 			// Dial the address the certificate covers, not what the hub
 			// advertises.
 			IgnoreDiscoveredServers: true,
+			Compression:             server.CompressionOpts{Mode: server.CompressionOff},
 		}}
 		// Acks and flow control name the Pi's domain
 		// ($JS.FC.<domain>.…): the hub sends each Pi's flow-control
@@ -94,6 +95,10 @@ func (c Config) houseOptions(opts *server.Options) error {
 		opts.LeafNode.TLSConfig = &tls.Config{Certificates: []tls.Certificate{l.Cert}, MinVersion: tls.VersionTLS12}
 		opts.LeafNode.TLSTimeout = 2
 		opts.LeafNode.NoAdvertise = true
+		// No compression on the house's links: its messages are small
+		// JSON on a LAN, and nats-server's s2 keeps about 4 MB of buffers
+		// on each end of each link (400 MB at a hub of 100 Pis).
+		opts.LeafNode.Compression = server.CompressionOpts{Mode: server.CompressionOff}
 		// No interest flows from one Pi to another through the hub.
 		opts.LeafNode.IsolateLeafnodeInterest = true
 		// A client presenting a key hears "Authorization Violation",

@@ -444,3 +444,79 @@ func TestHouseLag(t *testing.T) {
 	publish(7)
 	waitLag("the copy stopped", 7)
 }
+
+// A light moved to another Pi while the hub runs (pi rm, then pi add
+// with the light): the hub sends its commands to the new Pi only, and
+// the old account, which holds the light's subjects still, answers
+// nothing.
+func TestLightMoves(t *testing.T) {
+	data := t.TempDir()
+	var r house.Registry
+	oldSeed, err := r.Add("oldpi", []string{"kitchen"}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Save(data); err != nil {
+		t.Fatal(err)
+	}
+	hub := runHub(t, house.HubConfig{Data: data})
+	old := pi(t, hub, data, "oldpi", oldSeed, "kitchen")
+	answer := func(b *broker.Broker, who string) {
+		nc, err := b.Connect()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(nc.Close)
+		if _, err := nc.Subscribe(subject.Cmd("kitchen", "get"), func(m *nats.Msg) { _ = m.Respond([]byte(who)) }); err != nil {
+			t.Fatal(err)
+		}
+		if err := nc.Flush(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	answer(old, "old")
+	hubNC, err := nats.Connect(hub.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hubNC.Close()
+	ask := func() string {
+		m, err := hubNC.Request(subject.Cmd("kitchen", "get"), nil, 2*time.Second)
+		if err != nil {
+			return err.Error()
+		}
+		return string(m.Data)
+	}
+	waitFor := func(what, want string) {
+		t.Helper()
+		deadline := time.Now().Add(20 * time.Second)
+		for got := ask(); got != want; got = ask() {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: kitchen answers %q, want %q", what, got, want)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	waitFor("the first Pi", "old")
+
+	if err := r.Remove("oldpi"); err != nil {
+		t.Fatal(err)
+	}
+	newSeed, err := r.Add("newpi", []string{"kitchen"}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Save(data); err != nil {
+		t.Fatal(err)
+	}
+	if err := house.WaitApplied(context.Background(), data, r.Generation); err != nil {
+		t.Fatal(err)
+	}
+	answer(pi(t, hub, data, "newpi", newSeed, "kitchen"), "new")
+	waitFor("the light moved", "new")
+	for range 20 {
+		if got := ask(); got != "new" {
+			t.Fatalf("kitchen answers %q once moved", got)
+		}
+	}
+}

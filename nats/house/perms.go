@@ -99,6 +99,7 @@ func Permissions(p Pi) *server.Permissions {
 	sub := []string{
 		"$SRV.>",
 		"_INBOX.>",
+		"_R_.>", // replies to its asks, through its account's import
 		fcPrefix(p.Name) + ".>",
 		// The hub resets the house consumer and reads the stream's info.
 		APIPrefix(p.Name) + ".CONSUMER.RESET." + subject.Stream + "." + Consumer,

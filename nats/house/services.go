@@ -26,9 +26,12 @@ import (
 // pi:<name>. So no Pi answers for a light of another.
 
 const (
-	// fanOutWait bounds a light's reply to a fleet or group command
-	// and to a Pi's ask: those verbs answer in milliseconds.
+	// fanOutWait bounds the lights' replies to a fleet or group command:
+	// those verbs answer in milliseconds.
 	fanOutWait = 30 * time.Second
+	// askWait bounds a light's reply to a Pi's ask: those verbs answer
+	// in milliseconds.
+	askWait = 30 * time.Second
 	// discoverWait bounds a Pi's discovery replies: each of its lights
 	// answers at once, from the same server.
 	discoverWait = 2 * time.Second
@@ -104,19 +107,40 @@ func (h *Hub) fanOut(m *nats.Msg) {
 	if who == "" {
 		who = messages.WhoFleet
 	}
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), fanOutWait)
+	if group == "" {
+		h.fanTo(m, h.targets(context.Background(), ""), verb, who)
+		return
+	}
+	go func() { // asking the Pis for their groups may take a moment
+		ctx, cancel := context.WithTimeout(context.Background(), discoverWait)
 		defer cancel()
-		var wg sync.WaitGroup
-		for _, l := range h.targets(ctx, group) {
-			wg.Go(func() {
-				if r, err := h.send(ctx, l, verb, m, who); err == nil {
-					h.pass(m, r)
-				}
-			})
-		}
-		wg.Wait()
+		h.fanTo(m, h.targets(ctx, group), verb, who)
 	}()
+}
+
+// fanTo sends m's verb to each of lights on its own subject, journaled
+// by who, and passes each reply on to m's requester as it comes. (A
+// client's connection may not hand its requester's reply subject on: the
+// server keeps _R_ subjects for itself.)
+func (h *Hub) fanTo(m *nats.Msg, lights []string, verb, who string) {
+	req := &nats.Msg{Header: withWho(m.Header, who), Data: m.Data}
+	if m.Reply != "" && len(lights) > 0 {
+		req.Reply = h.nc.NewInbox()
+		sub, err := h.nc.Subscribe(req.Reply, func(r *nats.Msg) {
+			if r.Header.Get("Status") != "503" { // that light's Pi went
+				h.pass(m, r)
+			}
+		})
+		if err != nil {
+			return
+		}
+		_ = sub.AutoUnsubscribe(len(lights))
+		time.AfterFunc(fanOutWait, func() { _ = sub.Unsubscribe() })
+	}
+	for _, l := range lights {
+		req.Subject = subject.Cmd(l, verb)
+		_ = h.nc.PublishMsg(req)
+	}
 }
 
 // targets are the lights of the connected Pis, or those of them in
@@ -277,7 +301,7 @@ func (h *Hub) ask(m *nats.Msg) {
 		who = messages.CleanWho(messages.Who("pi", pi, asked))
 	}
 	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), fanOutWait)
+		ctx, cancel := context.WithTimeout(context.Background(), askWait)
 		defer cancel()
 		r, err := h.send(ctx, light, verb, m, who)
 		if err != nil {
@@ -306,12 +330,18 @@ func (h *Hub) whereIs(light string) (pi string, away time.Time) {
 // send asks light for verb with m's body and headers, journaled by who.
 func (h *Hub) send(ctx context.Context, light, verb string, m *nats.Msg, who string) (*nats.Msg, error) {
 	req := nats.NewMsg(subject.Cmd(light, verb))
-	req.Data = m.Data
-	for k, v := range m.Header {
-		req.Header[k] = slices.Clone(v)
-	}
-	req.Header.Set(messages.HeaderWho, who)
+	req.Data, req.Header = m.Data, withWho(m.Header, who)
 	return h.nc.RequestMsgWithContext(ctx, req)
+}
+
+// withWho is a copy of h with the Lumen-Who header who.
+func withWho(h nats.Header, who string) nats.Header {
+	out := nats.Header{}
+	for k, v := range h {
+		out[k] = slices.Clone(v)
+	}
+	out.Set(messages.HeaderWho, who)
+	return out
 }
 
 // pass sends a light's reply r on as a reply to m, error headers with it.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -107,12 +108,14 @@ func (h *Hub) writeStatus(ctx context.Context) error {
 	}
 	reg := h.reg
 	h.mu.Unlock()
-	for _, pi := range joined {
-		if err := h.resync(ctx, reg, pi); err != nil {
-			h.cfg.Logf("hub: Pi %s: %v; trying again", pi, err)
+	if len(joined) > 0 {
+		if err := h.resync(ctx, reg, joined); err != nil {
+			h.cfg.Logf("hub: Pis %s: %v; trying again", strings.Join(joined, ", "), err)
 			// Seen as not connected yet, so that the next look retries.
 			h.mu.Lock()
-			delete(h.online, pi)
+			for _, pi := range joined {
+				delete(h.online, pi)
+			}
 			h.mu.Unlock()
 		}
 	}
@@ -139,15 +142,17 @@ func (h *Hub) linkOf(p Pi, leafs []broker.Leaf) (addr string, on bool, other str
 	return addr, on, other
 }
 
-// resync restarts the house stream's copy of a Pi that just connected.
+// resync restarts the house stream's copy of Pis that just connected.
 // The server retries a source whose Pi was away only after a wait (5 s
 // and more, growing with each failure; after a hub restart always, as
 // its first request leaves before the Pis can connect): removing the
-// source and adding it back starts the copy at once, from where the
-// house stream stands (no gap, no duplicate).
-func (h *Hub) resync(ctx context.Context, reg Registry, pi string) error {
+// sources and adding them back starts the copies at once, from where the
+// house stream stands (no gap, no duplicate). The Pis that connected
+// since the last look go together: two updates of the stream, however
+// many came back after a hub restart.
+func (h *Hub) resync(ctx context.Context, reg Registry, pis []string) error {
 	without := reg
-	without.Pis = slices.DeleteFunc(slices.Clone(reg.Pis), func(p Pi) bool { return p.Name == pi })
+	without.Pis = slices.DeleteFunc(slices.Clone(reg.Pis), func(p Pi) bool { return slices.Contains(pis, p.Name) })
 	js := h.b.JetStream()
 	if _, err := js.UpdateStream(ctx, StreamConfig(without, h.cfg.MaxBytes)); err != nil {
 		return fmt.Errorf("restart the copy of its journal: %w", err)
