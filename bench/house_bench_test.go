@@ -72,11 +72,6 @@ func waitReachable(tb testing.TB, nc *nats.Conn, lights []string) {
 	}
 }
 
-func startHub(tb testing.TB, data string) *daemon {
-	tb.Helper()
-	return lumentest.StartHub(tb, data)
-}
-
 // runServer starts a plain nats-server.
 func runServer(tb testing.TB, opts *server.Options) *server.Server {
 	tb.Helper()

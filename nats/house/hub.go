@@ -67,6 +67,7 @@ type Hub struct {
 	published map[string]string
 	pisKV     jetstream.KeyValue
 	nc        *nats.Conn
+	fan       []*nats.Conn           // the fan-out's (services.go)
 	history   *journal.HistoryServer // the house stream, for the hub's clients
 	// relays are the relay of each Pi account's announcements
 	// (services.go), by account name.
@@ -194,8 +195,10 @@ func (h *Hub) Close() error {
 	if h.history != nil {
 		h.history.Stop()
 	}
-	if h.nc != nil {
-		h.nc.Close()
+	for _, c := range append(h.fan, h.nc) {
+		if c != nil {
+			c.Close()
+		}
 	}
 	if h.b != nil {
 		h.b.Shutdown()
@@ -210,6 +213,13 @@ func (h *Hub) start(reg Registry) error {
 		return fmt.Errorf("house: connect in process: %w", err)
 	}
 	h.nc = nc
+	for range fanConns {
+		c, err := h.b.Connect(nats.Name("lumen-hub-fanout"))
+		if err != nil {
+			return fmt.Errorf("house: connect in process: %w", err)
+		}
+		h.fan = append(h.fan, c)
+	}
 	if err := h.serve(); err != nil {
 		return err
 	}

@@ -32,6 +32,8 @@ const (
 	// askWait bounds a light's reply to a Pi's ask: those verbs answer
 	// in milliseconds.
 	askWait = 30 * time.Second
+	// fanConns is how many connections share the fan-out's messages.
+	fanConns = 4
 	// discoverWait bounds a Pi's discovery replies: each of its lights
 	// answers at once, from the same server.
 	discoverWait = 2 * time.Second
@@ -123,23 +125,33 @@ func (h *Hub) fanOut(m *nats.Msg) {
 // client's connection may not hand its requester's reply subject on: the
 // server keeps _R_ subjects for itself.)
 func (h *Hub) fanTo(m *nats.Msg, lights []string, verb, who string) {
-	req := &nats.Msg{Header: withWho(m.Header, who), Data: m.Data}
-	if m.Reply != "" && len(lights) > 0 {
-		req.Reply = h.nc.NewInbox()
-		sub, err := h.nc.Subscribe(req.Reply, func(r *nats.Msg) {
-			if r.Header.Get("Status") != "503" { // that light's Pi went
-				h.pass(m, r)
-			}
-		})
-		if err != nil {
+	hdr := withWho(m.Header, who)
+	// Each connection of the pool takes a share of the lights: a
+	// connection's messages are handled one at a time, on both sides.
+	share := (len(lights) + len(h.fan) - 1) / max(len(h.fan), 1)
+	for i, nc := range h.fan {
+		part := lights[min(i*share, len(lights)):min((i+1)*share, len(lights))]
+		if len(part) == 0 {
 			return
 		}
-		_ = sub.AutoUnsubscribe(len(lights))
-		time.AfterFunc(fanOutWait, func() { _ = sub.Unsubscribe() })
-	}
-	for _, l := range lights {
-		req.Subject = subject.Cmd(l, verb)
-		_ = h.nc.PublishMsg(req)
+		req := &nats.Msg{Header: hdr, Data: m.Data}
+		if m.Reply != "" {
+			req.Reply = nc.NewInbox()
+			sub, err := nc.Subscribe(req.Reply, func(r *nats.Msg) {
+				if r.Header.Get("Status") != "503" && m.Reply != "" { // 503: that light's Pi went
+					_ = nc.PublishMsg(&nats.Msg{Subject: m.Reply, Header: r.Header, Data: r.Data})
+				}
+			})
+			if err != nil {
+				return
+			}
+			_ = sub.AutoUnsubscribe(len(part))
+			time.AfterFunc(fanOutWait, func() { _ = sub.Unsubscribe() })
+		}
+		for _, l := range part {
+			req.Subject = subject.Cmd(l, verb)
+			_ = nc.PublishMsg(req)
+		}
 	}
 }
 
