@@ -56,7 +56,7 @@ func Serve(nc *nats.Conn, root *actor.RootContext, pid *actor.PID, light string,
 	// Its own queue group: NATS puts the subscriptions of one queue
 	// group in one lot whatever their subjects, and would then hand a
 	// known verb to this endpoint instead of the verb's.
-	if err := own.AddEndpoint(unknownEndpoint, unknownVerb(subject.CmdPrefix(light), messages.Verbs()),
+	if err := own.AddEndpoint(unknownEndpoint, unknownVerb(subject.CmdPrefix(light), messages.Verbs(), ""),
 		micro.WithEndpointSubject("*"), micro.WithEndpointQueueGroup(unknownEndpoint), meta); err != nil {
 		_ = svc.Stop()
 		return nil, fmt.Errorf("light %s: endpoint %s: %w", light, unknownEndpoint, err)
@@ -71,15 +71,23 @@ func Serve(nc *nats.Conn, root *actor.RootContext, pid *actor.PID, light string,
 	}
 	for name, prefix := range fanouts {
 		grp := svc.AddGroup(prefix, micro.WithGroupQueueGroupDisabled())
+		// Each verb twice: as sent to every light, and addressed to
+		// this one (lumen.fleet.cmd.<verb>.<light>), which is how a
+		// house's hub hands the fleet's and groups' commands to each
+		// Pi: every Pi's account is sent only its own lights'.
 		for _, verb := range fleetVerbs {
-			if err := grp.AddEndpoint(name+"_"+verb, micro.HandlerFunc(h.handle(verb)), micro.WithEndpointSubject(verb)); err != nil {
-				_ = svc.Stop()
-				return nil, fmt.Errorf("light %s: %s endpoint %s: %w", light, name, verb, err)
+			for _, e := range []struct{ name, subj string }{{name + "_" + verb, verb}, {name + "_" + verb + "_addressed", verb + "." + light}} {
+				if err := grp.AddEndpoint(e.name, micro.HandlerFunc(h.handle(verb)), micro.WithEndpointSubject(e.subj)); err != nil {
+					_ = svc.Stop()
+					return nil, fmt.Errorf("light %s: %s endpoint %s: %w", light, name, e.subj, err)
+				}
 			}
 		}
-		if err := grp.AddEndpoint(name+"_"+unknownEndpoint, unknownVerb(prefix, fleetVerbs), micro.WithEndpointSubject("*")); err != nil {
-			_ = svc.Stop()
-			return nil, fmt.Errorf("light %s: %s endpoint %s: %w", light, name, unknownEndpoint, err)
+		for _, e := range []struct{ name, subj string }{{name + "_" + unknownEndpoint, "*"}, {name + "_" + unknownEndpoint + "_addressed", "*." + light}} {
+			if err := grp.AddEndpoint(e.name, unknownVerb(prefix, fleetVerbs, "."+light), micro.WithEndpointSubject(e.subj)); err != nil {
+				_ = svc.Stop()
+				return nil, fmt.Errorf("light %s: %s endpoint %s: %w", light, name, e.subj, err)
+			}
 		}
 	}
 	return svc, nil
@@ -89,15 +97,16 @@ func Serve(nc *nats.Conn, root *actor.RootContext, pid *actor.PID, light string,
 // serves, and the queue group of the light's own.
 const unknownEndpoint = "unknown"
 
-// unknownVerb answers a request for a verb of prefix that is not among
-// known with a 404 that lists them, where NATS would only say "no
-// responders". Its wildcard subscription receives the known verbs too:
-// their own endpoints answer those, and it stays silent.
-func unknownVerb(prefix string, known []string) micro.HandlerFunc {
+// unknownVerb answers a request for a verb of prefix (followed by
+// suffix, for an addressed fan-out) that is not among known with a 404
+// that lists them, where NATS would only say "no responders". Its
+// wildcard subscription receives the known verbs too: their own
+// endpoints answer those, and it stays silent.
+func unknownVerb(prefix string, known []string, suffix string) micro.HandlerFunc {
 	known = slices.Sorted(slices.Values(known))
 	list := strings.Join(known, ", ")
 	return func(req micro.Request) {
-		verb := strings.TrimPrefix(req.Subject(), prefix+".")
+		verb := strings.TrimSuffix(strings.TrimPrefix(req.Subject(), prefix+"."), suffix)
 		if _, ok := slices.BinarySearch(known, verb); ok {
 			return
 		}

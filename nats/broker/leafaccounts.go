@@ -23,6 +23,12 @@ type Route struct {
 	// discovery), each within Threshold of the request (default 2 min).
 	Streamed  bool
 	Threshold time.Duration
+	// Via, for a request, names an account of its own the request
+	// passes through: nats-server takes one import of a subject per
+	// account, and through accounts of their own one subject of the
+	// daemon's account reaches several subjects of a leaf's (the
+	// fleet's command, each light's addressed form).
+	Via string
 }
 
 // LeafAccount is a hub's account for one leaf connection.
@@ -56,31 +62,32 @@ func (b *Broker) AddLeafAccount(la LeafAccount) error {
 	if err != nil {
 		return fmt.Errorf("broker: %w", err)
 	}
-	return wireLeafAccount(daemon, acc, la)
+	return wireLeafAccount(daemon, acc, la, func(name string) *server.Account {
+		via, _ := b.srv.LookupOrRegisterAccount(name)
+		return via
+	})
 }
 
 // wireLeafAccount sets acc's exports and imports with the daemon's
-// account as la says.
-func wireLeafAccount(daemon, acc *server.Account, la LeafAccount) error {
-	only := func(a *server.Account) []*server.Account { return []*server.Account{a} }
+// account as la says; account makes the accounts requests pass through.
+func wireLeafAccount(daemon, acc *server.Account, la LeafAccount, account func(name string) *server.Account) error {
 	for _, r := range la.Requests {
 		to := orFrom(r)
-		resp := server.Singleton
-		if r.Streamed {
-			resp = server.Streamed
-		}
-		if err := acc.AddServiceExportWithResponse(to, resp, only(daemon)); err != nil {
-			return fmt.Errorf("broker: account %s: export %s: %w", la.Name, to, err)
-		}
-		if r.Threshold > 0 {
-			if err := acc.SetServiceExportResponseThreshold(to, r.Threshold); err != nil {
-				return fmt.Errorf("broker: account %s: %s: %w", la.Name, to, err)
+		if r.Via == "" {
+			if err := serviceRoute(acc, daemon, r.From, to, r); err != nil {
+				return fmt.Errorf("broker: account %s: %w", la.Name, err)
 			}
+			continue
 		}
-		if err := daemon.AddServiceImport(acc, r.From, to); err != nil {
-			return fmt.Errorf("broker: account %s: import %s: %w", la.Name, r.From, err)
+		via := account(r.Via)
+		if err := serviceRoute(acc, via, to, to, r); err != nil {
+			return fmt.Errorf("broker: account %s: %w", r.Via, err)
+		}
+		if err := serviceRoute(via, daemon, r.From, to, r); err != nil {
+			return fmt.Errorf("broker: account %s: %w", r.Via, err)
 		}
 	}
+	only := func(a *server.Account) []*server.Account { return []*server.Account{a} }
 	for _, r := range la.Publishes {
 		if err := acc.AddStreamExport(r.From, only(daemon)); err != nil {
 			return fmt.Errorf("broker: account %s: export %s: %w", la.Name, r.From, err)
@@ -101,6 +108,26 @@ func wireLeafAccount(daemon, acc *server.Account, la LeafAccount) error {
 	return nil
 }
 
+// serviceRoute lets importer request to (a subject of exporter) on from.
+func serviceRoute(exporter, importer *server.Account, from, to string, r Route) error {
+	resp := server.Singleton
+	if r.Streamed {
+		resp = server.Streamed
+	}
+	if err := exporter.AddServiceExportWithResponse(to, resp, []*server.Account{importer}); err != nil {
+		return fmt.Errorf("export %s: %w", to, err)
+	}
+	if r.Threshold > 0 {
+		if err := exporter.SetServiceExportResponseThreshold(to, r.Threshold); err != nil {
+			return fmt.Errorf("%s: %w", to, err)
+		}
+	}
+	if err := importer.AddServiceImport(exporter, from, to); err != nil {
+		return fmt.Errorf("import %s: %w", from, err)
+	}
+	return nil
+}
+
 func orFrom(r Route) string {
 	if r.To == "" {
 		return r.From
@@ -117,12 +144,18 @@ func leafAccounts(opts *server.Options, las []LeafAccount) error {
 			daemon = a
 		}
 	}
+	made := map[string]*server.Account{}
+	account := func(name string) *server.Account {
+		if made[name] == nil {
+			made[name] = server.NewAccount(name)
+			opts.Accounts = append(opts.Accounts, made[name])
+		}
+		return made[name]
+	}
 	for _, la := range las {
-		acc := server.NewAccount(la.Name)
-		if err := wireLeafAccount(daemon, acc, la); err != nil {
+		if err := wireLeafAccount(daemon, account(la.Name), la, account); err != nil {
 			return err
 		}
-		opts.Accounts = append(opts.Accounts, acc)
 	}
 	return nil
 }

@@ -67,13 +67,10 @@ type Hub struct {
 	published map[string]string
 	pisKV     jetstream.KeyValue
 	nc        *nats.Conn
-	fan       []*nats.Conn           // the fan-out's (services.go)
 	history   *journal.HistoryServer // the house stream, for the hub's clients
 	// relays are the relay of each Pi account's announcements
 	// (services.go), by account name.
 	relays map[string]*nats.Subscription
-	// known is what each Pi's lights said of their groups.
-	known map[string]known
 	// lags is how far the house stream is behind each Pi (status.go).
 	lags map[string]measured
 }
@@ -107,7 +104,7 @@ func NewHub(cfg HubConfig) (*Hub, error) {
 	}
 	return &Hub{cfg: cfg, done: make(chan struct{}), since: map[string]time.Time{}, online: map[string]bool{},
 		refused: map[string]*refusal{}, said: map[string]bool{}, published: map[string]string{},
-		relays: map[string]*nats.Subscription{}, known: map[string]known{}, lags: map[string]measured{}}, nil
+		relays: map[string]*nats.Subscription{}, lags: map[string]measured{}}, nil
 }
 
 // Run starts the hub's server with the registered Pis and the house
@@ -195,10 +192,8 @@ func (h *Hub) Close() error {
 	if h.history != nil {
 		h.history.Stop()
 	}
-	for _, c := range append(h.fan, h.nc) {
-		if c != nil {
-			c.Close()
-		}
+	if h.nc != nil {
+		h.nc.Close()
 	}
 	if h.b != nil {
 		h.b.Shutdown()
@@ -213,13 +208,6 @@ func (h *Hub) start(reg Registry) error {
 		return fmt.Errorf("house: connect in process: %w", err)
 	}
 	h.nc = nc
-	for range fanConns {
-		c, err := h.b.Connect(nats.Name("lumen-hub-fanout"))
-		if err != nil {
-			return fmt.Errorf("house: connect in process: %w", err)
-		}
-		h.fan = append(h.fan, c)
-	}
 	if err := h.serve(); err != nil {
 		return err
 	}

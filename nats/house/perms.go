@@ -1,6 +1,7 @@
 package house
 
 import (
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -28,6 +29,11 @@ func accountName(p Pi) string {
 		key = key[1:12]
 	}
 	return "PI_" + p.Name + "_" + key
+}
+
+// fanAccount is the account light's fan-out passes through (piAccount).
+func fanAccount(p Pi, light string) string {
+	return "FAN_" + light + strings.TrimPrefix(accountName(p), "PI_"+p.Name)
 }
 
 // RefusedAccount holds the leaf connections of a second machine with a
@@ -62,6 +68,14 @@ func piAccount(p Pi) broker.LeafAccount {
 	}
 	for _, l := range p.Lights {
 		la.Requests = append(la.Requests, broker.Route{From: subject.CmdPrefix(l) + ".>", Threshold: cmdThreshold})
+		// The fleet's and groups' commands fan out in the server: each
+		// light's addressed form, through an account of the light's
+		// own, so a Pi's account answers them for its own lights only
+		// and once each (the light answers a group's only if it is in
+		// it).
+		for _, fan := range []string{subject.FleetCmdPrefix(), subject.GroupCmdPrefix("*")} {
+			la.Requests = append(la.Requests, broker.Route{From: fan + ".*", To: subject.Addressed(fan, "*", l), Via: fanAccount(p, l)})
+		}
 		for _, subj := range announcements(l) {
 			la.Publishes = append(la.Publishes, broker.Route{From: subj, To: pre + pubSuffix})
 		}
@@ -109,7 +123,8 @@ func Permissions(p Pi) *server.Permissions {
 	}
 	for _, l := range p.Lights {
 		pub = append(pub, "lumen."+l+".>")
-		sub = append(sub, "lumen."+l+".>")
+		sub = append(sub, "lumen."+l+".>",
+			subject.Addressed(subject.FleetCmdPrefix(), "*", l), subject.Addressed(subject.GroupCmdPrefix("*"), "*", l))
 	}
 	// No deny on what the Pi receives: the hub checks a leaf's messages
 	// against it too, and would drop the Pi's own outputs.

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -18,35 +17,21 @@ import (
 )
 
 // The hub's services, in its own account: what the house's clients
-// reach that no single Pi may answer. A fleet or group command is sent
-// to each light's own subject, which only its Pi's account serves, and
-// each reply passed on as it comes; discovery asks each Pi's account
-// and passes on only what its own lights say; a Pi's ask for an
-// everyday verb of any light goes to that light, journaled by
-// pi:<name>. So no Pi answers for a light of another.
+// reach that no single Pi may answer. Discovery asks each Pi's account
+// and passes on only what its own lights say; a Pi's ask for an everyday
+// verb of any light goes to that light, journaled by pi:<name>. (The
+// fleet's and groups' commands need no service: the server hands each
+// Pi's account its own lights' addressed form, perms.go.) So no Pi
+// answers for a light of another.
 
 const (
-	// fanOutWait bounds the lights' replies to a fleet or group command:
-	// those verbs answer in milliseconds.
-	fanOutWait = 30 * time.Second
 	// askWait bounds a light's reply to a Pi's ask: those verbs answer
 	// in milliseconds.
 	askWait = 30 * time.Second
-	// fanConns is how many connections share the fan-out's messages.
-	fanConns = 4
 	// discoverWait bounds a Pi's discovery replies: each of its lights
 	// answers at once, from the same server.
 	discoverWait = 2 * time.Second
-	// groupsFresh is how long the hub trusts what a Pi's lights said of
-	// their groups; a Pi that connects again is asked again at once.
-	groupsFresh = 5 * time.Second
 )
-
-// known is what a Pi's lights said of their groups, and when.
-type known struct {
-	at     time.Time
-	groups map[string][]string // light → groups
-}
 
 // serve subscribes the hub's services on its connection.
 func (h *Hub) serve() error {
@@ -55,8 +40,6 @@ func (h *Hub) serve() error {
 		cb   nats.MsgHandler
 	}{
 		{WhySubject, h.answerWhy},
-		{subject.FleetCmd("*"), h.fanOut},
-		{subject.GroupCmd("*", "*"), h.fanOut},
 		{"$SRV.>", h.discovery},
 		{subject.PiHouse("*") + ".>", h.ask},
 	} {
@@ -91,90 +74,6 @@ func (h *Hub) relay(p Pi) error {
 	return nil
 }
 
-// fanOut serves lumen.fleet.cmd.<verb> and lumen.group.<g>.cmd.<verb>.
-func (h *Hub) fanOut(m *nats.Msg) {
-	group, verb, ok := subject.ParseFanOut(m.Subject)
-	if !ok {
-		return
-	}
-	if !slices.Contains(messages.FleetVerbs(), verb) {
-		prefix := subject.FleetCmdPrefix()
-		if group != "" {
-			prefix = subject.GroupCmdPrefix(group)
-		}
-		_ = wire.ReplyError(m, 404, messages.UnknownVerb(verb, prefix, strings.Join(messages.FleetVerbs(), ", ")))
-		return
-	}
-	who := messages.CleanWho(m.Header.Get(messages.HeaderWho))
-	if who == "" {
-		who = messages.WhoFleet
-	}
-	if group == "" {
-		h.fanTo(m, h.targets(context.Background(), ""), verb, who)
-		return
-	}
-	go func() { // asking the Pis for their groups may take a moment
-		ctx, cancel := context.WithTimeout(context.Background(), discoverWait)
-		defer cancel()
-		h.fanTo(m, h.targets(ctx, group), verb, who)
-	}()
-}
-
-// fanTo sends m's verb to each of lights on its own subject, journaled
-// by who, and passes each reply on to m's requester as it comes. (A
-// client's connection may not hand its requester's reply subject on: the
-// server keeps _R_ subjects for itself.)
-func (h *Hub) fanTo(m *nats.Msg, lights []string, verb, who string) {
-	hdr := withWho(m.Header, who)
-	// Each connection of the pool takes a share of the lights: a
-	// connection's messages are handled one at a time, on both sides.
-	share := (len(lights) + len(h.fan) - 1) / max(len(h.fan), 1)
-	for i, nc := range h.fan {
-		part := lights[min(i*share, len(lights)):min((i+1)*share, len(lights))]
-		if len(part) == 0 {
-			return
-		}
-		req := &nats.Msg{Header: hdr, Data: m.Data}
-		if m.Reply != "" {
-			req.Reply = nc.NewInbox()
-			sub, err := nc.Subscribe(req.Reply, func(r *nats.Msg) {
-				if r.Header.Get("Status") != "503" && m.Reply != "" { // 503: that light's Pi went
-					_ = nc.PublishMsg(&nats.Msg{Subject: m.Reply, Header: r.Header, Data: r.Data})
-				}
-			})
-			if err != nil {
-				return
-			}
-			_ = sub.AutoUnsubscribe(len(part))
-			time.AfterFunc(fanOutWait, func() { _ = sub.Unsubscribe() })
-		}
-		for _, l := range part {
-			req.Subject = subject.Cmd(l, verb)
-			_ = nc.PublishMsg(req)
-		}
-	}
-}
-
-// targets are the lights of the connected Pis, or those of them in
-// group.
-func (h *Hub) targets(ctx context.Context, group string) []string {
-	pis := h.connected()
-	if group != "" {
-		h.learnGroups(ctx, pis)
-	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	var out []string
-	for _, p := range pis {
-		for _, l := range p.Lights {
-			if group == "" || slices.Contains(h.known[p.Name].groups[l], group) {
-				out = append(out, l)
-			}
-		}
-	}
-	return out
-}
-
 // connected are the registered Pis connected now.
 func (h *Hub) connected() []Pi {
 	h.mu.Lock()
@@ -186,31 +85,6 @@ func (h *Hub) connected() []Pi {
 		}
 	}
 	return out
-}
-
-// learnGroups asks the Pis whose lights' groups the hub does not know
-// (or no longer trusts) for them.
-func (h *Hub) learnGroups(ctx context.Context, pis []Pi) {
-	now := time.Now()
-	var wg sync.WaitGroup
-	for _, p := range pis {
-		h.mu.Lock()
-		k := h.known[p.Name]
-		h.mu.Unlock()
-		if now.Sub(k.at) < groupsFresh && len(k.groups) == len(p.Lights) {
-			continue
-		}
-		wg.Go(func() {
-			groups := map[string][]string{}
-			h.lookup(ctx, p, micro.InfoVerb.String()+"."+subject.Service, func(_ *nats.Msg, info micro.Info) {
-				groups[info.Metadata["light"]] = wire.RunningOf(info).Groups
-			})
-			h.mu.Lock()
-			h.known[p.Name] = known{at: now, groups: groups}
-			h.mu.Unlock()
-		})
-	}
-	wg.Wait()
 }
 
 // discovery answers $SRV.<verb>[.<name>[.<id>]] ('nats micro ls',

@@ -79,7 +79,6 @@ func (h *Hub) writeStatus(ctx context.Context) error {
 		addr, on, other := h.linkOf(p, leafs)
 		if was, seen := h.online[p.Name]; !seen || was != on {
 			h.online[p.Name], h.since[p.Name] = on, now
-			delete(h.known, p.Name) // a Pi back may run other groups
 			if seen {
 				h.cfg.Logf("hub: Pi %s %s", p.Name, map[bool]string{true: "connected", false: "disconnected"}[on])
 			}

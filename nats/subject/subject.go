@@ -253,6 +253,12 @@ func FanOut(subject string) bool {
 	return strings.HasPrefix(subject, FleetCmdPrefix()+".") || strings.HasPrefix(subject, tokRoot+"."+tokGroup+".")
 }
 
+// Addressed is a fleet or group command as it reaches one light in a
+// house: prefix (FleetCmdPrefix or GroupCmdPrefix) and verb, then the
+// light's name: lumen.fleet.cmd.<verb>.<light>. The hub's account sends
+// each Pi's account only its own lights' (nats/house).
+func Addressed(prefix, verb, light string) string { return prefix + "." + verb + "." + light }
+
 // ParseFanOut reads a fleet or group command's subject: its group ("" for
 // the fleet's) and verb; ok is false for anything else.
 func ParseFanOut(subj string) (group, verb string, ok bool) {
