@@ -17,8 +17,8 @@ import (
 // server has three accounts:
 //
 //   - DaemonAccount holds every stream and bucket Lumen keeps, and only
-//     the daemon's own connections (and, at a hub, the Pis' leaf
-//     connections). It exports commands and discovery as services,
+//     the daemon's own connections (at a hub each Pi's leaf connection
+//     is in an account of its own: leafaccounts.go). It exports commands and discovery as services,
 //     events, LED announcements and frames and gpio changes as streams,
 //     the ingress of inputs as a service, and read-only JetStream
 //     requests (info, get, direct get) of the streams clients may read.

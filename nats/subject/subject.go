@@ -259,19 +259,6 @@ func FanOut(subject string) bool {
 // each Pi's account only its own lights' (nats/house).
 func Addressed(prefix, verb, light string) string { return prefix + "." + verb + "." + light }
 
-// ParseFanOut reads a fleet or group command's subject: its group ("" for
-// the fleet's) and verb; ok is false for anything else.
-func ParseFanOut(subj string) (group, verb string, ok bool) {
-	parts := strings.Split(subj, ".")
-	switch {
-	case len(parts) == 4 && parts[0] == tokRoot && parts[1] == tokFleet && parts[2] == tokCmd:
-		return "", parts[3], parts[3] != ""
-	case len(parts) == 5 && parts[0] == tokRoot && parts[1] == tokGroup && parts[3] == tokCmd && ValidGroup(parts[2]) == nil:
-		return parts[2], parts[4], parts[4] != ""
-	}
-	return "", "", false
-}
-
 // Subjects of the daemon's account that outside clients reach only
 // through imports (DESIGN.md, "Trust: accounts, not deny-lists").
 const (

@@ -62,7 +62,7 @@ func (c *Client) Discover(ctx context.Context) ([]Running, error) {
 			if json.Unmarshal(m.Data, &info) != nil || info.Metadata["light"] == "" {
 				continue
 			}
-			seen[info.Metadata["light"]] = RunningOf(info)
+			seen[info.Metadata["light"]] = running(info)
 			wait = quiet
 		case <-time.After(wait):
 			return sorted(seen), nil
@@ -75,8 +75,7 @@ func (c *Client) Discover(ctx context.Context) ([]Running, error) {
 	}
 }
 
-// RunningOf reads a light's service info: its name and groups.
-func RunningOf(info micro.Info) Running {
+func running(info micro.Info) Running {
 	r := Running{Light: info.Metadata["light"]}
 	for _, e := range info.Endpoints {
 		if g, ok := groupOf(e.Subject); ok && !slices.Contains(r.Groups, g) {
