@@ -128,6 +128,9 @@ func TestHouse(t *testing.T) {
 	if out := natsCLI(t, hub.URL, "req", "lumen.fleet.cmd.set_state", `{"name":"green"}`, "--replies", "0", "--timeout", "2s"); strings.Count(out, `"ok":true`) != 3 {
 		t.Errorf("a fleet set_state at the hub: want 3 replies:\n%s", out)
 	}
+	if by := lastBy(t, jsOf(t, b.URL), "porch"); by != "fleet" {
+		t.Errorf("a fleet command at the hub is journaled by %q, want fleet", by)
+	}
 	if out := natsCLI(t, hub.URL, "req", "lumen.group.down.cmd.get", `{}`, "--replies", "0", "--timeout", "2s"); strings.Count(out, `"ok":true`) != 2 ||
 		!strings.Contains(out, `"light":"hall"`) || !strings.Contains(out, `"light":"porch"`) {
 		t.Errorf("group down spans both Pis: want hall and porch:\n%s", out)
