@@ -5,8 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
-	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,8 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats-server/v2/server"
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/lumen-home/lumen/internal/lumentest"
@@ -246,7 +242,7 @@ func BenchmarkHouseHundred(b *testing.B) {
 	hub = startHub()
 	hjs = newJetStream(b, connect(b, hub.URL))
 	ours := storedSince(ctx, b, hjs, house.Stream, houseBefore, want)
-	raw := rawHouseCatchUp(ctx, b, added)
+	raw := rawCatchUp(ctx, b, added)
 	rate := func(d time.Duration) float64 { return float64(want) / d.Seconds() }
 	b.ReportMetric(rate(ours), "house-events/s")
 	b.ReportMetric(rate(raw), "raw-events/s")
@@ -351,90 +347,4 @@ func journalWhileAway(ctx context.Context, b *testing.B, url, light string) uint
 	}
 	waitStill(ctx, b, func() uint64 { return streamLast(ctx, s) })
 	return streamLast(ctx, s) - before
-}
-
-// storedSince waits until stream holds want messages after sequence
-// after, and returns the time from the first one's storing to the last
-// one's.
-func storedSince(ctx context.Context, b *testing.B, js jetstream.JetStream, stream string, after, want uint64) time.Duration {
-	b.Helper()
-	for {
-		s, err := js.Stream(ctx, stream)
-		if err == nil && s.CachedInfo().State.LastSeq >= after+want {
-			first, err1 := s.GetMsg(ctx, after+1)
-			last, err2 := s.GetMsg(ctx, after+want)
-			if err1 != nil || err2 != nil {
-				b.Fatal(err1, err2)
-			}
-			if got := s.CachedInfo().State.LastSeq - after; got != want {
-				b.Fatalf("%s holds %d new messages, want %d", stream, got, want)
-			}
-			return last.Time.Sub(first.Time)
-		}
-		if ctx.Err() != nil {
-			b.Fatalf("%s never held %d new messages: %v", stream, want, err)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-// rawHouseCatchUp sources counts[i] messages from each of len(counts)
-// plain servers, leaf nodes of a plain hub each in its own JetStream
-// domain, into one stream of the hub, and returns the time from the first
-// message stored to the last.
-func rawHouseCatchUp(ctx context.Context, b *testing.B, counts []uint64) time.Duration {
-	b.Helper()
-	always := syncMode() == "always"
-	hubOpts := &server.Options{ServerName: "rawhub", Host: "127.0.0.1", Port: server.RANDOM_PORT, NoSigs: true, NoLog: true,
-		JetStream: true, JetStreamDomain: "hub", StoreDir: b.TempDir(), SyncAlways: always}
-	leaf := lumentest.FreeAddr(b)
-	host, port, _ := net.SplitHostPort(leaf)
-	hubOpts.LeafNode.Host = host
-	hubOpts.LeafNode.Port, _ = strconv.Atoi(port)
-	hub := runServer(b, hubOpts)
-	defer hub.Shutdown()
-	u, err := url.Parse("nats-leaf://" + leaf)
-	if err != nil {
-		b.Fatal(err)
-	}
-	var sources []*jetstream.StreamSource
-	var want uint64
-	for i, count := range counts {
-		domain := fmt.Sprintf("rawpi%d", i)
-		opts := &server.Options{ServerName: domain, Host: "127.0.0.1", Port: server.RANDOM_PORT, NoSigs: true, NoLog: true,
-			JetStream: true, JetStreamDomain: domain, StoreDir: b.TempDir(), SyncAlways: always}
-		opts.LeafNode.Remotes = []*server.RemoteLeafOpts{{URLs: []*url.URL{u}}}
-		pi := runServer(b, opts)
-		defer pi.Shutdown()
-		pnc := connect(b, pi.ClientURL())
-		pjs := newJetStream(b, pnc)
-		light := fmt.Sprintf("l%d", i)
-		if _, err := pjs.CreateStream(ctx, jetstream.StreamConfig{Name: subject.Stream, Subjects: []string{subject.Events(light)}, Storage: jetstream.FileStorage}); err != nil {
-			b.Fatal(err)
-		}
-		for range count {
-			if _, err := pjs.PublishAsync(subject.In(light, "fired"), rawEnvelope); err != nil {
-				b.Fatal(err)
-			}
-		}
-		select {
-		case <-pjs.PublishAsyncComplete():
-		case <-ctx.Done():
-			b.Fatal("filling a raw journal took too long")
-		}
-		pnc.Close()
-		sources = append(sources, &jetstream.StreamSource{Name: subject.Stream, External: &jetstream.ExternalStream{APIPrefix: "$JS." + domain + ".API"}})
-		want += count
-	}
-	for hub.NumLeafNodes() < len(counts) {
-		if ctx.Err() != nil {
-			b.Fatal("the raw leaf links never came up")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	hjs := newJetStream(b, connect(b, hub.ClientURL(), nats.Timeout(requestTimeout)))
-	if _, err := hjs.CreateStream(ctx, jetstream.StreamConfig{Name: "RAW", Storage: jetstream.FileStorage, Sources: sources}); err != nil {
-		b.Fatal(err)
-	}
-	return storedSince(ctx, b, hjs, "RAW", 0, want)
 }

@@ -20,8 +20,8 @@ import (
 	"github.com/lumen-home/lumen/nats/subject"
 )
 
-// The house's figures: a fleet command across Pis through the hub, and
-// how fast the house stream catches up with a Pi that was cut off.
+// How fast the house stream catches up with a Pi that was cut off, and
+// what the benchmarks of the house share (BenchmarkHouseHundred too).
 
 // registerPis registers pis Pis with perPi lights each at the hub of
 // hubData and writes their creds; it returns the creds files and the
@@ -102,7 +102,7 @@ func BenchmarkHouseCatchUp(b *testing.B) {
 	var ours, raw time.Duration
 	for range b.N {
 		ours += houseCatchUp(b)
-		raw += rawCatchUp(b)
+		raw += rawCatchUpOf(b, catchUpEvents)
 	}
 	per := func(d time.Duration) float64 { return float64(catchUpEvents) * float64(b.N) / d.Seconds() }
 	b.ReportMetric(per(ours), "house-events/s")
@@ -162,16 +162,16 @@ func houseCatchUp(b *testing.B) time.Duration {
 	if err := hub.Close(); err != nil {
 		b.Fatal(err)
 	}
-	fill(ctx, b, pi.JetStream(), subject.In(benchLight, "fired"))
+	fill(ctx, b, pi.JetStream(), subject.In(benchLight, "fired"), catchUpEvents)
 	hub = runHub()
 	defer hub.Close()
-	return stored(ctx, b, hub.JetStream(), house.Stream)
+	return storedSince(ctx, b, hub.JetStream(), house.Stream, 0, catchUpEvents)
 }
 
-// fill journals catchUpEvents messages on subj through js.
-func fill(ctx context.Context, b *testing.B, js jetstream.JetStream, subj string) {
+// fill journals n messages of the usual size on subj through js.
+func fill(ctx context.Context, b *testing.B, js jetstream.JetStream, subj string, n uint64) {
 	b.Helper()
-	for i := range catchUpEvents {
+	for i := range n {
 		if _, err := js.PublishAsync(subj, catchUpPayload); err != nil {
 			b.Fatal(err)
 		}
@@ -190,37 +190,37 @@ func fill(ctx context.Context, b *testing.B, js jetstream.JetStream, subj string
 	}
 }
 
-// stored waits until stream holds catchUpEvents messages and returns the
-// time from the first one's storing to the last one's.
-func stored(ctx context.Context, b *testing.B, js jetstream.JetStream, stream string) time.Duration {
+// storedSince waits until stream holds want messages after sequence
+// after, and returns the time from the first one's storing to the last
+// one's.
+func storedSince(ctx context.Context, b *testing.B, js jetstream.JetStream, stream string, after, want uint64) time.Duration {
 	b.Helper()
 	for {
 		s, err := js.Stream(ctx, stream)
-		if err == nil && s.CachedInfo().State.Msgs >= catchUpEvents {
-			st := s.CachedInfo().State
-			if st.Msgs != catchUpEvents {
-				b.Fatalf("%s holds %d messages, want %d", stream, st.Msgs, catchUpEvents)
-			}
-			first, err1 := s.GetMsg(ctx, st.FirstSeq)
-			last, err2 := s.GetMsg(ctx, st.LastSeq)
+		if err == nil && s.CachedInfo().State.LastSeq >= after+want {
+			first, err1 := s.GetMsg(ctx, after+1)
+			last, err2 := s.GetMsg(ctx, after+want)
 			if err1 != nil || err2 != nil {
 				b.Fatal(err1, err2)
+			}
+			if got := s.CachedInfo().State.LastSeq - after; got != want {
+				b.Fatalf("%s holds %d new messages, want %d", stream, got, want)
 			}
 			return last.Time.Sub(first.Time)
 		}
 		if ctx.Err() != nil {
-			b.Fatalf("%s never held %d messages: %v", stream, catchUpEvents, err)
+			b.Fatalf("%s never held %d new messages: %v", stream, want, err)
 		}
-		time.Sleep(5 * time.Millisecond)
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 
-// rawCatchUp sources catchUpEvents messages between two plain servers
-// joined by a plain leaf link, each in its JetStream domain.
-func rawCatchUp(b *testing.B) time.Duration {
+// rawCatchUp sources counts[i] messages from each of len(counts) plain
+// servers, leaf nodes of a plain hub each in its own JetStream domain,
+// into one stream of the hub, and returns the time from the first message
+// stored to the last.
+func rawCatchUp(ctx context.Context, b *testing.B, counts []uint64) time.Duration {
 	b.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), drainTimeout)
-	defer cancel()
 	always := syncMode() == broker.SyncAlways
 	hubOpts := &server.Options{ServerName: "rawhub", Host: "127.0.0.1", Port: server.RANDOM_PORT, NoSigs: true, NoLog: true,
 		JetStream: true, JetStreamDomain: "hub", StoreDir: b.TempDir(), SyncAlways: always}
@@ -234,30 +234,46 @@ func rawCatchUp(b *testing.B) time.Duration {
 	if err != nil {
 		b.Fatal(err)
 	}
-	piOpts := &server.Options{ServerName: "rawpi", Host: "127.0.0.1", Port: server.RANDOM_PORT, NoSigs: true, NoLog: true,
-		JetStream: true, JetStreamDomain: "rawpi", StoreDir: b.TempDir(), SyncAlways: always}
-	piOpts.LeafNode.Remotes = []*server.RemoteLeafOpts{{URLs: []*url.URL{u}}}
-	pi := runServer(b, piOpts)
-	defer pi.Shutdown()
-
-	pnc := connect(b, pi.ClientURL())
-	pjs := newJetStream(b, pnc)
-	if _, err := pjs.CreateStream(ctx, jetstream.StreamConfig{Name: subject.Stream, Subjects: []string{"lumen." + benchLight + ".evt.>"}, Storage: jetstream.FileStorage}); err != nil {
-		b.Fatal(err)
+	var sources []*jetstream.StreamSource
+	var want uint64
+	for i, count := range counts {
+		domain := fmt.Sprintf("rawpi%d", i)
+		opts := &server.Options{ServerName: domain, Host: "127.0.0.1", Port: server.RANDOM_PORT, NoSigs: true, NoLog: true,
+			JetStream: true, JetStreamDomain: domain, StoreDir: b.TempDir(), SyncAlways: always}
+		opts.LeafNode.Remotes = []*server.RemoteLeafOpts{{URLs: []*url.URL{u}}}
+		pi := runServer(b, opts)
+		defer pi.Shutdown()
+		pnc := connect(b, pi.ClientURL())
+		pjs := newJetStream(b, pnc)
+		light := fmt.Sprintf("l%d", i)
+		if _, err := pjs.CreateStream(ctx, jetstream.StreamConfig{Name: subject.Stream, Subjects: []string{subject.Events(light)}, Storage: jetstream.FileStorage}); err != nil {
+			b.Fatal(err)
+		}
+		fill(ctx, b, pjs, subject.In(light, "fired"), count)
+		pnc.Close()
+		sources = append(sources, &jetstream.StreamSource{Name: subject.Stream, External: &jetstream.ExternalStream{APIPrefix: "$JS." + domain + ".API"}})
+		want += count
 	}
-	b.StopTimer()
-	defer b.StartTimer()
-	fill(ctx, b, pjs, subject.In(benchLight, "fired"))
-	for hub.NumLeafNodes() == 0 {
+	for hub.NumLeafNodes() < len(counts) {
 		if ctx.Err() != nil {
-			b.Fatal("the raw leaf link never came up")
+			b.Fatal("the raw leaf links never came up")
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	hjs := newJetStream(b, connect(b, hub.ClientURL()))
-	if _, err := hjs.CreateStream(ctx, jetstream.StreamConfig{Name: "RAW", Storage: jetstream.FileStorage,
-		Sources: []*jetstream.StreamSource{{Name: subject.Stream, External: &jetstream.ExternalStream{APIPrefix: "$JS.rawpi.API"}}}}); err != nil {
+	hjs := newJetStream(b, connect(b, hub.ClientURL(), nats.Timeout(requestTimeout)))
+	if _, err := hjs.CreateStream(ctx, jetstream.StreamConfig{Name: "RAW", Storage: jetstream.FileStorage, Sources: sources}); err != nil {
 		b.Fatal(err)
 	}
-	return stored(ctx, b, hjs, "RAW")
+	return storedSince(ctx, b, hjs, "RAW", 0, want)
+}
+
+// rawCatchUpOf is rawCatchUp of n messages from one plain server, its
+// filling not timed.
+func rawCatchUpOf(b *testing.B, n uint64) time.Duration {
+	b.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), drainTimeout)
+	defer cancel()
+	b.StopTimer()
+	defer b.StartTimer()
+	return rawCatchUp(ctx, b, []uint64{n})
 }
