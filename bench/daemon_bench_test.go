@@ -124,20 +124,26 @@ func BenchmarkInputLatency(b *testing.B) {
 // then b.N times, and reports the latencies it returns: until the event
 // it caused, and until its reply (under prefix).
 func eventAndReply(b *testing.B, op func() (event, reply time.Duration), prefix string) {
-	for range 20 {
+	twoLatencies(b, 20, op, "", prefix)
+}
+
+// twoLatencies runs op warm times, then b.N times, and reports the two
+// latencies it returns, each under its prefix.
+func twoLatencies(b *testing.B, warm int, op func() (time.Duration, time.Duration), prefix1, prefix2 string) {
+	for range warm {
 		op()
 	}
-	events := make(latencies, 0, b.N)
-	replies := make(latencies, 0, b.N)
+	first := make(latencies, 0, b.N)
+	second := make(latencies, 0, b.N)
 	b.ResetTimer()
 	for range b.N {
-		e, r := op()
-		events = append(events, e)
-		replies = append(replies, r)
+		a, c := op()
+		first = append(first, a)
+		second = append(second, c)
 	}
 	b.StopTimer()
-	events.report(b, "")
-	replies.report(b, prefix)
+	first.report(b, prefix1)
+	second.report(b, prefix2)
 }
 
 // rawEnvelope is a journaled fire input of the usual size (an envelope with

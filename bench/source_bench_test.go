@@ -67,16 +67,6 @@ func BenchmarkSourceToState(b *testing.B) {
 			}
 		}
 	}
-	next() // the first run loads the tool engine
-	lat := make(latencies, 0, b.N)
-	fromAnswer := make(latencies, 0, b.N)
-	b.ResetTimer()
-	for range b.N {
-		j, a := next()
-		lat = append(lat, j)
-		fromAnswer = append(fromAnswer, a)
-	}
-	b.StopTimer()
-	lat.report(b, "journaled-")
-	fromAnswer.report(b, "answer-")
+	// The first run loads the tool engine.
+	twoLatencies(b, 1, next, "journaled-", "answer-")
 }
