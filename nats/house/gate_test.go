@@ -112,13 +112,8 @@ func waitLinked(t *testing.T, what string, b *broker.Broker) {
 func TestOnePiOneMachine(t *testing.T) {
 	data := t.TempDir()
 	var r house.Registry
-	seed, err := r.Add("hallpi", []string{"hall"}, time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Save(data); err != nil {
-		t.Fatal(err)
-	}
+	seed := register(t, &r, "hallpi", "hall")
+	save(t, &r, data)
 	var logs lumentest.Buffer
 	cfg := house.HubConfig{Data: data, LeafListen: lumentest.FreeAddr(t),
 		Logf: func(format string, args ...any) { fmt.Fprintf(&logs, format+"\n", args...) }}

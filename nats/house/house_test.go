@@ -117,10 +117,7 @@ func TestCreds(t *testing.T) {
 		t.Fatal(err)
 	}
 	var r house.Registry
-	seed, err := r.Add("kitchenpi", []string{"kitchen", "hall"}, time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
+	seed := register(t, &r, "kitchenpi", "kitchen", "hall")
 	c := house.Creds{Pi: "kitchenpi", Lights: []string{"kitchen", "hall"}, Seed: seed, CA: string(ca.PEM)}
 	path := filepath.Join(dir, "kitchenpi.creds")
 	if err := c.Write(path); err != nil {
@@ -240,17 +237,9 @@ func piVia(t *testing.T, leaf, data, name, inst, seed string, lights ...string) 
 func TestHouseStream(t *testing.T) {
 	data := t.TempDir()
 	var r house.Registry
-	seed, err := r.Add("kitchenpi", []string{"kitchen"}, time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	hallSeed, err := r.Add("hallpi", []string{"hall"}, time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Save(data); err != nil {
-		t.Fatal(err)
-	}
+	seed := register(t, &r, "kitchenpi", "kitchen")
+	hallSeed := register(t, &r, "hallpi", "hall")
+	save(t, &r, data)
 	hub := runHub(t, house.HubConfig{Data: data})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -391,13 +380,8 @@ func TestHouseStream(t *testing.T) {
 func TestHouseLag(t *testing.T) {
 	data := t.TempDir()
 	var r house.Registry
-	seed, err := r.Add("kitchenpi", []string{"kitchen"}, time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Save(data); err != nil {
-		t.Fatal(err)
-	}
+	seed := register(t, &r, "kitchenpi", "kitchen")
+	save(t, &r, data)
 	hub := runHub(t, house.HubConfig{Data: data})
 	b := pi(t, hub, data, "kitchenpi", seed, "kitchen")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -452,13 +436,8 @@ func TestHouseLag(t *testing.T) {
 func TestLightMoves(t *testing.T) {
 	data := t.TempDir()
 	var r house.Registry
-	oldSeed, err := r.Add("oldpi", []string{"kitchen"}, time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Save(data); err != nil {
-		t.Fatal(err)
-	}
+	oldSeed := register(t, &r, "oldpi", "kitchen")
+	save(t, &r, data)
 	hub := runHub(t, house.HubConfig{Data: data})
 	old := pi(t, hub, data, "oldpi", oldSeed, "kitchen")
 	answer := func(b *broker.Broker, who string) {
@@ -502,13 +481,8 @@ func TestLightMoves(t *testing.T) {
 	if err := r.Remove("oldpi"); err != nil {
 		t.Fatal(err)
 	}
-	newSeed, err := r.Add("newpi", []string{"kitchen"}, time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Save(data); err != nil {
-		t.Fatal(err)
-	}
+	newSeed := register(t, &r, "newpi", "kitchen")
+	save(t, &r, data)
 	if err := house.WaitApplied(context.Background(), data, r.Generation); err != nil {
 		t.Fatal(err)
 	}
@@ -518,5 +492,23 @@ func TestLightMoves(t *testing.T) {
 		if got := ask(); got != "new" {
 			t.Fatalf("kitchen answers %q once moved", got)
 		}
+	}
+}
+
+// register adds a Pi that runs lights to r and returns its seed.
+func register(t *testing.T, r *house.Registry, name string, lights ...string) string {
+	t.Helper()
+	seed, err := r.Add(name, lights, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return seed
+}
+
+// save writes r as the registry of the hub of data.
+func save(t *testing.T, r *house.Registry, data string) {
+	t.Helper()
+	if err := r.Save(data); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -1,7 +1,6 @@
 package house
 
 import (
-	"strings"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -23,17 +22,21 @@ import (
 // accountName is the hub's account of p: its name and key, so that a Pi
 // removed and added again (a new key) gets a new account, and whatever
 // the old one still holds reaches no one.
-func accountName(p Pi) string {
+func accountName(p Pi) string { return "PI_" + p.Name + registration(p) }
+
+// registration tells one registration of a Pi from another: part of its
+// key.
+func registration(p Pi) string {
 	key := p.PublicKey
 	if len(key) > 12 {
 		key = key[1:12]
 	}
-	return "PI_" + p.Name + "_" + key
+	return "_" + key
 }
 
 // fanAccount is the account light's fan-out passes through (piAccount).
 func fanAccount(p Pi, light string) string {
-	return "FAN_" + light + strings.TrimPrefix(accountName(p), "PI_"+p.Name)
+	return "FAN_" + light + registration(p)
 }
 
 // RefusedAccount holds the leaf connections of a second machine with a
