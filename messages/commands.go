@@ -3,7 +3,6 @@ package messages
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
 	"time"
 )
 
@@ -31,43 +30,10 @@ const (
 	VerbLED    = "led"    // {} → LEDReply
 )
 
-// Verbs returns every verb of lumen.<light>.cmd.<verb>, sorted: the
-// light's, its device's, its tools' and its agent's, which all answer on
-// the light's one service instance. A request for any other verb gets a
-// 404 that lists these, so a verb a component serves must be here
-// (actors/daemon's tests check it), or the light answers it twice.
-func Verbs() []string {
-	v := []string{
-		VerbFire, VerbSetState, VerbGet, VerbApply, VerbHistory, VerbRollback, VerbWhy, VerbWhatIf, VerbCreateState, VerbDeleteState,
-		VerbAppendRules, VerbDeleteRules, VerbEnableRules, VerbDisableRules, VerbDeleteLayer, VerbSetVar, VerbCreateSchedule, VerbDeleteSchedule,
-		VerbDefineTool, VerbDeleteTool, VerbListTools, VerbRunTool, VerbDefineFunction, VerbDeleteFunction,
-		VerbCreateSource, VerbDeleteSource, VerbListSources, VerbData, VerbDefineTransition, VerbDeleteTransition,
-		VerbButton, VerbLED, VerbGPIO,
-		VerbAsk, VerbApprove, VerbReject, VerbSessions, VerbTalk,
-		VerbIntents, VerbLearnIntent, VerbDeleteIntent,
-	}
-	slices.Sort(v)
-	return v
-}
-
-// FleetVerbs are the verbs a fleet or group command takes
-// (lumen.fleet.cmd.<verb>, lumen.group.<g>.cmd.<verb>), sorted.
-func FleetVerbs() []string {
-	return []string{VerbFire, VerbGet, VerbSetState, VerbSetVar}
-}
-
 // UnknownVerb is the 404's sentence for a verb the subjects under
 // prefix do not take; known lists those they do.
 func UnknownVerb(verb, prefix, known string) string {
 	return fmt.Sprintf("unknown command %s; %s takes %s", Clip(verb), prefix, known)
-}
-
-// HouseVerbs are the everyday verbs a Pi may ask the house for, of any
-// light (lumen.sys.house.<light>.cmd.<verb>), sorted; a light's
-// configuration, its agent and its approvals stay with its own Pi and the
-// house's users.
-func HouseVerbs() []string {
-	return []string{VerbFire, VerbSetState}
 }
 
 // Config operations of enable_rules and disable_rules (InConfigData.Op):

@@ -113,7 +113,7 @@ func (s *Server) command(w http.ResponseWriter, r *http.Request) {
 		m.Data = []byte("{}")
 	}
 	within := answerWithin
-	if slowVerbs[verb] {
+	if v, _ := messages.LookupVerb(verb); v.Slow {
 		// The agent thinks, a replay reads the journal: past the server's
 		// write deadline, extended for this answer.
 		within = slowAnswerWithin
@@ -156,10 +156,7 @@ func wireStatus(code int) int {
 // a closed connection.
 const answerWithin = 25 * time.Second
 
-// slowVerbs may take longer than answerWithin: slowAnswerWithin.
-var slowVerbs = map[string]bool{messages.VerbAsk: true, messages.VerbTalk: true, messages.VerbGet: true,
-	messages.VerbHistory: true, messages.VerbRollback: true, messages.VerbWhy: true, messages.VerbWhatIf: true}
-
+// slowAnswerWithin bounds a slow verb's request (messages.Verb.Slow).
 const slowAnswerWithin = 3 * time.Minute
 
 // readBody reads a request's body of at most limit bytes; past it, or

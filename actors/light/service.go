@@ -47,7 +47,7 @@ func Serve(nc *nats.Conn, root *actor.RootContext, pid *actor.PID, light string,
 	}
 	own := svc.AddGroup(subject.CmdPrefix(light))
 	meta := micro.WithEndpointMetadata(map[string]string{"light": light})
-	for _, verb := range verbs {
+	for _, verb := range messages.VerbsOf(messages.PartLight) {
 		if err := own.AddEndpoint(verb, micro.HandlerFunc(h.handle(verb)), meta); err != nil {
 			_ = svc.Stop()
 			return nil, fmt.Errorf("light %s: endpoint %s: %w", light, verb, err)
@@ -112,18 +112,6 @@ func unknownVerb(prefix string, known []string, suffix string) micro.HandlerFunc
 		}
 		wire.RespondError(req, 404, messages.UnknownVerb(verb, prefix, list))
 	}
-}
-
-// verbs are the light's own; messages.Verbs lists them with those of the
-// components that share its service instance.
-var verbs = []string{
-	messages.VerbFire, messages.VerbSetState, messages.VerbGet, messages.VerbApply, messages.VerbHistory, messages.VerbRollback, messages.VerbWhy, messages.VerbWhatIf,
-	messages.VerbCreateState, messages.VerbDeleteState, messages.VerbAppendRules, messages.VerbDeleteRules, messages.VerbEnableRules,
-	messages.VerbDisableRules, messages.VerbDeleteLayer, messages.VerbSetVar, messages.VerbCreateSchedule, messages.VerbDeleteSchedule,
-	messages.VerbDefineTool, messages.VerbDeleteTool, messages.VerbListTools, messages.VerbDefineFunction, messages.VerbDeleteFunction,
-	messages.VerbCreateSource, messages.VerbDeleteSource, messages.VerbListSources, messages.VerbData,
-	messages.VerbDefineTransition, messages.VerbDeleteTransition,
-	messages.VerbIntents, messages.VerbLearnIntent, messages.VerbDeleteIntent,
 }
 
 // ServeOption changes how Serve checks requests.

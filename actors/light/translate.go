@@ -116,350 +116,412 @@ func translate(verb string, body []byte) (any, error) {
 // translateWith is translate with the operator's minimum interval of data
 // sources and the daemon's plugins.
 func translateWith(verb string, body []byte, c checks) (any, error) {
-	minInterval := c.minInterval
-	cmd := func(typ string, v any) (any, error) {
-		b, err := json.Marshal(v)
-		if err != nil {
-			return nil, err
-		}
-		return &Command{Type: typ, Data: b}, nil
+	d, ok := decoders[verb]
+	if !ok {
+		return nil, &badRequest{code: 404, msg: "unknown command"}
 	}
-	switch verb {
-	case messages.VerbGet:
-		var r messages.GetRequest
-		if err := messages.Decode(body, &r); err != nil {
-			return nil, bad(`%v; get takes {}, {"seq":N} or {"at":"2026-11-25T08:00:00Z"}`, err)
+	return d(body, c)
+}
+
+// A decoder checks one verb's body and turns it into the actor's message.
+type decoder func(body []byte, c checks) (any, error)
+
+// decoders are the light's verbs (messages.VerbsOf(messages.PartLight)),
+// one decoder each.
+var decoders = map[string]decoder{
+	messages.VerbGet:              decodeGet,
+	messages.VerbHistory:          empty(messages.VerbHistory, &HistoryReq{}),
+	messages.VerbWhy:              decodeWhy,
+	messages.VerbWhatIf:           decodeWhatIf,
+	messages.VerbRollback:         decodeRollback,
+	messages.VerbListTools:        empty(messages.VerbListTools, &ListTools{}),
+	messages.VerbIntents:          empty(messages.VerbIntents, &ListIntents{}),
+	messages.VerbLearnIntent:      func(body []byte, _ checks) (any, error) { return learnIntent(body) },
+	messages.VerbDeleteIntent:     decodeDeleteIntent,
+	messages.VerbListSources:      empty(messages.VerbListSources, &Get{}),
+	messages.VerbCreateSource:     decodeCreateSource,
+	messages.VerbDefineTransition: func(body []byte, c checks) (any, error) { return defineTransition(body, c.minInterval) },
+	messages.VerbFire:             decodeFire,
+	messages.VerbSetState:         decodeSetState,
+	messages.VerbApply:            decodeApply,
+	messages.VerbCreateState:      decodeCreateState,
+	messages.VerbDefineTool:       decodeDefineTool,
+	messages.VerbDefineFunction:   decodeDefineFunction,
+	messages.VerbDeleteState:      deleteByName(messages.OpDeleteState),
+	messages.VerbDeleteSchedule:   deleteByName(messages.OpDeleteSchedule),
+	messages.VerbDeleteTool:       deleteByName(messages.OpDeleteTool),
+	messages.VerbDeleteSource:     deleteByName(messages.OpDeleteSource),
+	messages.VerbDeleteTransition: deleteByName(messages.OpDeleteTransition),
+	messages.VerbDeleteFunction:   deleteByName(messages.OpDeleteFunction),
+	messages.VerbDeleteLayer:      deleteByName(messages.OpDeleteLayer),
+	messages.VerbAppendRules:      decodeAppendRules,
+	messages.VerbDeleteRules:      decodeDeleteRules,
+	messages.VerbEnableRules:      decodeEnableRules,
+	messages.VerbDisableRules:     decodeDisableRules,
+	messages.VerbData:             decodeData,
+	messages.VerbSetVar:           decodeSetVar,
+	messages.VerbCreateSchedule:   decodeCreateSchedule,
+}
+
+// command is the input a mutation journals.
+func command(typ string, v any) (any, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return &Command{Type: typ, Data: b}, nil
+}
+
+// config is the config input of op.
+func config(d messages.InConfigData) (any, error) { return command(messages.InConfig, d) }
+
+// body decodes a request into a T; a body it does not take is a 400 that
+// ends with how (hint), when there is one.
+func body[T any](b []byte, hint string) (T, error) {
+	var r T
+	if err := messages.Decode(b, &r); err != nil {
+		if hint == "" {
+			return r, bad("%v", err)
 		}
-		switch {
-		case r.Seq != 0 && r.At != nil:
-			return nil, bad(`give seq or at, not both`)
-		case r.Seq != 0 || r.At != nil:
-			return &GetAt{Seq: r.Seq, At: r.At}, nil
-		}
-		return &Get{}, nil
-	case messages.VerbHistory:
-		var r struct{}
-		if err := messages.Decode(body, &r); err != nil {
-			return nil, bad("%v; history takes {}", err)
-		}
-		return &HistoryReq{}, nil
-	case messages.VerbWhy:
-		var r messages.WhyRequest
-		if err := messages.Decode(body, &r); err != nil {
-			return nil, bad(`%v; why takes {} (the current state) or {"seq":N}`, err)
-		}
-		return &WhyReq{Seq: r.Seq}, nil
-	case messages.VerbWhatIf:
-		var r messages.WhatIfRequest
-		if err := messages.Decode(body, &r); err != nil || len(r.Config) == 0 {
-			return nil, bad(`%v; send {"config":{"states":[…],"rules":[…]}} (the configuration to try, as apply takes it) and "since":"24h" or "from_seq":N`, orMissing(err, "config"))
-		}
-		q := &WhatIfReq{FromSeq: r.FromSeq, Since: 24 * time.Hour}
-		if r.Since != "" {
-			if r.FromSeq != 0 {
-				return nil, bad("give since or from_seq, not both")
-			}
-			d, err := time.ParseDuration(r.Since)
-			if err != nil || d <= 0 {
-				return nil, bad("since %q is not a duration into the past, e.g. 24h or 90m", r.Since)
-			}
-			q.Since = d
-		}
-		msg, err := translateWith(messages.VerbApply, r.Config, c)
-		if err != nil {
+		return r, bad("%v; %s", err, hint)
+	}
+	return r, nil
+}
+
+// empty is the decoder of a verb that takes {}.
+func empty(verb string, msg any) decoder {
+	return func(b []byte, _ checks) (any, error) {
+		if _, err := body[struct{}](b, verb+" takes {}"); err != nil {
 			return nil, err
 		}
-		q.Config = msg.(*Command).Data
-		return q, nil
-	case messages.VerbRollback:
-		var r messages.RollbackRequest
-		if err := messages.Decode(body, &r); err != nil || r.Seq == 0 {
-			return nil, bad(`%v; send {"seq":N}, the input whose configuration to go back to ('lumen history' lists them)`, orMissing(err, "seq"))
-		}
-		return &Rollback{Seq: r.Seq}, nil
-	case messages.VerbListTools:
-		var r struct{}
-		if err := messages.Decode(body, &r); err != nil {
-			return nil, bad("%v; list_tools takes {}", err)
-		}
-		return &ListTools{}, nil
-	case messages.VerbIntents:
-		var r struct{}
-		if err := messages.Decode(body, &r); err != nil {
-			return nil, bad("%v; intents takes {}", err)
-		}
-		return &ListIntents{}, nil
-	case messages.VerbLearnIntent:
-		return learnIntent(body)
-	case messages.VerbDeleteIntent:
-		var r messages.DeleteIntentRequest
-		if err := messages.Decode(body, &r); err != nil {
-			return nil, bad(`%v; send {"phrase":"i'm going to read a book"}`, err)
-		}
-		p := phrase.Normal(r.Phrase)
-		if p == "" {
-			return nil, bad(`"phrase" is required: the words of a learned intent, as 'intents' lists them or as they were said`)
-		}
-		return cmd(messages.InIntent, messages.InIntentData{Phrase: p, Delete: true})
-	case messages.VerbListSources:
-		var r struct{}
-		if err := messages.Decode(body, &r); err != nil {
-			return nil, bad("%v; list_sources takes {}", err)
-		}
-		return &Get{}, nil
-	case messages.VerbCreateSource:
-		raw, err := checkSource(body, minInterval)
+		return msg, nil
+	}
+}
+
+// oneOrList reads one T, or a list of them in an L ({"states":[…]},
+// told by its member list): hint says how to send one.
+func oneOrList[T, L any](b []byte, list, hint string, items func(L) []T) ([]T, error) {
+	if !hasTopField(b, list) {
+		one, err := body[T](b, hint)
+		return []T{one}, err
+	}
+	r, err := body[L](b, "")
+	return items(r), err
+}
+
+// deleteByName is the decoder of a verb that deletes one thing by name.
+func deleteByName(op string) decoder {
+	return func(b []byte, _ checks) (any, error) {
+		r, err := body[messages.NameRequest](b, `send {"name":"…"}`)
 		if err != nil {
 			return nil, err
-		}
-		return cmd(messages.InConfig, messages.InConfigData{Op: messages.OpCreateSource, Sources: []json.RawMessage{raw},
-			Plugins: pluginsUsed([]json.RawMessage{raw}, c.plugins)})
-	case messages.VerbDefineTransition:
-		return defineTransition(body, minInterval)
-	case messages.VerbFire:
-		var r messages.FireRequest
-		if err := messages.Decode(body, &r); err != nil {
-			return nil, bad(`%v; send {"transition":"button_click"}`, err)
-		}
-		if r.Transition == "" {
-			return nil, bad(`"transition" is required, e.g. {"transition":"button_click"}`)
-		}
-		if err := messages.CheckName("transition", r.Transition); err != nil {
-			return nil, bad("%v", err)
-		}
-		return cmd(messages.InFired, messages.InFiredData{Transition: r.Transition, Source: "api"})
-	case messages.VerbSetState:
-		var r messages.SetStateRequest
-		if err := messages.Decode(body, &r); err != nil {
-			return nil, bad(`%v; send {"name":"red"}`, err)
-		}
-		if r.Name == "" {
-			return nil, bad(`"name" is required, e.g. {"name":"red"}`)
-		}
-		if err := messages.CheckName("state", r.Name); err != nil {
-			return nil, bad("%v", err)
-		}
-		return cmd(messages.InState, messages.InStateData(r))
-	case messages.VerbApply:
-		var r messages.ApplyRequest
-		if err := messages.Decode(body, &r); err != nil {
-			return nil, bad("%v", err)
-		}
-		if len(r.States) == 0 && len(r.Rules) == 0 && !r.ConfirmEmpty {
-			return nil, bad(`the configuration has no states and no rules: applying it would delete every state, rule, variable, schedule, tool, source and function of the light. Send a configuration (lumen export prints one), or "confirm_empty":true (lumen apply --replace-all) to empty the light on purpose`)
-		}
-		var sources []json.RawMessage
-		for _, raw := range r.Sources {
-			b, err := checkSource(raw, minInterval)
-			if err != nil {
-				return nil, err
-			}
-			sources = append(sources, b)
-		}
-		if r.State != "" {
-			if err := messages.CheckName("state", r.State); err != nil {
-				return nil, bad("%v", err)
-			}
-		}
-		varsOp := messages.VarsReplace
-		if r.Vars == nil {
-			varsOp = messages.VarsKeep
-		}
-		scheds, err := c.zoned(r.Schedules)
-		if err != nil {
-			return nil, err
-		}
-		msg, err := cmd(messages.InConfig, messages.InConfigData{Op: messages.OpApply, States: r.States, Rules: r.Rules,
-			Vars: r.Vars, VarsOp: varsOp, Initial: r.Initial, State: r.State, Schedules: scheds, Tools: r.Tools, Sources: sources, Functions: r.Functions,
-			Layers: r.Layers, Plugins: pluginsUsed(sources, c.plugins)})
-		if err == nil {
-			// The same input, checked the same way, applied to a copy.
-			msg.(*Command).DryRun = r.DryRun
-		}
-		return msg, err
-	case messages.VerbCreateState:
-		var states []messages.State
-		if hasTopField(body, "states") {
-			var r messages.StatesRequest
-			if err := messages.Decode(body, &r); err != nil {
-				return nil, bad("%v", err)
-			}
-			states = r.States
-		} else {
-			var s messages.State
-			if err := messages.Decode(body, &s); err != nil {
-				return nil, bad(`%v; send a state like {"name":"red","r":255,"g":0,"b":0}`, err)
-			}
-			states = []messages.State{s}
-		}
-		if len(states) == 0 {
-			return nil, bad("no state given")
-		}
-		return cmd(messages.InConfig, messages.InConfigData{Op: messages.OpCreateState, States: states})
-	case messages.VerbDefineTool:
-		var tools []messages.Tool
-		if hasTopField(body, "tools") {
-			var r struct {
-				Tools []messages.Tool `json:"tools"`
-			}
-			if err := messages.Decode(body, &r); err != nil {
-				return nil, bad("%v", err)
-			}
-			tools = r.Tools
-		} else {
-			var t messages.Tool
-			if err := messages.Decode(body, &t); err != nil {
-				return nil, bad(`%v; send a tool like {"name":"get_weather","code":"return {ok: true}","hosts":["api.example.com"]}, or {"tools":[…]}`, err)
-			}
-			tools = []messages.Tool{t}
-		}
-		if len(tools) == 0 {
-			return nil, bad(`no tool given; send {"name":"…","code":"…"} or {"tools":[…]}`)
-		}
-		return cmd(messages.InConfig, messages.InConfigData{Op: messages.OpDefineTool, Tools: tools})
-	case messages.VerbDefineFunction:
-		var fns []messages.Function
-		if hasTopField(body, "functions") {
-			var r struct {
-				Functions []messages.Function `json:"functions"`
-			}
-			if err := messages.Decode(body, &r); err != nil {
-				return nil, bad("%v", err)
-			}
-			fns = r.Functions
-		} else {
-			var f messages.Function
-			if err := messages.Decode(body, &f); err != nil {
-				return nil, bad(`%v; send a function like {"name":"is_evening","params":["h"],"code":"return h >= 18;"}, or {"functions":[…]}`, err)
-			}
-			fns = []messages.Function{f}
-		}
-		if len(fns) == 0 {
-			return nil, bad(`no function given; send {"name":"…","params":[…],"code":"…"} or {"functions":[…]}`)
-		}
-		return cmd(messages.InConfig, messages.InConfigData{Op: messages.OpDefineFunction, Functions: fns})
-	case messages.VerbDeleteState, messages.VerbDeleteSchedule, messages.VerbDeleteTool, messages.VerbDeleteSource, messages.VerbDeleteTransition,
-		messages.VerbDeleteFunction, messages.VerbDeleteLayer:
-		var r messages.NameRequest
-		if err := messages.Decode(body, &r); err != nil {
-			return nil, bad(`%v; send {"name":"…"}`, err)
 		}
 		if r.Name == "" {
 			return nil, bad(`"name" is required`)
 		}
-		op := messages.OpDeleteState
-		switch verb {
-		case messages.VerbDeleteSchedule:
-			op = messages.OpDeleteSchedule
-		case messages.VerbDeleteTool:
-			op = messages.OpDeleteTool
-		case messages.VerbDeleteSource:
-			op = messages.OpDeleteSource
-		case messages.VerbDeleteTransition:
-			op = messages.OpDeleteTransition
-		case messages.VerbDeleteFunction:
-			op = messages.OpDeleteFunction
-		case messages.VerbDeleteLayer:
-			op = messages.OpDeleteLayer
+		return config(messages.InConfigData{Op: op, Name: r.Name})
+	}
+}
+
+func decodeGet(b []byte, _ checks) (any, error) {
+	r, err := body[messages.GetRequest](b, `get takes {}, {"seq":N} or {"at":"2026-11-25T08:00:00Z"}`)
+	switch {
+	case err != nil:
+		return nil, err
+	case r.Seq != 0 && r.At != nil:
+		return nil, bad(`give seq or at, not both`)
+	case r.Seq != 0 || r.At != nil:
+		return &GetAt{Seq: r.Seq, At: r.At}, nil
+	}
+	return &Get{}, nil
+}
+
+func decodeWhy(b []byte, _ checks) (any, error) {
+	r, err := body[messages.WhyRequest](b, `why takes {} (the current state) or {"seq":N}`)
+	if err != nil {
+		return nil, err
+	}
+	return &WhyReq{Seq: r.Seq}, nil
+}
+
+func decodeWhatIf(b []byte, c checks) (any, error) {
+	var r messages.WhatIfRequest
+	if err := messages.Decode(b, &r); err != nil || len(r.Config) == 0 {
+		return nil, bad(`%v; send {"config":{"states":[…],"rules":[…]}} (the configuration to try, as apply takes it) and "since":"24h" or "from_seq":N`, orMissing(err, "config"))
+	}
+	q := &WhatIfReq{FromSeq: r.FromSeq, Since: 24 * time.Hour}
+	if r.Since != "" {
+		if r.FromSeq != 0 {
+			return nil, bad("give since or from_seq, not both")
 		}
-		return cmd(messages.InConfig, messages.InConfigData{Op: op, Name: r.Name})
-	case messages.VerbAppendRules:
-		var r messages.RulesRequest
-		if err := messages.Decode(body, &r); err != nil {
-			return nil, bad("%v", err)
+		d, err := time.ParseDuration(r.Since)
+		if err != nil || d <= 0 {
+			return nil, bad("since %q is not a duration into the past, e.g. 24h or 90m", r.Since)
 		}
-		if len(r.Rules) == 0 {
-			return nil, bad(`no rules given; send {"rules":[{"from":"off","on":"button_click","to":"red"}]}`)
-		}
-		if r.Layer != nil {
-			if err := r.Layer.Check(); err != nil {
-				return nil, bad("%v", err)
-			}
-		}
-		return cmd(messages.InConfig, messages.InConfigData{Op: messages.OpAppendRules, Rules: r.Rules, Layer: r.Layer})
-	case messages.VerbDeleteRules:
-		var r messages.DeleteRulesRequest
-		if err := messages.Decode(body, &r); err != nil {
-			return nil, bad("%v", err)
-		}
-		var match *messages.RuleMatch
-		if r.From != "" || r.On != "" || r.To != "" {
-			match = &messages.RuleMatch{From: r.From, On: r.On, To: r.To}
-		}
-		if len(r.IDs) == 0 && match == nil {
-			return nil, bad(`say which rules: {"ids":["r1"]} or any of {"from","on","to"}`)
-		}
-		return cmd(messages.InConfig, messages.InConfigData{Op: messages.OpDeleteRules, IDs: r.IDs, Match: match})
-	case messages.VerbEnableRules:
-		var r messages.EnableRulesRequest
-		if err := messages.Decode(body, &r); err != nil {
-			return nil, bad(`%v; send {"ids":["r3"]}`, err)
-		}
-		if len(r.IDs) == 0 {
-			return nil, bad(`"ids" is required: the ids of the rules (get lists them), e.g. {"ids":["r3"]}`)
-		}
-		op := messages.OpEnableRules
-		if r.Enabled != nil && !*r.Enabled {
-			op = messages.OpDisableRules
-		}
-		return cmd(messages.InConfig, messages.InConfigData{Op: op, IDs: r.IDs})
-	case messages.VerbDisableRules:
-		var r messages.IDsRequest
-		if err := messages.Decode(body, &r); err != nil {
-			return nil, bad(`%v; send {"ids":["r3"]}`, err)
-		}
-		if len(r.IDs) == 0 {
-			return nil, bad(`"ids" is required: the ids of the rules (get lists them), e.g. {"ids":["r3"]}`)
-		}
-		return cmd(messages.InConfig, messages.InConfigData{Op: messages.OpDisableRules, IDs: r.IDs})
-	case messages.VerbData:
-		var r messages.InDataData
-		if err := messages.Decode(body, &r); err != nil {
-			return nil, bad(`%v; send {"source":"weather","vars":{"temperature":12.5}}`, err)
-		}
-		if r.Source == "" {
-			return nil, bad(`"source" is required: the data source whose run this is, e.g. {"source":"weather","vars":{"temperature":12.5}}`)
-		}
-		if _, ok := r.Vars[""]; ok {
-			return nil, bad(`a variable in "vars" has an empty name`)
-		}
-		return cmd(messages.InData, r)
-	case messages.VerbSetVar:
-		var r messages.InVarData
-		if err := messages.Decode(body, &r); err != nil {
-			return nil, bad("%v", err)
-		}
-		if r.Name == "" {
-			return nil, bad(`"name" is required, e.g. {"name":"counter","value":3}`)
-		}
-		if r.Unset == (r.Value != nil) {
-			return nil, bad(`give either "value" or "unset":true`)
-		}
-		if err := messages.CheckName("variable", r.Name); err != nil {
-			return nil, bad("%v", err)
-		}
-		var compact bytes.Buffer
-		if json.Compact(&compact, r.Value) == nil {
-			if err := messages.CheckValue(r.Name, compact.Bytes()); err != nil {
-				return nil, bad("%v", err)
-			}
-		}
-		return cmd(messages.InVar, r)
-	case messages.VerbCreateSchedule:
-		var s messages.Schedule
-		if err := messages.Decode(body, &s); err != nil {
-			return nil, bad(`%v; send {"name":"evening","cron":"0 19 * * *","tz":"Europe/Paris","fires":"evening"}`, err)
-		}
-		if s.Next != nil {
-			return nil, bad(`"next" is computed by the light; leave it out`)
-		}
-		scheds, err := c.zoned([]messages.Schedule{s})
+		q.Since = d
+	}
+	msg, err := decodeApply(r.Config, c)
+	if err != nil {
+		return nil, err
+	}
+	q.Config = msg.(*Command).Data
+	return q, nil
+}
+
+func decodeRollback(b []byte, _ checks) (any, error) {
+	var r messages.RollbackRequest
+	if err := messages.Decode(b, &r); err != nil || r.Seq == 0 {
+		return nil, bad(`%v; send {"seq":N}, the input whose configuration to go back to ('lumen history' lists them)`, orMissing(err, "seq"))
+	}
+	return &Rollback{Seq: r.Seq}, nil
+}
+
+func decodeDeleteIntent(b []byte, _ checks) (any, error) {
+	r, err := body[messages.DeleteIntentRequest](b, `send {"phrase":"i'm going to read a book"}`)
+	if err != nil {
+		return nil, err
+	}
+	p := phrase.Normal(r.Phrase)
+	if p == "" {
+		return nil, bad(`"phrase" is required: the words of a learned intent, as 'intents' lists them or as they were said`)
+	}
+	return command(messages.InIntent, messages.InIntentData{Phrase: p, Delete: true})
+}
+
+func decodeCreateSource(b []byte, c checks) (any, error) {
+	raw, err := checkSource(b, c.minInterval)
+	if err != nil {
+		return nil, err
+	}
+	return config(messages.InConfigData{Op: messages.OpCreateSource, Sources: []json.RawMessage{raw},
+		Plugins: pluginsUsed([]json.RawMessage{raw}, c.plugins)})
+}
+
+func decodeFire(b []byte, _ checks) (any, error) {
+	r, err := body[messages.FireRequest](b, `send {"transition":"button_click"}`)
+	switch {
+	case err != nil:
+		return nil, err
+	case r.Transition == "":
+		return nil, bad(`"transition" is required, e.g. {"transition":"button_click"}`)
+	}
+	if err := messages.CheckName("transition", r.Transition); err != nil {
+		return nil, bad("%v", err)
+	}
+	return command(messages.InFired, messages.InFiredData{Transition: r.Transition, Source: "api"})
+}
+
+func decodeSetState(b []byte, _ checks) (any, error) {
+	r, err := body[messages.SetStateRequest](b, `send {"name":"red"}`)
+	switch {
+	case err != nil:
+		return nil, err
+	case r.Name == "":
+		return nil, bad(`"name" is required, e.g. {"name":"red"}`)
+	}
+	if err := messages.CheckName("state", r.Name); err != nil {
+		return nil, bad("%v", err)
+	}
+	return command(messages.InState, messages.InStateData(r))
+}
+
+func decodeApply(b []byte, c checks) (any, error) {
+	r, err := body[messages.ApplyRequest](b, "")
+	if err != nil {
+		return nil, err
+	}
+	if len(r.States) == 0 && len(r.Rules) == 0 && !r.ConfirmEmpty {
+		return nil, bad(`the configuration has no states and no rules: applying it would delete every state, rule, variable, schedule, tool, source and function of the light. Send a configuration (lumen export prints one), or "confirm_empty":true (lumen apply --replace-all) to empty the light on purpose`)
+	}
+	var sources []json.RawMessage
+	for _, raw := range r.Sources {
+		b, err := checkSource(raw, c.minInterval)
 		if err != nil {
 			return nil, err
 		}
-		return cmd(messages.InConfig, messages.InConfigData{Op: messages.OpCreateSchedule, Schedules: scheds})
+		sources = append(sources, b)
 	}
-	return nil, &badRequest{code: 404, msg: "unknown command"}
+	if r.State != "" {
+		if err := messages.CheckName("state", r.State); err != nil {
+			return nil, bad("%v", err)
+		}
+	}
+	varsOp := messages.VarsReplace
+	if r.Vars == nil {
+		varsOp = messages.VarsKeep
+	}
+	scheds, err := c.zoned(r.Schedules)
+	if err != nil {
+		return nil, err
+	}
+	msg, err := config(messages.InConfigData{Op: messages.OpApply, States: r.States, Rules: r.Rules,
+		Vars: r.Vars, VarsOp: varsOp, Initial: r.Initial, State: r.State, Schedules: scheds, Tools: r.Tools, Sources: sources, Functions: r.Functions,
+		Layers: r.Layers, Plugins: pluginsUsed(sources, c.plugins)})
+	if err == nil {
+		// The same input, checked the same way, applied to a copy.
+		msg.(*Command).DryRun = r.DryRun
+	}
+	return msg, err
+}
+
+func decodeCreateState(b []byte, _ checks) (any, error) {
+	states, err := oneOrList(b, "states", `send a state like {"name":"red","r":255,"g":0,"b":0}`,
+		func(r messages.StatesRequest) []messages.State { return r.States })
+	switch {
+	case err != nil:
+		return nil, err
+	case len(states) == 0:
+		return nil, bad("no state given")
+	}
+	return config(messages.InConfigData{Op: messages.OpCreateState, States: states})
+}
+
+func decodeDefineTool(b []byte, _ checks) (any, error) {
+	tools, err := oneOrList(b, "tools", `send a tool like {"name":"get_weather","code":"return {ok: true}","hosts":["api.example.com"]}, or {"tools":[…]}`,
+		func(r struct {
+			Tools []messages.Tool `json:"tools"`
+		}) []messages.Tool {
+			return r.Tools
+		})
+	switch {
+	case err != nil:
+		return nil, err
+	case len(tools) == 0:
+		return nil, bad(`no tool given; send {"name":"…","code":"…"} or {"tools":[…]}`)
+	}
+	return config(messages.InConfigData{Op: messages.OpDefineTool, Tools: tools})
+}
+
+func decodeDefineFunction(b []byte, _ checks) (any, error) {
+	fns, err := oneOrList(b, "functions", `send a function like {"name":"is_evening","params":["h"],"code":"return h >= 18;"}, or {"functions":[…]}`,
+		func(r struct {
+			Functions []messages.Function `json:"functions"`
+		}) []messages.Function {
+			return r.Functions
+		})
+	switch {
+	case err != nil:
+		return nil, err
+	case len(fns) == 0:
+		return nil, bad(`no function given; send {"name":"…","params":[…],"code":"…"} or {"functions":[…]}`)
+	}
+	return config(messages.InConfigData{Op: messages.OpDefineFunction, Functions: fns})
+}
+
+func decodeAppendRules(b []byte, _ checks) (any, error) {
+	r, err := body[messages.RulesRequest](b, "")
+	switch {
+	case err != nil:
+		return nil, err
+	case len(r.Rules) == 0:
+		return nil, bad(`no rules given; send {"rules":[{"from":"off","on":"button_click","to":"red"}]}`)
+	}
+	if r.Layer != nil {
+		if err := r.Layer.Check(); err != nil {
+			return nil, bad("%v", err)
+		}
+	}
+	return config(messages.InConfigData{Op: messages.OpAppendRules, Rules: r.Rules, Layer: r.Layer})
+}
+
+func decodeDeleteRules(b []byte, _ checks) (any, error) {
+	r, err := body[messages.DeleteRulesRequest](b, "")
+	if err != nil {
+		return nil, err
+	}
+	var match *messages.RuleMatch
+	if r.From != "" || r.On != "" || r.To != "" {
+		match = &messages.RuleMatch{From: r.From, On: r.On, To: r.To}
+	}
+	if len(r.IDs) == 0 && match == nil {
+		return nil, bad(`say which rules: {"ids":["r1"]} or any of {"from","on","to"}`)
+	}
+	return config(messages.InConfigData{Op: messages.OpDeleteRules, IDs: r.IDs, Match: match})
+}
+
+// ruleIDs are the ids of enable_rules and disable_rules.
+func ruleIDs(ids []string) error {
+	if len(ids) == 0 {
+		return bad(`"ids" is required: the ids of the rules (get lists them), e.g. {"ids":["r3"]}`)
+	}
+	return nil
+}
+
+func decodeEnableRules(b []byte, _ checks) (any, error) {
+	r, err := body[messages.EnableRulesRequest](b, `send {"ids":["r3"]}`)
+	if err == nil {
+		err = ruleIDs(r.IDs)
+	}
+	if err != nil {
+		return nil, err
+	}
+	op := messages.OpEnableRules
+	if r.Enabled != nil && !*r.Enabled {
+		op = messages.OpDisableRules
+	}
+	return config(messages.InConfigData{Op: op, IDs: r.IDs})
+}
+
+func decodeDisableRules(b []byte, _ checks) (any, error) {
+	r, err := body[messages.IDsRequest](b, `send {"ids":["r3"]}`)
+	if err == nil {
+		err = ruleIDs(r.IDs)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return config(messages.InConfigData{Op: messages.OpDisableRules, IDs: r.IDs})
+}
+
+func decodeData(b []byte, _ checks) (any, error) {
+	r, err := body[messages.InDataData](b, `send {"source":"weather","vars":{"temperature":12.5}}`)
+	switch {
+	case err != nil:
+		return nil, err
+	case r.Source == "":
+		return nil, bad(`"source" is required: the data source whose run this is, e.g. {"source":"weather","vars":{"temperature":12.5}}`)
+	}
+	if _, ok := r.Vars[""]; ok {
+		return nil, bad(`a variable in "vars" has an empty name`)
+	}
+	return command(messages.InData, r)
+}
+
+func decodeSetVar(b []byte, _ checks) (any, error) {
+	r, err := body[messages.InVarData](b, "")
+	switch {
+	case err != nil:
+		return nil, err
+	case r.Name == "":
+		return nil, bad(`"name" is required, e.g. {"name":"counter","value":3}`)
+	case r.Unset == (r.Value != nil):
+		return nil, bad(`give either "value" or "unset":true`)
+	}
+	if err := messages.CheckName("variable", r.Name); err != nil {
+		return nil, bad("%v", err)
+	}
+	var compact bytes.Buffer
+	if json.Compact(&compact, r.Value) == nil {
+		if err := messages.CheckValue(r.Name, compact.Bytes()); err != nil {
+			return nil, bad("%v", err)
+		}
+	}
+	return command(messages.InVar, r)
+}
+
+func decodeCreateSchedule(b []byte, c checks) (any, error) {
+	s, err := body[messages.Schedule](b, `send {"name":"evening","cron":"0 19 * * *","tz":"Europe/Paris","fires":"evening"}`)
+	if err != nil {
+		return nil, err
+	}
+	if s.Next != nil {
+		return nil, bad(`"next" is computed by the light; leave it out`)
+	}
+	scheds, err := c.zoned([]messages.Schedule{s})
+	if err != nil {
+		return nil, err
+	}
+	return config(messages.InConfigData{Op: messages.OpCreateSchedule, Schedules: scheds})
 }
 
 // learnIntent turns learn_intent into an intent input: the phrase in its

@@ -3,6 +3,8 @@ package light
 import (
 	"encoding/json"
 	"testing"
+
+	"github.com/lumen-home/lumen/messages"
 )
 
 // FuzzTranslate: any body of any of the light's verbs, from any client,
@@ -16,6 +18,7 @@ func FuzzTranslate(f *testing.F) {
 		`{"name":"t","code":"return 1"}`, `{"name":"t"}`} {
 		f.Add(uint8(i), []byte(b))
 	}
+	verbs := messages.VerbsOf(messages.PartLight)
 	f.Fuzz(func(t *testing.T, verb uint8, body []byte) {
 		v := verbs[int(verb)%len(verbs)]
 		in, err := translate(v, body)

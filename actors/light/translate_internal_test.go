@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -82,22 +84,6 @@ func TestTranslateTools(t *testing.T) {
 			t.Errorf("%s %s: error %v, want one that says %q", b.verb, b.body, err, b.says)
 		}
 	}
-	if !containsAll(verbs, messages.VerbDefineTool, messages.VerbDeleteTool, messages.VerbListTools) {
-		t.Errorf("verbs %v lack the tool verbs", verbs)
-	}
-}
-
-func containsAll(list []string, want ...string) bool {
-	for _, w := range want {
-		found := false
-		for _, s := range list {
-			found = found || s == w
-		}
-		if !found {
-			return false
-		}
-	}
-	return true
 }
 
 // create_state takes one state, or {"states":[…]}: which is said by the
@@ -349,5 +335,14 @@ func TestTranslateScheduleZone(t *testing.T) {
 				t.Errorf("got %s (%v), want %s", got, err, tc.want)
 			}
 		})
+	}
+}
+
+// The light decodes exactly the verbs the table gives it.
+func TestDecodersAreTheLightsVerbs(t *testing.T) {
+	want := messages.VerbsOf(messages.PartLight)
+	got := slices.Sorted(maps.Keys(decoders))
+	if !slices.Equal(got, want) {
+		t.Errorf("decoders of %v, the table's light verbs are %v", got, want)
 	}
 }

@@ -94,22 +94,23 @@ func (a *app) requestWithin(ctx context.Context, nc *nats.Conn, verb string, bod
 	return b, a.explain(err, timeout)
 }
 
-// cliWords are the CLI commands of the wire's verbs, for the light's
-// sentences that name a verb.
-var cliWords = strings.NewReplacer(
-	"define_tool", "'lumen tool define'", "delete_tool", "'lumen tool rm'", "list_tools", "'lumen tool ls'", "run_tool", "'lumen tool run'",
-	"define_function", "'lumen function define'", "delete_function", "'lumen function rm'",
-	"create_source", "'lumen source add'", "delete_source", "'lumen source rm'", "delete_transition", "'lumen source rm --transition'", "list_sources", "'lumen source ls'",
-	"append_rules", "'lumen rule add'", "delete_rules", "'lumen rule rm'", "enable_rules", "'lumen rule enable'", "disable_rules", "'lumen rule disable'",
-	"delete_layer", "'lumen layer rm'", "create_state", "'lumen state add'", "delete_state", "'lumen state rm'", "delete_intent", "'lumen intents rm'",
-	"set_var", "'lumen var set'", "create_schedule", "'lumen schedule add'", "delete_schedule", "'lumen schedule rm'",
-	"set_state", "'lumen state'",
-)
+// cliWords are the CLI commands of the wire's verbs (messages.Verb.CLI),
+// for the light's sentences that name a verb.
+func cliWords() *strings.Replacer {
+	var pairs []string
+	for _, v := range messages.VerbTable() {
+		if v.CLI != "" {
+			pairs = append(pairs, v.Name, "'"+v.CLI+"'")
+		}
+	}
+	return strings.NewReplacer(pairs...)
+}
 
 // inCLIWords names the verbs in a light's sentence (alone, or between
 // parentheses) as the CLI commands a person types.
 func inCLIWords(msg string) string {
-	return verbWord.ReplaceAllStringFunc(msg, func(w string) string { return cliWords.Replace(w) })
+	words := cliWords()
+	return verbWord.ReplaceAllStringFunc(msg, func(w string) string { return words.Replace(w) })
 }
 
 // verbWord matches a whole word that may be a verb, not part of a field
