@@ -167,9 +167,7 @@ type (
 		err error
 	}
 	due struct {
-		kind string // messages.InTimer, InSchedule or InLayer
-		name string
-		at   time.Time
+		machine.Due
 		late bool // the deadline had passed when it was armed (e.g. while the daemon was down)
 		full bool // it waited for room on the disk already
 	}
@@ -734,14 +732,19 @@ func (a *Actor) arm(ctx actor.Context) {
 		t.Stop()
 		delete(a.armed, k)
 	}
-	timers, scheds, layers := a.m.PendingTimers(), a.m.NextSchedules(), a.m.LayerDeadlines()
-	if len(timers) == 0 && len(scheds) == 0 && len(layers) == 0 {
+	dues := a.m.Dues()
+	if len(dues) == 0 {
 		return
 	}
 	self, sys := ctx.Self(), ctx.ActorSystem()
 	if !a.cfg.Clock.Synced() {
 		if !a.waiting {
-			a.cfg.Logf("light %s: the system clock is not synchronized yet; %d timers, %d schedules and %d layers wait for it", a.cfg.Name, len(timers), len(scheds), len(layers))
+			kinds := map[string]int{}
+			for _, d := range dues {
+				kinds[d.Kind]++
+			}
+			a.cfg.Logf("light %s: the system clock is not synchronized yet; %d timers, %d schedules and %d layers wait for it", a.cfg.Name,
+				kinds[messages.InTimer], kinds[messages.InSchedule], kinds[messages.InLayer])
 		}
 		a.waiting = true
 		a.armed["clock"] = a.cfg.Clock.AfterFunc(a.cfg.ClockPoll, func() { sys.Root.Send(self, &clockTick{}) })
@@ -752,21 +755,10 @@ func (a *Actor) arm(ctx actor.Context) {
 		a.waiting = false
 	}
 	now := a.cfg.Clock.Now()
-	add := func(kind, name string, at time.Time) {
-		d := at.Sub(now)
-		msg := &due{kind: kind, name: name, at: at, late: d < 0}
-		a.armed[kind+":"+name] = a.cfg.Clock.AfterFunc(d, func() { sys.Root.Send(self, msg) })
-	}
-	for _, t := range timers {
-		add(messages.InTimer, t.Name, t.Deadline)
-	}
-	for _, s := range scheds {
-		if s.Next != nil {
-			add(messages.InSchedule, s.Name, *s.Next)
-		}
-	}
-	for _, l := range layers {
-		add(messages.InLayer, l.Name, l.Deadline)
+	for _, d := range dues {
+		wait := d.At.Sub(now)
+		msg := &due{Due: d, late: wait < 0}
+		a.armed[d.Kind+":"+d.Name] = a.cfg.Clock.AfterFunc(wait, func() { sys.Root.Send(self, msg) })
 	}
 }
 
@@ -778,36 +770,27 @@ const dueRoomRetry = 5 * time.Second
 // deadline, so a timer fired both before and after a crash is stored once,
 // and the machine ignores a deadline it no longer has.
 func (a *Actor) fireDue(ctx actor.Context, d *due) {
-	delete(a.armed, d.kind+":"+d.name)
+	delete(a.armed, d.Kind+":"+d.Name)
 	if err := a.cfg.Journal.Room(); err != nil {
 		// It stays pending in the machine: try again, late, once
 		// there is room (a restart meanwhile fires it late too).
 		if !d.full {
-			a.cfg.Logf("light %s: %s %s is due but waits for room on the disk: %v", a.cfg.Name, d.kind, d.name, err)
+			a.cfg.Logf("light %s: %s %s is due but waits for room on the disk: %v", a.cfg.Name, d.Kind, d.Name, err)
 		}
-		again, self, sys := &due{kind: d.kind, name: d.name, at: d.at, late: true, full: true}, ctx.Self(), ctx.ActorSystem()
-		a.armed[d.kind+":"+d.name] = a.cfg.Clock.AfterFunc(dueRoomRetry, func() { sys.Root.Send(self, again) })
+		again, self, sys := &due{Due: d.Due, late: true, full: true}, ctx.Self(), ctx.ActorSystem()
+		a.armed[d.Kind+":"+d.Name] = a.cfg.Clock.AfterFunc(dueRoomRetry, func() { sys.Root.Send(self, again) })
 		return
 	}
-	late := d.late || a.cfg.Clock.Now().Sub(d.at) > time.Second
-	var data []byte
-	switch d.kind {
-	case messages.InTimer:
-		data, _ = json.Marshal(messages.InTimerData{Name: d.name, Deadline: d.at, Late: late})
-	case messages.InLayer:
-		data, _ = json.Marshal(messages.InLayerData{Name: d.name, Deadline: d.at, Late: late})
-	default:
-		data, _ = json.Marshal(messages.InScheduleData{Name: d.name, At: d.at, Late: late})
-	}
-	id := messages.DueID(a.cfg.Name, d.kind, d.name, d.at)
-	env := messages.Input(a.cfg.Name, d.kind, id, a.cfg.Clock.Now(), data)
-	env.By = messages.Who(d.kind, d.name) // timer:<name>, schedule:<name> or layer:<name>
-	j, subj, body := a.cfg.Journal, subject.In(a.cfg.Name, d.kind), messages.AppendEnvelope(nil, &env)
+	data := d.Data(d.late || a.cfg.Clock.Now().Sub(d.At) > time.Second)
+	id := messages.DueID(a.cfg.Name, d.Kind, d.Name, d.At)
+	env := messages.Input(a.cfg.Name, d.Kind, id, a.cfg.Clock.Now(), data)
+	env.By = messages.Who(d.Kind, d.Name) // timer:<name>, schedule:<name> or layer:<name>
+	j, subj, body := a.cfg.Journal, subject.In(a.cfg.Name, d.Kind), messages.AppendEnvelope(nil, &env)
 	go func() {
 		actx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		if _, err := j.Append(actx, subj, body, journal.MsgID(id)); err != nil {
-			a.cfg.Logf("light %s: journal %s %s: %v", a.cfg.Name, d.kind, d.name, err)
+			a.cfg.Logf("light %s: journal %s %s: %v", a.cfg.Name, d.Kind, d.Name, err)
 		}
 	}()
 }

@@ -132,39 +132,11 @@ func WhatIf(ctx context.Context, j Events, light string, config []byte, from uin
 // random() is seeded from the next input's sequence.
 func fireDue(m *machine.Machine, seq uint64, t time.Time) {
 	for range 10000 { // a timer that restarts itself at 0 ms cannot stall the replay
-		type due struct {
-			typ, name string
-			at        time.Time
-		}
-		var next *due
-		for _, tm := range m.PendingTimers() {
-			if !tm.Deadline.After(t) && (next == nil || tm.Deadline.Before(next.at) || tm.Deadline.Equal(next.at) && tm.Name < next.name) {
-				next = &due{messages.InTimer, tm.Name, tm.Deadline}
-			}
-		}
-		for _, s := range m.NextSchedules() {
-			if s.Next != nil && !s.Next.After(t) && (next == nil || s.Next.Before(next.at)) {
-				next = &due{messages.InSchedule, s.Name, *s.Next}
-			}
-		}
-		for _, l := range m.LayerDeadlines() {
-			if !l.Deadline.After(t) && (next == nil || l.Deadline.Before(next.at)) {
-				next = &due{messages.InLayer, l.Name, l.Deadline}
-			}
-		}
-		if next == nil {
+		d, ok := m.NextDue(t)
+		if !ok {
 			return
 		}
-		var data []byte
-		switch next.typ {
-		case messages.InTimer:
-			data, _ = json.Marshal(messages.InTimerData{Name: next.name, Deadline: next.at})
-		case messages.InLayer:
-			data, _ = json.Marshal(messages.InLayerData{Name: next.name, Deadline: next.at})
-		default:
-			data, _ = json.Marshal(messages.InScheduleData{Name: next.name, At: next.at})
-		}
-		m.Apply(machine.Event{Seq: seq, Time: next.at}, next.typ, data)
+		m.Apply(machine.Event{Seq: seq, Time: d.At}, d.Kind, d.Data(false))
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/lumen-home/lumen/messages"
 )
@@ -103,6 +104,62 @@ func (m *Machine) PendingTimers() []messages.Timer {
 		return strings.Compare(a.Name, b.Name)
 	})
 	return out
+}
+
+// Due is a deadline the machine waits for: a timer, a schedule's next
+// tick or a layer's end, and the input that reaches it (Kind:
+// messages.InTimer, InSchedule or InLayer).
+type Due struct {
+	Kind, Name string
+	At         time.Time
+}
+
+// Dues returns every pending deadline: the timers (PendingTimers), the
+// schedules that fire again (NextSchedules), the layers' ends
+// (LayerDeadlines), in that order.
+func (m *Machine) Dues() []Due {
+	var out []Due
+	for _, t := range m.PendingTimers() {
+		out = append(out, Due{messages.InTimer, t.Name, t.Deadline})
+	}
+	for _, s := range m.NextSchedules() {
+		if s.Next != nil {
+			out = append(out, Due{messages.InSchedule, s.Name, *s.Next})
+		}
+	}
+	for _, l := range m.LayerDeadlines() {
+		out = append(out, Due{messages.InLayer, l.Name, l.Deadline})
+	}
+	return out
+}
+
+// NextDue is the earliest deadline due by t, the first Dues lists among
+// equals, as the light reaches them between two inputs.
+func (m *Machine) NextDue(t time.Time) (Due, bool) {
+	var next Due
+	found := false
+	for _, d := range m.Dues() {
+		if !d.At.After(t) && (!found || d.At.Before(next.At)) {
+			next, found = d, true
+		}
+	}
+	return next, found
+}
+
+// Data is the data of the input that reaches d, late when it comes
+// more than a moment after its deadline.
+func (d Due) Data(late bool) []byte {
+	var v any
+	switch d.Kind {
+	case messages.InTimer:
+		v = messages.InTimerData{Name: d.Name, Deadline: d.At, Late: late}
+	case messages.InLayer:
+		v = messages.InLayerData{Name: d.Name, Deadline: d.At, Late: late}
+	default:
+		v = messages.InScheduleData{Name: d.Name, At: d.At, Late: late}
+	}
+	b, _ := json.Marshal(v) // plain structs: cannot fail
+	return b
 }
 
 // NextSchedules returns the schedules in insertion order, each with its
