@@ -16,8 +16,8 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/lumen-home/lumen/actors/daemon"
-	"github.com/lumen-home/lumen/actors/light"
 	"github.com/lumen-home/lumen/actors/light/machine"
+	"github.com/lumen-home/lumen/actors/light/past"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/broker"
 	"github.com/lumen-home/lumen/nats/journal"
@@ -201,7 +201,7 @@ func TestOldDataDirStartsAndReplays(t *testing.T) {
 	}
 	defer b.Shutdown()
 	for _, l := range []string{"kitchen", "desk-light-1"} {
-		sum, err := light.Replay{Light: l, Verify: true}.Run(ctx, journal.New(b.JetStream()))
+		sum, err := past.Replay{Light: l, Verify: true}.Run(ctx, journal.New(b.JetStream()))
 		if err != nil {
 			t.Errorf("replay --verify %s: %v", l, err)
 		}
@@ -243,7 +243,7 @@ func TestLevel1DataDirKeepsItsApplies(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer b.Shutdown()
-	sum, err := light.Replay{Light: "demo", Verify: true}.Run(ctx, journal.New(b.JetStream()))
+	sum, err := past.Replay{Light: "demo", Verify: true}.Run(ctx, journal.New(b.JetStream()))
 	if err != nil {
 		t.Fatalf("replay --verify: %v", err)
 	}
@@ -324,18 +324,18 @@ func TestReplayToSeqAndUnknownLight(t *testing.T) {
 	}
 	defer b.Shutdown()
 	j := journal.New(b.JetStream())
-	all, err := light.Replay{Light: "demo", Verify: true}.Run(ctx, j)
+	all, err := past.Replay{Light: "demo", Verify: true}.Run(ctx, j)
 	if err != nil {
 		t.Fatal(err)
 	}
-	half, err := light.Replay{Light: "demo", Verify: true, ToSeq: seqs[1]}.Run(ctx, j)
+	half, err := past.Replay{Light: "demo", Verify: true, ToSeq: seqs[1]}.Run(ctx, j)
 	if err != nil {
 		t.Fatalf("replay --to-seq %d: %v", seqs[1], err)
 	}
 	if half.Inputs != all.Inputs-2 || half.State != "green" {
 		t.Fatalf("to input %d: %+v; all: %+v", seqs[1], half, all)
 	}
-	_, err = light.Replay{Light: "kichen"}.Run(ctx, j)
+	_, err = past.Replay{Light: "kichen"}.Run(ctx, j)
 	if err == nil || !strings.Contains(err.Error(), `no light "kichen" in the journal; it has demo, hall`) {
 		t.Fatalf("replay of a light that does not exist: %v", err)
 	}
@@ -462,7 +462,7 @@ func TestLightRestartIsJournaled(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer b.Shutdown()
-	if _, err := (light.Replay{Light: "porch", Verify: true}).Run(ctx, journal.New(b.JetStream())); err != nil {
+	if _, err := (past.Replay{Light: "porch", Verify: true}).Run(ctx, journal.New(b.JetStream())); err != nil {
 		t.Fatalf("replay --verify after a restart: %v", err)
 	}
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/lumen-home/lumen/actors/daemon"
-	"github.com/lumen-home/lumen/actors/light"
+	"github.com/lumen-home/lumen/actors/light/past"
 	"github.com/lumen-home/lumen/internal/lumentest"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/broker"
@@ -109,7 +109,7 @@ func TestWriteErrorRecovers(t *testing.T) {
 	defer b.Shutdown()
 	// No input is left without its outputs: the one journaled as the
 	// disk filled took effect once there was room.
-	sum, err := light.Replay{Light: "k", Verify: true}.Run(ctx, journal.New(b.JetStream()))
+	sum, err := past.Replay{Light: "k", Verify: true}.Run(ctx, journal.New(b.JetStream()))
 	if err != nil || sum.Pending != 0 {
 		t.Errorf("replay --verify after the write error: %+v, %v", sum, err)
 	}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/lumen-home/lumen/actors/clock/clocktest"
 	"github.com/lumen-home/lumen/actors/daemon"
-	"github.com/lumen-home/lumen/actors/light"
+	"github.com/lumen-home/lumen/actors/light/past"
 	"github.com/lumen-home/lumen/hardware/render"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/broker"
@@ -233,7 +233,7 @@ func TestRenderErrorIsJournaledOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer b.Shutdown()
-	if _, err := (light.Replay{Light: "demo", Verify: true}).Run(ctx, journal.New(b.JetStream())); err != nil {
+	if _, err := (past.Replay{Light: "demo", Verify: true}).Run(ctx, journal.New(b.JetStream())); err != nil {
 		t.Fatalf("replay --verify fails once a render error is journaled: %v", err)
 	}
 }

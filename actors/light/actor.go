@@ -16,6 +16,7 @@ import (
 	"github.com/lumen-home/lumen/actors"
 	"github.com/lumen-home/lumen/actors/clock"
 	"github.com/lumen-home/lumen/actors/light/machine"
+	"github.com/lumen-home/lumen/actors/light/past"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/journal"
 	"github.com/lumen-home/lumen/nats/subject"
@@ -187,7 +188,7 @@ type Actor struct {
 	since     int // inputs applied since the last snapshot
 	waiters   map[string]*actor.PID
 	missing   []output          // outputs of applied inputs that recovery has still to journal
-	pending   []Input           // inputs after the last applied one that recovery found, for resume to apply
+	pending   []past.Input      // inputs after the last applied one that recovery found, for resume to apply
 	empty     bool              // the light had no history at start
 	resuming  clock.Timer       // while the start waits for room
 	cons      *journal.Consumer // the running one: deliveries of an older one are dropped
@@ -373,25 +374,20 @@ func (a *Actor) stop() {
 	}
 }
 
-type snapshot struct {
-	Applied uint64          `json:"applied"`
-	Machine json.RawMessage `json:"machine"`
-}
-
 // recover rebuilds the machine: snapshot, then the journal after it. It
 // reports whether the light has no history at all.
 func (a *Actor) recover(ctx context.Context) (empty bool, err error) {
-	f, err := Load(ctx, a.cfg.Journal, a.cfg.Name, a.cfg.EvalTimeout)
+	f, err := past.Load(ctx, a.cfg.Journal, a.cfg.Name, a.cfg.EvalTimeout)
 	if err != nil {
 		return false, err
 	}
-	if f.Lost, err = ReadLost(ctx, a.cfg.Journal, a.cfg.Name); err != nil {
+	if f.Lost, err = past.ReadLost(ctx, a.cfg.Journal, a.cfg.Name); err != nil {
 		return false, err
 	}
 	seen := f.Applied > 0
 	err = a.cfg.Journal.Replay(ctx, subject.Events(a.cfg.Name), f.Applied+1, 0, func(m journal.Msg) error {
 		seen = true
-		return f.Add(Record{Seq: m.Seq, Subject: m.Subject, Data: m.Data, Time: m.Time})
+		return f.Add(past.Record{Seq: m.Seq, Subject: m.Subject, Data: m.Data, Time: m.Time})
 	})
 	if err != nil {
 		return false, fmt.Errorf("light %s: replay: %w", a.cfg.Name, err)
@@ -410,36 +406,6 @@ func (a *Actor) recover(ctx context.Context) (empty bool, err error) {
 	}
 	a.m, a.applied, a.pending = f.M, f.Applied, f.Pending
 	return !seen, nil
-}
-
-// Load starts a fold of the light from its latest snapshot (or from
-// nothing).
-func Load(ctx context.Context, j Events, light string, evalTimeout time.Duration) (*Fold, error) {
-	f := &Fold{Light: light}
-	b, err := j.LoadSnapshot(ctx, light)
-	switch {
-	case errors.Is(err, journal.ErrNotFound):
-		f.M = machine.New(machine.WithEvalTimeout(evalTimeout))
-		return f, nil
-	case err != nil:
-		return nil, fmt.Errorf("light %s: load snapshot: %w", light, err)
-	}
-	return foldFrom(light, b, evalTimeout)
-}
-
-// foldFrom is a fold that starts from snapshot b.
-func foldFrom(light string, b []byte, evalTimeout time.Duration) (*Fold, error) {
-	f := &Fold{Light: light}
-	var s snapshot
-	if err := json.Unmarshal(b, &s); err != nil {
-		return nil, fmt.Errorf("light %s: snapshot: %w", light, err)
-	}
-	m, err := machine.Restore(s.Machine, machine.WithEvalTimeout(evalTimeout))
-	if err != nil {
-		return nil, fmt.Errorf("light %s: snapshot: %w", light, err)
-	}
-	f.M, f.Applied = m, s.Applied
-	return f, nil
 }
 
 // consume hands the actor every input delivered so far, up to a batch,
@@ -474,7 +440,7 @@ func (a *Actor) consume(ctx context.Context, sys *actor.ActorSystem, self *actor
 // appliedInput is an input the machine has applied, whose outputs are
 // being journaled.
 type appliedInput struct {
-	in      Input
+	in      past.Input
 	res     machine.Result
 	outs    [][]byte
 	changes *messages.Changes // an apply someone waits for: what it changed
@@ -490,13 +456,13 @@ func (a *Actor) apply(ctx actor.Context, d *delivered) {
 		// actor is new then): the new one delivers these inputs again.
 		return
 	}
-	ins := make([]Input, 0, len(d.batch))
+	ins := make([]past.Input, 0, len(d.batch))
 	last := a.applied
 	for _, dv := range d.batch {
 		if dv.Seq <= last {
 			continue // a redelivery
 		}
-		ins = append(ins, DecodeInput(a.cfg.Name, Record{Seq: dv.Seq, Subject: dv.Subject, Data: dv.Data, Time: dv.Time}))
+		ins = append(ins, past.DecodeInput(a.cfg.Name, past.Record{Seq: dv.Seq, Subject: dv.Subject, Data: dv.Data, Time: dv.Time}))
 		last = dv.Seq
 	}
 	rearm := a.applyInputs(ctx, ins)
@@ -518,7 +484,7 @@ func (a *Actor) apply(ctx actor.Context, d *delivered) {
 // applyInputs applies inputs (in order, none applied yet), journals all
 // their outputs at once, then answers the commands waiting for them. It
 // reports whether what is armed may have changed.
-func (a *Actor) applyInputs(ctx actor.Context, ins []Input) (rearm bool) {
+func (a *Actor) applyInputs(ctx actor.Context, ins []past.Input) (rearm bool) {
 	start := time.Now()
 	actx, cancel := context.WithTimeout(context.Background(), a.cfg.ReplyTimeout)
 	defer cancel()
@@ -534,7 +500,7 @@ func (a *Actor) applyInputs(ctx actor.Context, ins []Input) (rearm bool) {
 			exp := a.m.Export()
 			before = &exp
 		}
-		res, b := Compute(a.m, a.cfg.Name, in, TimedOut{})
+		res, b := past.Compute(a.m, a.cfg.Name, in, past.TimedOut{})
 		for i := range b {
 			outs = append(outs, output{typ: res.Outputs[i].Type, data: b[i], cause: in.Seq, n: i})
 		}
@@ -587,7 +553,7 @@ func hasTimerOutput(res machine.Result) bool {
 func (a *Actor) snapshot(ctx context.Context) {
 	b, err := a.m.Snapshot()
 	if err == nil {
-		b, err = json.Marshal(snapshot{Applied: a.applied, Machine: b})
+		b, err = json.Marshal(past.Snapshot{Applied: a.applied, Machine: b})
 	}
 	if err == nil {
 		err = a.cfg.Journal.SaveSnapshot(ctx, a.cfg.Name, b)
@@ -644,7 +610,7 @@ func reply(seq uint64, res machine.Result, outs [][]byte, changes *messages.Chan
 // repliesChanges reports whether in is an apply a command waits for,
 // whose reply says what it changed. Only those pay for the two exports
 // the diff needs; replay and the inputs nobody waits for never do.
-func (a *Actor) repliesChanges(in Input) bool {
+func (a *Actor) repliesChanges(in past.Input) bool {
 	if in.Type != messages.InConfig || in.ID == "" || a.waiters[in.ID] == nil {
 		return false
 	}

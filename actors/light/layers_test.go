@@ -11,6 +11,7 @@ import (
 
 	"github.com/lumen-home/lumen/actors/clock/clocktest"
 	"github.com/lumen-home/lumen/actors/light"
+	"github.com/lumen-home/lumen/actors/light/past"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/broker"
 	"github.com/lumen-home/lumen/nats/journal"
@@ -110,7 +111,7 @@ func TestLayerDeadline(t *testing.T) {
 	if err != nil || !strings.Contains(string(out.Data), `{"name":"again","ended_by":"ms","restored":true,"late":true}`) {
 		t.Fatalf("the late layer output: %s %v", out.Data, err)
 	}
-	if _, err := (light.Replay{Light: "k", Verify: true}).Run(ctx, j); err != nil {
+	if _, err := (past.Replay{Light: "k", Verify: true}).Run(ctx, j); err != nil {
 		t.Fatalf("replay --verify: %v", err)
 	}
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/nats-io/nats.go/micro"
 
 	"github.com/lumen-home/lumen/actors"
-	"github.com/lumen-home/lumen/actors/light/machine"
+	"github.com/lumen-home/lumen/actors/light/past"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/journal"
 	"github.com/lumen-home/lumen/nats/subject"
@@ -51,7 +51,7 @@ func (h *handler) past(req micro.Request, verb string, msg any) {
 		case *WhatIfReq:
 			h.whatIf(ctx, req, q)
 		case *WhyReq:
-			w, err := Why(ctx, h.journal, h.light, q.Seq)
+			w, err := past.Why(ctx, h.journal, h.light, q.Seq)
 			if err != nil {
 				respondPast(req, "why", "", err)
 				return
@@ -68,7 +68,7 @@ func (h *handler) getAt(ctx context.Context, req micro.Request, q *GetAt) {
 		respondPast(req, "get", "", err)
 		return
 	}
-	sum, err := rebuild(ctx, h.journal, h.light, to)
+	sum, err := past.Rebuild(ctx, h.journal, h.light, to)
 	if err != nil {
 		respondPast(req, "get", fmt.Sprintf("the light as it was at input %d cannot be rebuilt", to), err)
 		return
@@ -80,7 +80,7 @@ func (h *handler) getAt(ctx context.Context, req micro.Request, q *GetAt) {
 // output names its cause), or the last one stored at or before q.At.
 func (h *handler) pastInput(ctx context.Context, q *GetAt) (uint64, error) {
 	events := subject.Events(h.light)
-	first, err := firstEvent(ctx, h.journal, h.light)
+	first, err := past.FirstEvent(ctx, h.journal, h.light)
 	if err != nil {
 		return 0, err
 	}
@@ -116,7 +116,7 @@ func (h *handler) pastInput(ctx context.Context, q *GetAt) (uint64, error) {
 		return 0, &wire.Error{Code: 404, Msg: fmt.Sprintf("sequence %d is no event of light %s (its journal starts at %d; 'lumen tail --from-seq' shows them)", q.Seq, h.light, floor)}
 	}
 	if _, dir, _, _ := subject.Parse(m.Subject); dir == subject.DirOut {
-		if cause, err := causeOf(m.Data); err == nil && cause > 0 {
+		if cause, err := past.CauseOf(m.Data); err == nil && cause > 0 {
 			return cause, nil
 		}
 	}
@@ -135,110 +135,15 @@ func (h *handler) pastFloor(ctx context.Context, first uint64) uint64 {
 		if err != nil {
 			continue
 		}
-		if _, err := rebuild(ctx, h.journal, h.light, to); err == nil {
+		if _, err := past.Rebuild(ctx, h.journal, h.light, to); err == nil {
 			return seq
 		}
 	}
 	return first
 }
 
-// firstEvent is the light's first event in the journal.
-func firstEvent(ctx context.Context, j Events, light string) (journal.Msg, error) {
-	var first *journal.Msg
-	errStop := errors.New("stop")
-	err := j.Replay(ctx, subject.Events(light), 0, 0, func(m journal.Msg) error {
-		first = &m
-		return errStop
-	})
-	if err != nil && !errors.Is(err, errStop) {
-		return journal.Msg{}, err
-	}
-	if first == nil {
-		return journal.Msg{}, &wire.Error{Code: 404, Msg: fmt.Sprintf("light %s has no events in the journal yet", light)}
-	}
-	return *first, nil
-}
-
-// History is every change of the light's configuration, oldest first:
-// each input after which its configuration (states, rules, schedules,
-// tools, sources, functions, layers, initial) differs from before, and
-// how: a layer that ends by itself shows as removed by the input that
-// ended it.
-func History(ctx context.Context, j Events, light string) ([]messages.ConfigChange, error) {
-	out, err := history(ctx, j, light, nil)
-	if mi := (*MissingInputError)(nil); errors.As(err, &mi) {
-		// Compacted: the changes after the oldest snapshot kept.
-		snaps, perr := pastSnapshots(ctx, j, light)
-		if perr != nil || len(snaps) == 0 {
-			return nil, err
-		}
-		b, lerr := snaps[0].load(ctx, j)
-		if lerr != nil {
-			return nil, err
-		}
-		return history(ctx, j, light, b)
-	}
-	return out, err
-}
-
-// history lists the changes of a replay from snapshot snap (nil: from
-// the start).
-func history(ctx context.Context, j Events, light string, snap []byte) ([]messages.ConfigChange, error) {
-	var out []messages.ConfigChange
-	m := machine.New()
-	if snap != nil {
-		f, err := foldFrom(light, snap, ReplayEvalTimeout)
-		if err != nil {
-			return nil, err
-		}
-		m = f.M
-	}
-	prev := configOf(m)
-	m.Close()
-	_, err := Replay{Light: light, Snapshot: snap, OnModel: func(ap *Applied, m *machine.Machine) {
-		if ap.Input.Type != messages.InConfig && !endsLayer(ap.Result) {
-			return
-		}
-		cur := configOf(m)
-		if ch := messages.DiffConfig(prev, cur); !ch.Empty() {
-			sum := ch.Summary()
-			var d messages.InConfigData
-			if json.Unmarshal(ap.Input.Data, &d) == nil && d.RollbackTo > 0 {
-				sum = fmt.Sprintf("rollback to %d: %s", d.RollbackTo, sum)
-			}
-			out = append(out, messages.ConfigChange{Seq: ap.Input.Seq, Time: ap.Input.Time, By: messages.WhoOf(ap.Input.By), Summary: sum, Changes: ch})
-		}
-		prev = cur
-	}}.Run(ctx, j)
-	return out, err
-}
-
-// endsLayer reports whether an input ended a layer by itself (its
-// lifetime did): a change of the configuration the light made.
-func endsLayer(res machine.Result) bool {
-	for _, o := range res.Outputs {
-		if o.Type == messages.OutLayer {
-			return true
-		}
-	}
-	return false
-}
-
-// configOf is the machine's configuration without its variables, which
-// inputs of every kind change.
-func configOf(m *machine.Machine) messages.ApplyRequest {
-	c := m.Export()
-	c.Vars = nil
-	// A schedule journaled without tz is UTC: named so, a rollback keeps
-	// it there instead of giving it the daemon's zone.
-	for i := range c.Schedules {
-		c.Schedules[i].TZ = c.Schedules[i].Zone()
-	}
-	return c
-}
-
 func (h *handler) history(ctx context.Context, req micro.Request) {
-	changes, err := History(ctx, h.journal, h.light)
+	changes, err := past.History(ctx, h.journal, h.light)
 	if err != nil {
 		wire.RespondError(req, 409, fmt.Sprintf("history: the journal cannot be read back: %v", err))
 		return
@@ -255,7 +160,7 @@ func (h *handler) rollback(ctx context.Context, req micro.Request, q *Rollback) 
 		respondPast(req, "rollback", "", err)
 		return
 	}
-	sum, err := rebuild(ctx, h.journal, h.light, to)
+	sum, err := past.Rebuild(ctx, h.journal, h.light, to)
 	if err != nil {
 		respondPast(req, "rollback", fmt.Sprintf("the configuration after input %d cannot be rebuilt", to), err)
 		return
@@ -264,7 +169,7 @@ func (h *handler) rollback(ctx context.Context, req micro.Request, q *Rollback) 
 		wire.RespondError(req, 409, fmt.Sprintf("rollback: input %d is not applied yet; try again in a moment", to))
 		return
 	}
-	cfg := configOf(sum.Machine)
+	cfg := past.ConfigOf(sum.Machine)
 	cfg.ConfirmEmpty = true // it was the light's configuration then, empty or not
 	body, err := json.Marshal(cfg)
 	if err != nil {
@@ -287,33 +192,11 @@ func (h *handler) rollback(ctx context.Context, req micro.Request, q *Rollback) 
 	actors.Answer(req, h.root, h.pid, msg, h.timeout, messages.VerbRollback, "the light", nil)
 }
 
-// rebuild replays light up to input to from j, from the nearest
-// snapshot before it (past or latest), or from the start when none is;
-// past what the journal keeps, the refusal says where it starts. The
-// summary's Machine is the light right after to.
-func rebuild(ctx context.Context, j Events, light string, to uint64) (ReplaySummary, error) {
-	best, oldest, err := nearestSnapshot(ctx, j, light, to)
-	if err != nil {
-		return ReplaySummary{}, err
-	}
-	r := Replay{Light: light, ToSeq: to}
-	if best != nil {
-		if r.Snapshot, err = best.load(ctx, j); err != nil {
-			return ReplaySummary{}, err
-		}
-	}
-	sum, err := r.Run(ctx, j)
-	if mi := (*MissingInputError)(nil); errors.As(err, &mi) && best == nil && oldest > 0 {
-		return sum, &wire.Error{Code: 404, Msg: fmt.Sprintf("the journal keeps light %s's past from input %d on: compaction removed what came before", light, oldest)}
-	}
-	return sum, err
-}
-
 // respondPast answers a failed look into the past: a refusal with its
 // code, a replay that cannot be made with 409, anything else with 500.
 func respondPast(req micro.Request, verb, what string, err error) {
 	var e *wire.Error
-	var mi *MissingInputError
+	var mi *past.MissingInputError
 	switch {
 	case errors.As(err, &e):
 		wire.RespondError(req, e.Code, verb+": "+e.Msg)
@@ -350,7 +233,7 @@ func (h *handler) whatIf(ctx context.Context, req micro.Request, q *WhatIfReq) {
 		}
 		from = next
 	}
-	w, err := WhatIf(ctx, h.journal, h.light, q.Config, from)
+	w, err := past.WhatIf(ctx, h.journal, h.light, q.Config, from)
 	if err != nil {
 		respondPast(req, "whatif", "", err)
 		return

@@ -11,7 +11,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/spf13/cobra"
 
-	"github.com/lumen-home/lumen/actors/light"
+	"github.com/lumen-home/lumen/actors/light/past"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/broker"
 	"github.com/lumen-home/lumen/nats/house"
@@ -55,13 +55,13 @@ the events of the Pi that runs the light count.`,
 				return err
 			}
 			defer closeFn()
-			r := light.Replay{Light: a.light, ToSeq: toSeq, Verify: verify, FromSnapshot: fromSnapshot,
+			r := past.Replay{Light: a.light, ToSeq: toSeq, Verify: verify, FromSnapshot: fromSnapshot,
 				OnSnapshot: func(in uint64) { fmt.Fprintf(a.stdout, "from snapshot at input %d\n", in) },
 				OnGap: func(g messages.OutGapData, in uint64) {
 					fmt.Fprintf(a.stdout, "lost %s (%s): on from the snapshot at input %d\n", repair.Range{From: g.From, To: g.To}, g.Reason, in)
 				}}
 			if !quiet {
-				r.OnApplied = func(ap *light.Applied) { fmt.Fprintln(a.stdout, ap.Line()) }
+				r.OnApplied = func(ap *past.Applied) { fmt.Fprintln(a.stdout, ap.Line()) }
 			}
 			sum, err := r.Run(ctx, j)
 			fmt.Fprintf(a.stdout, "%s: %s\n", a.light, sum)
@@ -88,7 +88,7 @@ the events of the Pi that runs the light count.`,
 // events opens what a replay reads (a journal slice file, a stopped
 // data dir, or the running daemon's journal) and settles a.light: the
 // slice's light, --light, or the journal's only light.
-func (a *app) events(ctx context.Context, data, file string) (light.Events, func(), error) {
+func (a *app) events(ctx context.Context, data, file string) (past.Events, func(), error) {
 	if file != "" {
 		if data != "" {
 			return nil, nil, usageError{errors.New("give -f FILE or --data DIR, not both")}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/lumen-home/lumen/actors/light"
+	"github.com/lumen-home/lumen/actors/light/past"
 	"github.com/lumen-home/lumen/internal/atomicfile"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/journal"
@@ -54,7 +54,7 @@ machine, with no daemon.`,
 					return err
 				}
 				defer closeFn()
-				if w, err = light.Why(cmd.Context(), j, a.light, seq); err != nil {
+				if w, err = past.Why(cmd.Context(), j, a.light, seq); err != nil {
 					return err
 				}
 				w.OK = true
@@ -74,7 +74,7 @@ machine, with no daemon.`,
 				}
 				return a.printJSON(b)
 			}
-			_, err := io.WriteString(a.stdout, light.WhyText(w))
+			_, err := io.WriteString(a.stdout, past.WhyText(w))
 			return err
 		},
 	}
@@ -133,7 +133,7 @@ journal holds only their names.`,
 				}
 			}
 			fmt.Fprintf(a.stderr, "lumen: reading light %s's journal…\n", a.light)
-			s, err := light.ExportSlice(ctx, j, a.light, from)
+			s, err := past.ExportSlice(ctx, j, a.light, from)
 			if err != nil {
 				return err
 			}
@@ -253,7 +253,7 @@ state → proposed state.`,
 			if err := json.Unmarshal(b, &w); err != nil {
 				return fmt.Errorf("unexpected reply: %s", b)
 			}
-			_, err = io.WriteString(a.stdout, light.WhatIfText(&w))
+			_, err = io.WriteString(a.stdout, past.WhatIfText(&w))
 			return err
 		},
 	}

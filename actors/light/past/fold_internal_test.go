@@ -1,4 +1,4 @@
-package light
+package past
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package light
+package past
 
 import (
 	"bytes"
@@ -241,7 +241,7 @@ func (f *Fold) Add(r Record) error {
 		f.Pending = append(f.Pending, DecodeInput(f.Light, r))
 		return nil
 	}
-	cause, err := causeOf(r.Data)
+	cause, err := CauseOf(r.Data)
 	if err != nil {
 		return fmt.Errorf("light: output at sequence %d: %w", r.Seq, err)
 	}
@@ -346,7 +346,7 @@ func (e *MissingInputError) Error() string {
 	return fmt.Sprintf("light: output at sequence %d is caused by input %d, which is not in the journal after input %d", e.Output, e.Cause, e.After)
 }
 
-func causeOf(b []byte) (uint64, error) {
+func CauseOf(b []byte) (uint64, error) {
 	var env messages.Envelope
 	if err := messages.DecodeEnvelope(b, &env); err != nil {
 		return 0, err

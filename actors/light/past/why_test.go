@@ -1,4 +1,4 @@
-package light_test
+package past_test
 
 import (
 	"bytes"
@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lumen-home/lumen/actors/light"
 	"github.com/lumen-home/lumen/actors/light/machine"
+	"github.com/lumen-home/lumen/actors/light/past"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/journal"
 	"github.com/lumen-home/lumen/nats/subject"
@@ -55,7 +55,7 @@ func scripted(t *testing.T, name string, steps ...step) *journal.Slice {
 		env.By = st.by
 		body := messages.AppendEnvelope(nil, &env)
 		s.Events = append(s.Events, journal.Msg{Seq: seq, Subject: subject.In(name, st.typ), Data: body, Time: at})
-		res, outs := light.Compute(m, name, light.DecodeInput(name, light.Record{Seq: seq, Subject: subject.In(name, st.typ), Data: body, Time: at}), light.TimedOut{})
+		res, outs := past.Compute(m, name, past.DecodeInput(name, past.Record{Seq: seq, Subject: subject.In(name, st.typ), Data: body, Time: at}), past.TimedOut{})
 		if res.Err != nil {
 			t.Fatalf("step %d %s %s: %s", i, st.typ, st.data, res.Err.Error)
 		}
@@ -136,13 +136,13 @@ func TestWhyGolden(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := scripted(t, "k", tt.steps...)
-			w, err := light.Why(context.Background(), s, "k", 0)
+			w, err := past.Why(context.Background(), s, "k", 0)
 			if err != nil {
 				t.Fatal(err)
 			}
 			got, _ := json.MarshalIndent(w, "", "  ")
 			golden(t, filepath.Join("testdata", "why", tt.name+".json"), append(got, '\n'))
-			golden(t, filepath.Join("testdata", "why", tt.name+".txt"), []byte(light.WhyText(w)))
+			golden(t, filepath.Join("testdata", "why", tt.name+".txt"), []byte(past.WhyText(w)))
 		})
 	}
 }
@@ -153,23 +153,23 @@ func TestWhySeq(t *testing.T) {
 	s := scripted(t, "k",
 		config(`[{"from":"off","on":"button_click","to":"red"},{"from":"red","on":"button_click","to":"off"}]`),
 		click(messages.WhoButton), click(messages.WhoButton))
-	now, err := light.Why(context.Background(), s, "k", 0)
+	now, err := past.Why(context.Background(), s, "k", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The second click's input, and its state output.
 	for _, seq := range []uint64{now.Input.Seq, now.Seq} {
-		w, err := light.Why(context.Background(), s, "k", seq)
+		w, err := past.Why(context.Background(), s, "k", seq)
 		if err != nil || w.State != "off" || w.Input.Seq != now.Input.Seq || w.Seq != seq {
 			t.Errorf("why %d: %+v %v", seq, w, err)
 		}
 	}
-	first, err := light.Why(context.Background(), s, "k", now.Previous.Input.Seq)
+	first, err := past.Why(context.Background(), s, "k", now.Previous.Input.Seq)
 	if err != nil || first.State != "red" || first.Rule == nil || first.Rule.ID != "r1" {
 		t.Errorf("why of the first click: %+v %v", first, err)
 	}
 	var we *wire.Error
-	if _, err := light.Why(context.Background(), s, "k", 9999); !errors.As(err, &we) || we.Code != 404 {
+	if _, err := past.Why(context.Background(), s, "k", 9999); !errors.As(err, &we) || we.Code != 404 {
 		t.Errorf("why of no event: %v", err)
 	}
 }
@@ -204,7 +204,7 @@ func TestWhatIf(t *testing.T) {
 		step{messages.InVar, `{"name":"n","value":1}`, messages.WhoCLI},
 		click(messages.WhoButton), click(messages.WhoButton))
 	swapped := []byte(`{"op":"apply",` + whyStates + `,"rules":[{"from":"off","on":"button_click","to":"blue","enabled":true},{"from":"blue","on":"button_click","to":"red","enabled":true},{"from":"red","on":"button_click","to":"off","enabled":true}]}`)
-	w, err := light.WhatIf(context.Background(), s, "k", swapped, 0)
+	w, err := past.WhatIf(context.Background(), s, "k", swapped, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,12 +218,12 @@ func TestWhatIf(t *testing.T) {
 	}
 	// From the second click on, starting from the recorded red: the last
 	// click goes to red either way.
-	if w, err := light.WhatIf(context.Background(), s, "k", swapped, 5); err != nil || w.Replayed != 4 || w.Differ != 3 {
+	if w, err := past.WhatIf(context.Background(), s, "k", swapped, 5); err != nil || w.Replayed != 4 || w.Differ != 3 {
 		t.Errorf("whatif from 5: %+v %v", w, err)
 	}
 	// A proposal whose click starts a timer that turns the light off.
 	timed := []byte(`{"op":"apply",` + whyStates + `,"rules":[{"from":"*","on":"button_click","to":"red","action":"startTimer('t', 500)","enabled":true},{"from":"red","on":"t","to":"off","enabled":true}]}`)
-	if w, err := light.WhatIf(context.Background(), s, "k", timed, 0); err != nil || w.Differ != 3 ||
+	if w, err := past.WhatIf(context.Background(), s, "k", timed, 0); err != nil || w.Differ != 3 ||
 		w.Differences[0].Proposed != "red" || w.Differences[1].Proposed != "off" {
 		// Each click makes it red; the timer turns it off before the next
 		// input, a second later, so the var input finds it off.
@@ -231,7 +231,7 @@ func TestWhatIf(t *testing.T) {
 	}
 	var we *wire.Error
 	bad := []byte(`{"op":"apply",` + whyStates + `,"rules":[{"from":"nowhere","on":"button_click","to":"red","enabled":true}]}`)
-	if _, err := light.WhatIf(context.Background(), s, "k", bad, 0); !errors.As(err, &we) || we.Code != 400 {
+	if _, err := past.WhatIf(context.Background(), s, "k", bad, 0); !errors.As(err, &we) || we.Code != 400 {
 		t.Errorf("whatif of a bad proposal: %v", err)
 	}
 }
@@ -256,7 +256,7 @@ func TestWhyAcrossSnapshots(t *testing.T) {
 			inputs = append(inputs, m.Seq)
 		}
 	}
-	want, err := light.Why(ctx, full, "k", 0)
+	want, err := past.Why(ctx, full, "k", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,18 +277,18 @@ func TestWhyAcrossSnapshots(t *testing.T) {
 	}
 	// The same with a snapshot right before the var x input: the timer
 	// that entered off lies before it.
-	cut, err := light.ExportSlice(ctx, full, "k", inputs[4])
+	cut, err := past.ExportSlice(ctx, full, "k", inputs[4])
 	if err != nil || cut.Snapshot == nil {
 		t.Fatalf("export: %v", err)
 	}
 	// And with one right before the data input, after temp was set.
-	late, err := light.ExportSlice(ctx, full, "k", inputs[5])
+	late, err := past.ExportSlice(ctx, full, "k", inputs[5])
 	if err != nil || late.Snapshot == nil {
 		t.Fatalf("export: %v", err)
 	}
 	for _, snap := range [][]byte{cut.Snapshot, late.Snapshot} {
 		withSnap := &journal.Slice{Light: "k", Snapshot: snap, Events: full.Events}
-		got, err := light.Why(ctx, withSnap, "k", 0)
+		got, err := past.Why(ctx, withSnap, "k", 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -299,12 +299,12 @@ func TestWhyAcrossSnapshots(t *testing.T) {
 	// The same configuration changes nothing, before a snapshot or after
 	// one, with a recorded timer in the window.
 	same := []byte(`{"op":"apply",` + whyStates + `,"rules":` + rules + `,"sources":[{"name":"thermo","type":"nats","subject":"home.t","store":{"temp":"result.temp"},"fires":"weather"}]}`)
-	for name, j := range map[string]light.Events{"full": full, "cut": cut} {
-		w, err := light.WhatIf(ctx, j, "k", same, inputs[4])
+	for name, j := range map[string]past.Events{"full": full, "cut": cut} {
+		w, err := past.WhatIf(ctx, j, "k", same, inputs[4])
 		if err != nil || w.Differ != 0 || w.Replayed != 2 {
 			t.Errorf("whatif of the same configuration on the %s journal: %+v %v", name, w, err)
 		}
-		if w, err := light.WhatIf(ctx, j, "k", same, 0); name == "full" && (err != nil || w.Differ != 0) {
+		if w, err := past.WhatIf(ctx, j, "k", same, 0); name == "full" && (err != nil || w.Differ != 0) {
 			t.Errorf("whatif of the whole journal: %+v %v", w, err)
 		}
 	}

@@ -1,4 +1,4 @@
-package light
+package past
 
 import (
 	"context"
@@ -31,7 +31,7 @@ var whatIfInputs = map[string]bool{messages.InFired: true, messages.InData: true
 func WhatIf(ctx context.Context, j Events, light string, config []byte, from uint64) (*messages.WhatIfReply, error) {
 	var m *machine.Machine
 	if from > 1 {
-		sum, err := rebuild(ctx, j, light, from-1)
+		sum, err := Rebuild(ctx, j, light, from-1)
 		if err != nil {
 			return nil, err
 		}

@@ -1,4 +1,4 @@
-package light_test
+package past_test
 
 import (
 	"bytes"
@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lumen-home/lumen/actors/light"
 	"github.com/lumen-home/lumen/actors/light/machine"
+	"github.com/lumen-home/lumen/actors/light/past"
 	"github.com/lumen-home/lumen/messages"
 )
 
@@ -17,11 +17,11 @@ var t0 = time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC)
 
 // journalOf runs inputs through a machine the way the actor does and
 // returns the records the stream would hold.
-func journalOf(t *testing.T, inputs []string) []light.Record {
+func journalOf(t *testing.T, inputs []string) []past.Record {
 	t.Helper()
 	m := machine.New()
 	defer m.Close()
-	var recs []light.Record
+	var recs []past.Record
 	seq := uint64(0)
 	for i, body := range inputs {
 		seq++
@@ -29,16 +29,16 @@ func journalOf(t *testing.T, inputs []string) []light.Record {
 		if strings.Contains(body, `"op"`) {
 			typ = "config"
 		}
-		in := light.Record{Seq: seq, Subject: "lumen.k.evt.in." + typ, Data: []byte(body), Time: t0.Add(time.Duration(i) * time.Second)}
+		in := past.Record{Seq: seq, Subject: "lumen.k.evt.in." + typ, Data: []byte(body), Time: t0.Add(time.Duration(i) * time.Second)}
 		recs = append(recs, in)
-		_, outs := light.Compute(m, "k", light.DecodeInput("k", in), light.TimedOut{})
+		_, outs := past.Compute(m, "k", past.DecodeInput("k", in), past.TimedOut{})
 		for _, o := range outs {
 			seq++
 			var env messages.Envelope
 			if err := messages.DecodeEnvelope(o, &env); err != nil {
 				t.Fatal(err)
 			}
-			recs = append(recs, light.Record{Seq: seq, Subject: "lumen.k.evt.out." + env.Type, Data: o, Time: in.Time})
+			recs = append(recs, past.Record{Seq: seq, Subject: "lumen.k.evt.out." + env.Type, Data: o, Time: in.Time})
 		}
 	}
 	return recs
@@ -51,9 +51,9 @@ var inputs = []string{
 	`{"transition":"nothing"}`,
 }
 
-func fold(t *testing.T, recs []light.Record) (*light.Fold, []*light.Applied, error) {
+func fold(t *testing.T, recs []past.Record) (*past.Fold, []*past.Applied, error) {
 	t.Helper()
-	f := &light.Fold{Light: "k", M: machine.New()}
+	f := &past.Fold{Light: "k", M: machine.New()}
 	t.Cleanup(f.M.Close)
 	for _, r := range recs {
 		if err := f.Add(r); err != nil {
@@ -67,7 +67,7 @@ func fold(t *testing.T, recs []light.Record) (*light.Fold, []*light.Applied, err
 func TestFoldReproducesTheJournal(t *testing.T) {
 	recs := journalOf(t, inputs)
 	var mismatches []string
-	f := &light.Fold{Light: "k", M: machine.New(), OnApplied: func(a *light.Applied) error {
+	f := &past.Fold{Light: "k", M: machine.New(), OnApplied: func(a *past.Applied) error {
 		if _, why := a.Mismatch(); why != "" {
 			mismatches = append(mismatches, why)
 		}
@@ -100,7 +100,7 @@ func TestFoldFindsPartialOutputsAndPendingInputs(t *testing.T) {
 		}
 	}
 	// … and one more input arrived that was never applied.
-	cut = append(cut, light.Record{Seq: 100, Subject: "lumen.k.evt.in.fired", Data: []byte(`{"transition":"click"}`), Time: t0})
+	cut = append(cut, past.Record{Seq: 100, Subject: "lumen.k.evt.in.fired", Data: []byte(`{"transition":"click"}`), Time: t0})
 	f, open, err := fold(t, cut)
 	if err != nil {
 		t.Fatal(err)
@@ -129,7 +129,7 @@ func TestFoldToleratesGapsInAGroup(t *testing.T) {
 			}
 		}
 	}
-	var kept, late []light.Record
+	var kept, late []past.Record
 	for _, r := range recs {
 		var env messages.Envelope
 		_ = messages.DecodeEnvelope(r.Data, &env)
@@ -159,7 +159,7 @@ func TestFoldToleratesGapsInAGroup(t *testing.T) {
 	// Recovery journals the missing outputs after the later ones; a
 	// second fold reads them late and checks them.
 	var checked int
-	f2 := &light.Fold{Light: "k", M: machine.New(), OnLate: func(a *light.Applied) error {
+	f2 := &past.Fold{Light: "k", M: machine.New(), OnLate: func(a *past.Applied) error {
 		checked++
 		if _, why := a.Mismatch(); why != "" {
 			t.Errorf("late output: %s", why)
@@ -196,7 +196,7 @@ func TestFoldNamesAnAlteredOutput(t *testing.T) {
 		}
 	}
 	var got uint64
-	f := &light.Fold{Light: "k", M: machine.New(), OnApplied: func(a *light.Applied) error {
+	f := &past.Fold{Light: "k", M: machine.New(), OnApplied: func(a *past.Applied) error {
 		if seq, why := a.Mismatch(); why != "" && got == 0 {
 			got = seq
 		}
@@ -218,12 +218,12 @@ func TestFoldNamesAnAlteredOutput(t *testing.T) {
 
 func TestDecodeInput(t *testing.T) {
 	stream := t0.Add(time.Hour)
-	bare := light.DecodeInput("k", light.Record{Seq: 7, Subject: "lumen.k.evt.in.fired", Data: []byte(`{"transition":"x"}`), Time: stream})
+	bare := past.DecodeInput("k", past.Record{Seq: 7, Subject: "lumen.k.evt.in.fired", Data: []byte(`{"transition":"x"}`), Time: stream})
 	if bare.Type != "fired" || !bare.Time.Equal(stream) || bare.Reject != "" || string(bare.Data) != `{"transition":"x"}` {
 		t.Fatalf("bare payload: %+v", bare)
 	}
 	env := messages.Envelope{V: 1, ID: "a", Type: "fired", Light: "other", Time: t0, Data: json.RawMessage(`{"transition":"x"}`)}
-	wrong := light.DecodeInput("k", light.Record{Seq: 8, Subject: "lumen.k.evt.in.fired", Data: messages.AppendEnvelope(nil, &env), Time: stream})
+	wrong := past.DecodeInput("k", past.Record{Seq: 8, Subject: "lumen.k.evt.in.fired", Data: messages.AppendEnvelope(nil, &env), Time: stream})
 	if wrong.Reject == "" || !wrong.Time.Equal(t0) {
 		t.Fatalf("envelope for another light must be rejected: %+v", wrong)
 	}

@@ -1,4 +1,4 @@
-package light
+package past
 
 import (
 	"context"
@@ -71,7 +71,7 @@ func whyTarget(ctx context.Context, j Events, light string, seq uint64) (explain
 	if _, dir, _, _ := subject.Parse(m.Subject); dir != subject.DirOut {
 		return m.Seq, m.Seq, nil
 	}
-	cause, err := causeOf(m.Data)
+	cause, err := CauseOf(m.Data)
 	if err != nil {
 		return 0, 0, fmt.Errorf("light: event %d: %w", m.Seq, err)
 	}
@@ -114,7 +114,7 @@ func explain(ctx context.Context, j Events, light string, input uint64) (*messag
 		}
 		// A variable read was set before this snapshot: from the one
 		// before it, and at last from the start.
-		if best, _, err = nearestSnapshot(ctx, j, light, best.applied-1); err != nil {
+		if best, _, err = nearestSnapshot(ctx, j, light, best.Applied-1); err != nil {
 			return nil, 0, err
 		}
 	}
@@ -482,7 +482,7 @@ func (a agentAsks) note(who string) string {
 func lastStateBefore(ctx context.Context, j Events, light string, input uint64) (uint64, error) {
 	var prev uint64
 	err := j.Replay(ctx, subject.Out(light, messages.OutState), 0, input, func(m journal.Msg) error {
-		if cause, err := causeOf(m.Data); err == nil && cause < input && cause > prev {
+		if cause, err := CauseOf(m.Data); err == nil && cause < input && cause > prev {
 			prev = cause
 		}
 		return nil

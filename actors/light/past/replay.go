@@ -1,4 +1,4 @@
-package light
+package past
 
 import (
 	"context"
@@ -84,7 +84,7 @@ func (r Replay) Run(ctx context.Context, j Events) (ReplaySummary, error) {
 	if r.FromSnapshot || r.Snapshot != nil {
 		var err error
 		if r.Snapshot != nil {
-			f, err = foldFrom(r.Light, r.Snapshot, ReplayEvalTimeout)
+			f, err = FoldFrom(r.Light, r.Snapshot, ReplayEvalTimeout)
 		} else {
 			f, err = Load(ctx, j, r.Light, ReplayEvalTimeout)
 		}
@@ -169,7 +169,7 @@ func (r Replay) Run(ctx context.Context, j Events) (ReplaySummary, error) {
 			if _, dir, _, _ := subject.Parse(m.Subject); dir == subject.DirIn {
 				return nil
 			}
-			if cause, err := causeOf(m.Data); err == nil && cause > r.ToSeq {
+			if cause, err := CauseOf(m.Data); err == nil && cause > r.ToSeq {
 				return errDone
 			}
 		}
@@ -208,17 +208,17 @@ func (r Replay) Run(ctx context.Context, j Events) (ReplaySummary, error) {
 // snapshotAfter is a fold from the first snapshot (kept past ones, then
 // the latest) that covers the input at seq or later; nil when none does.
 func snapshotAfter(ctx context.Context, j Events, light string, seq uint64) (*Fold, error) {
-	snaps, err := pastSnapshots(ctx, j, light)
+	snaps, err := Snapshots(ctx, j, light)
 	if err != nil {
 		return nil, err
 	}
 	for _, s := range snaps {
-		if s.applied >= seq {
+		if s.Applied >= seq {
 			b, err := s.load(ctx, j)
 			if err != nil {
 				return nil, err
 			}
-			return foldFrom(light, b, ReplayEvalTimeout)
+			return FoldFrom(light, b, ReplayEvalTimeout)
 		}
 	}
 	f, err := Load(ctx, j, light, ReplayEvalTimeout)

@@ -1,4 +1,4 @@
-package light
+package past
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 // it: the journal holds only their names.
 func ExportSlice(ctx context.Context, j Events, light string, from uint64) (*journal.Slice, error) {
 	if from == 0 {
-		first, err := firstEvent(ctx, j, light)
+		first, err := FirstEvent(ctx, j, light)
 		if err != nil {
 			return nil, err
 		}
@@ -25,7 +25,7 @@ func ExportSlice(ctx context.Context, j Events, light string, from uint64) (*jou
 	s := &journal.Slice{Light: light}
 	var after uint64
 	if from > 1 {
-		sum, err := rebuild(ctx, j, light, from-1)
+		sum, err := Rebuild(ctx, j, light, from-1)
 		if err != nil {
 			return nil, fmt.Errorf("light %s: the state before input %d: %w", light, from, err)
 		}
@@ -34,7 +34,7 @@ func ExportSlice(ctx context.Context, j Events, light string, from uint64) (*jou
 			if err != nil {
 				return nil, err
 			}
-			if s.Snapshot, err = json.Marshal(snapshot{Applied: after, Machine: snap}); err != nil {
+			if s.Snapshot, err = json.Marshal(Snapshot{Applied: after, Machine: snap}); err != nil {
 				return nil, err
 			}
 		}
