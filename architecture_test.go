@@ -61,7 +61,7 @@ var layers = []layer{
 		pkgs:   []string{"actors/light/past"},
 		forbid: []string{"github.com/asynkron/protoactor-go/", module + "/cmd/"}},
 	{name: "actors", why: "the daemon's actors and their assembly",
-		pkgs: []string{"actors", "actors/clock", "actors/clock/clocktest", "actors/light", "actors/device", "actors/source",
+		pkgs: []string{"actors", "actors/clock", "actors/clock/clocktest", "actors/light", "actors/light/service", "actors/device", "actors/source",
 			"actors/tool", "actors/daemon"},
 		forbid: []string{module + "/cmd/"}},
 	{name: "agent", why: "the agent: a model's tool loop over the light's commands",

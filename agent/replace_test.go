@@ -12,6 +12,7 @@ import (
 
 	"github.com/lumen-home/lumen/actors/clock"
 	"github.com/lumen-home/lumen/actors/light"
+	"github.com/lumen-home/lumen/actors/light/service"
 	"github.com/lumen-home/lumen/actors/source/datasource"
 	"github.com/lumen-home/lumen/agent"
 	"github.com/lumen-home/lumen/agent/agenttest"
@@ -56,7 +57,7 @@ func realLight(t *testing.T) wire.Light {
 	if err := light.WaitApplied(ctx, sys.Root, pid, j, "k"); err != nil {
 		t.Fatal(err)
 	}
-	svc, err := light.Serve(nc, sys.Root, pid, "k", nil, 10*time.Second)
+	svc, err := service.Serve(nc, sys.Root, pid, "k", nil, 10*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}

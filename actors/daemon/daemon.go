@@ -29,6 +29,7 @@ import (
 	"github.com/lumen-home/lumen/actors/device"
 	"github.com/lumen-home/lumen/actors/light"
 	"github.com/lumen-home/lumen/actors/light/machine"
+	"github.com/lumen-home/lumen/actors/light/service"
 	"github.com/lumen-home/lumen/actors/source"
 	"github.com/lumen-home/lumen/actors/tool"
 	"github.com/lumen-home/lumen/agent"
@@ -343,9 +344,9 @@ func (d *Daemon) spawnLight(ctx context.Context, name string) (*Light, error) {
 	}
 	var devPID atomic.Pointer[actor.PID] // the hardware actor answers the gpio pin checks once spawned
 	d.starting.served(name)
-	l.Service, err = light.Serve(d.nc, d.sys.Root, l.Machine, name, cfg.groupsOf(name), 30*time.Second,
-		light.WithSourceMinInterval(cfg.SourceMinInterval), light.WithToolCatalog(tool.NewCatalog(d.plugins)),
-		light.WithSourceCheck(device.SourceCheck(d.sys.Root, devPID.Load, 10*time.Second)), light.WithWebhookBase(d.web.URL()), light.WithJournal(d.j), light.WithZone(d.zone))
+	l.Service, err = service.Serve(d.nc, d.sys.Root, l.Machine, name, cfg.groupsOf(name), 30*time.Second,
+		service.WithSourceMinInterval(cfg.SourceMinInterval), service.WithToolCatalog(tool.NewCatalog(d.plugins)),
+		service.WithSourceCheck(device.SourceCheck(d.sys.Root, devPID.Load, 10*time.Second)), service.WithWebhookBase(d.web.URL()), service.WithJournal(d.j), service.WithZone(d.zone))
 	if err != nil {
 		return nil, err
 	}

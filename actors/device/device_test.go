@@ -16,6 +16,7 @@ import (
 	"github.com/lumen-home/lumen/actors/clock/clocktest"
 	"github.com/lumen-home/lumen/actors/device"
 	"github.com/lumen-home/lumen/actors/light"
+	"github.com/lumen-home/lumen/actors/light/service"
 	"github.com/lumen-home/lumen/hardware"
 	"github.com/lumen-home/lumen/hardware/hwtest"
 	"github.com/lumen-home/lumen/hardware/render"
@@ -64,7 +65,7 @@ func newRig(t *testing.T) *rig {
 		t.Fatal(err)
 	}
 	r := &rig{sys: sys, light: sys.Root.Spawn(lp), nc: nc, j: j, clock: clocktest.New(time.Now())}
-	svc, err := light.Serve(nc, sys.Root, r.light, "k", nil, 10*time.Second)
+	svc, err := service.Serve(nc, sys.Root, r.light, "k", nil, 10*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -71,7 +71,7 @@ func Serve(svc micro.Service, root *actor.RootContext, pid *actor.PID, lightName
 }
 
 // SourceCheck returns the check the light's service runs on gpio sources
-// before it journals them (light.WithSourceCheck): the device answers, as
+// before it journals them (service.WithSourceCheck): the device answers, as
 // the owner of the pins. pid is read when a check runs, so the check may
 // be made before the device is spawned.
 func SourceCheck(root *actor.RootContext, pid func() *actor.PID, timeout time.Duration) func(datasource.Def, []datasource.Def) error {

@@ -121,34 +121,6 @@ type Command struct {
 // Get asks for the light's model; the answer is *messages.GetReply.
 type Get struct{}
 
-// HistoryReq asks for every change of the configuration; Rollback makes
-// the configuration what it was right after input Seq. The service
-// answers both from the journal (a rollback then applies like apply).
-type (
-	HistoryReq struct{}
-	Rollback   struct{ Seq uint64 }
-)
-
-// WhyReq asks why the light is in its state (Seq 0) or did what it did
-// at event Seq: the service replays the journal to explain it.
-type WhyReq struct{ Seq uint64 }
-
-// WhatIfReq asks what the proposed configuration Config (an apply's
-// InConfigData) would have done with the inputs from FromSeq on, or of
-// the last Since.
-type WhatIfReq struct {
-	Config  json.RawMessage
-	FromSeq uint64
-	Since   time.Duration
-}
-
-// GetAt asks for the light as it was right after input Seq, or at At:
-// the service replays it from the journal, without the actor.
-type GetAt struct {
-	Seq uint64
-	At  *time.Time
-}
-
 // ListTools asks for the light's custom tools, in definition order; the
 // answer is *messages.ToolsReply.
 type ListTools struct{}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/lumen-home/lumen/actors/clock/clocktest"
 	"github.com/lumen-home/lumen/actors/light"
+	"github.com/lumen-home/lumen/actors/light/service"
 	"github.com/lumen-home/lumen/actors/tool"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/broker"
@@ -94,7 +95,7 @@ func newRig(t *testing.T) *rig {
 	if err := light.WaitApplied(ctx, r.sys.Root, lpid, r.j, "k"); err != nil {
 		t.Fatal(err)
 	}
-	svc, err := light.Serve(nc, r.sys.Root, lpid, "k", nil, 10*time.Second, light.WithSourceMinInterval(time.Millisecond))
+	svc, err := service.Serve(nc, r.sys.Root, lpid, "k", nil, 10*time.Second, service.WithSourceMinInterval(time.Millisecond))
 	if err != nil {
 		t.Fatal(err)
 	}

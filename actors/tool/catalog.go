@@ -9,7 +9,7 @@ import (
 
 // Catalog is what the tool manager knows and the light's model does not:
 // the built-in tools and the operator's plugins. The light's service
-// reads it (light.WithToolCatalog) to answer list_tools with them and to
+// reads it (service.WithToolCatalog) to answer list_tools with them and to
 // let a data source fetch with a plugin.
 type Catalog struct {
 	plugins *Plugins

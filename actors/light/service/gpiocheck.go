@@ -1,9 +1,10 @@
-package light
+package service
 
 import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/lumen-home/lumen/actors/light"
 
 	"github.com/lumen-home/lumen/actors/source/datasource"
 	"github.com/lumen-home/lumen/messages"
@@ -30,7 +31,7 @@ func WithSourceCheck(check SourceCheck) ServeOption {
 // model (create_source adds to its sources) or from the command itself
 // (apply replaces them).
 func (h *handler) vetSources(msg any) error {
-	cmd, ok := msg.(*Command)
+	cmd, ok := msg.(*light.Command)
 	if h.sourceCheck == nil || !ok || cmd.Type != messages.InConfig {
 		return nil
 	}
@@ -54,7 +55,7 @@ func (h *handler) vetSources(msg any) error {
 	}
 	others := all
 	if data.Op != messages.OpApply {
-		res, err := h.root.RequestFuture(h.pid, &Get{}, h.timeout).Result()
+		res, err := h.root.RequestFuture(h.pid, &light.Get{}, h.timeout).Result()
 		r, ok := res.(*messages.GetReply)
 		if err != nil || !ok {
 			return fmt.Errorf("the light did not answer in %s (%v); try again", h.timeout, err)

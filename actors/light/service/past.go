@@ -1,10 +1,11 @@
-package light
+package service
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/lumen-home/lumen/actors/light"
 	"time"
 
 	"github.com/nats-io/nats.go/micro"
@@ -181,7 +182,7 @@ func (h *handler) rollback(ctx context.Context, req micro.Request, q *Rollback) 
 		wire.RespondError(req, 409, fmt.Sprintf("rollback: the configuration after input %d is not accepted now: %v", to, err))
 		return
 	}
-	if c, ok := msg.(*Command); ok {
+	if c, ok := msg.(*light.Command); ok {
 		var d messages.InConfigData
 		if err := json.Unmarshal(c.Data, &d); err == nil {
 			d.RollbackTo = to

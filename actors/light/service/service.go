@@ -1,9 +1,10 @@
-package light
+package service
 
 import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/lumen-home/lumen/actors/light"
 	"slices"
 	"strings"
 	"time"
@@ -197,7 +198,7 @@ func (h *handler) handle(verb string) func(micro.Request) {
 		case *GetAt, *HistoryReq, *Rollback, *WhyReq, *WhatIfReq:
 			h.past(req, verb, msg)
 			return
-		case *Command:
+		case *light.Command:
 			m.By = whoAsks(req)
 		}
 		switch verb {
@@ -226,7 +227,7 @@ func whoAsks(req micro.Request) string {
 
 // listSources answers list_sources from the light's model.
 func (h *handler) listSources(req micro.Request) {
-	actors.Answer(req, h.root, h.pid, &Get{}, h.timeout, messages.VerbListSources, "the light", func(res any) any {
+	actors.Answer(req, h.root, h.pid, &light.Get{}, h.timeout, messages.VerbListSources, "the light", func(res any) any {
 		r, ok := res.(*messages.GetReply)
 		if !ok {
 			return res
@@ -275,7 +276,7 @@ func (h *handler) checks() checks {
 // tool manager reads them so too), then the built-ins and the plugins
 // from the catalog.
 func (h *handler) listTools(req micro.Request) {
-	actors.Answer(req, h.root, h.pid, &ListTools{}, h.timeout, messages.VerbListTools, "the light", func(res any) any {
+	actors.Answer(req, h.root, h.pid, &light.ListTools{}, h.timeout, messages.VerbListTools, "the light", func(res any) any {
 		r, ok := res.(*messages.ToolsReply)
 		if !ok {
 			return res

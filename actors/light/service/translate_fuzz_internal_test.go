@@ -1,4 +1,4 @@
-package light
+package service
 
 import (
 	"encoding/json"

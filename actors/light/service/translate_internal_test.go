@@ -1,9 +1,10 @@
-package light
+package service
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/lumen-home/lumen/actors/light"
 	"maps"
 	"reflect"
 	"slices"
@@ -16,7 +17,7 @@ import (
 func TestTranslateTools(t *testing.T) {
 	config := func(t *testing.T, msg any) messages.InConfigData {
 		t.Helper()
-		c, ok := msg.(*Command)
+		c, ok := msg.(*light.Command)
 		if !ok || c.Type != messages.InConfig {
 			t.Fatalf("got %#v, want a config command", msg)
 		}
@@ -52,7 +53,7 @@ func TestTranslateTools(t *testing.T) {
 			}
 		}},
 		{"list", messages.VerbListTools, `{}`, func(t *testing.T, msg any) {
-			if _, ok := msg.(*ListTools); !ok {
+			if _, ok := msg.(*light.ListTools); !ok {
 				t.Errorf("got %#v", msg)
 			}
 		}},
@@ -113,7 +114,7 @@ func TestTranslateCreateState(t *testing.T) {
 				t.Fatal(err)
 			}
 			var in messages.InConfigData
-			if err := messages.Decode(msg.(*Command).Data, &in); err != nil {
+			if err := messages.Decode(msg.(*light.Command).Data, &in); err != nil {
 				t.Fatal(err)
 			}
 			var names []string
@@ -140,7 +141,7 @@ func TestTranslateEmptyApply(t *testing.T) {
 		t.Fatal(err)
 	}
 	var in messages.InConfigData
-	if err := messages.Decode(msg.(*Command).Data, &in); err != nil || in.Op != messages.OpApply || len(in.States)+len(in.Rules) != 0 {
+	if err := messages.Decode(msg.(*light.Command).Data, &in); err != nil || in.Op != messages.OpApply || len(in.States)+len(in.Rules) != 0 {
 		t.Fatalf("confirmed empty apply: %+v %v", in, err)
 	}
 	if _, err := translate(messages.VerbApply, []byte(`{"rules":[{"from":"*","on":"x","to":"off"}]}`)); err != nil {
@@ -174,7 +175,7 @@ func TestTranslateEnableRules(t *testing.T) {
 				got = err.Error()
 			} else {
 				var in messages.InConfigData
-				if err := messages.Decode(msg.(*Command).Data, &in); err != nil {
+				if err := messages.Decode(msg.(*light.Command).Data, &in); err != nil {
 					t.Fatal(err)
 				}
 				got = fmt.Sprintf("%s %v", in.Op, in.IDs)
@@ -212,7 +213,7 @@ func TestTranslateLayer(t *testing.T) {
 				got = err.Error()
 			} else {
 				var in messages.InConfigData
-				if err := messages.Decode(msg.(*Command).Data, &in); err != nil {
+				if err := messages.Decode(msg.(*light.Command).Data, &in); err != nil {
 					t.Fatal(err)
 				}
 				l, _ := json.Marshal(in.Layer)
@@ -237,7 +238,7 @@ func TestTranslateApplyDryRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r, d := real.(*Command), dry.(*Command); r.DryRun || !d.DryRun || r.Type != d.Type || !bytes.Equal(r.Data, d.Data) {
+	if r, d := real.(*light.Command), dry.(*light.Command); r.DryRun || !d.DryRun || r.Type != d.Type || !bytes.Equal(r.Data, d.Data) {
 		t.Errorf("apply %+v\ndry run %+v: want the same input, marked", r, d)
 	}
 	for body, says := range map[string]string{
@@ -285,14 +286,14 @@ func TestTranslateIntents(t *testing.T) {
 			}
 			continue
 		}
-		c, ok := msg.(*Command)
+		c, ok := msg.(*light.Command)
 		if err != nil || !ok || c.Type != messages.InIntent || string(c.Data) != tt.want {
 			t.Errorf("%s %s: got %#v, %v; want intent %s", tt.verb, tt.body, msg, err, tt.want)
 		}
 	}
 	if msg, err := translate(messages.VerbIntents, []byte(`{}`)); err != nil {
 		t.Errorf("intents: %v", err)
-	} else if _, ok := msg.(*ListIntents); !ok {
+	} else if _, ok := msg.(*light.ListIntents); !ok {
 		t.Errorf("intents: %#v", msg)
 	}
 }
@@ -323,7 +324,7 @@ func TestTranslateScheduleZone(t *testing.T) {
 			msg, err := translateWith(tc.verb, []byte(tc.body), tc.c)
 			var got string
 			switch m := msg.(type) {
-			case *Command:
+			case *light.Command:
 				got = string(m.Data)
 			case *WhatIfReq:
 				got = string(m.Config)

@@ -1,4 +1,4 @@
-package light
+package service
 
 // The translation of a request into the input the light journals:
 // everything that can be checked without the light's state is checked
@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/lumen-home/lumen/actors/light"
 	"slices"
 	"strings"
 	"time"
@@ -134,11 +135,11 @@ var decoders = map[string]decoder{
 	messages.VerbWhy:              decodeWhy,
 	messages.VerbWhatIf:           decodeWhatIf,
 	messages.VerbRollback:         decodeRollback,
-	messages.VerbListTools:        empty(messages.VerbListTools, &ListTools{}),
-	messages.VerbIntents:          empty(messages.VerbIntents, &ListIntents{}),
+	messages.VerbListTools:        empty(messages.VerbListTools, &light.ListTools{}),
+	messages.VerbIntents:          empty(messages.VerbIntents, &light.ListIntents{}),
 	messages.VerbLearnIntent:      func(body []byte, _ checks) (any, error) { return learnIntent(body) },
 	messages.VerbDeleteIntent:     decodeDeleteIntent,
-	messages.VerbListSources:      empty(messages.VerbListSources, &Get{}),
+	messages.VerbListSources:      empty(messages.VerbListSources, &light.Get{}),
 	messages.VerbCreateSource:     decodeCreateSource,
 	messages.VerbDefineTransition: func(body []byte, c checks) (any, error) { return defineTransition(body, c.minInterval) },
 	messages.VerbFire:             decodeFire,
@@ -169,7 +170,7 @@ func command(typ string, v any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Command{Type: typ, Data: b}, nil
+	return &light.Command{Type: typ, Data: b}, nil
 }
 
 // config is the config input of op.
@@ -233,7 +234,7 @@ func decodeGet(b []byte, _ checks) (any, error) {
 	case r.Seq != 0 || r.At != nil:
 		return &GetAt{Seq: r.Seq, At: r.At}, nil
 	}
-	return &Get{}, nil
+	return &light.Get{}, nil
 }
 
 func decodeWhy(b []byte, _ checks) (any, error) {
@@ -264,7 +265,7 @@ func decodeWhatIf(b []byte, c checks) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	q.Config = msg.(*Command).Data
+	q.Config = msg.(*light.Command).Data
 	return q, nil
 }
 
@@ -359,7 +360,7 @@ func decodeApply(b []byte, c checks) (any, error) {
 		Layers: r.Layers, Plugins: pluginsUsed(sources, c.plugins)})
 	if err == nil {
 		// The same input, checked the same way, applied to a copy.
-		msg.(*Command).DryRun = r.DryRun
+		msg.(*light.Command).DryRun = r.DryRun
 	}
 	return msg, err
 }
@@ -557,7 +558,7 @@ func learnIntent(body []byte) (any, error) {
 	if err != nil {
 		return nil, bad("%v", err)
 	}
-	return &Command{Type: messages.InIntent, Data: data}, nil
+	return &light.Command{Type: messages.InIntent, Data: data}, nil
 }
 
 // defineTransition turns define_transition into one config input that
@@ -596,7 +597,7 @@ func defineTransition(body []byte, minInterval time.Duration) (any, error) {
 	if err != nil {
 		return nil, bad("%v", err)
 	}
-	return &Command{Type: messages.InConfig, Data: data}, nil
+	return &light.Command{Type: messages.InConfig, Data: data}, nil
 }
 
 // hasTopField reports whether body is a JSON object with the member name

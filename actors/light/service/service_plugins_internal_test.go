@@ -1,6 +1,7 @@
-package light
+package service
 
 import (
+	"github.com/lumen-home/lumen/actors/light"
 	"slices"
 	"testing"
 
@@ -33,7 +34,7 @@ func TestTranslateNamesPlugins(t *testing.T) {
 				t.Fatal(err)
 			}
 			var in messages.InConfigData
-			if err := messages.Decode(msg.(*Command).Data, &in); err != nil {
+			if err := messages.Decode(msg.(*light.Command).Data, &in); err != nil {
 				t.Fatal(err)
 			}
 			if !slices.Equal(in.Plugins, tt.want) {
@@ -47,7 +48,7 @@ func TestTranslateNamesPlugins(t *testing.T) {
 		t.Fatal(err)
 	}
 	var in messages.InConfigData
-	if err := messages.Decode(msg.(*Command).Data, &in); err != nil || in.Plugins != nil {
+	if err := messages.Decode(msg.(*light.Command).Data, &in); err != nil || in.Plugins != nil {
 		t.Errorf("plugins %v (%v), want none", in.Plugins, err)
 	}
 }
