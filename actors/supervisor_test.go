@@ -15,7 +15,6 @@ import (
 	"github.com/lumen-home/lumen/internal/lumentest"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/broker"
-	"github.com/lumen-home/lumen/nats/journal"
 )
 
 type crashy struct{ started chan struct{} }
@@ -126,12 +125,8 @@ func TestRootKnowsEachChildsLight(t *testing.T) {
 // journal: a restart output of the light, with cause 0, naming the actor.
 func TestJournaledStrategy(t *testing.T) {
 	ctx := context.Background()
-	b, err := broker.Start(ctx, broker.Config{DataDir: t.TempDir(), Listen: "127.0.0.1:0", Sync: "batch"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Shutdown()
-	j := journal.New(b.JetStream())
+	b := lumentest.StartBus(t, broker.Config{})
+	j := b.Journal
 	sys := actor.NewActorSystem()
 	s := actors.JournaledStrategy("k", "tool", j, clock.System(clock.Trust), t.Logf)
 	parent := sys.Root.Spawn(actor.PropsFromFunc(func(ctx actor.Context) {
@@ -176,12 +171,8 @@ func TestJournaledStrategy(t *testing.T) {
 // A failure journaled for a light never shows a URL's password.
 func TestJournalFailureRedacts(t *testing.T) {
 	ctx := context.Background()
-	b, err := broker.Start(ctx, broker.Config{DataDir: t.TempDir(), Listen: "127.0.0.1:0", Sync: "batch"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Shutdown()
-	j := journal.New(b.JetStream())
+	b := lumentest.StartBus(t, broker.Config{})
+	j := b.Journal
 	actors.JournalFailure(j, "k", messages.OutErrorData{Code: 502, Kind: messages.ErrorSource, Error: "source door: cannot reach mqtt://ann:s3cr3t@broker:1883"}, time.Now(), t.Logf)
 	lumentest.WaitFor(t, 5*time.Second, "the failure in the journal", func() bool {
 		m, err := j.LastMsg(ctx, "lumen.k.evt.out.error")

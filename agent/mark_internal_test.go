@@ -50,14 +50,10 @@ type markRig struct {
 
 func newMarkRig(t testing.TB, script ...agenttest.Step) *markRig {
 	t.Helper()
-	b, err := broker.Start(context.Background(), broker.Config{DataDir: t.TempDir(), Listen: "127.0.0.1:0", Sync: "batch"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(b.Shutdown)
+	b := lumentest.StartBus(t, broker.Config{})
 	srv := agenttest.New(script...)
 	t.Cleanup(srv.Close)
-	r := &markRig{t: t, j: journal.New(b.JetStream()), js: b, srv: srv, sys: actor.NewActorSystem()}
+	r := &markRig{t: t, j: b.Journal, js: b.Broker, srv: srv, sys: actor.NewActorSystem()}
 	r.cfg = Config{Light: "k", Journal: r.j, Tools: &Tools{Light: okLight{}}, Logf: t.Logf, CallTimeout: time.Minute, MarkEvery: 20 * time.Millisecond,
 		Model: NewOpenAI(ModelConfig{BaseURL: srv.BaseURL(), Model: "scripted", MaxRetries: -1})}
 	r.cfg.markHook = func(seq uint64) {

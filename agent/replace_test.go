@@ -16,9 +16,9 @@ import (
 	"github.com/lumen-home/lumen/actors/source/datasource"
 	"github.com/lumen-home/lumen/agent"
 	"github.com/lumen-home/lumen/agent/agenttest"
+	"github.com/lumen-home/lumen/internal/lumentest"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/broker"
-	"github.com/lumen-home/lumen/nats/journal"
 	"github.com/lumen-home/lumen/nats/wire"
 )
 
@@ -33,17 +33,9 @@ const doorbellToken = "0123456789abcdef0123456789abcdef"
 func realLight(t *testing.T) wire.Light {
 	t.Helper()
 	ctx := context.Background()
-	b, err := broker.Start(ctx, broker.Config{DataDir: t.TempDir(), Listen: "127.0.0.1:0", Sync: "batch"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(b.Shutdown)
-	nc, err := b.Connect()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
-	j := journal.New(b.JetStream())
+	b := lumentest.StartBus(t, broker.Config{})
+	nc := b.Conn(t)
+	j := b.Journal
 	sys := actor.NewActorSystem()
 	lp, err := light.Props(light.Config{Name: "k", Journal: j, Clock: clock.System(clock.Trust), Logf: t.Logf})
 	if err != nil {

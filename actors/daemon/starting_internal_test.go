@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lumen-home/lumen/internal/lumentest"
 	"github.com/lumen-home/lumen/nats/broker"
 	"github.com/lumen-home/lumen/nats/wire"
 )
@@ -15,16 +16,8 @@ import (
 // (here: not yet subscribed again), the placeholder is gone.
 func TestStartingLightsAnswer503(t *testing.T) {
 	ctx := context.Background()
-	b, err := broker.Start(ctx, broker.Config{DataDir: t.TempDir(), Listen: "127.0.0.1:0", Sync: "batch"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(b.Shutdown)
-	nc, err := b.Connect()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
+	b := lumentest.StartBus(t, broker.Config{})
+	nc := b.Conn(t)
 	s, err := answerStarting(nc, []string{"a", "b"})
 	if err != nil {
 		t.Fatal(err)

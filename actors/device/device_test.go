@@ -1,7 +1,6 @@
 package device_test
 
 import (
-	"context"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -20,6 +19,7 @@ import (
 	"github.com/lumen-home/lumen/hardware"
 	"github.com/lumen-home/lumen/hardware/hwtest"
 	"github.com/lumen-home/lumen/hardware/render"
+	"github.com/lumen-home/lumen/internal/lumentest"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/broker"
 	"github.com/lumen-home/lumen/nats/journal"
@@ -46,17 +46,9 @@ const config = `{"op":"apply","states":[
 
 func newRig(t *testing.T) *rig {
 	t.Helper()
-	br, err := broker.Start(context.Background(), broker.Config{DataDir: t.TempDir(), Listen: "127.0.0.1:0", Sync: "batch"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(br.Shutdown)
-	j := journal.New(br.JetStream())
-	nc, err := br.Connect()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
+	br := lumentest.StartBus(t, broker.Config{})
+	j := br.Journal
+	nc := br.Conn(t)
 	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
 		return slog.New(slog.NewTextHandler(io.Discard, nil))
 	}))

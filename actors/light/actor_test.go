@@ -1,11 +1,7 @@
 package light_test
 
 import (
-	"context"
 	"encoding/json"
-	"fmt"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -13,47 +9,20 @@ import (
 
 	"github.com/lumen-home/lumen/actors/clock/clocktest"
 	"github.com/lumen-home/lumen/actors/light"
+	"github.com/lumen-home/lumen/internal/lumentest"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/broker"
-	"github.com/lumen-home/lumen/nats/journal"
 )
-
-type logs struct {
-	mu    sync.Mutex
-	lines []string
-}
-
-func (l *logs) logf(format string, args ...any) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.lines = append(l.lines, strings.TrimSpace(fmt.Sprintf(format, args...)))
-}
-
-func (l *logs) contains(s string) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	for _, line := range l.lines {
-		if strings.Contains(line, s) {
-			return true
-		}
-	}
-	return false
-}
 
 // Until the clock is synchronized a due timer waits, and the light says
 // so; once it is, the timer fires (late).
 func TestTimersWaitForClockSync(t *testing.T) {
-	ctx := context.Background()
-	b, err := broker.Start(ctx, broker.Config{DataDir: t.TempDir(), Listen: "127.0.0.1:0", Sync: "batch"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Shutdown()
-	j := journal.New(b.JetStream())
+	b := lumentest.StartBus(t, broker.Config{})
+	j := b.Journal
 	clock := clocktest.New(time.Date(2026, 11, 24, 23, 0, 0, 0, time.UTC))
 	clock.SetSynced(false)
-	var l logs
-	props, err := light.Props(light.Config{Name: "k", Journal: j, Clock: clock, ClockPoll: 5 * time.Second, Logf: l.logf})
+	var l lumentest.Buffer
+	props, err := light.Props(light.Config{Name: "k", Journal: j, Clock: clock, ClockPoll: 5 * time.Second, Logf: l.Logf})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,8 +61,8 @@ func TestTimersWaitForClockSync(t *testing.T) {
 	if g := get(); g.State != "off" || len(g.Timers) != 1 {
 		t.Fatalf("the timer fired before the clock was synchronized: %+v", g)
 	}
-	if !l.contains("not synchronized") {
-		t.Fatalf("the light does not say why the timer waits: %v", l.lines)
+	if !l.Contains("not synchronized") {
+		t.Fatalf("the light does not say why the timer waits: %v", l.String())
 	}
 	clock.SetSynced(true)
 	// At its next look the light arms the timer, whose deadline passed:

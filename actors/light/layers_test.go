@@ -12,9 +12,9 @@ import (
 	"github.com/lumen-home/lumen/actors/clock/clocktest"
 	"github.com/lumen-home/lumen/actors/light"
 	"github.com/lumen-home/lumen/actors/light/past"
+	"github.com/lumen-home/lumen/internal/lumentest"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/broker"
-	"github.com/lumen-home/lumen/nats/journal"
 )
 
 // A layer that lasts for a while ends at its deadline, which the light
@@ -22,12 +22,8 @@ import (
 // outlived it. The journal replays to the same outputs.
 func TestLayerDeadline(t *testing.T) {
 	ctx := context.Background()
-	b, err := broker.Start(ctx, broker.Config{DataDir: t.TempDir(), Listen: "127.0.0.1:0", Sync: "batch"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Shutdown()
-	j := journal.New(b.JetStream())
+	b := lumentest.StartBus(t, broker.Config{})
+	j := b.Journal
 	clock := clocktest.New(time.Date(2026, 11, 24, 20, 0, 0, 0, time.UTC))
 	sys := actor.NewActorSystem()
 	spawn := func() *actor.PID {

@@ -17,6 +17,7 @@ import (
 	"github.com/lumen-home/lumen/actors/light"
 	"github.com/lumen-home/lumen/actors/light/service"
 	"github.com/lumen-home/lumen/actors/tool"
+	"github.com/lumen-home/lumen/internal/lumentest"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/broker"
 	"github.com/lumen-home/lumen/nats/journal"
@@ -72,17 +73,9 @@ func (m *meter) counts() (runs, restarts map[string]int) {
 func newRig(t *testing.T) *rig {
 	t.Helper()
 	ctx := context.Background()
-	b, err := broker.Start(ctx, broker.Config{DataDir: t.TempDir(), Listen: "127.0.0.1:0", Sync: "batch"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(b.Shutdown)
-	nc, err := b.Connect()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
-	r := &rig{t: t, sys: actor.NewActorSystem(), nc: nc, j: journal.New(b.JetStream()), clock: clocktest.New(time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)),
+	b := lumentest.StartBus(t, broker.Config{})
+	nc := b.Conn(t)
+	r := &rig{t: t, sys: actor.NewActorSystem(), nc: nc, j: b.Journal, clock: clocktest.New(time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)),
 		meter: meter{runs: map[string]int{}, restarts: map[string]int{}}}
 	lp, err := light.Props(light.Config{Name: "k", Journal: r.j, Clock: r.clock, Logf: t.Logf})
 	if err != nil {

@@ -3,13 +3,12 @@ package tool
 import (
 	"context"
 	"encoding/json"
-	"fmt"
+	"github.com/lumen-home/lumen/internal/lumentest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -45,23 +44,6 @@ func compileCache(t *testing.T) string {
 	return d
 }
 
-type logBuf struct {
-	mu    sync.Mutex
-	lines []string
-}
-
-func (l *logBuf) logf(format string, args ...any) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.lines = append(l.lines, fmt.Sprintf(format, args...))
-}
-
-func (l *logBuf) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return strings.Join(l.lines, "\n")
-}
-
 // Plugins are the directory's valid *.wasm files; a bad one is logged at
 // start and fails every run with why, a badly named one is left out.
 func TestPlugins(t *testing.T) {
@@ -87,8 +69,8 @@ func TestPlugins(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(dir, "sub.wasm"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	var log logBuf
-	p := OpenPlugins(PluginsConfig{Dir: dir, Engine: plugins.Config{CacheDir: compileCache(t)}, Logf: log.logf})
+	log := &lumentest.Buffer{}
+	p := OpenPlugins(PluginsConfig{Dir: dir, Engine: plugins.Config{CacheDir: compileCache(t)}, Logf: log.Logf})
 	defer p.Close()
 	if got := p.Names(); !slices.Equal(got, []string{"broken", "hello", "reactor"}) {
 		t.Fatalf("plugins %v, want [broken hello reactor]", got)
@@ -147,8 +129,8 @@ func TestPlugins(t *testing.T) {
 	}
 
 	// No directory, no plugins, no noise.
-	log = logBuf{}
-	none := OpenPlugins(PluginsConfig{Dir: filepath.Join(dir, "missing"), Logf: log.logf})
+	log = &lumentest.Buffer{}
+	none := OpenPlugins(PluginsConfig{Dir: filepath.Join(dir, "missing"), Logf: log.Logf})
 	if len(none.Names()) != 0 || log.String() != "" {
 		t.Fatalf("a missing directory: %v %q", none.Names(), log.String())
 	}

@@ -70,6 +70,14 @@ func (l *Buffer) Write(p []byte) (int, error) {
 	return l.b.Write(p)
 }
 
+// Logf writes one line, for the Logf of a library's config.
+func (l *Buffer) Logf(format string, args ...any) {
+	fmt.Fprintf(l, strings.TrimSuffix(format, "\n")+"\n", args...)
+}
+
+// Contains reports whether s was written.
+func (l *Buffer) Contains(s string) bool { return strings.Contains(l.String(), s) }
+
 func (l *Buffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()

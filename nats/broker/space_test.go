@@ -3,11 +3,9 @@ package broker_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -40,32 +38,9 @@ func fill(t *testing.T, disk string) func() {
 	}
 }
 
-// logs collects a broker's log lines.
-type logs struct {
-	mu    sync.Mutex
-	lines []string
-}
-
-func (l *logs) logf(format string, args ...any) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.lines = append(l.lines, fmt.Sprintf(format, args...))
-}
-
-func (l *logs) has(s string) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	for _, line := range l.lines {
-		if strings.Contains(line, s) {
-			return true
-		}
-	}
-	return false
-}
-
 // smallBroker starts a broker on a 32 MiB tmpfs, with a budget chosen
 // from its free space as the daemon does.
-func smallBroker(t *testing.T, reserve int64) (*broker.Broker, string, *logs) {
+func smallBroker(t *testing.T, reserve int64) (*broker.Broker, string, *lumentest.Buffer) {
 	t.Helper()
 	disk := lumentest.Tmpfs(t, 32*mib)
 	data := filepath.Join(disk, "data")
@@ -73,9 +48,9 @@ func smallBroker(t *testing.T, reserve int64) (*broker.Broker, string, *logs) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := &logs{}
+	l := &lumentest.Buffer{}
 	b := start(t, broker.Config{DataDir: data, Listen: "127.0.0.1:0", MaxBytes: broker.StreamBytes(budget.Bytes), StoreMax: budget.Bytes,
-		Reserve: reserve, Logf: l.logf})
+		Reserve: reserve, Logf: l.Logf})
 	return b, disk, l
 }
 
@@ -162,8 +137,8 @@ func TestReloadAfterWriteError(t *testing.T) {
 		t.Error("WriteFailed's channel is still closed after the reload")
 	default:
 	}
-	if !l.has("JetStream is reloaded") {
-		t.Errorf("no log line says JetStream was reloaded: %q", l.lines)
+	if !l.Contains("JetStream is reloaded") {
+		t.Errorf("no log line says JetStream was reloaded: %q", l.String())
 	}
 	var n int
 	if err := j.Replay(ctx, subj, 1, 0, func(journal.Msg) error { n++; return nil }); err != nil {
@@ -177,11 +152,7 @@ func TestReloadAfterWriteError(t *testing.T) {
 // BenchmarkRoom is the price of asking the disk for room before each
 // new input: one statfs.
 func BenchmarkRoom(b *testing.B) {
-	br, err := broker.Start(context.Background(), broker.Config{DataDir: b.TempDir(), Listen: "127.0.0.1:0"})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer br.Shutdown()
+	br := lumentest.StartBus(b, broker.Config{})
 	for b.Loop() {
 		if err := br.Room(); err != nil {
 			b.Fatal(err)

@@ -14,6 +14,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/nats-io/nkeys"
 
+	"github.com/lumen-home/lumen/internal/lumentest"
 	"github.com/lumen-home/lumen/nats/broker"
 	"github.com/lumen-home/lumen/nats/house"
 	"github.com/lumen-home/lumen/nats/journal"
@@ -217,13 +218,8 @@ func piVia(t *testing.T, leaf, data, name, inst, seed string, lights ...string) 
 	}
 	_, port, _ := net.SplitHostPort(leaf)
 	ctx := context.Background()
-	b, err := broker.Start(ctx, broker.Config{DataDir: t.TempDir(), Listen: "127.0.0.1:0", Lights: lights,
-		Name: house.ServerName(name, inst), Domain: name,
-		Hub: &broker.HubLink{URL: "tls://localhost:" + port, Seed: seed, CAs: cas}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(b.Shutdown)
+	b := lumentest.StartBus(t, broker.Config{Lights: lights, Name: house.ServerName(name, inst), Domain: name,
+		Hub: &broker.HubLink{URL: "tls://localhost:" + port, Seed: seed, CAs: cas}}).Broker
 	if _, err := b.JetStream().CreateOrUpdatePushConsumer(ctx, subject.Stream, house.ConsumerConfig(name)); err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/lumen-home/lumen/internal/lumentest"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/broker"
 	"github.com/lumen-home/lumen/nats/ingress"
@@ -23,18 +24,14 @@ import (
 func TestIngress(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	b, err := broker.Start(ctx, broker.Config{DataDir: t.TempDir(), Listen: "127.0.0.1:0", Lights: []string{"demo"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Shutdown()
+	b := lumentest.StartBus(t, broker.Config{Lights: []string{"demo"}})
 	d, err := b.Connect()
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer d.Close()
 	now := time.Date(2026, 11, 28, 15, 0, 0, 0, time.UTC)
-	j := journal.New(b.JetStream())
+	j := b.Journal
 	in, err := ingress.Start(ingress.Config{Conn: d, Journal: j, Lights: []string{"demo"}, Now: func() time.Time { return now }})
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/lumen-home/lumen/internal/lumentest"
 	"github.com/lumen-home/lumen/nats/broker"
 	"github.com/lumen-home/lumen/nats/journal"
 	"github.com/lumen-home/lumen/nats/subject"
@@ -23,12 +24,8 @@ import (
 func TestHistoryService(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	b, err := broker.Start(ctx, broker.Config{DataDir: t.TempDir(), Listen: "127.0.0.1:0"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Shutdown()
-	own := journal.New(b.JetStream())
+	b := lumentest.StartBus(t, broker.Config{})
+	own := b.Journal
 	// 3,000 events of two lights, about 1 KB each: several batches.
 	pad := strings.Repeat("x", 1000)
 	for i := range 3000 {

@@ -12,6 +12,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/lumen-home/lumen/internal/lumentest"
 	"github.com/lumen-home/lumen/nats/broker"
 	"github.com/lumen-home/lumen/nats/journal"
 	"github.com/lumen-home/lumen/nats/subject"
@@ -20,18 +21,11 @@ import (
 // startBroker runs a real embedded server on dir until the test ends.
 func startBroker(tb testing.TB, cfg broker.Config) *broker.Broker {
 	tb.Helper()
-	if cfg.DataDir == "" {
-		cfg.DataDir = tb.TempDir()
+	cfg.Listen = ""
+	if cfg.Sync == "" {
+		cfg.Sync = broker.SyncAlways // as a daemon runs
 	}
-	cfg.Listen = "127.0.0.1:0"
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	b, err := broker.Start(ctx, cfg)
-	if err != nil {
-		tb.Fatalf("broker.Start: %v", err)
-	}
-	tb.Cleanup(b.Shutdown)
-	return b
+	return lumentest.StartBus(tb, cfg).Broker
 }
 
 func newJournal(tb testing.TB) *journal.Journal {

@@ -8,6 +8,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/micro"
 
+	"github.com/lumen-home/lumen/internal/lumentest"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/broker"
 	"github.com/lumen-home/lumen/nats/subject"
@@ -114,17 +115,9 @@ func TestChangesGenAfterSync(t *testing.T) {
 // twoConns starts a broker and connects the daemon and a person to it.
 func twoConns(ctx context.Context, t *testing.T) (daemon, person *nats.Conn) {
 	t.Helper()
-	b, err := broker.Start(ctx, broker.Config{DataDir: t.TempDir(), Listen: "127.0.0.1:0"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(b.Shutdown)
+	b := lumentest.StartBus(t, broker.Config{})
 	conn := func() *nats.Conn {
-		nc, err := b.Connect()
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(nc.Close)
+		nc := b.Conn(t)
 		return nc
 	}
 	return conn(), conn()
