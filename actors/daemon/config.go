@@ -385,3 +385,38 @@ func DataDir() string {
 	}
 	return "lumen-data"
 }
+
+// FlagKeys are lumen up's flags that set a key of lumen.yaml, and that
+// key (a dotted path): a flag given on the command line wins over it
+// (LoadConfig).
+func FlagKeys() map[string]string {
+	return map[string]string{"listen": "listen", "light": "lights", "sync": "sync", "user": "user", "password": "password",
+		"clock": "clock", "snapshot-every": "snapshot_every", "group": "groups", "max-bytes": "max_bytes", "allow-net": "allow_net",
+		"http": "http", "http-name": "http_names", "mqtt": "mqtt", "hub": "hub", "creds": "creds", "hardware": "hardware.driver", "openai-base-url": "agent.base_url", "model": "agent.model",
+		"agent-max-turns": "agent.max_turns", "agent-timeout": "agent.timeout", "agent-forbid": "agent.forbid", "agent-stream": "agent.stream",
+		"transcribe-model": "agent.transcribe_model", "speech-model": "agent.speech_model", "voice": "agent.voice",
+		"home": "home", "weather-url": "weather_url", "geocoding-url": "geocoding_url", "weather-units": "weather_units", "search-url": "search_url"}
+}
+
+// LoadConfig reads the configuration file under flags, the settings the
+// command line gave: file, or lumen.yaml in flags.Data when file is ""
+// (then a missing file is no error). The keys in given (FlagKeys' values
+// of the flags given) keep flags' values. It does not validate.
+func LoadConfig(file string, flags Config, given []string) (Config, error) {
+	explicit := file != ""
+	if file == "" {
+		file = filepath.Join(flags.Data, "lumen.yaml")
+	}
+	cfg := flags
+	b, err := os.ReadFile(file)
+	switch {
+	case errors.Is(err, os.ErrNotExist) && !explicit:
+	case err != nil:
+		return cfg, fmt.Errorf("config: %w", err)
+	default:
+		if err := cfg.Decode(b, given); err != nil {
+			return cfg, fmt.Errorf("config %s: %w", file, err)
+		}
+	}
+	return cfg, nil
+}

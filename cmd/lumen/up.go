@@ -8,7 +8,6 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -160,20 +159,16 @@ func (homeFlag) Type() string { return "LAT,LON" }
 // loadUpConfig reads the configuration file under the flags that were
 // given.
 func loadUpConfig(cmd *cobra.Command, flags daemon.Config, file string) (daemon.Config, error) {
-	explicit := file != ""
-	if file == "" {
-		file = filepath.Join(flags.Data, "lumen.yaml")
-	}
-	cfg := flags
-	b, err := os.ReadFile(file)
-	switch {
-	case errors.Is(err, os.ErrNotExist) && !explicit:
-	case err != nil:
-		return cfg, fmt.Errorf("config: %w", err)
-	default:
-		if err := mergeFile(cmd.Flags(), &cfg, b); err != nil {
-			return cfg, fmt.Errorf("config %s: %w", file, err)
+	keys := daemon.FlagKeys()
+	var given []string
+	cmd.Flags().Visit(func(f *pflag.Flag) {
+		if key, ok := keys[f.Name]; ok {
+			given = append(given, key)
 		}
+	})
+	cfg, err := daemon.LoadConfig(file, flags, given)
+	if err != nil {
+		return cfg, err
 	}
 	cfg.Agent.APIKey = os.Getenv("OPENAI_API_KEY")
 	cfg.SourceMinInterval = sourceMinInterval(cmd.ErrOrStderr())
@@ -183,24 +178,6 @@ func loadUpConfig(cmd *cobra.Command, flags daemon.Config, file string) (daemon.
 		return cfg, usageError{err}
 	}
 	return cfg, nil
-}
-
-// mergeFile decodes lumen.yaml over cfg, but for the keys whose flags
-// were given: flags win.
-func mergeFile(flags *pflag.FlagSet, cfg *daemon.Config, b []byte) error {
-	keys := map[string]string{"listen": "listen", "light": "lights", "sync": "sync", "user": "user", "password": "password",
-		"clock": "clock", "snapshot-every": "snapshot_every", "group": "groups", "max-bytes": "max_bytes", "allow-net": "allow_net",
-		"http": "http", "http-name": "http_names", "mqtt": "mqtt", "hub": "hub", "creds": "creds", "hardware": "hardware.driver", "openai-base-url": "agent.base_url", "model": "agent.model",
-		"agent-max-turns": "agent.max_turns", "agent-timeout": "agent.timeout", "agent-forbid": "agent.forbid", "agent-stream": "agent.stream",
-		"transcribe-model": "agent.transcribe_model", "speech-model": "agent.speech_model", "voice": "agent.voice",
-		"home": "home", "weather-url": "weather_url", "geocoding-url": "geocoding_url", "weather-units": "weather_units", "search-url": "search_url"}
-	var given []string
-	flags.Visit(func(f *pflag.Flag) {
-		if key, ok := keys[f.Name]; ok {
-			given = append(given, key)
-		}
-	})
-	return cfg.Decode(b, given)
 }
 
 // runDaemon runs lumen up until ctx ends: the daemon, its ready line and

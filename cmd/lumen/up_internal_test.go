@@ -11,10 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/spf13/pflag"
 
-	"github.com/lumen-home/lumen/actors/daemon"
-	"github.com/lumen-home/lumen/agent"
 	"github.com/lumen-home/lumen/nats/broker"
 )
 
@@ -119,44 +116,3 @@ func TestUpPortTaken(t *testing.T) {
 	}
 }
 
-// lumen.yaml gives every setting a flag does not: a flag given on the
-// command line wins over its key, also inside a section.
-func TestConfigFileUnderFlags(t *testing.T) {
-	cfg := daemon.DefaultConfig(t.TempDir())
-	fs := pflag.NewFlagSet("up", pflag.ContinueOnError)
-	fs.StringVar(&cfg.Listen, "listen", cfg.Listen, "")
-	fs.StringArrayVar(&cfg.Lights, "light", cfg.Lights, "")
-	fs.StringVar(&cfg.Hardware.Driver, "hardware", cfg.Hardware.Driver, "")
-	fs.StringVar(&cfg.Agent.Model, "model", "", "")
-	if err := fs.Parse([]string{"--listen", "127.0.0.1:0", "--hardware", "sim"}); err != nil {
-		t.Fatal(err)
-	}
-	file := `listen: 0.0.0.0:4222
-lights: [kitchen, hall]
-snapshot_every: 50
-hardware: {driver: rpi, pixels: 8, gestures: {hold_ms: 900}}
-agent: {model: llama3.1, max_turns: 4}
-home: {lat: 48.85, lon: 2.35}
-weather_units: metric
-search_url: https://searx.example/search
-`
-	if err := mergeFile(fs, &cfg, []byte(file)); err != nil {
-		t.Fatal(err)
-	}
-	switch {
-	case cfg.Listen != "127.0.0.1:0" || cfg.Hardware.Driver != "sim":
-		t.Errorf("a flag lost to the file: listen %s, hardware %s", cfg.Listen, cfg.Hardware.Driver)
-	case !slices.Equal(cfg.Lights, []string{"kitchen", "hall"}) || cfg.SnapshotEvery != 50 || cfg.Hardware.Pixels != 8 || cfg.Hardware.Gestures.HoldMs != 900:
-		t.Errorf("the file's keys: %+v", cfg)
-	case cfg.Agent.Model != "llama3.1" || cfg.Agent.MaxTurns != 4 || cfg.Agent.Timeout != agent.DefaultCallTimeout:
-		t.Errorf("agent %+v", cfg.Agent)
-	case cfg.Home == nil || cfg.Home.Lat != 48.85 || cfg.Home.Lon != 2.35 || cfg.WeatherUnits != "metric" || cfg.SearchURL != "https://searx.example/search":
-		t.Errorf("weather and search: %+v %q %q", cfg.Home, cfg.WeatherUnits, cfg.SearchURL)
-	}
-	if err := mergeFile(fs, &cfg, []byte("lisen: 1\n")); err == nil || !strings.Contains(err.Error(), "lisen") {
-		t.Errorf("an unknown key: %v", err)
-	}
-	if err := mergeFile(fs, &cfg, nil); err != nil {
-		t.Errorf("an empty file: %v", err)
-	}
-}
