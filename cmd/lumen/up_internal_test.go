@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-
 	"github.com/lumen-home/lumen/nats/broker"
 )
 
@@ -115,4 +114,3 @@ func TestUpPortTaken(t *testing.T) {
 		})
 	}
 }
-
