@@ -41,8 +41,7 @@ func (s *Server) listLights(ctx context.Context) ([]LightInfo, error) {
 	out := make([]LightInfo, 0, len(names))
 	for _, r := range s.wire.RequestAll(ctx, names, messages.VerbLED, nil) {
 		info := LightInfo{Light: r.Light}
-		var led messages.LEDReply
-		if r.Err == nil && json.Unmarshal(r.Body, &led) == nil {
+		if led, err := wire.As[messages.LEDReply](r); err == nil {
 			info.State = led.State
 			if len(led.Raw) > 0 {
 				info.Color = led.Raw[0]

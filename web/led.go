@@ -36,7 +36,7 @@ func (s *Server) lightLED(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
-	b, err := s.wire.Request(ctx, light, messages.VerbLED, nil)
+	led, err := s.wire.Light(light).LED(ctx)
 	cancel()
 	if errors.Is(err, wire.ErrNoLight) {
 		s.noLight(w, r, light)
@@ -44,7 +44,7 @@ func (s *Server) lightLED(w http.ResponseWriter, r *http.Request) {
 	}
 	var now []LEDEvent
 	if err == nil {
-		now = append(now, ledNow(light, b))
+		now = append(now, ledNow(light, led))
 	}
 	s.ledStream(w, r, []string{subject.LED(light), subject.LEDFrames(light)}, now)
 }
@@ -54,8 +54,8 @@ func (s *Server) allLED(w http.ResponseWriter, r *http.Request) {
 	var now []LEDEvent
 	if names, err := s.lightNames(ctx); err == nil {
 		for _, rep := range s.wire.RequestAll(ctx, names, messages.VerbLED, nil) {
-			if rep.Err == nil {
-				now = append(now, ledNow(rep.Light, rep.Body))
+			if led, err := wire.As[messages.LEDReply](rep); err == nil {
+				now = append(now, ledNow(rep.Light, led))
 			}
 		}
 	}
@@ -64,9 +64,7 @@ func (s *Server) allLED(w http.ResponseWriter, r *http.Request) {
 }
 
 // ledNow is the led verb's reply as an event.
-func ledNow(light string, b []byte) LEDEvent {
-	var rep messages.LEDReply
-	_ = json.Unmarshal(b, &rep)
+func ledNow(light string, rep messages.LEDReply) LEDEvent {
 	return LEDEvent{Light: light, LEDEvent: messages.LEDEvent{State: rep.State, Time: time.Now().UTC(), Pixels: rep.Pixels, Raw: rep.Raw}}
 }
 

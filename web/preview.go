@@ -38,8 +38,8 @@ func (s *Server) preview(w http.ResponseWriter, r *http.Request) {
 		}
 		frames = n
 	}
-	var g messages.GetReply
-	if err := s.wire.Call(r.Context(), light, messages.VerbGet, nil, &g); err != nil {
+	g, err := s.wire.Light(light).Get(r.Context())
+	if err != nil {
 		s.refused(w, r, light, nil, err)
 		return
 	}

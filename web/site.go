@@ -8,8 +8,9 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/lumen-home/lumen/nats/broker"
 	"github.com/nats-io/nats.go"
+
+	"github.com/lumen-home/lumen/nats/broker"
 )
 
 // A Site is the HTTP door on its port: the listener, bound before the

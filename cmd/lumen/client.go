@@ -83,15 +83,34 @@ func (a *app) requestOn(ctx context.Context, nc *nats.Conn, verb string, body an
 // requestWithin is requestOn with its own timeout.
 func (a *app) requestWithin(ctx context.Context, nc *nats.Conn, verb string, body any, timeout time.Duration) ([]byte, error) {
 	b, err := wire.New(nc, wire.WithTimeout(timeout), wire.WithWho(messages.WhoCLI)).Request(ctx, a.light, verb, body)
+	return b, a.inWords(nc, verb, err, timeout)
+}
+
+// call sends one typed request (send, e.g. wire.Light.History) to
+// --light, its refusal in the user's words as request's.
+func call[T any](ctx context.Context, a *app, verb string, send func(wire.Light, context.Context) (T, error)) (T, error) {
+	nc, err := a.open(ctx)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	defer nc.Close()
+	v, err := send(a.client(nc).Light(a.light), ctx)
+	return v, a.inWords(nc, verb, err, time.Duration(a.timeout))
+}
+
+// inWords puts the error of a request of verb to --light in the user's
+// words.
+func (a *app) inWords(nc *nats.Conn, verb string, err error, timeout time.Duration) error {
 	if errors.Is(err, wire.ErrNoLight) {
-		return nil, a.noSuchLight(nc)
+		return a.noSuchLight(nc)
 	}
 	if we := (*wire.Error)(nil); errors.As(err, &we) {
 		// The user ran a command, not a verb: drop the verb the light
 		// names its refusal with, and name commands as they type them.
 		err = &wire.Error{Code: we.Code, Msg: inCLIWords(strings.TrimPrefix(we.Msg, verb+": "))}
 	}
-	return b, a.explain(err, timeout)
+	return a.explain(err, timeout)
 }
 
 // cliWords are the CLI commands of the wire's verbs (messages.Verb.CLI),
@@ -133,6 +152,15 @@ func (a *app) explain(err error, timeout time.Duration) error {
 	return err
 }
 
+// printValue prints a typed reply as --json prints a reply.
+func (a *app) printValue(v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return a.printJSON(b)
+}
+
 func (a *app) printJSON(b []byte) error {
 	var out bytes.Buffer
 	if err := json.Indent(&out, b, "", "  "); err != nil {
@@ -167,12 +195,8 @@ func (a *app) get(ctx context.Context) (g messages.GetReply, err error) {
 }
 
 // getAt is get at a past seq or time (q), or now (q empty).
-func (a *app) getAt(ctx context.Context, q messages.GetRequest) (g messages.GetReply, err error) {
-	b, err := a.request(ctx, messages.VerbGet, q)
-	if err == nil && json.Unmarshal(b, &g) != nil {
-		err = fmt.Errorf("unexpected reply: %s", b)
-	}
-	return g, err
+func (a *app) getAt(ctx context.Context, q messages.GetRequest) (messages.GetReply, error) {
+	return call(ctx, a, messages.VerbGet, func(l wire.Light, ctx context.Context) (messages.GetReply, error) { return l.GetAt(ctx, q) })
 }
 
 // printReply prints a mutation's reply for a person.

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"time"
@@ -61,13 +60,9 @@ light on a Pi's real pins refuses it (409).`,
 				if i > 0 {
 					time.Sleep(time.Duration(pulseFor))
 				}
-				body, err := a.requestOn(cmd.Context(), nc, messages.VerbGPIO, messages.GPIORequest{Pin: &pin, Level: &l})
-				if err != nil {
+				r, err := a.client(nc).Light(a.light).GPIO(cmd.Context(), pin, l)
+				if err := a.inWords(nc, messages.VerbGPIO, err, time.Duration(a.timeout)); err != nil {
 					return err
-				}
-				var r messages.GPIOReply
-				if err := json.Unmarshal(body, &r); err != nil {
-					return fmt.Errorf("gpio: the light's reply %s: %w", body, err)
 				}
 				changed = changed || r.Changed
 			}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/messages/describe"
+	"github.com/lumen-home/lumen/nats/wire"
 )
 
 func newHistory(a *app) *cobra.Command {
@@ -28,16 +28,12 @@ right after one; 'lumen rollback N' goes back to it.`,
   lumen rollback 120`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			b, err := a.request(cmd.Context(), messages.VerbHistory, struct{}{})
+			h, err := call(cmd.Context(), a, messages.VerbHistory, wire.Light.History)
 			if err != nil {
 				return err
 			}
 			if a.jsonOut {
-				return a.printJSON(b)
-			}
-			var h messages.HistoryReply
-			if err := json.Unmarshal(b, &h); err != nil {
-				return fmt.Errorf("unexpected reply: %s", b)
+				return a.printValue(h)
 			}
 			if len(h.Changes) == 0 {
 				fmt.Fprintf(a.stdout, "light %s has no configuration change in its journal\n", h.Light)
@@ -152,13 +148,9 @@ func (a *app) configYAML(ctx context.Context, seq uint64) (string, error) {
 // changeYAML is the configuration before and after change seq: the
 // one after the change prev before it in the history, or none (prev 0).
 func (a *app) changeYAML(ctx context.Context, seq uint64) (prev uint64, before, after string, err error) {
-	b, err := a.request(ctx, messages.VerbHistory, struct{}{})
+	h, err := call(ctx, a, messages.VerbHistory, wire.Light.History)
 	if err != nil {
 		return 0, "", "", err
-	}
-	var h messages.HistoryReply
-	if err := json.Unmarshal(b, &h); err != nil {
-		return 0, "", "", fmt.Errorf("unexpected reply: %s", b)
 	}
 	for _, c := range h.Changes {
 		if c.Seq == seq {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -152,9 +151,8 @@ func (a *app) mutateAll(ctx context.Context, nc *nats.Conn, verb string, body an
 			fmt.Fprintf(w, "%s\terror: %v\n", r.Light, a.explain(r.Err, time.Duration(a.timeout)))
 			continue
 		}
-		var rep messages.Reply
 		line := "done"
-		if json.Unmarshal(r.Body, &rep) == nil && len(rep.Outputs) > 0 {
+		if rep, err := wire.As[messages.Reply](r); err == nil && len(rep.Outputs) > 0 {
 			var d describe.Events
 			for _, o := range rep.Outputs {
 				line = d.Output(o)
@@ -213,8 +211,8 @@ func newLs(a *app) *cobra.Command {
 			w := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(w, "LIGHT\tSTATE\tCOLOR\tLAST INPUT\tSOURCES\tAGENT\tGROUPS")
 			for i, r := range running {
-				var g messages.GetReply
-				if gets[i].Err != nil || json.Unmarshal(gets[i].Body, &g) != nil {
+				g, err := wire.As[messages.GetReply](gets[i])
+				if err != nil {
 					fmt.Fprintf(w, "%s\t(%v)\n", r.Light, a.explain(gets[i].Err, time.Duration(a.timeout)))
 					continue
 				}
@@ -239,8 +237,8 @@ func unreachable(l house.Absent) string {
 // color is the color the light's LED shows, as #rrggbb: before gamma
 // and the brightness cap (the duty of its pixels is for the hardware).
 func color(r wire.Reply) string {
-	var led messages.LEDReply
-	if r.Err != nil || json.Unmarshal(r.Body, &led) != nil || len(led.Raw) == 0 {
+	led, err := wire.As[messages.LEDReply](r)
+	if err != nil || len(led.Raw) == 0 {
 		return "-"
 	}
 	return led.Raw[0].Hex()
@@ -261,8 +259,8 @@ func lastInput(ctx context.Context, j *journal.Journal, light string) string {
 }
 
 func agentOn(r wire.Reply) string {
-	var s messages.SessionsReply
-	if r.Err != nil || json.Unmarshal(r.Body, &s) != nil {
+	s, err := wire.As[messages.SessionsReply](r)
+	if err != nil {
 		return "-"
 	}
 	if s.Agent {

@@ -13,6 +13,7 @@ import (
 	"github.com/lumen-home/lumen/actors/source/datasource"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/messages/describe"
+	"github.com/lumen-home/lumen/nats/wire"
 )
 
 // sourceFlags are the flags of `lumen source add` that build a definition
@@ -187,13 +188,9 @@ func (a *app) noSource(ctx context.Context, body []byte) error {
 	if json.Unmarshal(body, &d) != nil || d.Name == "" {
 		return nil // the light says what is wrong with it
 	}
-	b, err := a.request(ctx, messages.VerbListSources, nil)
+	r, err := call(ctx, a, messages.VerbListSources, wire.Light.Sources)
 	if err != nil {
 		return err
-	}
-	var r messages.SourcesReply
-	if err := json.Unmarshal(b, &r); err != nil {
-		return fmt.Errorf("unexpected reply: %.300s", b)
 	}
 	for _, raw := range r.Sources {
 		var s struct {

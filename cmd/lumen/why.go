@@ -1,7 +1,7 @@
 package main
 
 import (
-	"encoding/json"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -16,6 +16,7 @@ import (
 	"github.com/lumen-home/lumen/nats/journal"
 	"github.com/lumen-home/lumen/nats/repair"
 	"github.com/lumen-home/lumen/nats/subject"
+	"github.com/lumen-home/lumen/nats/wire"
 )
 
 func newWhy(a *app) *cobra.Command {
@@ -59,20 +60,14 @@ machine, with no daemon.`,
 				}
 				w.OK = true
 			} else {
-				b, err := a.request(cmd.Context(), messages.VerbWhy, messages.WhyRequest{Seq: seq})
+				reply, err := call(cmd.Context(), a, messages.VerbWhy, func(l wire.Light, ctx context.Context) (messages.WhyReply, error) { return l.Why(ctx, seq) })
 				if err != nil {
 					return err
 				}
-				if err := json.Unmarshal(b, &w); err != nil {
-					return fmt.Errorf("unexpected reply: %s", b)
-				}
+				w = &reply
 			}
 			if a.jsonOut {
-				b, err := json.Marshal(w)
-				if err != nil {
-					return err
-				}
-				return a.printJSON(b)
+				return a.printValue(w)
 			}
 			_, err := io.WriteString(a.stdout, past.WhyText(w))
 			return err
@@ -242,16 +237,12 @@ state → proposed state.`,
 			if since > 0 {
 				req.Since = time.Duration(since).String()
 			}
-			b, err := a.request(cmd.Context(), messages.VerbWhatIf, req)
+			w, err := call(cmd.Context(), a, messages.VerbWhatIf, func(l wire.Light, ctx context.Context) (messages.WhatIfReply, error) { return l.WhatIf(ctx, req) })
 			if err != nil {
 				return blame(file, raw, err)
 			}
 			if a.jsonOut {
-				return a.printJSON(b)
-			}
-			var w messages.WhatIfReply
-			if err := json.Unmarshal(b, &w); err != nil {
-				return fmt.Errorf("unexpected reply: %s", b)
+				return a.printValue(w)
 			}
 			_, err = io.WriteString(a.stdout, past.WhatIfText(&w))
 			return err

@@ -117,3 +117,12 @@ func (l Light) Decide(ctx context.Context, q messages.ApprovalRequest, approve b
 func (l Light) Sessions(ctx context.Context, q messages.SessionsRequest) (messages.SessionsReply, error) {
 	return call[messages.SessionsReply](ctx, l, messages.VerbSessions, q)
 }
+
+// As is one reply of RequestAll decoded into a T, or its error.
+func As[T any](r Reply) (T, error) {
+	var out T
+	if r.Err != nil {
+		return out, r.Err
+	}
+	return out, decode("light "+r.Light, r.Body, &out)
+}

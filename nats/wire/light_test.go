@@ -59,6 +59,13 @@ func TestTypedLight(t *testing.T) {
 	if _, err := l.GPIO(ctx, 23, 1); !errors.As(err, &we) || we.Code != 409 {
 		t.Errorf("GPIO on real pins: %v, want a 409", err)
 	}
+	all := wire.New(nc).RequestAll(ctx, []string{"k", "gone"}, messages.VerbGet, nil)
+	if g, err := wire.As[messages.GetReply](all[0]); err != nil || g.State != "red" {
+		t.Errorf("As(get) = %+v, %v", g, err)
+	}
+	if _, err := wire.As[messages.GetReply](all[1]); !errors.Is(err, wire.ErrNoLight) {
+		t.Errorf("As(a light that does not run) = %v, want ErrNoLight", err)
+	}
 	for verb, want := range map[string]any{
 		messages.VerbFire:     messages.FireRequest{Transition: "button_click"},
 		messages.VerbSetState: messages.SetStateRequest{Name: "blue"},
