@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -290,7 +289,7 @@ func (l *Loop) call(ctx context.Context, s *State, env Env, tc messages.AgentToo
 	var replaces string // what the call replaces, for the person who approves it
 	step.Tier, replaces = l.Tools.Permission(ctx, tc.Name, args, s.Calls)
 	var flags map[string]json.RawMessage
-	if json.Unmarshal(args, &flags) == nil && string(flags[SpeakDirectly]) == "true" && slices.Contains(directTools, tc.Name) {
+	if json.Unmarshal(args, &flags) == nil && string(flags[SpeakDirectly]) == "true" && tools()[tc.Name].direct {
 		step.Direct = true
 	}
 	finish := func() error {
@@ -495,17 +494,6 @@ func finished(s *State, turn *messages.AgentMessage) (status, answer string, ok 
 	return "", "", false
 }
 
-// idempotent tools leave the light the same when run twice with the
-// same arguments (they create or replace by name), so a restart may simply
-// run them again.
-func idempotent(tool string) bool {
-	switch tool {
-	case ToolCreateState, ToolSetState, ToolCreateSchedule, ToolDefineTool, ToolDefineFunction, ToolEnableRules, ToolDisableRules:
-		return true
-	}
-	return false
-}
-
 func callOf(s *State, id string) (messages.ToolStep, bool) {
 	for i := len(s.Calls) - 1; i >= 0; i-- {
 		if s.Calls[i].ID == id {
@@ -518,63 +506,83 @@ func callOf(s *State, id string) (messages.ToolStep, bool) {
 // Confirmation is the short sentence that says a call is done, for a
 // person: what a speak_directly call answers.
 func Confirmation(c messages.ToolStep) string {
-	var a struct {
-		Name  string            `json:"name"`
-		Rules []json.RawMessage `json:"rules"`
-		Cron  string            `json:"cron"`
-	}
-	_ = json.Unmarshal(c.Args, &a)
-	switch c.Tool {
-	case ToolSetState:
-		return fmt.Sprintf("The light is %s now.", a.Name)
-	case ToolFire:
-		var tr struct{ Transition string }
-		var r struct{ State string }
-		_ = json.Unmarshal(c.Args, &tr)
-		_ = json.Unmarshal(c.Result, &r)
-		return fmt.Sprintf("I fired %s: the light is %s now.", tr.Transition, r.State)
-	case ToolCreateState:
-		return fmt.Sprintf("I made the state %s.", a.Name)
-	case ToolAppendRules:
-		var l struct {
-			Layer *messages.LayerSpec `json:"layer"`
-		}
-		_ = json.Unmarshal(c.Args, &l)
-		switch {
-		case l.Layer != nil && len(a.Rules) == 1:
-			return "I added the rule for a while; then the light goes back to what it did before."
-		case l.Layer != nil:
-			return fmt.Sprintf("I added %d rules for a while; then the light goes back to what it did before.", len(a.Rules))
-		case len(a.Rules) == 1:
-			return "I added the rule."
-		}
-		return fmt.Sprintf("I added %d rules.", len(a.Rules))
-	case ToolCreateSchedule:
-		return fmt.Sprintf("The schedule %s is set.", a.Name)
-	case ToolTestTool:
-		var r struct {
-			Result json.RawMessage `json:"result"`
-		}
-		_ = json.Unmarshal(c.Result, &r)
-		return fmt.Sprintf("%s says %s.", a.Name, clip.To(string(r.Result), 120, " …"))
-	case ToolGetState:
-		return fmt.Sprintf("The state %s is %s.", a.Name, clip.To(string(c.Result), 160, " …"))
-	case ToolGetVariables:
-		var r struct {
-			Vars map[string]json.RawMessage `json:"vars"`
-		}
-		_ = json.Unmarshal(c.Result, &r)
-		if len(r.Vars) == 0 {
-			return "There are no variables."
-		}
-		names := make([]string, 0, len(r.Vars))
-		for k, v := range r.Vars {
-			names = append(names, k+" is "+clip.To(string(v), 40, " …"))
-		}
-		sort.Strings(names)
-		return clip.To(strings.Join(names, ", "), 300, " …") + "."
+	if t, ok := toolOf(c.Tool); ok && t.confirm != nil {
+		return t.confirm(c)
 	}
 	return "Done."
+}
+
+// confirmArgs are the arguments confirmations name.
+type confirmArgs struct {
+	Name       string              `json:"name"`
+	Rules      []json.RawMessage   `json:"rules"`
+	Layer      *messages.LayerSpec `json:"layer"`
+	Transition string              `json:"transition"`
+}
+
+func argsOf(c messages.ToolStep) confirmArgs {
+	var a confirmArgs
+	_ = json.Unmarshal(c.Args, &a)
+	return a
+}
+
+func confirmSetState(c messages.ToolStep) string {
+	return fmt.Sprintf("The light is %s now.", argsOf(c).Name)
+}
+
+func confirmFire(c messages.ToolStep) string {
+	var r struct{ State string }
+	_ = json.Unmarshal(c.Result, &r)
+	return fmt.Sprintf("I fired %s: the light is %s now.", argsOf(c).Transition, r.State)
+}
+
+func confirmCreateState(c messages.ToolStep) string {
+	return fmt.Sprintf("I made the state %s.", argsOf(c).Name)
+}
+
+func confirmAppendRules(c messages.ToolStep) string {
+	a := argsOf(c)
+	switch {
+	case a.Layer != nil && len(a.Rules) == 1:
+		return "I added the rule for a while; then the light goes back to what it did before."
+	case a.Layer != nil:
+		return fmt.Sprintf("I added %d rules for a while; then the light goes back to what it did before.", len(a.Rules))
+	case len(a.Rules) == 1:
+		return "I added the rule."
+	}
+	return fmt.Sprintf("I added %d rules.", len(a.Rules))
+}
+
+func confirmCreateSchedule(c messages.ToolStep) string {
+	return fmt.Sprintf("The schedule %s is set.", argsOf(c).Name)
+}
+
+func confirmTestTool(c messages.ToolStep) string {
+	var r struct {
+		Result json.RawMessage `json:"result"`
+	}
+	_ = json.Unmarshal(c.Result, &r)
+	return fmt.Sprintf("%s says %s.", argsOf(c).Name, clip.To(string(r.Result), 120, " …"))
+}
+
+func confirmGetState(c messages.ToolStep) string {
+	return fmt.Sprintf("The state %s is %s.", argsOf(c).Name, clip.To(string(c.Result), 160, " …"))
+}
+
+func confirmGetVariables(c messages.ToolStep) string {
+	var r struct {
+		Vars map[string]json.RawMessage `json:"vars"`
+	}
+	_ = json.Unmarshal(c.Result, &r)
+	if len(r.Vars) == 0 {
+		return "There are no variables."
+	}
+	names := make([]string, 0, len(r.Vars))
+	for k, v := range r.Vars {
+		names = append(names, k+" is "+clip.To(string(v), 40, " …"))
+	}
+	sort.Strings(names)
+	return clip.To(strings.Join(names, ", "), 300, " …") + "."
 }
 
 // Conversation is what the model reads: the session's transcript from a

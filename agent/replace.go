@@ -30,27 +30,13 @@ type replacer struct {
 	makers []string
 }
 
-var replacers = map[string]replacer{
-	ToolCreateState: {what: "state", delete: ToolDeleteState, list: "states", makers: []string{ToolCreateState},
-		exists: func(m *messages.GetReply) []string {
-			return namesOf(m.States, func(s messages.State) string { return s.Name })
-		}},
-	ToolDefineTool: {what: "tool", delete: ToolDeleteTool, list: "tools", makers: []string{ToolDefineTool, ToolDefineTransition},
-		exists: func(m *messages.GetReply) []string {
-			return namesOf(m.Tools, func(t messages.Tool) string { return t.Name })
-		}},
-	ToolDefineFunction: {what: "function", delete: ToolDeleteFunction, list: "functions", makers: []string{ToolDefineFunction},
-		exists: func(m *messages.GetReply) []string {
-			return namesOf(m.Functions, func(f messages.Function) string { return f.Name })
-		}},
-	ToolCreateSchedule: {what: "schedule", delete: ToolDeleteSchedule, makers: []string{ToolCreateSchedule},
-		exists: func(m *messages.GetReply) []string {
-			return namesOf(m.Schedules, func(s messages.Schedule) string { return s.Name })
-		}},
-	ToolCreateDataSource: {what: "data source", delete: ToolDeleteDataSource, makers: []string{ToolCreateDataSource, ToolDefineTransition},
-		exists: func(m *messages.GetReply) []string { return sourceNames(m, false) }},
-	ToolDefineTransition: {what: "custom transition", delete: ToolDeleteTransition, makers: []string{ToolDefineTransition},
-		exists: func(m *messages.GetReply) []string { return sourceNames(m, true) }},
+// replacerOf is what a call of tool name replaces, if it creates.
+func replacerOf(name string) (replacer, bool) {
+	t := tools()[name]
+	if t.replaces == nil {
+		return replacer{}, false
+	}
+	return *t.replaces, true
 }
 
 func namesOf[T any](items []T, name func(T) string) []string {
@@ -116,7 +102,7 @@ func (r replacer) namesIn(args json.RawMessage) []string {
 // done (the same request) made is the request's own work: replacing it
 // needs nothing more, as switching its own rules does not.
 func (t *Tools) replaces(ctx context.Context, name string, args json.RawMessage, done []messages.ToolStep) (tier, note string) {
-	r, ok := replacers[name]
+	r, ok := replacerOf(name)
 	if !ok {
 		return messages.TierAutonomous, ""
 	}
@@ -134,7 +120,8 @@ func (t *Tools) replaces(ctx context.Context, name string, args json.RawMessage,
 	own := map[string]bool{}
 	for _, c := range done {
 		if c.OK && slices.Contains(r.makers, c.Tool) {
-			for _, n := range replacers[c.Tool].namesIn(c.Args) {
+			made, _ := replacerOf(c.Tool)
+			for _, n := range made.namesIn(c.Args) {
 				own[n] = true
 			}
 		}

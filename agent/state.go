@@ -263,11 +263,3 @@ func DedupKey(tool string, args json.RawMessage) string {
 	}
 	return tool + " " + string(args)
 }
-
-func readOnly(tool string) bool {
-	switch tool {
-	case ToolGetPattern, ToolGetStates, ToolGetState, ToolGetRules, ToolGetVariables, ToolSimulate:
-		return true
-	}
-	return false
-}

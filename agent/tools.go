@@ -115,19 +115,58 @@ func sourceSchema() string {
 // failure goes back to the model as usual.
 const SpeakDirectly = "speak_directly"
 
-// directTools take SpeakDirectly.
-var directTools = []string{ToolSetState, ToolFire, ToolCreateState, ToolAppendRules, ToolCreateSchedule, ToolTestTool, ToolGetState, ToolGetVariables}
+// tool is one of the agent's tools: everything the agent knows of it.
+type tool struct {
+	Spec            // what the model reads of it
+	direct     bool // it takes SpeakDirectly
+	readOnly   bool // it changes nothing
+	idempotent bool // run twice with the same arguments, it leaves the light the same (it creates or replaces by name)
+	undoesOwn  bool // it only switches rules or ends a layer: autonomous on the request's own (ownChange)
+	// verb is the light's verb it sends its arguments to, as they are;
+	// "" when run runs it.
+	verb    string
+	run     func(t *Tools, ctx context.Context, args json.RawMessage) (json.RawMessage, error)
+	confirm func(c messages.ToolStep) string // the sentence that says it is done; nil: "Done."
+	// replaces is what a create replaces, whose delete's tier it then
+	// needs (replace.go); nil: it creates nothing.
+	replaces *replacer
+}
+
+// tools is the table by name, made once: its rows never change.
+var tools = sync.OnceValue(func() map[string]tool {
+	m := map[string]tool{}
+	for _, t := range toolTable() {
+		m[t.Name] = t
+	}
+	return m
+})
+
+// toolOf is name's row.
+func toolOf(name string) (tool, bool) {
+	t, ok := tools()[name]
+	return t, ok
+}
+
+// readOnly tools change nothing.
+func readOnly(name string) bool { return tools()[name].readOnly }
+
+// idempotent tools leave the light the same when run twice with the
+// same arguments (they create or replace by name), so a restart may
+// simply run them again.
+func idempotent(name string) bool { return tools()[name].idempotent }
 
 // Specs returns the agent's tools, in the order the model sees them.
 func Specs() []Spec {
-	specs := baseSpecs()
-	for i, s := range specs {
-		if !slices.Contains(directTools, s.Name) {
+	table := toolTable()
+	specs := make([]Spec, len(table))
+	for i, t := range table {
+		specs[i] = t.Spec
+		if !t.direct {
 			continue
 		}
 		var schema map[string]any
-		if err := json.Unmarshal([]byte(s.Schema), &schema); err != nil {
-			panic(fmt.Sprintf("agent: schema of %s: %v", s.Name, err)) // a build defect, caught by every test
+		if err := json.Unmarshal([]byte(t.Schema), &schema); err != nil {
+			panic(fmt.Sprintf("agent: schema of %s: %v", t.Name, err)) // a build defect, caught by every test
 		}
 		props, _ := schema["properties"].(map[string]any)
 		props[SpeakDirectly] = map[string]any{"type": "boolean",
@@ -137,54 +176,105 @@ func Specs() []Spec {
 	return specs
 }
 
-func baseSpecs() []Spec {
-	return []Spec{
-		{ToolGetPattern, "Look up a behaviour pattern: its template and a worked example. Patterns: " + strings.Join(PatternNames(), ", ") + ".",
+// toolTable is every tool of the agent, one row each, in the order the
+// model sees them: the lists, the dispatch of Run, the tiers, the
+// confirmations and what a create replaces all come from it.
+func toolTable() []tool {
+	return []tool{
+		{Spec: Spec{ToolGetPattern, "Look up a behaviour pattern: its template and a worked example. Patterns: " + strings.Join(PatternNames(), ", ") + ".",
 			`{"type":"object","properties":{"name":{"type":"string","enum":` + mustJSON(PatternNames()) + `}},"required":["name"]}`, messages.TierAutonomous},
-		{ToolGetStates, "List the light's states with their colors.", `{"type":"object","properties":{}}`, messages.TierAutonomous},
-		{ToolGetState, "Show one state's definition.", `{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`, messages.TierAutonomous},
-		{ToolGetRules, "List the light's rules with their ids.", `{"type":"object","properties":{}}`, messages.TierAutonomous},
-		{ToolGetVariables, "Show the light's variables (set by rules with setData and by data sources).", `{"type":"object","properties":{}}`, messages.TierAutonomous},
-		{ToolSimulate, "Check a change against the light's recorded history without making it: replays the inputs of the last `since` (default 24h: clicks, data, variables) against the current configuration plus these states and rules, minus delete_rules, and says how many inputs would leave the light in another state, with the first differences. Changes nothing.",
+			readOnly: true, run: runGetPattern},
+		{Spec: Spec{ToolGetStates, "List the light's states with their colors.", `{"type":"object","properties":{}}`, messages.TierAutonomous},
+			readOnly: true, run: runGetStates},
+		{Spec: Spec{ToolGetState, "Show one state's definition.", `{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`, messages.TierAutonomous},
+			readOnly: true, direct: true, run: runGetState, confirm: confirmGetState},
+		{Spec: Spec{ToolGetRules, "List the light's rules with their ids.", `{"type":"object","properties":{}}`, messages.TierAutonomous},
+			readOnly: true, run: runGetRules},
+		{Spec: Spec{ToolGetVariables, "Show the light's variables (set by rules with setData and by data sources).", `{"type":"object","properties":{}}`, messages.TierAutonomous},
+			readOnly: true, direct: true, run: runGetVariables, confirm: confirmGetVariables},
+		{Spec: Spec{ToolSimulate, "Check a change against the light's recorded history without making it: replays the inputs of the last `since` (default 24h: clicks, data, variables) against the current configuration plus these states and rules, minus delete_rules, and says how many inputs would leave the light in another state, with the first differences. Changes nothing.",
 			`{"type":"object","properties":{"states":{"type":"array","items":{"type":"object"},"description":"states to add or replace, as createState takes them"},"rules":{"type":"array","items":` + ruleSchema + `,"description":"rules to add, as appendRules takes them"},"delete_rules":{"type":"array","items":{"type":"string"},"description":"ids of rules to leave out"},"since":{"type":"string","description":"how far back, e.g. 24h, 90m"}}}`, messages.TierAutonomous},
+			readOnly: true, run: (*Tools).simulate},
 		// The creates below take their delete's tier when they replace
 		// one of the light's (replace.go).
-		{ToolCreateState, "Create or replace a named light state.",
+		{Spec: Spec{ToolCreateState, "Create or replace a named light state.",
 			`{"type":"object","properties":{"name":{"type":"string"},"r":` + colorSchema + `,"g":` + colorSchema + `,"b":` + colorSchema +
 				`,"speed":{"type":"integer","description":"animation frame period in ms; omit for a static color"},"description":{"type":"string"}},"required":["name","r","g","b"]}`, messages.TierAutonomous},
-		{ToolDeleteState, "Delete a state (rules that use it must be deleted first).", `{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`, messages.TierConfirm},
-		{ToolAppendRules, "Add transition rules after the existing ones; with layer, as a temporary layer that ends by itself (after N firings, a duration, or a condition) and puts the light back as it was.",
+			direct: true, idempotent: true, verb: messages.VerbCreateState, confirm: confirmCreateState,
+			replaces: &replacer{what: "state", delete: ToolDeleteState, list: "states", makers: []string{ToolCreateState},
+				exists: func(m *messages.GetReply) []string {
+					return namesOf(m.States, func(s messages.State) string { return s.Name })
+				}}},
+		{Spec: Spec{ToolDeleteState, "Delete a state (rules that use it must be deleted first).", `{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`, messages.TierConfirm},
+			verb: messages.VerbDeleteState},
+		{Spec: Spec{ToolAppendRules, "Add transition rules after the existing ones; with layer, as a temporary layer that ends by itself (after N firings, a duration, or a condition) and puts the light back as it was.",
 			`{"type":"object","properties":{"rules":{"type":"array","items":` + ruleSchema + `},"layer":` + layerSchema + `},"required":["rules"]}`, messages.TierAutonomous},
-		{ToolDeleteRules, "Delete rules by id, or every rule matching from/on/to.",
+			direct: true, verb: messages.VerbAppendRules, confirm: confirmAppendRules},
+		{Spec: Spec{ToolDeleteRules, "Delete rules by id, or every rule matching from/on/to.",
 			`{"type":"object","properties":{"ids":{"type":"array","items":{"type":"string"}},"from":{"type":"string"},"on":{"type":"string"},"to":{"type":"string"}}}`, messages.TierConfirm},
+			verb: messages.VerbDeleteRules},
 		// Confirm, except on rules and layers the same request created (Tier).
-		{ToolEnableRules, "Enable rules again by id (the light's own or a layer's).", idsSchema, messages.TierConfirm},
-		{ToolDisableRules, "Disable rules by id without deleting them: they stay, with their ids, but are never tried until enabled again.", idsSchema, messages.TierConfirm},
-		{ToolDeleteLayer, "End a temporary layer now (the light returns to the state the layer began in, if it restores).",
+		{Spec: Spec{ToolEnableRules, "Enable rules again by id (the light's own or a layer's).", idsSchema, messages.TierConfirm},
+			idempotent: true, undoesOwn: true, verb: messages.VerbEnableRules},
+		{Spec: Spec{ToolDisableRules, "Disable rules by id without deleting them: they stay, with their ids, but are never tried until enabled again.", idsSchema, messages.TierConfirm},
+			idempotent: true, undoesOwn: true, verb: messages.VerbDisableRules},
+		{Spec: Spec{ToolDeleteLayer, "End a temporary layer now (the light returns to the state the layer began in, if it restores).",
 			`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`, messages.TierConfirm},
-		{ToolSetState, "Change the light to a state now.", `{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`, messages.TierAutonomous},
-		{ToolFire, "Fire a transition now (button_click, a timer's or a data source's transition), as the button or the timer would.", `{"type":"object","properties":{"transition":{"type":"string"}},"required":["transition"]}`, messages.TierAutonomous},
-		{ToolCreateSchedule, "Fire a transition on a cron schedule (minute hour day month weekday), in a time zone (default the light's).",
+			undoesOwn: true, verb: messages.VerbDeleteLayer},
+		{Spec: Spec{ToolSetState, "Change the light to a state now.", `{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`, messages.TierAutonomous},
+			direct: true, idempotent: true, verb: messages.VerbSetState, confirm: confirmSetState},
+		{Spec: Spec{ToolFire, "Fire a transition now (button_click, a timer's or a data source's transition), as the button or the timer would.", `{"type":"object","properties":{"transition":{"type":"string"}},"required":["transition"]}`, messages.TierAutonomous},
+			direct: true, verb: messages.VerbFire, confirm: confirmFire},
+		{Spec: Spec{ToolCreateSchedule, "Fire a transition on a cron schedule (minute hour day month weekday), in a time zone (default the light's).",
 			`{"type":"object","properties":{"name":{"type":"string"},"cron":{"type":"string","description":"e.g. \"0 19 * * *\" for 19:00 every day"},"tz":{"type":"string","description":"IANA zone such as Europe/Paris"},"fires":{"type":"string"}},"required":["name","cron","fires"]}`, messages.TierAutonomous},
-		{ToolDeleteSchedule, "Delete a schedule.", `{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`, messages.TierConfirm},
-		{ToolDefineTool, "Define a custom tool: JavaScript run in a sandbox, the body of an async function of params that returns JSON; it may await fetch(url, {method, headers, body}) to the hosts it lists (HTTPS). Refer to secrets as {{secret:NAME}} in headers.",
+			direct: true, idempotent: true, verb: messages.VerbCreateSchedule, confirm: confirmCreateSchedule,
+			replaces: &replacer{what: "schedule", delete: ToolDeleteSchedule, makers: []string{ToolCreateSchedule},
+				exists: func(m *messages.GetReply) []string {
+					return namesOf(m.Schedules, func(s messages.Schedule) string { return s.Name })
+				}}},
+		{Spec: Spec{ToolDeleteSchedule, "Delete a schedule.", `{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`, messages.TierConfirm},
+			verb: messages.VerbDeleteSchedule},
+		{Spec: Spec{ToolDefineTool, "Define a custom tool: JavaScript run in a sandbox, the body of an async function of params that returns JSON; it may await fetch(url, {method, headers, body}) to the hosts it lists (HTTPS). Refer to secrets as {{secret:NAME}} in headers.",
 			`{"type":"object","properties":{"name":{"type":"string","description":"[a-z][a-z0-9_]*"},"description":{"type":"string"},"params":{"type":"object","description":"JSON schema of its arguments"},"code":{"type":"string"},"returns":{"type":"object"},"hosts":{"type":"array","items":{"type":"string"}}},"required":["name","code"]}`, messages.TierConfirm},
-		{ToolDeleteTool, "Delete a custom tool.", `{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`, messages.TierConfirm},
+			idempotent: true, verb: messages.VerbDefineTool,
+			replaces: &replacer{what: "tool", delete: ToolDeleteTool, list: "tools", makers: []string{ToolDefineTool, ToolDefineTransition},
+				exists: func(m *messages.GetReply) []string {
+					return namesOf(m.Tools, func(t messages.Tool) string { return t.Name })
+				}}},
+		{Spec: Spec{ToolDeleteTool, "Delete a custom tool.", `{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`, messages.TierConfirm},
+			verb: messages.VerbDeleteTool},
 		// Autonomous: a function is JavaScript of the light's own, which reaches nothing a rule cannot.
-		{ToolDefineFunction, "Define (or replace) a custom function the light's rule conditions, actions and state colors can call by name: the body of a JavaScript function of params, with getData, random(), now() (ms) and the other functions; return gives the value. Only actions may setData or startTimer through it.",
+		{Spec: Spec{ToolDefineFunction, "Define (or replace) a custom function the light's rule conditions, actions and state colors can call by name: the body of a JavaScript function of params, with getData, random(), now() (ms) and the other functions; return gives the value. Only actions may setData or startTimer through it.",
 			`{"type":"object","properties":{"name":{"type":"string","description":"a JavaScript name such as is_evening; not a built-in's"},"params":{"type":"array","items":{"type":"string"},"description":"parameter names, in order"},"code":{"type":"string","description":"the function's body, e.g. return new Date(now()).getHours() >= 18;"},"description":{"type":"string","description":"what it returns, for later requests"}},"required":["name","code"]}`, messages.TierAutonomous},
-		{ToolDeleteFunction, "Delete a custom function (rules, states and functions that call it must be changed first).", `{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`, messages.TierConfirm},
-		{ToolTestTool, "Run a tool once with arguments and see its result.",
+			idempotent: true, verb: messages.VerbDefineFunction,
+			replaces: &replacer{what: "function", delete: ToolDeleteFunction, list: "functions", makers: []string{ToolDefineFunction},
+				exists: func(m *messages.GetReply) []string {
+					return namesOf(m.Functions, func(f messages.Function) string { return f.Name })
+				}}},
+		{Spec: Spec{ToolDeleteFunction, "Delete a custom function (rules, states and functions that call it must be changed first).", `{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`, messages.TierConfirm},
+			verb: messages.VerbDeleteFunction},
+		{Spec: Spec{ToolTestTool, "Run a tool once with arguments and see its result.",
 			`{"type":"object","properties":{"name":{"type":"string"},"args":{"type":"object"}},"required":["name"]}`, messages.TierAutonomous},
-		{ToolCreateDataSource, "Create (or replace) a data source: something that stores values in variables (the previous value stays in <var>_prev) and fires a transition. " +
+			direct: true, verb: messages.VerbRunTool, confirm: confirmTestTool},
+		{Spec: Spec{ToolCreateDataSource, "Create (or replace) a data source: something that stores values in variables (the previous value stays in <var>_prev) and fires a transition. " +
 			"By type: poll runs a tool every interval_ms (fetch {tool, args}); internal tracks the light itself every interval_ms; nats, mqtt and webhook fire on each message (its JSON body is the result); gpio fires on an input pin's edge; transition polls a tool and fires when its result turns truthy. " +
 			"A webhook gets a URL and a secret token, which go to the person; you are told the URL.", sourceSchema(), messages.TierAutonomous},
-		{ToolDeleteDataSource, "Delete a data source.", `{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`, messages.TierConfirm},
-		{ToolDefineTransition, "Define a custom transition: a JavaScript predicate (the body of an async function returning true or false, which may await fetch to its hosts) polled every poll_interval_ms; the transition fires each time it turns true.",
+			run: (*Tools).createSource,
+			replaces: &replacer{what: "data source", delete: ToolDeleteDataSource, makers: []string{ToolCreateDataSource, ToolDefineTransition},
+				exists: func(m *messages.GetReply) []string { return sourceNames(m, false) }}},
+		{Spec: Spec{ToolDeleteDataSource, "Delete a data source.", `{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`, messages.TierConfirm},
+			verb: messages.VerbDeleteSource},
+		{Spec: Spec{ToolDefineTransition, "Define a custom transition: a JavaScript predicate (the body of an async function returning true or false, which may await fetch to its hosts) polled every poll_interval_ms; the transition fires each time it turns true.",
 			`{"type":"object","properties":{"name":{"type":"string","description":"the transition's name, [a-z][a-z0-9_]*"},"code":{"type":"string"},"poll_interval_ms":{"type":"integer","description":"at least 1000"},"hosts":{"type":"array","items":{"type":"string"}},"description":{"type":"string"}},"required":["name","code","poll_interval_ms"]}`, messages.TierConfirm},
-		{ToolDeleteTransition, "Delete a custom transition.", `{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`, messages.TierConfirm},
-		{ToolAskUser, "Ask the person a question when the request is ambiguous; ends this request.", `{"type":"object","properties":{"question":{"type":"string"}},"required":["question"]}`, messages.TierAutonomous},
-		{ToolDone, "Finish: say what you did, in one or two short sentences.", `{"type":"object","properties":{"message":{"type":"string"}},"required":["message"]}`, messages.TierAutonomous},
+			verb: messages.VerbDefineTransition,
+			replaces: &replacer{what: "custom transition", delete: ToolDeleteTransition, makers: []string{ToolDefineTransition},
+				exists: func(m *messages.GetReply) []string { return sourceNames(m, true) }}},
+		{Spec: Spec{ToolDeleteTransition, "Delete a custom transition.", `{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`, messages.TierConfirm},
+			verb: messages.VerbDeleteTransition},
+		{Spec: Spec{ToolAskUser, "Ask the person a question when the request is ambiguous; ends this request.", `{"type":"object","properties":{"question":{"type":"string"}},"required":["question"]}`, messages.TierAutonomous},
+			run: runAskUser},
+		{Spec: Spec{ToolDone, "Finish: say what you did, in one or two short sentences.", `{"type":"object","properties":{"message":{"type":"string"}},"required":["message"]}`, messages.TierAutonomous},
+			run: runDone},
 	}
 }
 
@@ -194,12 +284,8 @@ func (t *Tools) specList() []Spec {
 }
 
 func (t *Tools) specOf(name string) (Spec, bool) {
-	for _, s := range t.specList() {
-		if s.Name == name {
-			return s, true
-		}
-	}
-	return Spec{}, false
+	row, ok := toolOf(name)
+	return row.Spec, ok
 }
 
 func mustJSON(v any) string {
@@ -339,7 +425,7 @@ func (t *Tools) baseTier(ctx context.Context, name string, args json.RawMessage,
 // layer, that calls of done (the same request) created: undoing or
 // adjusting its own work needs no approval.
 func ownChange(name string, args json.RawMessage, done []messages.ToolStep) bool {
-	if name != ToolEnableRules && name != ToolDisableRules && name != ToolDeleteLayer {
+	if !tools()[name].undoesOwn {
 		return false
 	}
 	rules, layers := map[string]bool{}, map[string]bool{}
@@ -462,115 +548,106 @@ func (t *Tools) Run(ctx context.Context, name string, args json.RawMessage) (jso
 		delete(a, SpeakDirectly)
 		args, _ = json.Marshal(a)
 	}
-	str := func(key string) (string, error) {
-		var s string
-		if err := json.Unmarshal(a[key], &s); err != nil || s == "" {
-			return "", fmt.Errorf("%w: %s needs %q, a non-empty string", errArgs, name, key)
-		}
-		return s, nil
-	}
-	switch name {
-	case ToolGetPattern:
-		n, err := str("name")
-		if err != nil {
-			return nil, err
-		}
-		p, ok := PatternByName(n)
-		if !ok {
-			return nil, fmt.Errorf("%w: no pattern %q; the patterns are %s", errArgs, n, strings.Join(PatternNames(), ", "))
-		}
-		return json.Marshal(p)
-	case ToolGetStates, ToolGetRules, ToolGetVariables, ToolGetState:
-		m, err := t.get(ctx)
-		if err != nil {
-			return nil, err
-		}
-		switch name {
-		case ToolGetStates:
-			return json.Marshal(map[string]any{"current": m.State, "states": m.States})
-		case ToolGetRules:
-			if len(m.Layers) > 0 {
-				return json.Marshal(map[string]any{"rules": m.Rules, "layers": m.Layers})
-			}
-			return json.Marshal(map[string]any{"rules": m.Rules})
-		case ToolGetVariables:
-			return json.Marshal(map[string]any{"vars": m.Vars})
-		}
-		n, err := str("name")
-		if err != nil {
-			return nil, err
-		}
-		for _, s := range m.States {
-			if s.Name == n {
-				return json.Marshal(s)
-			}
-		}
-		names := make([]string, 0, len(m.States))
-		for _, s := range m.States {
+	row, ok := toolOf(name)
+	switch {
+	case !ok:
+		names := make([]string, 0, len(t.specList()))
+		for _, s := range t.specList() {
 			names = append(names, s.Name)
 		}
-		sort.Strings(names)
-		return nil, &wire.Error{Code: 404, Msg: fmt.Sprintf("no state %q; the states are %s", n, strings.Join(names, ", "))}
-	case ToolSimulate:
-		return t.simulate(ctx, args)
-	case ToolCreateState:
-		return t.command(ctx, messages.VerbCreateState, args)
-	case ToolDeleteState:
-		return t.command(ctx, messages.VerbDeleteState, args)
-	case ToolAppendRules:
-		return t.command(ctx, messages.VerbAppendRules, args)
-	case ToolDeleteRules:
-		return t.command(ctx, messages.VerbDeleteRules, args)
-	case ToolEnableRules:
-		return t.command(ctx, messages.VerbEnableRules, args)
-	case ToolDisableRules:
-		return t.command(ctx, messages.VerbDisableRules, args)
-	case ToolDeleteLayer:
-		return t.command(ctx, messages.VerbDeleteLayer, args)
-	case ToolSetState:
-		return t.command(ctx, messages.VerbSetState, args)
-	case ToolFire:
-		return t.command(ctx, messages.VerbFire, args)
-	case ToolCreateSchedule:
-		return t.command(ctx, messages.VerbCreateSchedule, args)
-	case ToolDeleteSchedule:
-		return t.command(ctx, messages.VerbDeleteSchedule, args)
-	case ToolDefineTool:
-		return t.command(ctx, messages.VerbDefineTool, args)
-	case ToolDeleteTool:
-		return t.command(ctx, messages.VerbDeleteTool, args)
-	case ToolDefineFunction:
-		return t.command(ctx, messages.VerbDefineFunction, args)
-	case ToolDeleteFunction:
-		return t.command(ctx, messages.VerbDeleteFunction, args)
-	case ToolTestTool:
-		return t.command(ctx, messages.VerbRunTool, args)
-	case ToolCreateDataSource:
-		return t.createSource(ctx, args)
-	case ToolDeleteDataSource:
-		return t.command(ctx, messages.VerbDeleteSource, args)
-	case ToolDefineTransition:
-		return t.command(ctx, messages.VerbDefineTransition, args)
-	case ToolDeleteTransition:
-		return t.command(ctx, messages.VerbDeleteTransition, args)
-	case ToolAskUser:
-		q, err := str("question")
-		if err != nil {
-			return nil, err
-		}
-		return json.Marshal(map[string]string{"question": q})
-	case ToolDone:
-		msg, err := str("message")
-		if err != nil {
-			return nil, err
-		}
-		return json.Marshal(map[string]string{"message": msg})
+		return nil, fmt.Errorf("%w: there is no tool %q; the tools are %s", errArgs, name, strings.Join(names, ", "))
+	case row.verb != "":
+		return t.command(ctx, row.verb, args)
 	}
-	names := make([]string, 0, len(t.specList()))
-	for _, s := range t.specList() {
+	return row.run(t, ctx, args)
+}
+
+// stringArg is args' key, a non-empty string, for tool name.
+func stringArg(name string, args json.RawMessage, key string) (string, error) {
+	var a map[string]json.RawMessage
+	_ = json.Unmarshal(args, &a)
+	var s string
+	if err := json.Unmarshal(a[key], &s); err != nil || s == "" {
+		return "", fmt.Errorf("%w: %s needs %q, a non-empty string", errArgs, name, key)
+	}
+	return s, nil
+}
+
+func runGetPattern(_ *Tools, _ context.Context, args json.RawMessage) (json.RawMessage, error) {
+	n, err := stringArg(ToolGetPattern, args, "name")
+	if err != nil {
+		return nil, err
+	}
+	p, ok := PatternByName(n)
+	if !ok {
+		return nil, fmt.Errorf("%w: no pattern %q; the patterns are %s", errArgs, n, strings.Join(PatternNames(), ", "))
+	}
+	return json.Marshal(p)
+}
+
+func runGetStates(t *Tools, ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
+	m, err := t.get(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(map[string]any{"current": m.State, "states": m.States})
+}
+
+func runGetRules(t *Tools, ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
+	m, err := t.get(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if len(m.Layers) > 0 {
+		return json.Marshal(map[string]any{"rules": m.Rules, "layers": m.Layers})
+	}
+	return json.Marshal(map[string]any{"rules": m.Rules})
+}
+
+func runGetVariables(t *Tools, ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
+	m, err := t.get(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(map[string]any{"vars": m.Vars})
+}
+
+func runGetState(t *Tools, ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+	m, err := t.get(ctx)
+	if err != nil {
+		return nil, err
+	}
+	n, err := stringArg(ToolGetState, args, "name")
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range m.States {
+		if s.Name == n {
+			return json.Marshal(s)
+		}
+	}
+	names := make([]string, 0, len(m.States))
+	for _, s := range m.States {
 		names = append(names, s.Name)
 	}
-	return nil, fmt.Errorf("%w: there is no tool %q; the tools are %s", errArgs, name, strings.Join(names, ", "))
+	sort.Strings(names)
+	return nil, &wire.Error{Code: 404, Msg: fmt.Sprintf("no state %q; the states are %s", n, strings.Join(names, ", "))}
+}
+
+func runAskUser(_ *Tools, _ context.Context, args json.RawMessage) (json.RawMessage, error) {
+	q, err := stringArg(ToolAskUser, args, "question")
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(map[string]string{"question": q})
+}
+
+func runDone(_ *Tools, _ context.Context, args json.RawMessage) (json.RawMessage, error) {
+	msg, err := stringArg(ToolDone, args, "message")
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(map[string]string{"message": msg})
 }
 
 // command sends a command and trims the light's reply to what helps the

@@ -48,13 +48,9 @@ func TestToolFacts(t *testing.T) {
 		l := &verbLight{}
 		tl := &Tools{Light: l}
 		res, _ := tl.Run(context.Background(), s.Name, args)
-		var direct bool
-		for _, d := range directTools {
-			direct = direct || d == s.Name
-		}
-		f := fact{Spec: s, ReadOnly: readOnly(s.Name), Idempotent: idempotent(s.Name), Direct: direct, Verb: l.verb,
+		f := fact{Spec: s, ReadOnly: readOnly(s.Name), Idempotent: idempotent(s.Name), Direct: tools()[s.Name].direct, Verb: l.verb,
 			Confirmation: Confirmation(messages.ToolStep{Tool: s.Name, Args: args, Result: res, OK: true})}
-		if r, ok := replacers[s.Name]; ok {
+		if r, ok := replacerOf(s.Name); ok {
 			f.Replaces = r.what + " (deleted by " + r.delete + ")"
 		}
 		facts = append(facts, f)
