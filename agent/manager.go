@@ -13,7 +13,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/lumen-home/lumen/actors"
-	"github.com/lumen-home/lumen/actors/clock"
+	"github.com/lumen-home/lumen/internal/clock"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/journal"
 	"github.com/lumen-home/lumen/nats/subject"

@@ -10,12 +10,12 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
-	"github.com/lumen-home/lumen/actors/clock"
 	"github.com/lumen-home/lumen/actors/light"
 	"github.com/lumen-home/lumen/actors/light/service"
 	"github.com/lumen-home/lumen/actors/source/datasource"
 	"github.com/lumen-home/lumen/agent"
 	"github.com/lumen-home/lumen/agent/agenttest"
+	"github.com/lumen-home/lumen/internal/clock"
 	"github.com/lumen-home/lumen/internal/lumentest"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/broker"

@@ -16,10 +16,10 @@ import (
 
 	"github.com/nats-io/nats.go"
 
-	"github.com/lumen-home/lumen/actors/clock"
-	"github.com/lumen-home/lumen/actors/clock/clocktest"
 	"github.com/lumen-home/lumen/actors/daemon"
 	"github.com/lumen-home/lumen/internal/clip"
+	"github.com/lumen-home/lumen/internal/clock"
+	"github.com/lumen-home/lumen/internal/clock/clocktest"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/subject"
 	"github.com/lumen-home/lumen/nats/wire"

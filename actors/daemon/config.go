@@ -16,11 +16,11 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/lumen-home/lumen/actors/clock"
 	"github.com/lumen-home/lumen/actors/source/datasource"
 	"github.com/lumen-home/lumen/actors/tool"
 	"github.com/lumen-home/lumen/agent"
 	"github.com/lumen-home/lumen/hardware"
+	"github.com/lumen-home/lumen/internal/clock"
 	"github.com/lumen-home/lumen/nats/broker"
 	"github.com/lumen-home/lumen/nats/house"
 	"github.com/lumen-home/lumen/nats/subject"

@@ -25,7 +25,6 @@ import (
 	"github.com/nats-io/nats.go/micro"
 
 	"github.com/lumen-home/lumen/actors"
-	"github.com/lumen-home/lumen/actors/clock"
 	"github.com/lumen-home/lumen/actors/device"
 	"github.com/lumen-home/lumen/actors/light"
 	"github.com/lumen-home/lumen/actors/light/machine"
@@ -34,6 +33,7 @@ import (
 	"github.com/lumen-home/lumen/actors/tool"
 	"github.com/lumen-home/lumen/agent"
 	"github.com/lumen-home/lumen/hardware"
+	"github.com/lumen-home/lumen/internal/clock"
 	"github.com/lumen-home/lumen/internal/metrics"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/broker"

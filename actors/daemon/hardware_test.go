@@ -10,10 +10,10 @@ import (
 
 	"github.com/nats-io/nats.go"
 
-	"github.com/lumen-home/lumen/actors/clock/clocktest"
 	"github.com/lumen-home/lumen/actors/daemon"
 	"github.com/lumen-home/lumen/actors/light/past"
 	"github.com/lumen-home/lumen/hardware/render"
+	"github.com/lumen-home/lumen/internal/clock/clocktest"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/broker"
 	"github.com/lumen-home/lumen/nats/journal"

@@ -18,11 +18,11 @@ import (
 	"github.com/nats-io/nuid"
 
 	"github.com/lumen-home/lumen/actors"
-	"github.com/lumen-home/lumen/actors/clock"
 	"github.com/lumen-home/lumen/actors/light/machine"
 	"github.com/lumen-home/lumen/hardware"
 	"github.com/lumen-home/lumen/hardware/gesture"
 	"github.com/lumen-home/lumen/hardware/render"
+	"github.com/lumen-home/lumen/internal/clock"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/journal"
 	"github.com/lumen-home/lumen/nats/subject"

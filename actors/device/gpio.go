@@ -11,10 +11,10 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/lumen-home/lumen/actors"
-	"github.com/lumen-home/lumen/actors/clock"
 	"github.com/lumen-home/lumen/actors/source/datasource"
 	"github.com/lumen-home/lumen/hardware"
 	"github.com/lumen-home/lumen/hardware/input"
+	"github.com/lumen-home/lumen/internal/clock"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/subject"
 )

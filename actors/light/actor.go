@@ -14,9 +14,9 @@ import (
 	"github.com/nats-io/nuid"
 
 	"github.com/lumen-home/lumen/actors"
-	"github.com/lumen-home/lumen/actors/clock"
 	"github.com/lumen-home/lumen/actors/light/machine"
 	"github.com/lumen-home/lumen/actors/light/past"
+	"github.com/lumen-home/lumen/internal/clock"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/journal"
 	"github.com/lumen-home/lumen/nats/subject"

@@ -10,8 +10,8 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
-	"github.com/lumen-home/lumen/actors/clock"
 	"github.com/lumen-home/lumen/actors/light"
+	"github.com/lumen-home/lumen/internal/clock"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/broker"
 	"github.com/lumen-home/lumen/nats/journal"

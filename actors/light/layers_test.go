@@ -9,9 +9,9 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
-	"github.com/lumen-home/lumen/actors/clock/clocktest"
 	"github.com/lumen-home/lumen/actors/light"
 	"github.com/lumen-home/lumen/actors/light/past"
+	"github.com/lumen-home/lumen/internal/clock/clocktest"
 	"github.com/lumen-home/lumen/internal/lumentest"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/broker"

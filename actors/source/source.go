@@ -57,8 +57,8 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/lumen-home/lumen/actors"
-	"github.com/lumen-home/lumen/actors/clock"
 	"github.com/lumen-home/lumen/actors/source/datasource"
+	"github.com/lumen-home/lumen/internal/clock"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/journal"
 	"github.com/lumen-home/lumen/nats/subject"

@@ -13,10 +13,10 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/nats-io/nats.go"
 
-	"github.com/lumen-home/lumen/actors/clock/clocktest"
 	"github.com/lumen-home/lumen/actors/light"
 	"github.com/lumen-home/lumen/actors/light/service"
 	"github.com/lumen-home/lumen/actors/tool"
+	"github.com/lumen-home/lumen/internal/clock/clocktest"
 	"github.com/lumen-home/lumen/internal/lumentest"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/broker"

@@ -3,7 +3,6 @@ package tool
 import (
 	"context"
 	"encoding/json"
-	"github.com/lumen-home/lumen/internal/lumentest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lumen-home/lumen/internal/lumentest"
 
 	"github.com/bytecodealliance/wasmtime-go/v39"
 

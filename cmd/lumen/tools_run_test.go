@@ -12,8 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lumen-home/lumen/internal/lumentest"
 	"github.com/nats-io/nats.go"
+
+	"github.com/lumen-home/lumen/internal/lumentest"
 )
 
 // needGuest skips unless the tools' wasm guest is built (the Taskfile

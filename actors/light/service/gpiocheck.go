@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
 	"github.com/lumen-home/lumen/actors/light"
 
 	"github.com/lumen-home/lumen/actors/source/datasource"

@@ -5,8 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/lumen-home/lumen/actors/light"
 	"time"
+
+	"github.com/lumen-home/lumen/actors/light"
 
 	"github.com/nats-io/nats.go/micro"
 

@@ -4,10 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/lumen-home/lumen/actors/light"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/lumen-home/lumen/actors/light"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/nats-io/nats.go"

@@ -1,9 +1,10 @@
 package service
 
 import (
-	"github.com/lumen-home/lumen/actors/light"
 	"slices"
 	"testing"
+
+	"github.com/lumen-home/lumen/actors/light"
 
 	"github.com/lumen-home/lumen/actors/source/datasource"
 	"github.com/lumen-home/lumen/messages"

@@ -9,10 +9,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/lumen-home/lumen/actors/light"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/lumen-home/lumen/actors/light"
 
 	"github.com/lumen-home/lumen/actors/source/datasource"
 	"github.com/lumen-home/lumen/agent/phrase"

@@ -4,12 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/lumen-home/lumen/actors/light"
 	"maps"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/lumen-home/lumen/actors/light"
 
 	"github.com/lumen-home/lumen/messages"
 )

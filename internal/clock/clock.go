@@ -1,8 +1,9 @@
-// Package clock is the one clock of the daemon's actors: the time, whether
-// it can be trusted yet, and timers. Every actor takes a Clock instead of
-// calling time.Now or time.AfterFunc, so that tests move time with
-// clocktest instead of sleeping, and so that only a synchronized clock
-// fires the light's durable timers.
+// Package clock is the one clock of Lumen, low enough that every layer
+// may take it: the time, whether it can be trusted yet, timers, tickers
+// and waits. Code that reads or waits for time takes a Clock instead of
+// calling time.Now, time.AfterFunc or time.NewTicker, so that tests move
+// time with clocktest instead of sleeping, and so that only a
+// synchronized clock fires the light's durable timers.
 package clock
 
 import (

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/lumen-home/lumen/actors/clock"
+	"github.com/lumen-home/lumen/internal/clock"
 )
 
 // Clock is a fake clock. The zero value is not usable; call New.

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lumen-home/lumen/actors/clock/clocktest"
+	"github.com/lumen-home/lumen/internal/clock/clocktest"
 )
 
 func TestAdvanceFiresInDeadlineOrder(t *testing.T) {
