@@ -184,7 +184,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 	if d.root, err = actors.NewRoot(d.sys, d.strategy()); err != nil {
 		return err
 	}
-	if d.devices, err = openDevices(cfg.Hardware, cfg.Lights, cfg.Clock.Now, logf); err != nil {
+	if d.devices, err = openDevices(cfg.Hardware, cfg.Lights, cfg.Clock, logf); err != nil {
 		return err
 	}
 	d.allow, _ = netpolicy.ParseAllow(cfg.AllowNet) // checked by Validate

@@ -9,6 +9,7 @@ import (
 	"github.com/lumen-home/lumen/hardware/render"
 	"github.com/lumen-home/lumen/hardware/rpi"
 	"github.com/lumen-home/lumen/hardware/sim"
+	"github.com/lumen-home/lumen/internal/clock"
 )
 
 // HardwareConfig is the `hardware:` section of lumen.yaml.
@@ -100,7 +101,7 @@ type devices struct {
 
 // openDevices gives the hardware light the Pi's GPIO when the driver says
 // so (or auto finds a Pi), and every light a simulator otherwise.
-func openDevices(h HardwareConfig, lights []string, now func() time.Time, logf func(string, ...any)) (*devices, error) {
+func openDevices(h HardwareConfig, lights []string, c clock.Clock, logf func(string, ...any)) (*devices, error) {
 	d := &devices{byLight: map[string]hardware.Device{}, inputs: map[string]hardware.Inputs{}, close: func() error { return nil }}
 	useGPIO := h.Driver == "rpi" || (h.Driver == "auto" && gpioAvailable())
 	for _, l := range lights {
@@ -114,12 +115,12 @@ func openDevices(h HardwareConfig, lights []string, now func() time.Time, logf f
 			logf("light %s: LED and button on the GPIO pins", l)
 			continue
 		}
-		d.byLight[l] = sim.New(max(h.Pixels, 1), now)
+		d.byLight[l] = sim.New(max(h.Pixels, 1), c)
 		if !useGPIO {
 			// Simulated input pins, kept off the pins hardware.rpi gives
 			// the LED and the button, so a source made here works on the
 			// Pi. On a Pi only the GPIO light has pins.
-			d.inputs[l] = sim.NewInputs(h.RPi.reservedPins(), now)
+			d.inputs[l] = sim.NewInputs(h.RPi.reservedPins(), c)
 		}
 	}
 	if !useGPIO {

@@ -63,7 +63,7 @@ func newRig(t *testing.T) *rig {
 	}
 	t.Cleanup(func() { _ = svc.Stop() })
 	r.command(t, messages.InConfig, config)
-	r.hw = hwtest.NewDevice(1, r.clock.Now)
+	r.hw = hwtest.NewDevice(1, r.clock)
 	dp, err := device.Props(device.Config{Light: "k", Device: r.hw, Journal: j, Conn: nc, Clock: r.clock,
 		Render: render.Options{Pixels: 1, Gamma: 1}})
 	if err != nil {

@@ -28,9 +28,9 @@ func gpioRig(t *testing.T) (*rig, *sim.Inputs, chan *nats.Msg) {
 	_ = r.sys.Root.StopFuture(r.dev).Wait()
 	// The pins and the device share the rig's manual clock, so debounce
 	// windows pass only when the test says so, however slow the machine.
-	in := sim.NewInputs(map[int]string{4: "the button"}, r.clock.Now)
+	in := sim.NewInputs(map[int]string{4: "the button"}, r.clock)
 	t.Cleanup(func() { _ = in.Halt() })
-	dp, err := device.Props(device.Config{Light: "k", Device: hwtest.NewDevice(1, r.clock.Now), Inputs: in, Journal: r.j, Conn: r.nc, Clock: r.clock,
+	dp, err := device.Props(device.Config{Light: "k", Device: hwtest.NewDevice(1, r.clock), Inputs: in, Journal: r.j, Conn: r.nc, Clock: r.clock,
 		Render: render.Options{Pixels: 1, Gamma: 1}})
 	if err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/lumen-home/lumen/hardware"
+	"github.com/lumen-home/lumen/internal/clock"
 )
 
 var (
@@ -62,24 +63,24 @@ func (l *LED) Count() int {
 
 // Button is a button whose edges the test pushes on C.
 type Button struct {
-	C   chan hardware.Edge
-	Now func() time.Time // stamps Press and Release; time.Now when nil
+	C     chan hardware.Edge
+	Clock clock.Clock // stamps Press and Release; the wall clock when nil
 }
 
 // NewButton returns a button with a buffered edge channel whose edges
-// are stamped by now.
-func NewButton(now func() time.Time) *Button {
-	return &Button{C: make(chan hardware.Edge, 64), Now: now}
+// are stamped with c's time.
+func NewButton(c clock.Clock) *Button {
+	return &Button{C: make(chan hardware.Edge, 64), Clock: c}
 }
 
 // Edges implements hardware.Button.
 func (b *Button) Edges() <-chan hardware.Edge { return b.C }
 
 func (b *Button) now() time.Time {
-	if b.Now == nil {
+	if b.Clock == nil {
 		return time.Now()
 	}
-	return b.Now()
+	return b.Clock.Now()
 }
 
 // Press pushes a down edge at the clock's time.
@@ -98,9 +99,9 @@ type Device struct {
 }
 
 // NewDevice returns a device with an LED of pixels pixels and a button
-// whose edges now stamps.
-func NewDevice(pixels int, now func() time.Time) *Device {
-	return &Device{LED: &LED{N: pixels}, Button: NewButton(now)}
+// whose edges c's time stamps.
+func NewDevice(pixels int, c clock.Clock) *Device {
+	return &Device{LED: &LED{N: pixels}, Button: NewButton(c)}
 }
 
 // Halt implements hardware.Halter; the first call closes the edges.

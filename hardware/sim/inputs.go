@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"maps"
 	"sync"
-	"time"
 
 	"github.com/lumen-home/lumen/hardware"
+	"github.com/lumen-home/lumen/internal/clock"
 )
 
 var _ hardware.Inputs = (*Inputs)(nil)
@@ -15,7 +15,7 @@ var _ hardware.Inputs = (*Inputs)(nil)
 // (over NATS, by `lumen gpio`). An unwatched pin reads as its pull says:
 // high with a pull-up, low otherwise.
 type Inputs struct {
-	now      func() time.Time
+	clock    clock.Clock
 	reserved map[int]string
 
 	mu      sync.Mutex
@@ -26,12 +26,13 @@ type Inputs struct {
 
 // NewInputs returns simulated input pins; reserved are the pins the LED
 // and the button would use on the Pi (pin → what), so a source that works
-// here works there. Levels are stamped with now (time.Now when nil).
-func NewInputs(reserved map[int]string, now func() time.Time) *Inputs {
-	if now == nil {
-		now = time.Now
+// here works there. Levels are stamped with c's time (the wall clock's
+// when nil).
+func NewInputs(reserved map[int]string, c clock.Clock) *Inputs {
+	if c == nil {
+		c = clock.System(clock.Trust)
 	}
-	return &Inputs{now: now, reserved: maps.Clone(reserved), watched: map[int]bool{}, levels: make(chan hardware.Level, edgeBuffer)}
+	return &Inputs{clock: c, reserved: maps.Clone(reserved), watched: map[int]bool{}, levels: make(chan hardware.Level, edgeBuffer)}
 }
 
 // Reserved implements hardware.Inputs.
@@ -84,7 +85,7 @@ func (in *Inputs) Set(pin int, high bool) (changed bool, err error) {
 		return false, nil
 	}
 	select {
-	case in.levels <- hardware.Level{Pin: pin, High: high, At: in.now()}:
+	case in.levels <- hardware.Level{Pin: pin, High: high, At: in.clock.Now()}:
 		in.watched[pin] = high
 		return true, nil
 	default:

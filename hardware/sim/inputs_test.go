@@ -6,11 +6,12 @@ import (
 
 	"github.com/lumen-home/lumen/hardware"
 	"github.com/lumen-home/lumen/hardware/sim"
+	"github.com/lumen-home/lumen/internal/clock/clocktest"
 )
 
 func TestSimulatedInputs(t *testing.T) {
 	at := time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC)
-	in := sim.NewInputs(map[int]string{4: "the button"}, func() time.Time { return at })
+	in := sim.NewInputs(map[int]string{4: "the button"}, clocktest.New(at))
 	if in.Reserved()[4] != "the button" {
 		t.Fatalf("reserved %v", in.Reserved())
 	}

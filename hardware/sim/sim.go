@@ -7,9 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"time"
 
 	"github.com/lumen-home/lumen/hardware"
+	"github.com/lumen-home/lumen/internal/clock"
 )
 
 var _ hardware.Device = (*Device)(nil)
@@ -22,7 +22,7 @@ const edgeBuffer = 64
 
 // Device is a simulated LED and button.
 type Device struct {
-	now func() time.Time
+	clock clock.Clock
 
 	mu     sync.Mutex
 	shown  []hardware.RGB
@@ -32,12 +32,12 @@ type Device struct {
 }
 
 // New returns a device with pixels pixels (at least 1) whose edges are
-// stamped with now (time.Now when nil).
-func New(pixels int, now func() time.Time) *Device {
-	if now == nil {
-		now = time.Now
+// stamped with c's time (the wall clock's when nil).
+func New(pixels int, c clock.Clock) *Device {
+	if c == nil {
+		c = clock.System(clock.Trust)
 	}
-	return &Device{now: now, shown: make([]hardware.RGB, max(pixels, 1)), edges: make(chan hardware.Edge, edgeBuffer)}
+	return &Device{clock: c, shown: make([]hardware.RGB, max(pixels, 1)), edges: make(chan hardware.Edge, edgeBuffer)}
 }
 
 // Pixels implements hardware.LED.
@@ -82,7 +82,7 @@ func (d *Device) Inject(down bool) error {
 		return hardware.ErrButtonUp
 	}
 	select {
-	case d.edges <- hardware.Edge{Down: down, At: d.now()}:
+	case d.edges <- hardware.Edge{Down: down, At: d.clock.Now()}:
 		d.down = down
 		return nil
 	default:

@@ -6,11 +6,12 @@ import (
 
 	"github.com/lumen-home/lumen/hardware"
 	"github.com/lumen-home/lumen/hardware/sim"
+	"github.com/lumen-home/lumen/internal/clock/clocktest"
 )
 
 func TestSimulatedDevice(t *testing.T) {
 	at := time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC)
-	d := sim.New(3, func() time.Time { return at })
+	d := sim.New(3, clocktest.New(at))
 	if d.Pixels() != 3 {
 		t.Fatalf("Pixels = %d", d.Pixels())
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/lumen-home/lumen/hardware"
 	"github.com/lumen-home/lumen/hardware/input"
 	"github.com/lumen-home/lumen/hardware/sim"
+	"github.com/lumen-home/lumen/internal/clock/clocktest"
 )
 
 // The input-pin part of the script: after the button, the guest watches
@@ -77,7 +78,8 @@ func ParseInput(s string) (kind string, ok bool) {
 func SimulateInput() ([]string, error) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	now := t0
-	in := sim.NewInputs(Config().Reserved(), func() time.Time { return now })
+	clk := clocktest.New(now)
+	in := sim.NewInputs(Config().Reserved(), clk)
 	defer in.Halt()
 	high, err := in.Watch(InputPin, hardware.PullDown)
 	if err != nil {
@@ -95,6 +97,7 @@ func SimulateInput() ([]string, error) {
 	}
 	for _, l := range InputTimeline {
 		now = t0.Add(l.At)
+		clk.Set(now)
 		if at, ok := det.Deadline(); ok && !at.After(now) {
 			take(det.Tick(at))
 		}

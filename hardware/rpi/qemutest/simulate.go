@@ -7,6 +7,7 @@ import (
 	"github.com/lumen-home/lumen/hardware/gesture"
 	"github.com/lumen-home/lumen/hardware/render"
 	"github.com/lumen-home/lumen/hardware/sim"
+	"github.com/lumen-home/lumen/internal/clock/clocktest"
 )
 
 // Result is what a run of the script showed: per state the frame and the
@@ -26,7 +27,8 @@ func Simulate() (Result, error) {
 	var res Result
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	now := t0
-	dev := sim.New(1, func() time.Time { return now })
+	clk := clocktest.New(now)
+	dev := sim.New(1, clk)
 	r, err := render.New(render.Options{})
 	if err != nil {
 		return res, err
@@ -68,6 +70,7 @@ func Simulate() (Result, error) {
 	for _, e := range Timeline() {
 		tickUntil(t0.Add(e.At))
 		now = t0.Add(e.At)
+		clk.Set(now)
 		if err := dev.Inject(e.Down); err != nil {
 			return res, err
 		}
