@@ -13,6 +13,7 @@ import (
 	"github.com/bytecodealliance/wasmtime-go/v39"
 
 	"github.com/lumen-home/lumen/internal/clip"
+	"github.com/lumen-home/lumen/internal/clock"
 )
 
 // Request is one call: the tool's code, its params (a JSON object; {}
@@ -43,7 +44,7 @@ func (e *Engine) Call(ctx context.Context, code string, params json.RawMessage, 
 // state is one call's, reached by the host functions through the store.
 type state struct {
 	ctx       context.Context
-	now       func() time.Time
+	clock     clock.Clock
 	fetch     Fetcher
 	call      []byte
 	pending   []byte // the answer to the last fetch, until fetch_read
@@ -93,7 +94,7 @@ func (e *Engine) Run(ctx context.Context, req Request) (Result, error) {
 	if err != nil {
 		return Result{}, fmt.Errorf("plugins: the params are not JSON: %w", err)
 	}
-	st := &state{ctx: ctx, now: e.cfg.Now, fetch: req.Fetch, call: call, maxResult: e.cfg.MaxResult, log: logBuf{max: e.cfg.MaxLog}}
+	st := &state{ctx: ctx, clock: e.cfg.Clock, fetch: req.Fetch, call: call, maxResult: e.cfg.MaxResult, log: logBuf{max: e.cfg.MaxLog}}
 	runErr := e.run(st, timeout)
 	res := Result{Log: st.logs(), Duration: time.Since(start)}
 	if err := e.outcome(st, runErr, timeout); err != nil {
@@ -386,7 +387,7 @@ func logLine(c *wasmtime.Caller, p, n int32) *wasmtime.Trap {
 	return nil
 }
 
-func now(c *wasmtime.Caller) int64 { return stateOf(c).now().UnixMilli() }
+func now(c *wasmtime.Caller) int64 { return stateOf(c).clock.Now().UnixMilli() }
 
 // WASI errno values fd_write answers with.
 const (

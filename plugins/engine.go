@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/bytecodealliance/wasmtime-go/v39"
+
+	"github.com/lumen-home/lumen/internal/clock"
 )
 
 // Config configures an Engine. The zero value of a limit takes its
@@ -66,8 +68,9 @@ type Config struct {
 	MaxLog       int           // bytes of log, stdout and stderr kept per call (default 64 KiB)
 	Tick         time.Duration // how often the epoch advances: the deadline's resolution (default 10 ms)
 
-	// Now is the clock the guest's now() and Date read (default time.Now).
-	Now func() time.Time
+	// Clock is the clock the guest's now() and Date read (default the
+	// wall clock).
+	Clock clock.Clock
 
 	// CheckCommand instantiates the guest once as it loads, without
 	// running it, and fails the load (Err) unless it links against the
@@ -110,8 +113,8 @@ func (c *Config) setDefaults() {
 	if c.ProgressEvery <= 0 {
 		c.ProgressEvery = DefaultProgressEvery
 	}
-	if c.Now == nil {
-		c.Now = time.Now
+	if c.Clock == nil {
+		c.Clock = clock.System(clock.Trust)
 	}
 	if c.Name == "" && c.WasmPath != "" {
 		base := filepath.Base(c.WasmPath)
@@ -335,7 +338,7 @@ func (e *Engine) prepare(t0 time.Time, report func(Progress)) (*wasmtime.Module,
 // would, and looks for the exports a call needs. Instantiating runs no
 // guest code but a start section, which the epoch deadline bounds.
 func (e *Engine) checkCommand(m *wasmtime.Module, l *wasmtime.Linker) error {
-	st := &state{ctx: context.Background(), now: e.cfg.Now, maxResult: e.cfg.MaxResult, log: logBuf{max: e.cfg.MaxLog}}
+	st := &state{ctx: context.Background(), clock: e.cfg.Clock, maxResult: e.cfg.MaxResult, log: logBuf{max: e.cfg.MaxLog}}
 	store := wasmtime.NewStoreWithData(e.engine, st)
 	defer store.Close()
 	store.Limiter(e.cfg.MemoryLimit, -1, -1, -1, -1)

@@ -10,7 +10,7 @@ func (e *Engine) Instantiate() error {
 	if e.err != nil {
 		return e.err
 	}
-	store, _, err := e.instantiate(&state{now: e.cfg.Now, log: logBuf{max: e.cfg.MaxLog}}, e.cfg.Timeout)
+	store, _, err := e.instantiate(&state{clock: e.cfg.Clock, log: logBuf{max: e.cfg.MaxLog}}, e.cfg.Timeout)
 	store.Close()
 	return err
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lumen-home/lumen/internal/clock/clocktest"
 	"github.com/lumen-home/lumen/plugins"
 )
 
@@ -232,7 +233,7 @@ func TestLog(t *testing.T) {
 // The clock is the host's.
 func TestNow(t *testing.T) {
 	at := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
-	e, err := plugins.New(plugins.Config{Wasm: guestWasm, Name: "guest", CacheDir: cacheDir, Now: func() time.Time { return at }})
+	e, err := plugins.New(plugins.Config{Wasm: guestWasm, Name: "guest", CacheDir: cacheDir, Clock: clocktest.New(at)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -248,7 +249,7 @@ func TestNow(t *testing.T) {
 
 // A plugin in plain Go runs through the same ABI and the same host.
 func TestExampleGuest(t *testing.T) {
-	e, err := plugins.New(plugins.Config{Wasm: exampleWasm, Name: "example", CacheDir: cacheDir, Now: func() time.Time { return time.UnixMilli(1234) }})
+	e, err := plugins.New(plugins.Config{Wasm: exampleWasm, Name: "example", CacheDir: cacheDir, Clock: clocktest.New(time.UnixMilli(1234))})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -177,7 +177,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 	if err := b.Listen(); err != nil {
 		return err
 	}
-	d.metrics = metrics.New(metrics.Config{Journal: d.j.Size, Now: cfg.Clock.Now, Logf: logf})
+	d.metrics = metrics.New(metrics.Config{Journal: d.j.Size, Clock: cfg.Clock, Logf: logf})
 	d.sys = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
 		return slog.New(slog.NewTextHandler(io.Discard, nil))
 	}))
@@ -189,7 +189,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 	}
 	d.allow, _ = netpolicy.ParseAllow(cfg.AllowNet) // checked by Validate
 	d.engine = d.startToolEngine()
-	d.plugins = tool.OpenPlugins(tool.PluginsConfig{Dir: filepath.Join(cfg.Data, "plugins"), Engine: plugins.Config{CacheDir: plugins.CacheDir()}, Logf: logf})
+	d.plugins = tool.OpenPlugins(tool.PluginsConfig{Dir: filepath.Join(cfg.Data, "plugins"), Engine: plugins.Config{CacheDir: plugins.CacheDir(), Clock: cfg.Clock}, Logf: logf})
 	if d.secrets, err = secrets.Open(secrets.Dir(cfg.Data)); err != nil {
 		logf("secrets: %v; tools run without secrets", err)
 		d.secrets = nil
@@ -244,7 +244,7 @@ func (d *Daemon) startIngress() error {
 		return fmt.Errorf("daemon: the ingress: %w", err)
 	}
 	j := journal.New(js)
-	in, err := ingress.Start(ingress.Config{Conn: nc, Journal: j, Lights: d.cfg.Lights, Now: d.cfg.Clock.Now, Logf: logf})
+	in, err := ingress.Start(ingress.Config{Conn: nc, Journal: j, Lights: d.cfg.Lights, Clock: d.cfg.Clock, Logf: logf})
 	if err != nil {
 		nc.Close()
 		return fmt.Errorf("daemon: the ingress: %w", err)
@@ -430,7 +430,7 @@ func (d *Daemon) startToolEngine() *plugins.Lazy {
 		return nil
 	}
 	e := plugins.NewLazy(plugins.Config{WasmPath: path, Name: "guest", CacheDir: plugins.CacheDir(), Precompiled: plugins.FindPrecompiled(path),
-		Compile: d.cfg.CompileGuest})
+		Compile: d.cfg.CompileGuest, Clock: d.cfg.Clock})
 	said := false
 	done := e.Warm(2*time.Second, func(p plugins.Progress) {
 		switch p.Stage {

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/lumen-home/lumen/internal/clip"
+	"github.com/lumen-home/lumen/internal/clock"
 	"github.com/lumen-home/lumen/plugins"
 	"github.com/lumen-home/lumen/plugins/netpolicy"
 )
@@ -52,7 +53,7 @@ func callErrorf(format string, args ...any) error {
 type builtin struct {
 	name  string
 	fetch plugins.Fetcher
-	now   func() time.Time
+	clock clock.Clock
 	web   Web
 }
 
@@ -210,7 +211,7 @@ func (b *builtin) getTime(raw json.RawMessage) (any, error) {
 			return nil, callErrorf("unknown time zone %q; give an IANA name such as Europe/Paris, America/New_York or UTC", a.Tz)
 		}
 	}
-	t := b.now().In(loc)
+	t := b.clock.Now().In(loc)
 	zone, off := t.Zone()
 	sign := "+"
 	if off < 0 {

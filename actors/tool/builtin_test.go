@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lumen-home/lumen/internal/clock"
+	"github.com/lumen-home/lumen/internal/clock/clocktest"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/plugins/netpolicy"
 	"github.com/lumen-home/lumen/plugins/secrets"
@@ -20,7 +22,7 @@ import (
 func TestGetTime(t *testing.T) {
 	// 2026-07-01 10:30:05.250 UTC: summer time in Paris.
 	at := time.Date(2026, 7, 1, 10, 30, 5, 250e6, time.UTC)
-	b := &builtin{name: builtinGetTime, now: func() time.Time { return at }}
+	b := &builtin{name: builtinGetTime, clock: clocktest.New(at)}
 	tests := []struct {
 		name, args string
 		want       map[string]any // fields checked
@@ -115,7 +117,7 @@ func newFetchBuiltin(t *testing.T, name string, op netpolicy.Operator, sec *secr
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &builtin{name: name, fetch: &fetcher{client: client, open: true, secrets: sec}, now: time.Now}
+	return &builtin{name: name, fetch: &fetcher{client: client, open: true, secrets: sec}, clock: clock.System(clock.Trust)}
 }
 
 func TestFetchBuiltins(t *testing.T) {

@@ -241,7 +241,7 @@ func (m *Manager) startFixed(ctx actor.Context) {
 		return &fetcher{client: client, open: true, secrets: m.cfg.Secrets}, nil
 	}
 	for _, name := range BuiltinNames() {
-		b := &builtin{name: name, now: m.cfg.Clock.Now, web: m.cfg.Web}
+		b := &builtin{name: name, clock: m.cfg.Clock, web: m.cfg.Web}
 		if name != builtinGetTime {
 			f, err := open()
 			if err != nil {

@@ -19,6 +19,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/lumen-home/lumen/internal/clock"
 )
 
 // Config configures the metrics of one daemon.
@@ -29,8 +31,8 @@ type Config struct {
 	// JournalTimeout bounds that question (default 2 s): a scrape never
 	// hangs on a busy server.
 	JournalTimeout time.Duration
-	// Now is the clock of the snapshots' ages (default time.Now).
-	Now func() time.Time
+	// Clock is the clock of the snapshots' ages (default the wall clock).
+	Clock clock.Clock
 	// Logf receives what could not be collected (nil: quiet).
 	Logf func(format string, args ...any)
 }
@@ -62,8 +64,8 @@ var (
 // New returns the metrics of a daemon, with the Go runtime's and the
 // process's collectors (go_*, process_*) registered besides Lumen's.
 func New(cfg Config) *Metrics {
-	if cfg.Now == nil {
-		cfg.Now = time.Now
+	if cfg.Clock == nil {
+		cfg.Clock = clock.System(clock.Trust)
 	}
 	if cfg.JournalTimeout <= 0 {
 		cfg.JournalTimeout = 2 * time.Second
@@ -148,7 +150,7 @@ func (l *Light) Applied(inputs, outputs int, took time.Duration) {
 }
 
 // Snapshotted records that the light saved a snapshot now.
-func (l *Light) Snapshotted() { l.SnapshotAt(l.m.cfg.Now()) }
+func (l *Light) Snapshotted() { l.SnapshotAt(l.m.cfg.Clock.Now()) }
 
 // SnapshotAt records the time of the light's last snapshot, e.g. one
 // found at start-up.
@@ -197,7 +199,7 @@ var snapshotAgeDesc = prometheus.NewDesc("lumen_light_snapshot_age_seconds",
 func (c snapshotAges) Describe(ch chan<- *prometheus.Desc) { ch <- snapshotAgeDesc }
 
 func (c snapshotAges) Collect(ch chan<- prometheus.Metric) {
-	now := c.m.cfg.Now()
+	now := c.m.cfg.Clock.Now()
 	c.m.mu.Lock()
 	defer c.m.mu.Unlock()
 	for name, l := range c.m.lights {

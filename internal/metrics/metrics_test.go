@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lumen-home/lumen/internal/clock/clocktest"
 	"github.com/lumen-home/lumen/internal/metrics"
 	"github.com/lumen-home/lumen/internal/metrics/metricstest"
 )
@@ -17,11 +18,10 @@ import (
 // format Prometheus parses.
 func TestMetrics(t *testing.T) {
 	start := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
-	var now atomic.Pointer[time.Time]
-	now.Store(&start)
+	clk := clocktest.New(start)
 	var journalErr atomic.Bool
 	m := metrics.New(metrics.Config{
-		Now: func() time.Time { return *now.Load() },
+		Clock: clk,
 		Journal: func(context.Context) (uint64, uint64, error) {
 			if journalErr.Load() {
 				return 0, 0, errors.New("no answer")
@@ -102,7 +102,7 @@ func TestMetrics(t *testing.T) {
 
 	// The age grows with the clock; a new snapshot resets it.
 	later := start.Add(time.Minute)
-	now.Store(&later)
+	clk.Set(later)
 	s = metricstest.Get(t, srv.URL, "", "")
 	if got, _ := s.Value("lumen_light_snapshot_age_seconds", "light", "kitchen"); got != 150 {
 		t.Errorf("snapshot age a minute later: %v, want 150", got)

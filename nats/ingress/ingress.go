@@ -18,6 +18,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nuid"
 
+	"github.com/lumen-home/lumen/internal/clock"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/journal"
 	"github.com/lumen-home/lumen/nats/subject"
@@ -38,8 +39,8 @@ type Config struct {
 	// Lights are the lights running here: inputs of others are
 	// dropped, as the journal would not take them.
 	Lights []string
-	// Now is the daemon's clock.
-	Now func() time.Time
+	// Clock is the daemon's clock.
+	Clock clock.Clock
 	// Logf receives the failures, at most one a minute; nil: none.
 	Logf func(format string, args ...any)
 }
@@ -56,8 +57,8 @@ type Ingress struct {
 
 // Start subscribes to the ingress subject.
 func Start(cfg Config) (*Ingress, error) {
-	if cfg.Conn == nil || cfg.Journal == nil || cfg.Now == nil {
-		return nil, fmt.Errorf("ingress: Conn, Journal and Now are required")
+	if cfg.Conn == nil || cfg.Journal == nil || cfg.Clock == nil {
+		return nil, fmt.Errorf("ingress: Conn, Journal and Clock are required")
 	}
 	in := &Ingress{cfg: cfg, lights: map[string]bool{}}
 	for _, l := range cfg.Lights {
@@ -95,7 +96,7 @@ func (in *Ingress) handle(m *nats.Msg) {
 	}
 	id := nuid.Next()
 	subj := subject.In(light, typ)
-	p, err := in.cfg.Journal.AppendAsync(subj, Rewrite(m.Data, id, in.cfg.Now()), journal.MsgID(id))
+	p, err := in.cfg.Journal.AppendAsync(subj, Rewrite(m.Data, id, in.cfg.Clock.Now()), journal.MsgID(id))
 	if err != nil {
 		in.fail(m, subj, err)
 		return

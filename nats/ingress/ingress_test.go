@@ -9,6 +9,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/lumen-home/lumen/internal/clock/clocktest"
 	"github.com/lumen-home/lumen/internal/lumentest"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/broker"
@@ -32,7 +33,7 @@ func TestIngress(t *testing.T) {
 	defer d.Close()
 	now := time.Date(2026, 11, 28, 15, 0, 0, 0, time.UTC)
 	j := b.Journal
-	in, err := ingress.Start(ingress.Config{Conn: d, Journal: j, Lights: []string{"demo"}, Now: func() time.Time { return now }})
+	in, err := ingress.Start(ingress.Config{Conn: d, Journal: j, Lights: []string{"demo"}, Clock: clocktest.New(now)})
 	if err != nil {
 		t.Fatal(err)
 	}

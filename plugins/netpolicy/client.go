@@ -15,6 +15,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/lumen-home/lumen/internal/clock"
 )
 
 // Request is what the guest asks for. Method defaults to GET.
@@ -107,11 +109,11 @@ func WithDialer(dial func(ctx context.Context, network, addr string) (net.Conn, 
 	}
 }
 
-// WithClock replaces time.Now for the rate limit.
-func WithClock(now func() time.Time) Option {
+// WithClock sets the clock of the rate limit (default the wall clock).
+func WithClock(clk clock.Clock) Option {
 	return func(c *Client) {
-		if now != nil {
-			c.now = now
+		if clk != nil {
+			c.clock = clk
 		}
 	}
 }
@@ -130,7 +132,7 @@ type Client struct {
 	resolve func(ctx context.Context, host string) ([]netip.Addr, error)
 	roots   *x509.CertPool
 	dialIP  func(ctx context.Context, network, addr string) (net.Conn, error)
-	now     func() time.Time
+	clock   clock.Clock
 	bucket  *bucket
 	rt      http.RoundTripper
 }
@@ -146,7 +148,7 @@ func New(op Operator, toolHosts []string, lim Limits, opts ...Option) (*Client, 
 	if err != nil {
 		return nil, err
 	}
-	c := &Client{op: op, lim: lim, now: time.Now}
+	c := &Client{op: op, lim: lim, clock: clock.System(clock.Trust)}
 	var errs []error
 	for _, s := range toolHosts {
 		h, err := parseToolHost(s)
@@ -182,7 +184,7 @@ func New(op Operator, toolHosts []string, lim Limits, opts ...Option) (*Client, 
 // is declared for that request only, and every other rule (HTTPS, the
 // address checks, --allow-net, the caps) applies as to any tool.
 func (c *Client) WithHosts(hosts []string) (*Client, error) {
-	d := &Client{op: c.op, lim: c.lim, resolve: c.resolve, roots: c.roots, dialIP: c.dialIP, now: c.now, bucket: c.bucket}
+	d := &Client{op: c.op, lim: c.lim, resolve: c.resolve, roots: c.roots, dialIP: c.dialIP, clock: c.clock, bucket: c.bucket}
 	for _, s := range hosts {
 		h, err := parseToolHost(s)
 		if err != nil {
@@ -243,7 +245,7 @@ func (c *Client) Fetch(ctx context.Context, r Request) (Response, error) {
 	if err != nil {
 		return Response{}, err
 	}
-	if wait, ok := c.bucket.take(c.now()); !ok {
+	if wait, ok := c.bucket.take(c.clock.Now()); !ok {
 		return Response{}, &Exceeded{Limit: ErrRateLimited, Reason: fmt.Sprintf(
 			"rate limited: this tool may fetch %d times a minute; wait %s before fetching again, or fetch less often",
 			c.lim.PerMinute, roundUp(wait))}

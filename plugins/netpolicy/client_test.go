@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lumen-home/lumen/internal/clock/clocktest"
 	"github.com/lumen-home/lumen/plugins/netpolicy"
 )
 
@@ -654,10 +655,10 @@ func TestFetchTimeout(t *testing.T) {
 func TestFetchRateLimit(t *testing.T) {
 	srv := newServer(t, true, hello)
 	res := &resolver{names: map[string][]string{"api.example.com": {"127.0.0.1"}}}
-	now := time.Date(2025, 1, 1, 12, 0, 0, 0, time.UTC)
+	clk := clocktest.New(time.Date(2025, 1, 1, 12, 0, 0, 0, time.UTC))
 	c, err := netpolicy.New(mustOp(t, "api.example.com"), []string{"api.example.com:" + srv.port},
 		netpolicy.Limits{PerMinute: 2}, netpolicy.WithResolver(res.resolve), netpolicy.WithRootCAs(srv.roots()),
-		netpolicy.WithClock(func() time.Time { return now }))
+		netpolicy.WithClock(clk))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -681,7 +682,7 @@ func TestFetchRateLimit(t *testing.T) {
 		{name: "three", req: ok, want: "limited"},
 	}
 	for _, s := range steps {
-		now = now.Add(s.advance)
+		clk.Advance(s.advance)
 		_, err := c.Fetch(context.Background(), s.req)
 		var ref *netpolicy.Refused
 		switch s.want {

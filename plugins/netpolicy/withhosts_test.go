@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lumen-home/lumen/internal/clock/clocktest"
 	"github.com/lumen-home/lumen/plugins/netpolicy"
 )
 
@@ -21,7 +22,7 @@ func TestWithHosts(t *testing.T) {
 	now := time.Date(2025, 1, 1, 12, 0, 0, 0, time.UTC)
 	base, err := netpolicy.New(mustOp(t, "api.example.com"), nil, netpolicy.Limits{PerMinute: 4},
 		netpolicy.WithResolver(res.resolve), netpolicy.WithRootCAs(srv.roots()), netpolicy.WithDialer(d.dial),
-		netpolicy.WithClock(func() time.Time { return now }))
+		netpolicy.WithClock(clocktest.New(now)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lumen-home/lumen/internal/clock/clocktest"
 	"github.com/lumen-home/lumen/plugins/secrets"
 )
 
@@ -23,7 +24,7 @@ var t0 = time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
 func open(t *testing.T) (*secrets.Store, string) {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "secrets")
-	s, err := secrets.Open(dir, secrets.WithClock(func() time.Time { return t0 }))
+	s, err := secrets.Open(dir, secrets.WithClock(clocktest.New(t0)))
 	if err != nil {
 		t.Fatal(err)
 	}

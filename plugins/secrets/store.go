@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/lumen-home/lumen/internal/atomicfile"
+	"github.com/lumen-home/lumen/internal/clock"
 )
 
 // fileVersion is the version of the secrets file format.
@@ -25,7 +26,7 @@ const fileVersion = 1
 // the file may have changed ('lumen secret' writes it while the daemon runs).
 type Store struct {
 	dir, path string
-	now       func() time.Time
+	clock     clock.Clock
 
 	mu       sync.RWMutex
 	secrets  map[string]entry
@@ -42,8 +43,9 @@ type entry struct {
 // An Option configures Open.
 type Option func(*Store)
 
-// WithClock sets the clock that stamps Info.SetAt (default time.Now).
-func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = now } }
+// WithClock sets the clock that stamps Info.SetAt (default the wall
+// clock).
+func WithClock(c clock.Clock) Option { return func(s *Store) { s.clock = c } }
 
 // Open opens the secrets kept in dir (<data>/secrets), creating dir with
 // mode 0700 if needed. The file FileName inside may not exist yet; Set
@@ -59,7 +61,7 @@ func Open(dir string, opts ...Option) (*Store, error) {
 		}
 		return nil, fmt.Errorf("secrets: cannot create %s: %w", dir, err)
 	}
-	s := &Store{dir: dir, path: filepath.Join(dir, FileName), now: time.Now, secrets: map[string]entry{}}
+	s := &Store{dir: dir, path: filepath.Join(dir, FileName), clock: clock.System(clock.Trust), secrets: map[string]entry{}}
 	for _, o := range opts {
 		o(s)
 	}
@@ -106,7 +108,7 @@ func (s *Store) Set(name string, hosts []string, value string) error {
 	for k, v := range s.secrets {
 		next[k] = v
 	}
-	e, err := newEntry(Secret{Name: name, Hosts: canon, Value: value}, s.now().UTC())
+	e, err := newEntry(Secret{Name: name, Hosts: canon, Value: value}, s.clock.Now().UTC())
 	if err != nil {
 		return err
 	}
