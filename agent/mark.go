@@ -123,6 +123,9 @@ func (m *Manager) startMarks(ctx actor.Context, seq uint64) {
 // nextMark schedules the next round.
 func (m *Manager) nextMark(ctx actor.Context) {
 	mk, self, root := m.marks, ctx.Self(), ctx.ActorSystem().Root
+	// The wall clock, not the light's: the rounds pace the machine's
+	// reading of the journal, which a clock a test or an eval case
+	// holds still must not stop.
 	mk.timer = time.AfterFunc(mk.every, func() { root.Send(self, &markTick{mk: mk}) })
 }
 

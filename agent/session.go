@@ -10,6 +10,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/lumen-home/lumen/internal/clock"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/journal"
 	"github.com/lumen-home/lumen/nats/subject"
@@ -26,7 +27,7 @@ type session struct {
 	loop  *Loop
 	view  *State
 	snaps *snapshots
-	due   *time.Timer // sends saveView: the view's snapshot is to be saved
+	due   clock.Timer // sends saveView: the view's snapshot is to be saved
 
 	waiters map[string]chan Decision
 	early   map[string]Decision // decisions that came before their waiter
@@ -350,7 +351,7 @@ func (s *session) idle() bool {
 // saveLater has the view's snapshot saved snapshotDelay from now.
 func (s *session) saveLater(ctx actor.Context) {
 	self, root := ctx.Self(), ctx.ActorSystem().Root
-	s.due = time.AfterFunc(snapshotDelay, func() { root.Send(self, &saveView{}) })
+	s.due = s.cfg.Clock.AfterFunc(snapshotDelay, func() { root.Send(self, &saveView{}) })
 }
 
 // saveNow saves the view's snapshot and waits.
