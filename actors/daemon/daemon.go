@@ -346,7 +346,7 @@ func (d *Daemon) spawnLight(ctx context.Context, name string) (*Light, error) {
 	d.starting.served(name)
 	l.Service, err = service.Serve(d.nc, d.sys.Root, l.Machine, name, cfg.groupsOf(name), 30*time.Second,
 		service.WithSourceMinInterval(cfg.SourceMinInterval), service.WithToolCatalog(tool.NewCatalog(d.plugins)),
-		service.WithSourceCheck(device.SourceCheck(d.sys.Root, devPID.Load, 10*time.Second)), service.WithWebhookBase(d.web.URL()), service.WithJournal(d.j), service.WithZone(d.zone))
+		service.WithSourceCheck(device.SourceCheck(d.sys.Root, devPID.Load, 10*time.Second)), service.WithWebhookBase(d.web.URL()), service.WithJournal(d.j), service.WithZone(d.zone), service.WithClock(cfg.Clock))
 	if err != nil {
 		return nil, err
 	}

@@ -3,7 +3,10 @@
 // and waits. Code that reads or waits for time takes a Clock instead of
 // calling time.Now, time.AfterFunc or time.NewTicker, so that tests move
 // time with clocktest instead of sleeping, and so that only a
-// synchronized clock fires the light's durable timers.
+// synchronized clock fires the light's durable timers. What paces the
+// machine's own work (a network's quiet window, a retry's backoff, a
+// buffer's drain, a round of journal reading) stays on the wall clock: a
+// clock a test or an eval case holds still must not stop it.
 package clock
 
 import (

@@ -88,7 +88,7 @@ func (h *handler) pastInput(ctx context.Context, q *GetAt) (uint64, error) {
 	}
 	if q.At != nil {
 		switch {
-		case q.At.After(time.Now()):
+		case q.At.After(h.clock.Now()):
 			return 0, &wire.Error{Code: 400, Msg: fmt.Sprintf("%s is in the future", q.At.Format(time.RFC3339))}
 		case q.At.Before(first.Time):
 			return 0, &wire.Error{Code: 404, Msg: fmt.Sprintf("the journal of light %s starts at %s (sequence %d); ask for a time after it",
@@ -223,7 +223,7 @@ func (h *handler) whatIf(ctx context.Context, req micro.Request, q *WhatIfReq) {
 		}
 		from = to
 	} else {
-		at := time.Now().Add(-q.Since)
+		at := h.clock.Now().Add(-q.Since)
 		next, err := h.journal.SeqAt(ctx, subject.AllIn(h.light), at)
 		if err != nil {
 			respondPast(req, "whatif", "", err)

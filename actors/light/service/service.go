@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/lumen-home/lumen/actors/light"
+	"github.com/lumen-home/lumen/internal/clock"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/nats-io/nats.go"
@@ -43,7 +44,7 @@ func Serve(nc *nats.Conn, root *actor.RootContext, pid *actor.PID, light string,
 	if err != nil {
 		return nil, fmt.Errorf("light %s: service: %w", light, err)
 	}
-	h := &handler{root: root, pid: pid, light: light, timeout: timeout, minInterval: datasource.MinPollInterval}
+	h := &handler{root: root, pid: pid, light: light, timeout: timeout, minInterval: datasource.MinPollInterval, clock: clock.System(clock.Trust)}
 	for _, o := range opts {
 		o(h)
 	}
@@ -157,6 +158,12 @@ func WithWebhookBase(url string) ServeOption {
 	return func(h *handler) { h.webhookBase = strings.TrimSuffix(url, "/") }
 }
 
+// WithClock gives the daemon's clock, which says what "now" is for a
+// look into the past (get --at, whatif --since). Default: the wall clock.
+func WithClock(c clock.Clock) ServeOption {
+	return func(h *handler) { h.clock = c }
+}
+
 // WithZone gives the daemon's time zone, an IANA name (clock.Zone): a
 // schedule created without a tz is journaled with it. Without it such a
 // schedule is journaled without tz, which the light reads as UTC.
@@ -177,6 +184,7 @@ type handler struct {
 	webhookBase string           // http://HOST:PORT of the webhooks (WithWebhookBase); "": none
 	journal     *journal.Journal // for get at a seq or a time (WithJournal); nil: none
 	zone        string           // of schedules without tz (WithZone); "": none
+	clock       clock.Clock      // what now is (WithClock)
 }
 
 func (h *handler) handle(verb string) func(micro.Request) {
