@@ -40,7 +40,9 @@ func BenchmarkAgentTurn(b *testing.B) {
 				if kind == "read" {
 					return agenttest.Step{Calls: []agenttest.Call{{Name: "getState", Args: fmt.Sprintf(`{"name":"off","n":%d}`, i)}}}
 				}
-				return agenttest.Step{Calls: []agenttest.Call{{Name: "createState", Args: fmt.Sprintf(`{"name":"s%d","r":%d,"g":0,"b":0}`, i%8, i%256)}}}
+				// A state change each turn: a create would replace a state an
+				// earlier ask made, which waits for a person's approval.
+				return agenttest.Step{Calls: []agenttest.Call{{Name: "setState", Args: fmt.Sprintf(`{"name":%q}`, []string{"red", "green", "blue"}[i%3])}}}
 			}})
 			defer srv.Close()
 			d, err := lumentest.Launch(lumentest.Bin(b), b.TempDir(), "--light", benchLight, "--openai-base-url", srv.BaseURL(), "--model", "scripted", "--sync", syncMode())
@@ -83,7 +85,7 @@ func BenchmarkAgentTurn(b *testing.B) {
 			}
 			b.ReportMetric(cmd("get", `{}`), "get-µs")
 			if kind == "write" {
-				b.ReportMetric(cmd("create_state", `{"name":"s1","r":1,"g":2,"b":3}`), "create_state-µs")
+				b.ReportMetric(cmd("set_state", `{"name":"red"}`), "set_state-µs")
 			}
 			if err := srv.Err(); err != nil {
 				b.Fatal(err)
