@@ -18,7 +18,6 @@ import (
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/messages/describe"
 	"github.com/lumen-home/lumen/nats/house"
-	"github.com/lumen-home/lumen/nats/journal"
 	"github.com/lumen-home/lumen/nats/subject"
 	"github.com/lumen-home/lumen/nats/wire"
 )
@@ -183,40 +182,29 @@ func newLs(a *app) *cobra.Command {
 				return err
 			}
 			defer nc.Close()
-			c := a.client(nc)
-			running, err := c.Discover(ctx)
+			seen, absent, err := house.Overview(ctx, a.client(nc))
 			if err != nil {
 				return err
 			}
-			names := make([]string, len(running))
-			for i, r := range running {
-				names[i] = r.Light
-			}
-			// At a hub, the lights of the house that do not answer.
-			var absent []house.Absent
-			js, jsErr := jetstream.New(nc)
-			if jsErr == nil {
-				absent, _ = house.Unreachable(ctx, js, names)
-			}
-			if len(running) == 0 && len(absent) == 0 {
+			if len(seen) == 0 && len(absent) == 0 {
 				return a.noLights(ctx, nc)
-			}
-			gets := c.RequestAll(ctx, names, messages.VerbGet, nil)
-			leds := c.RequestAll(ctx, names, messages.VerbLED, nil)
-			agents := c.RequestAll(ctx, names, messages.VerbSessions, nil)
-			var j *journal.Journal
-			if jsErr == nil {
-				j, _ = house.OpenJournal(ctx, js) // nil: no journal to read
 			}
 			w := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(w, "LIGHT\tSTATE\tCOLOR\tLAST INPUT\tSOURCES\tAGENT\tGROUPS")
-			for i, r := range running {
-				g, err := wire.As[messages.GetReply](gets[i])
-				if err != nil {
-					fmt.Fprintf(w, "%s\t(%v)\n", r.Light, a.explain(gets[i].Err, time.Duration(a.timeout)))
+			for _, l := range seen {
+				if l.Err != nil {
+					fmt.Fprintf(w, "%s\t(%v)\n", l.Light, a.explain(l.Err, time.Duration(a.timeout)))
 					continue
 				}
-				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", r.Light, g.State, color(leds[i]), lastInput(ctx, j, r.Light), len(g.Sources), agentOn(agents[i]), dash(strings.Join(r.Groups, ",")))
+				last := "-"
+				if l.LastInput != "" {
+					last = fmt.Sprintf("%s, %s ago", l.LastInput, time.Since(l.LastAt).Round(time.Second))
+				}
+				agent := "-"
+				if l.Agent != nil {
+					agent = map[bool]string{true: "on", false: "off"}[*l.Agent]
+				}
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", l.Light, l.Model.State, dash(l.Color), last, len(l.Model.Sources), agent, dash(strings.Join(l.Groups, ",")))
 			}
 			for _, l := range absent {
 				fmt.Fprintf(w, "%s\t%s\n", l.Light, unreachable(l))
@@ -232,41 +220,6 @@ func unreachable(l house.Absent) string {
 		return fmt.Sprintf("unreachable: not running on its Pi %s, which is connected", l.Pi)
 	}
 	return fmt.Sprintf("unreachable: its Pi %s is disconnected since %s", l.Pi, ago(l.Since))
-}
-
-// color is the color the light's LED shows, as #rrggbb: before gamma
-// and the brightness cap (the duty of its pixels is for the hardware).
-func color(r wire.Reply) string {
-	led, err := wire.As[messages.LEDReply](r)
-	if err != nil || len(led.Raw) == 0 {
-		return "-"
-	}
-	return led.Raw[0].Hex()
-}
-
-// lastInput says what the light was given last, and when (at a hub,
-// from the house stream).
-func lastInput(ctx context.Context, j *journal.Journal, light string) string {
-	if j == nil {
-		return "-"
-	}
-	m, err := j.LastMsg(ctx, subject.AllIn(light))
-	if err != nil {
-		return "-"
-	}
-	_, _, typ, _ := subject.Parse(m.Subject)
-	return fmt.Sprintf("%s, %s ago", typ, time.Since(m.Time).Round(time.Second))
-}
-
-func agentOn(r wire.Reply) string {
-	s, err := wire.As[messages.SessionsReply](r)
-	if err != nil {
-		return "-"
-	}
-	if s.Agent {
-		return "on"
-	}
-	return "off"
 }
 
 func dash(s string) string {
