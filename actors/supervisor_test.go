@@ -15,6 +15,7 @@ import (
 	"github.com/lumen-home/lumen/internal/lumentest"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/broker"
+	"github.com/lumen-home/lumen/nats/journal"
 )
 
 type crashy struct{ started chan struct{} }
@@ -147,24 +148,19 @@ func TestJournaledStrategy(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("not restarted")
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		m, err := j.LastMsg(ctx, "lumen.k.evt.out.restart")
-		if err == nil {
-			var env messages.Envelope
-			var d messages.OutRestartData
-			if err := messages.DecodeEnvelope(m.Data, &env); err != nil || json.Unmarshal(env.Data, &d) != nil {
-				t.Fatalf("restart event %s: %v", m.Data, err)
-			}
-			if d.Actor != child.Id || d.Restarts != 1 || d.Reason != "boom" || env.Cause != 0 || env.Light != "k" {
-				t.Fatalf("restart event %s", m.Data)
-			}
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no restart event journaled: %v", err)
-		}
-		time.Sleep(20 * time.Millisecond)
+	var m journal.Msg
+	lumentest.WaitFor(t, 5*time.Second, "the restart event", func() bool {
+		var err error
+		m, err = j.LastMsg(ctx, "lumen.k.evt.out.restart")
+		return err == nil
+	})
+	var env messages.Envelope
+	var d messages.OutRestartData
+	if err := messages.DecodeEnvelope(m.Data, &env); err != nil || json.Unmarshal(env.Data, &d) != nil {
+		t.Fatalf("restart event %s: %v", m.Data, err)
+	}
+	if d.Actor != child.Id || d.Restarts != 1 || d.Reason != "boom" || env.Cause != 0 || env.Light != "k" {
+		t.Fatalf("restart event %s", m.Data)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/lumen-home/lumen/agent"
 	"github.com/lumen-home/lumen/agent/agenttest"
+	"github.com/lumen-home/lumen/internal/lumentest"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/wire"
 )
@@ -357,10 +358,7 @@ func TestCancelMidTurn(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan messages.AskReply)
 	go func() { done <- f.loop.Ask(ctx, f.env.s, f.env, "slow", "test") }()
-	deadline := time.Now().Add(5 * time.Second)
-	for len(f.srv.Requests()) < 2 && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
+	lumentest.Within(5*time.Second, func() bool { return len(f.srv.Requests()) >= 2 })
 	start := time.Now()
 	cancel()
 	r := <-done

@@ -14,6 +14,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/lumen-home/lumen/actors/daemon"
+	"github.com/lumen-home/lumen/internal/lumentest"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/broker"
 	"github.com/lumen-home/lumen/nats/journal"
@@ -271,16 +272,15 @@ func TestListSourcesGivesWebhookURLs(t *testing.T) {
 	// The source manager reads the new source after the light has
 	// journaled it: until then the URL is a 404.
 	status := ""
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+	lumentest.Within(10*time.Second, func() bool {
 		res, err := http.Post(r.WebhookURLs["door"], "application/json", strings.NewReader(`{"who":"Ann"}`))
 		if err != nil {
 			t.Fatal(err)
 		}
 		_ = res.Body.Close()
-		if status = res.Status; res.StatusCode == http.StatusAccepted {
-			break
-		}
-	}
+		status = res.Status
+		return res.StatusCode == http.StatusAccepted
+	})
 	if status != "202 Accepted" {
 		t.Errorf("POST %s: %s", r.WebhookURLs["door"], status)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/lumen-home/lumen/actors/daemon"
 	"github.com/lumen-home/lumen/actors/light/machine"
 	"github.com/lumen-home/lumen/actors/light/past"
+	"github.com/lumen-home/lumen/internal/lumentest"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/broker"
 	"github.com/lumen-home/lumen/nats/journal"
@@ -106,21 +107,10 @@ func TestOldDataDirStartsAndReplays(t *testing.T) {
 		t.Fatal(err)
 	}
 	j := journal.New(js)
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		var last string
+	lumentest.WaitFor(t, 30*time.Second, "the late timer to fire", func() bool {
 		m, err := j.LastMsg(ctx, "lumen.kitchen.evt.out.timer")
-		if err == nil {
-			last = string(m.Data)
-		}
-		if strings.Contains(last, `"op":"fire","name":"back"`) && strings.Contains(last, `"late":true`) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the late timer did not fire: %+v (%s, %v)", get("kitchen"), last, err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return err == nil && strings.Contains(string(m.Data), `"op":"fire","name":"back"`) && strings.Contains(string(m.Data), `"late":true`)
+	})
 	g := get("kitchen")
 	var states, rules, tools []string
 	for _, s := range g.States {
@@ -437,19 +427,14 @@ func TestLightRestartIsJournaled(t *testing.T) {
 	}
 	// Restarted, it resumes from the journal: the next click goes on
 	// from red, and its consumer exists again.
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		r, err := fire()
-		if err == nil {
-			if r.State != "green" {
-				t.Fatalf("after the restart the click went to %s, want green", r.State)
-			}
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the light did not come back: %v", err)
-		}
-		time.Sleep(100 * time.Millisecond)
+	var r messages.Reply
+	lumentest.WaitFor(t, 15*time.Second, "the light to come back", func() bool {
+		var err error
+		r, err = fire()
+		return err == nil
+	})
+	if r.State != "green" {
+		t.Fatalf("after the restart the click went to %s, want green", r.State)
 	}
 	if _, err := js.Consumer(ctx, "LUMEN", "light-porch"); err != nil {
 		t.Fatalf("the consumer was not created again: %v", err)

@@ -14,6 +14,7 @@ import (
 	"github.com/lumen-home/lumen/actors/light/past"
 	"github.com/lumen-home/lumen/hardware/render"
 	"github.com/lumen-home/lumen/internal/clock/clocktest"
+	"github.com/lumen-home/lumen/internal/lumentest"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/broker"
 	"github.com/lumen-home/lumen/nats/journal"
@@ -82,14 +83,9 @@ func (r *simRig) led() messages.LEDReply {
 
 func (r *simRig) waitLED(state string) messages.LEDReply {
 	r.t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-		if l := r.led(); l.State == state {
-			return l
-		}
-		if time.Now().After(deadline) {
-			r.t.Fatalf("the LED shows %q, want %q", r.led().State, state)
-		}
-	}
+	var l messages.LEDReply
+	lumentest.WaitFor(r.t, 10*time.Second, "the LED to show "+state, func() bool { l = r.led(); return l.State == state })
+	return l
 }
 
 // waitEvent waits for an event on subj whose body contains contains.
@@ -182,11 +178,7 @@ func TestSimulatedButtonAndLED(t *testing.T) {
 		json.RawMessage(`{"rules":[{"from":"*","on":"button_double_click","to":"blue"}]}`), nil); err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(10 * time.Second); !r.led().ClickWaits; time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("led's click_waits is still false with a double-click rule")
-		}
-	}
+	lumentest.WaitFor(t, 10*time.Second, "led's click_waits with a double-click rule", func() bool { return r.led().ClickWaits })
 	for range 2 {
 		r.edge("down")
 		r.clock.Advance(40 * time.Millisecond)
@@ -284,9 +276,5 @@ func TestLoopingColorStops(t *testing.T) {
 	if err := r.c.Call(ctx, "demo", messages.VerbCreateState, spin, nil); err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(10 * time.Second); r.led().Raw[0].R != 200; time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the fixed state shows %+v", r.led().Raw)
-		}
-	}
+	lumentest.WaitFor(t, 10*time.Second, "the fixed state's red at 200", func() bool { return r.led().Raw[0].R == 200 })
 }

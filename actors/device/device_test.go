@@ -2,6 +2,7 @@ package device_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"strings"
@@ -100,16 +101,10 @@ func (r *rig) firedInputs(t *testing.T) chan *nats.Msg {
 // waitFrame waits until the fake LED's last frame is want.
 func (r *rig) waitFrame(t *testing.T, want hardware.RGB) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if f := r.hw.Last(); len(f) == 1 && f[0] == want {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the LED shows %v, want %v", r.hw.Last(), want)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	lumentest.WaitFor(t, 10*time.Second, fmt.Sprintf("the LED to show %v", want), func() bool {
+		f := r.hw.Last()
+		return len(f) == 1 && f[0] == want
+	})
 }
 
 func (r *rig) show(t *testing.T) *messages.LEDReply {

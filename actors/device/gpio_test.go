@@ -3,6 +3,7 @@ package device_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/lumen-home/lumen/hardware/hwtest"
 	"github.com/lumen-home/lumen/hardware/render"
 	"github.com/lumen-home/lumen/hardware/sim"
+	"github.com/lumen-home/lumen/internal/lumentest"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/subject"
 )
@@ -58,17 +60,10 @@ func (r *rig) setPin(t *testing.T, pin int, high bool) any {
 // sources from the light's model, off its goroutine).
 func (r *rig) waitWatched(t *testing.T, pin int) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		res := r.setPin(t, pin, false)
-		if _, ok := res.(*messages.GPIOReply); ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("BCM %d never watched: %+v", pin, res)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	lumentest.WaitFor(t, 10*time.Second, fmt.Sprintf("BCM %d to be watched", pin), func() bool {
+		_, ok := r.setPin(t, pin, false).(*messages.GPIOReply)
+		return ok
+	})
 }
 
 func nextEdge(t *testing.T, edges chan *nats.Msg) (string, messages.GPIOEvent) {
@@ -127,16 +122,10 @@ func TestGPIOSourcePinIsWatchedDebouncedAndPublished(t *testing.T) {
 
 	// Deleting the source gives the pin back.
 	r.command(t, messages.InConfig, `{"op":"delete_source","name":"pir"}`)
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if e, ok := r.setPin(t, 23, true).(*messages.ErrorReply); ok && e.Code == 409 && strings.Contains(e.Error, "not watched") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("BCM 23 still watched after delete_source")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	lumentest.WaitFor(t, 10*time.Second, "BCM 23 given back after delete_source", func() bool {
+		e, ok := r.setPin(t, 23, true).(*messages.ErrorReply)
+		return ok && e.Code == 409 && strings.Contains(e.Error, "not watched")
+	})
 }
 
 func TestGPIOPinsOwnedByTheDevice(t *testing.T) {

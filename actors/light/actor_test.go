@@ -71,11 +71,5 @@ func TestTimersWaitForClockSync(t *testing.T) {
 		t.Fatal("the light does not check the clock again")
 	}
 	clock.Advance(5 * time.Second)
-	deadline := time.Now().Add(10 * time.Second)
-	for get().State != "red" {
-		if time.Now().After(deadline) {
-			t.Fatalf("the timer did not fire once the clock was synchronized: %+v", get())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	lumentest.WaitFor(t, 10*time.Second, "the timer to fire once the clock is synchronized", func() bool { return get().State == "red" })
 }

@@ -55,13 +55,7 @@ func TestLayerDeadline(t *testing.T) {
 	}
 	waitState := func(want string) {
 		t.Helper()
-		deadline := time.Now().Add(10 * time.Second)
-		for get().State != want {
-			if time.Now().After(deadline) {
-				t.Fatalf("the light is %s, want %s: %+v", get().State, want, get())
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
+		lumentest.WaitFor(t, 10*time.Second, "the light to be "+want, func() bool { return get().State == want })
 	}
 	click := func() string { return cmd(messages.InFired, `{"transition":"button_click"}`).State }
 

@@ -166,9 +166,7 @@ func (r *rig) tick() {
 	}
 	n := r.runCount()
 	r.clock.Advance(tickEvery)
-	for deadline := time.Now().Add(20 * time.Millisecond); r.runCount() == n && time.Now().Before(deadline); {
-		time.Sleep(time.Millisecond)
-	}
+	lumentest.Within(20*time.Millisecond, func() bool { return r.runCount() != n })
 }
 
 // tickUntil ticks until the clock reaches at.
@@ -259,18 +257,11 @@ func TestSourceResumesFromLastRun(t *testing.T) {
 	first := r.runTimes()[0]
 	// The input is seen once journaled; the light applies it a moment
 	// later.
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	lumentest.WaitFor(t, 5*time.Second, fmt.Sprintf("list_sources's last run of clock at %v", first), func() bool {
 		runs, _ := r.request("list_sources", "{}")["last_runs"].(map[string]any)
 		at, _ := time.Parse(time.RFC3339Nano, fmt.Sprint(runs["clock"]))
-		if at.Equal(first) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("list_sources last_runs %v, want the run's time %v", runs, first)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return at.Equal(first)
+	})
 
 	// Restarted inside the interval: nothing until the slot.
 	r.stop()
@@ -306,15 +297,10 @@ func TestDeletedSourceStops(t *testing.T) {
 	r.request("delete_source", `{"name":"clock"}`)
 	// The manager stops the source's actor once it has read the change.
 	child := actor.NewPID(r.sys.Address(), "sources-k/source-clock")
-	for deadline := time.Now().Add(10 * time.Second); ; {
-		if _, alive := r.sys.ProcessRegistry.GetLocal(child.Id); !alive {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the deleted source's actor still runs")
-		}
-		time.Sleep(time.Millisecond)
-	}
+	lumentest.WaitFor(t, 10*time.Second, "the deleted source's actor to stop", func() bool {
+		_, alive := r.sys.ProcessRegistry.GetLocal(child.Id)
+		return !alive
+	})
 	n := r.runCount()
 	r.tickUntil(r.clock.Now().Add(400 * time.Millisecond))
 	if got := r.runCount(); got != n {

@@ -10,11 +10,20 @@ import (
 // answers, a restart, a stream catching up).
 func WaitFor(tb testing.TB, d time.Duration, what string, ok func() bool) {
 	tb.Helper()
+	if !Within(d, ok) {
+		tb.Fatalf("timed out waiting for %s", what)
+	}
+}
+
+// Within polls ok for at most d and reports whether it came to hold: a
+// wait that may end either way (a run that may or may not come).
+func Within(d time.Duration, ok func() bool) bool {
 	deadline := time.Now().Add(d)
 	for !ok() {
 		if time.Now().After(deadline) {
-			tb.Fatalf("timed out waiting for %s", what)
+			return false
 		}
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(min(5*time.Millisecond, d/4+time.Microsecond))
 	}
+	return true
 }
