@@ -155,11 +155,7 @@ func TestGesturesDriveTheLightAndTheLEDFollows(t *testing.T) {
 	// A double-click rule from red: from red, a click waits for the
 	// double-click window; a rule from elsewhere changes nothing.
 	r.command(t, messages.InConfig, `{"op":"append_rules","rules":[{"from":"red","on":"button_double_click","to":"off"}]}`)
-	for deadline := time.Now().Add(10 * time.Second); !r.show(t).ClickWaits; time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("led says a click does not wait, with a double-click rule from red")
-		}
-	}
+	lumentest.WaitFor(t, 10*time.Second, "led to say a click waits, with a double-click rule from red", func() bool { return r.show(t).ClickWaits })
 	r.hw.Press()
 	r.clock.Advance(50 * time.Millisecond)
 	released = r.clock.Now()

@@ -1,6 +1,7 @@
 package main_test
 
 import (
+	"github.com/lumen-home/lumen/internal/lumentest"
 	"github.com/lumen-home/lumen/nats/journal"
 
 	"context"
@@ -102,17 +103,11 @@ func TestDurabilityUnderSIGKILL(t *testing.T) {
 	}
 	// Wait for the light to apply everything, and for the late timer.
 	var g reply
-	for {
+	lumentest.WaitFor(t, 60*time.Second, "the timer set before the kill to fire", func() bool {
 		g = mustOK(t, request(t, nc, "lumen.dur.cmd.get", `{}`))
 		vars, _ := g.Body["vars"].(map[string]any)
-		if vars["dinged"] == true {
-			break
-		}
-		if ctx.Err() != nil {
-			t.Fatalf("the timer set before the kill never fired: %s\n%s", g.Raw, d.Logs())
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return vars["dinged"] == true
+	})
 	// The counter equals the number of tick inputs in the journal.
 	ticks := countSubject(t, ctx, js, "lumen.dur.evt.in.fired", `"tick"`)
 	vars := g.Body["vars"].(map[string]any)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/lumen-home/lumen/internal/lumentest"
 	"github.com/lumen-home/lumen/messages"
 )
 
@@ -194,18 +195,12 @@ func TestSchedulesAndTimers(t *testing.T) {
 	if timers := g.Body["timers"].([]any); len(timers) != 1 {
 		t.Fatalf("pending timer not listed: %s", g.Raw)
 	}
-	deadline := time.Now().Add(15 * time.Second)
-	for {
+	lumentest.WaitFor(t, 15*time.Second, "the schedule and the timer to fire", func() bool {
 		g = mustOK(t, request(t, nc, "lumen.sched.cmd.get", `{}`))
 		vars := g.Body["vars"].(map[string]any)
-		if n, _ := vars["n"].(float64); n >= 2 && vars["dinged"] == true {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("schedule or timer did not fire: %s", g.Raw)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		n, _ := vars["n"].(float64)
+		return n >= 2 && vars["dinged"] == true
+	})
 	// Their inputs say who made them, and why names them.
 	out, code := runCLI(t, d.URL, "why", "--light", "sched", "--json")
 	var w messages.WhyReply
@@ -241,20 +236,11 @@ func TestTail(t *testing.T) {
 	}
 	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
 	nc := connect(t, d.URL)
-	deadline := time.Now().Add(15 * time.Second)
-	for !strings.Contains(out.String(), "following") {
-		if time.Now().After(deadline) {
-			t.Fatalf("tail did not start: %s", out)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	lumentest.WaitFor(t, 15*time.Second, "tail to start", func() bool { return strings.Contains(out.String(), "following") })
 	mustOK(t, request(t, nc, "lumen.demo.cmd.fire", `{"transition":"button_click"}`))
-	for !strings.Contains(out.String(), "state  off → red  [button_click by rule r1]") {
-		if time.Now().After(deadline) {
-			t.Fatalf("tail shows no state line: %s", out)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	lumentest.WaitFor(t, 15*time.Second, "tail's state line", func() bool {
+		return strings.Contains(out.String(), "state  off → red  [button_click by rule r1]")
+	})
 	if !strings.Contains(out.String(), "demo in  fired") {
 		t.Fatalf("tail shows no input line: %s", out)
 	}

@@ -53,17 +53,9 @@ func TestWithRealNatsCLI(t *testing.T) {
 	}
 	// An input published straight into JetStream is applied like a command.
 	natsCLI(t, d.URL, "pub", "lumen.kitchen.evt.in.fired", `{"transition":"button_click"}`)
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		g := mustOK(t, request(t, nc, "lumen.kitchen.cmd.get", `{}`))
-		if g.Body["state"] == "green" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("nats pub input not applied: %s", g.Raw)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	lumentest.WaitFor(t, 10*time.Second, "the nats pub input to be applied", func() bool {
+		return mustOK(t, request(t, nc, "lumen.kitchen.cmd.get", `{}`)).Body["state"] == "green"
+	})
 	// Errors carry the micro headers.
 	out = natsCLI(t, d.URL, "req", "lumen.kitchen.cmd.set_state", `{"name":"nope"}`)
 	if !strings.Contains(out, "Nats-Service-Error-Code: 404") {

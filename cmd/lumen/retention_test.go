@@ -1,6 +1,7 @@
 package main_test
 
 import (
+	"github.com/lumen-home/lumen/internal/lumentest"
 	"github.com/lumen-home/lumen/nats/broker"
 
 	"context"
@@ -44,19 +45,13 @@ func TestRetentionKeepsWithinBudget(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	for {
+	lumentest.WaitFor(t, 30*time.Second, fmt.Sprintf("the journal to hold at most 3/4 of its budget %d", budget), func() bool {
 		s, err := js.Stream(ctx, "LUMEN")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if s.CachedInfo().State.Bytes <= budget*3/4 {
-			break
-		}
-		if ctx.Err() != nil {
-			t.Fatalf("journal holds %d bytes, budget %d", s.CachedInfo().State.Bytes, budget)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+		return s.CachedInfo().State.Bytes <= budget*3/4
+	})
 	d.Stop()
 
 	d = startDaemon(t, dir, flags...)

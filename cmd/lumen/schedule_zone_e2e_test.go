@@ -29,22 +29,21 @@ func TestScheduleZone(t *testing.T) {
 
 	nextOf := func(name string) time.Time {
 		t.Helper()
-		var g messages.GetReply
-		deadline := time.Now().Add(10 * time.Second)
-		for {
+		var next time.Time
+		lumentest.WaitFor(t, 10*time.Second, "schedule "+name, func() bool {
+			var g messages.GetReply
 			if err := json.Unmarshal(mustOK(t, request(t, nc, "lumen.demo.cmd.get", `{}`)).Raw, &g); err != nil {
 				t.Fatal(err)
 			}
 			for _, s := range g.Schedules {
 				if s.Name == name && s.Next != nil {
-					return *s.Next
+					next = *s.Next
+					return true
 				}
 			}
-			if time.Now().After(deadline) {
-				t.Fatalf("no schedule %s: %+v", name, g.Schedules)
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
+			return false
+		})
+		return next
 	}
 
 	if out, code := runCLI(t, d.URL, "schedule", "add", "evening", "--cron", "0 19 * * *", "--fires", "evening"); code != 0 {

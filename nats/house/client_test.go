@@ -13,6 +13,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/lumen-home/lumen/internal/lumentest"
 	"github.com/lumen-home/lumen/nats/broker"
 	"github.com/lumen-home/lumen/nats/house"
 	"github.com/lumen-home/lumen/nats/journal"
@@ -166,16 +167,10 @@ func TestClientReadsHouse(t *testing.T) {
 	bucket(house.PisBucket, map[string]string{"kitchenpi": string(state)}, "gonepi", "lostpi")
 	copied := func(n uint64) {
 		t.Helper()
-		for {
+		lumentest.WaitFor(t, 60*time.Second, fmt.Sprintf("the house to have %d events", n), func() bool {
 			s, err := hubjs.Stream(ctx, house.Stream)
-			if err == nil && s.CachedInfo().State.LastSeq >= n {
-				return
-			}
-			if ctx.Err() != nil {
-				t.Fatalf("the house never had %d events: %v", n, err)
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
+			return err == nil && s.CachedInfo().State.LastSeq >= n
+		})
 	}
 	copied(15)
 

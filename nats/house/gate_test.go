@@ -96,13 +96,10 @@ func why(t *testing.T, b *broker.Broker, pi string) string {
 
 func waitLinked(t *testing.T, what string, b *broker.Broker) {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for on, _ := b.HubLinked(); !on; on, _ = b.HubLinked() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not linked to the hub", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	lumentest.WaitFor(t, 15*time.Second, what+" linked to the hub", func() bool {
+		on, _ := b.HubLinked()
+		return on
+	})
 }
 
 // The same Pi coming back while the hub still holds its old connection
@@ -159,20 +156,14 @@ func TestOnePiOneMachine(t *testing.T) {
 	_ = hub.Close()
 	restarted := time.Now()
 	runHub(t, cfg)
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	lumentest.WaitFor(t, 20*time.Second, "the second machine refused again after a hub restart", func() bool {
 		st, err := house.ReadStatus(data)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if s := st.Pis["hallpi"]; st.Updated.After(restarted) && s.Connected && s.Refused != "" && strings.Contains(why(t, b, "hallpi"), "each Pi needs its own creds") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after a hub restart: %+v; the second machine is told %q", st.Pis["hallpi"], why(t, b, "hallpi"))
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		s := st.Pis["hallpi"]
+		return st.Updated.After(restarted) && s.Connected && s.Refused != "" && strings.Contains(why(t, b, "hallpi"), "each Pi needs its own creds")
+	})
 	if w := why(t, a, "hallpi"); w != "" {
 		t.Errorf("after a hub restart the first Pi is refused: %s", w)
 	}
