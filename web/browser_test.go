@@ -162,17 +162,10 @@ func (b *browser) swatchColor(t *testing.T, light string) (r, g, bl uint32) {
 // waitSwatch waits up to a second for light's swatch to look like want.
 func (b *browser) waitSwatch(t *testing.T, light, want string, ok func(r, g, b uint32) bool) {
 	t.Helper()
-	deadline := time.Now().Add(time.Second)
-	for {
-		r, g, bl := b.swatchColor(t, light)
-		if ok(r, g, bl) {
-			return
-		}
-		if time.Now().After(deadline) {
-			b.keepScreenshot(t, "swatch not "+want)
-			t.Fatalf("the swatch of %s is rgb(%d,%d,%d), want %s", light, r, g, bl, want)
-		}
-		time.Sleep(50 * time.Millisecond)
+	var r, g, bl uint32
+	if !lumentest.Within(time.Second, func() bool { r, g, bl = b.swatchColor(t, light); return ok(r, g, bl) }) {
+		b.keepScreenshot(t, "swatch not "+want)
+		t.Fatalf("the swatch of %s is rgb(%d,%d,%d), want %s", light, r, g, bl, want)
 	}
 }
 
@@ -231,17 +224,12 @@ func TestPageInChromium(t *testing.T) {
 // waitState waits until light is in state over NATS.
 func waitState(t *testing.T, b *browser, nc *nats.Conn, light, state string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	if !lumentest.Within(10*time.Second, func() bool {
 		m, err := nc.Request("lumen."+light+".cmd.get", []byte(`{}`), 5*time.Second)
-		if err == nil && bytes.Contains(m.Data, []byte(`"state":"`+state+`"`)) {
-			return
-		}
-		if time.Now().After(deadline) {
-			b.keepScreenshot(t, "state "+state)
-			t.Fatalf("%s never became %s", light, state)
-		}
-		time.Sleep(50 * time.Millisecond)
+		return err == nil && bytes.Contains(m.Data, []byte(`"state":"`+state+`"`))
+	}) {
+		b.keepScreenshot(t, "state "+state)
+		t.Fatalf("%s never became %s", light, state)
 	}
 }
 

@@ -256,14 +256,10 @@ func TestHouseStream(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for {
-		if s, err := hjs.Stream(ctx, house.Stream); err == nil && s.CachedInfo().State.Msgs == 5 {
-			break
-		} else if ctx.Err() != nil {
-			t.Fatal("the house never had hall's 5 events")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	lumentest.WaitFor(t, 30*time.Second, "hall's 5 events in the house", func() bool {
+		s, err := hjs.Stream(ctx, house.Stream)
+		return err == nil && s.CachedInfo().State.Msgs == 5
+	})
 	b := pi(t, hub, data, "kitchenpi", seed, "kitchen")
 	js := b.JetStream()
 	for range 3 {
@@ -276,17 +272,14 @@ func TestHouseStream(t *testing.T) {
 		t.Fatal(err)
 	}
 	var copied *jetstream.RawStreamMsg
-	for copied == nil {
+	lumentest.WaitFor(t, 30*time.Second, "the house stream's copy of the event", func() bool {
 		s, err := hjs.Stream(ctx, house.Stream)
 		if err != nil {
 			t.Fatal(err)
 		}
-		copied, err = s.GetLastMsgForSubject(ctx, subject.In("kitchen", "fire"))
-		if err != nil && ctx.Err() != nil {
-			t.Fatalf("the house stream has no copy of the event: %v", err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		copied, _ = s.GetLastMsgForSubject(ctx, subject.In("kitchen", "fire"))
+		return copied != nil
+	})
 	if copied.Sequence == ack.Sequence {
 		t.Fatalf("the copy has the sequence of the original (%d): the test proves nothing", ack.Sequence)
 	}
@@ -409,14 +402,10 @@ func TestHouseLag(t *testing.T) {
 		}
 	}
 	publish(5)
-	for {
-		if s, err := hub.JetStream().Stream(ctx, house.Stream); err == nil && s.CachedInfo().State.Msgs == 5 {
-			break
-		} else if ctx.Err() != nil {
-			t.Fatal("the house never had the 5 events")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	lumentest.WaitFor(t, time.Minute, "the 5 events in the house", func() bool {
+		s, err := hub.JetStream().Stream(ctx, house.Stream)
+		return err == nil && s.CachedInfo().State.Msgs == 5
+	})
 	waitLag("the copy caught up", 0)
 	if err := b.JetStream().DeleteConsumer(ctx, subject.Stream, house.Consumer); err != nil {
 		t.Fatal(err)
@@ -464,13 +453,7 @@ func TestLightMoves(t *testing.T) {
 	}
 	waitFor := func(what, want string) {
 		t.Helper()
-		deadline := time.Now().Add(20 * time.Second)
-		for got := ask(); got != want; got = ask() {
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: kitchen answers %q, want %q", what, got, want)
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
+		lumentest.WaitFor(t, 20*time.Second, what+": kitchen answering "+want, func() bool { return ask() == want })
 	}
 	waitFor("the first Pi", "old")
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/lumen-home/lumen/actors/light/machine"
+	"github.com/lumen-home/lumen/internal/lumentest"
 	"github.com/lumen-home/lumen/messages"
 )
 
@@ -359,10 +360,7 @@ func TestClose(t *testing.T) {
 	for _, m := range ms {
 		m.Close()
 	}
-	deadline := time.Now().Add(2 * time.Second)
-	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
+	lumentest.Within(2*time.Second, func() bool { return runtime.NumGoroutine() <= before })
 	if n := runtime.NumGoroutine(); n > before {
 		t.Errorf("%d goroutines after Close, %d before", n, before)
 	}
