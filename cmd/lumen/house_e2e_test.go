@@ -93,16 +93,11 @@ func jsOf(t *testing.T, url string) jetstream.JetStream {
 func waitHouse(t *testing.T, hub, pi jetstream.JetStream, light string) {
 	t.Helper()
 	var want, got []uint64
-	deadline := time.Now().Add(60 * time.Second)
-	for {
+	if !lumentest.Within(60*time.Second, func() bool {
 		want, got = seqs(t, pi, light), seqs(t, hub, light)
-		if slices.Equal(want, got) {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the house stream has %d events of %s, the Pi's journal %d:\nhouse %v\npi    %v", len(got), light, len(want), got, want)
-		}
-		time.Sleep(200 * time.Millisecond)
+		return slices.Equal(want, got)
+	}) {
+		t.Fatalf("the house stream has %d events of %s, the Pi's journal %d:\nhouse %v\npi    %v", len(got), light, len(want), got, want)
 	}
 }
 

@@ -295,19 +295,16 @@ func (p *permissionErrors) handler(_ *natsgo.Conn, _ *natsgo.Subscription, err e
 
 // waitFor waits for a violation naming subj.
 func (p *permissionErrors) waitFor(subj string, d time.Duration) bool {
-	deadline := time.Now().Add(d)
-	for time.Now().Before(deadline) {
+	return lumentest.Within(d, func() bool {
 		p.mu.Lock()
+		defer p.mu.Unlock()
 		for _, e := range p.errs {
 			if strings.Contains(strings.ToLower(e), "permissions violation for subscription") && strings.Contains(e, subj) {
-				p.mu.Unlock()
 				return true
 			}
 		}
-		p.mu.Unlock()
-		time.Sleep(20 * time.Millisecond)
-	}
-	return false
+		return false
+	})
 }
 
 // refused reports whether the nats CLI failed as a refusal does: an

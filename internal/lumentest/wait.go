@@ -19,11 +19,13 @@ func WaitFor(tb testing.TB, d time.Duration, what string, ok func() bool) {
 // wait that may end either way (a run that may or may not come).
 func Within(d time.Duration, ok func() bool) bool {
 	deadline := time.Now().Add(d)
-	for !ok() {
+	// From a millisecond, doubling to 50 ms: quick for what comes at
+	// once, light on what a poll reads (a whole stream) for long waits.
+	for pause := time.Millisecond; !ok(); pause = min(2*pause, 50*time.Millisecond) {
 		if time.Now().After(deadline) {
 			return false
 		}
-		time.Sleep(min(5*time.Millisecond, d/4+time.Microsecond))
+		time.Sleep(pause)
 	}
 	return true
 }
