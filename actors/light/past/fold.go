@@ -346,6 +346,7 @@ func (e *MissingInputError) Error() string {
 	return fmt.Sprintf("light: output at sequence %d is caused by input %d, which is not in the journal after input %d", e.Output, e.Cause, e.After)
 }
 
+// CauseOf is the input an output names as its cause.
 func CauseOf(b []byte) (uint64, error) {
 	var env messages.Envelope
 	if err := messages.DecodeEnvelope(b, &env); err != nil {

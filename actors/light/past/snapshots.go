@@ -14,6 +14,8 @@ import (
 	"github.com/lumen-home/lumen/nats/journal"
 )
 
+// Snapshot is a light's snapshot as the journal keeps it: the machine
+// and the last input it covers.
 type Snapshot struct {
 	Applied uint64          `json:"applied"`
 	Machine json.RawMessage `json:"machine"`
@@ -79,6 +81,8 @@ func (p *Snap) load(ctx context.Context, j Events) ([]byte, error) {
 
 func snapPrefix(light string) string { return "past." + light + "." }
 
+// SnapKey is the record key of light's past snapshot covering input
+// applied.
 func SnapKey(light string, applied uint64) string {
 	return snapPrefix(light) + strconv.FormatUint(applied, 10)
 }
