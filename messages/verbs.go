@@ -3,6 +3,8 @@ package messages
 import (
 	"reflect"
 	"slices"
+	"strings"
+	"sync"
 )
 
 // Part is who answers a verb on the light's one service instance.
@@ -43,8 +45,13 @@ type Verb struct {
 
 func typeOf[T any]() reflect.Type { return reflect.TypeFor[T]() }
 
-// VerbTable is every verb, sorted by name.
-func VerbTable() []Verb {
+// VerbTable is every verb, sorted by name: a copy of the table, which
+// is made once.
+func VerbTable() []Verb { return slices.Clone(verbTable()) }
+
+// verbTable is the table, made once (the door looks a verb up on every
+// request); nothing changes its rows.
+var verbTable = sync.OnceValue(func() []Verb {
 	return []Verb{
 		{Name: VerbAppendRules, Part: PartLight, Request: typeOf[RulesRequest](), CLI: "lumen rule add"},
 		{Name: VerbApply, Part: PartLight, Request: typeOf[ApplyRequest]()},
@@ -88,20 +95,12 @@ func VerbTable() []Verb {
 		{Name: VerbWhatIf, Part: PartLight, Request: typeOf[WhatIfRequest](), Slow: true},
 		{Name: VerbWhy, Part: PartLight, Request: typeOf[WhyRequest](), Slow: true},
 	}
-}
+})
 
 // LookupVerb is name's row of VerbTable.
 func LookupVerb(name string) (Verb, bool) {
-	table := VerbTable()
-	i, ok := slices.BinarySearchFunc(table, name, func(v Verb, name string) int {
-		switch {
-		case v.Name < name:
-			return -1
-		case v.Name > name:
-			return 1
-		}
-		return 0
-	})
+	table := verbTable()
+	i, ok := slices.BinarySearchFunc(table, name, func(v Verb, name string) int { return strings.Compare(v.Name, name) })
 	if !ok {
 		return Verb{}, false
 	}
@@ -111,7 +110,7 @@ func LookupVerb(name string) (Verb, bool) {
 // verbsWhere is the names of the rows keep keeps, sorted.
 func verbsWhere(keep func(Verb) bool) []string {
 	var out []string
-	for _, v := range VerbTable() {
+	for _, v := range verbTable() {
 		if keep(v) {
 			out = append(out, v.Name)
 		}
