@@ -13,15 +13,15 @@ import (
 
 	"github.com/lumen-home/lumen/agent"
 	"github.com/lumen-home/lumen/agent/mic"
+	"github.com/lumen-home/lumen/internal/cli"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/messages/describe"
-	"github.com/lumen-home/lumen/nats/subject"
 	"github.com/lumen-home/lumen/nats/wire"
 )
 
 func newAsk(a *app) *cobra.Command {
 	var req messages.AskRequest
-	wait := durationFlag(30 * time.Minute)
+	wait := cli.Duration(30 * time.Minute)
 	cmd := &cobra.Command{
 		Use:   "ask TEXT…",
 		Short: "Tell the light's agent what you want, in plain words",
@@ -46,7 +46,7 @@ after its maximum steps; 1 when it failed (model unreachable, not configured).`,
 		RunE: func(cmd *cobra.Command, words []string) error {
 			req.Text = strings.Join(words, " ")
 			req.Who = "cli"
-			nc, err := a.open(cmd.Context())
+			nc, err := a.Open(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -55,38 +55,38 @@ after its maximum steps; 1 when it failed (model unreachable, not configured).`,
 			if session == "" {
 				session = "default"
 			}
-			if !a.jsonOut && !req.Async {
-				stop, err := a.followAgent(nc, session)
+			if !a.JSON && !req.Async {
+				stop, err := a.FollowAgent(nc, session)
 				if err != nil {
 					return err
 				}
 				defer stop()
 			}
-			b, err := a.requestWithin(cmd.Context(), nc, messages.VerbAsk, req, time.Duration(wait))
+			b, err := a.RequestWithin(cmd.Context(), nc, messages.VerbAsk, req, time.Duration(wait))
 			if cmd.Context().Err() != nil {
 				// Ctrl-C stops the agent too, not just this command.
-				_, _ = a.requestWithin(context.Background(), nc, messages.VerbAsk, messages.AskRequest{Session: session, Who: "cli"}, 5*time.Second)
-				fmt.Fprintln(a.stdout, "cancelled")
+				_, _ = a.RequestWithin(context.Background(), nc, messages.VerbAsk, messages.AskRequest{Session: session, Who: "cli"}, 5*time.Second)
+				fmt.Fprintln(a.Stdout, "cancelled")
 				return nil
 			}
 			if err != nil {
 				return err
 			}
 			var r messages.AskReply
-			if raw, err := a.decodeReply(b, &r); raw || err != nil {
+			if raw, err := a.DecodeReply(b, &r); raw || err != nil {
 				return err
 			}
 			switch r.Status {
 			case messages.AgentAccepted:
-				fmt.Fprintf(a.stdout, "accepted in session %s; follow it with 'lumen tail' or 'lumen sessions %s'\n", r.Session, r.Session)
+				fmt.Fprintf(a.Stdout, "accepted in session %s; follow it with 'lumen tail' or 'lumen sessions %s'\n", r.Session, r.Session)
 			case messages.AgentCancelled:
-				fmt.Fprintln(a.stdout, "cancelled")
+				fmt.Fprintln(a.Stdout, "cancelled")
 			case messages.AgentFailed:
 				return fmt.Errorf("%s", r.Answer)
 			default:
-				fmt.Fprintln(a.stdout, r.Answer)
+				fmt.Fprintln(a.Stdout, r.Answer)
 			}
-			a.printWebhooks(r.Webhooks)
+			a.PrintWebhooks(r.Webhooks)
 			return nil
 		},
 	}
@@ -97,41 +97,6 @@ after its maximum steps; 1 when it failed (model unreachable, not configured).`,
 	lightFlag(cmd, a)
 	jsonFlag(cmd, a)
 	return cmd
-}
-
-// query sends verb to --light and decodes the reply into out; with --json
-// it prints the reply as is instead, and raw is true.
-func (a *app) query(ctx context.Context, verb string, body, out any) (raw bool, err error) {
-	b, err := a.request(ctx, verb, body)
-	if err != nil {
-		return false, err
-	}
-	return a.decodeReply(b, out)
-}
-
-// decodeReply prints a reply as is with --json (raw is true), or decodes
-// it into out.
-func (a *app) decodeReply(b []byte, out any) (raw bool, err error) {
-	if a.jsonOut {
-		return true, a.printJSON(b)
-	}
-	if err := json.Unmarshal(b, out); err != nil {
-		return false, fmt.Errorf("unexpected reply: %.300s", b)
-	}
-	return false, nil
-}
-
-// followAgent prints the session's tool calls as they happen, until stop.
-func (a *app) followAgent(nc *nats.Conn, session string) (stop func(), err error) {
-	sub, err := nc.Subscribe(subject.Out(a.light, messages.OutAgent), func(m *nats.Msg) {
-		if line := describe.AgentStep(m.Data, session); line != "" {
-			fmt.Fprintln(a.stdout, line)
-		}
-	})
-	if err != nil {
-		return nil, err
-	}
-	return func() { _ = sub.Unsubscribe() }, nil
 }
 
 func newApproval(a *app, approve bool) *cobra.Command {
@@ -152,10 +117,10 @@ without one, the light's only pending approval is meant.`,
 				r.ID = ids[0]
 			}
 			var rep messages.ApprovalReply
-			if raw, err := a.query(cmd.Context(), verb, r, &rep); raw || err != nil {
+			if raw, err := a.Query(cmd.Context(), verb, r, &rep); raw || err != nil {
 				return err
 			}
-			fmt.Fprintf(a.stdout, "%s %s (%s, session %s)\n", rep.Decision, rep.Tool, rep.ID, rep.Session)
+			fmt.Fprintf(a.Stdout, "%s %s (%s, session %s)\n", rep.Decision, rep.Tool, rep.ID, rep.Session)
 			return nil
 		},
 	}
@@ -177,14 +142,14 @@ func newSessions(a *app) *cobra.Command {
 				r.Session = names[0]
 			}
 			var rep messages.SessionsReply
-			if raw, err := a.query(cmd.Context(), messages.VerbSessions, r, &rep); raw || err != nil {
+			if raw, err := a.Query(cmd.Context(), messages.VerbSessions, r, &rep); raw || err != nil {
 				return err
 			}
 			if r.Session == "" {
-				return describe.Sessions(a.stdout, rep.Sessions)
+				return describe.Sessions(a.Stdout, rep.Sessions)
 			}
 			for _, s := range rep.Sessions {
-				describe.Transcript(a.stdout, s)
+				describe.Transcript(a.Stdout, s)
 			}
 			return nil
 		},
@@ -198,7 +163,7 @@ func newTalk(a *app) *cobra.Command {
 	var session, out string
 	var noPlay bool
 	var rec mic.Recorder
-	wait, maxLen := durationFlag(30*time.Minute), durationFlag(mic.DefaultOpts.Max)
+	wait, maxLen := cli.Duration(30*time.Minute), cli.Duration(mic.DefaultOpts.Max)
 	cmd := &cobra.Command{
 		Use:   "talk [FILE.wav]",
 		Short: "Speak to the light's agent: your voice in, the answer spoken back",
@@ -227,7 +192,7 @@ Speech is sound louder than --threshold (an RMS level; full scale is
 			if len(files) == 1 {
 				for _, f := range []string{"device", "max", "threshold"} {
 					if cmd.Flags().Changed(f) {
-						return usageError{fmt.Errorf("--%s is for recording from the microphone; a file is sent as it is", f)}
+						return cli.UsageError{Err: fmt.Errorf("--%s is for recording from the microphone; a file is sent as it is", f)}
 					}
 				}
 				var err error
@@ -237,7 +202,7 @@ Speech is sound louder than --threshold (an RMS level; full scale is
 			}
 			// Connected before recording: a daemon that is not there is
 			// said before anyone speaks.
-			nc, err := a.open(cmd.Context())
+			nc, err := a.Open(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -245,8 +210,8 @@ Speech is sound louder than --threshold (an RMS level; full scale is
 			if session == "" {
 				session = "default"
 			}
-			if !a.jsonOut {
-				stop, err := a.followAgent(nc, session)
+			if !a.JSON {
+				stop, err := a.FollowAgent(nc, session)
 				if err != nil {
 					return err
 				}
@@ -256,7 +221,7 @@ Speech is sound louder than --threshold (an RMS level; full scale is
 				rec.Max = time.Duration(maxLen)
 				if audio, err = a.listen(cmd.Context(), rec); err != nil {
 					if cmd.Context().Err() != nil {
-						fmt.Fprintln(a.stdout, "cancelled")
+						fmt.Fprintln(a.Stdout, "cancelled")
 						return nil
 					}
 					return err
@@ -265,28 +230,28 @@ Speech is sound louder than --threshold (an RMS level; full scale is
 			msg := &nats.Msg{Data: audio, Header: nats.Header{}}
 			msg.Header.Set(messages.HeaderSession, session)
 			msg.Header.Set(messages.HeaderWho, messages.WhoCLI)
-			b, err := wire.New(nc, wire.WithTimeout(time.Duration(wait))).RequestMsg(cmd.Context(), a.light, messages.VerbTalk, msg)
-			if err := a.explain(err, time.Duration(wait)); err != nil {
+			b, err := wire.New(nc, wire.WithTimeout(time.Duration(wait))).RequestMsg(cmd.Context(), a.Light, messages.VerbTalk, msg)
+			if err := a.Explain(err, time.Duration(wait)); err != nil {
 				return err
 			}
 			var r messages.TalkReply
 			if err := json.Unmarshal(b, &r); err != nil {
 				return fmt.Errorf("unexpected reply: %.200s", b)
 			}
-			if a.jsonOut {
-				return a.printJSON(b)
+			if a.JSON {
+				return a.PrintJSON(b)
 			}
-			fmt.Fprintf(a.stdout, "heard: %q\n", r.Transcript)
+			fmt.Fprintf(a.Stdout, "heard: %q\n", r.Transcript)
 			switch {
 			case r.Status == messages.AgentCancelled:
-				fmt.Fprintln(a.stdout, "cancelled")
+				fmt.Fprintln(a.Stdout, "cancelled")
 				return nil
 			case r.Answer != "":
-				fmt.Fprintln(a.stdout, r.Answer)
+				fmt.Fprintln(a.Stdout, r.Answer)
 			}
 			if len(r.Audio) == 0 {
 				if r.SpeechErr != "" {
-					fmt.Fprintf(a.stderr, "lumen: no spoken answer: %s\n", r.SpeechErr)
+					fmt.Fprintf(a.Stderr, "lumen: no spoken answer: %s\n", r.SpeechErr)
 				}
 			} else if err := a.playOrSave(cmd.Context(), r.Audio, out, noPlay); err != nil {
 				return err
@@ -313,15 +278,15 @@ Speech is sound louder than --threshold (an RMS level; full scale is
 // listen records a spoken request from the microphone, saying on stderr
 // what it does.
 func (a *app) listen(ctx context.Context, r mic.Recorder) ([]byte, error) {
-	r.Listening = func() { fmt.Fprintln(a.stderr, "listening… (speak; a second of silence ends it)") }
+	r.Listening = func() { fmt.Fprintln(a.Stderr, "listening… (speak; a second of silence ends it)") }
 	rec, err := r.Record(ctx)
 	if err != nil {
 		return nil, err
 	}
 	if rec.End == mic.TooLong {
-		fmt.Fprintf(a.stderr, "stopped at --max %s (never a second of silence: a noisy room? raise --threshold)\n", r.Max)
+		fmt.Fprintf(a.Stderr, "stopped at --max %s (never a second of silence: a noisy room? raise --threshold)\n", r.Max)
 	}
-	fmt.Fprintf(a.stderr, "heard %.1f s, sending…\n", rec.Length.Seconds())
+	fmt.Fprintf(a.Stderr, "heard %.1f s, sending…\n", rec.Length.Seconds())
 	return rec.WAV, nil
 }
 
@@ -332,7 +297,7 @@ func (a *app) playOrSave(ctx context.Context, audio []byte, out string, noPlay b
 		if err == nil {
 			return nil
 		}
-		fmt.Fprintf(a.stderr, "lumen: %v; the answer is in lumen-answer.wav\n", err)
+		fmt.Fprintf(a.Stderr, "lumen: %v; the answer is in lumen-answer.wav\n", err)
 	}
 	if out == "" {
 		out = "lumen-answer.wav"
@@ -340,19 +305,6 @@ func (a *app) playOrSave(ctx context.Context, audio []byte, out string, noPlay b
 	if err := os.WriteFile(out, audio, 0o644); err != nil {
 		return err
 	}
-	fmt.Fprintf(a.stdout, "answer audio: %s (%d bytes)\n", out, len(audio))
+	fmt.Fprintf(a.Stdout, "answer audio: %s (%d bytes)\n", out, len(audio))
 	return nil
-}
-
-// printWebhooks tells the person about the webhook sources the agent made:
-// their tokens are shown this once, and kept nowhere.
-func (a *app) printWebhooks(hooks []messages.WebhookGiven) {
-	for _, h := range hooks {
-		url := h.URL
-		if url == "" {
-			url = "(no HTTP: start lumen up with --http HOST:PORT) /hooks/LIGHT/" + h.Source
-		}
-		fmt.Fprintf(a.stdout, "webhook %s: POST %s with the header Authorization: Bearer %s\n", h.Source, url, h.Token)
-		fmt.Fprintln(a.stdout, "  (the token is shown this once and kept only as a hash: save it now)")
-	}
 }

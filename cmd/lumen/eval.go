@@ -11,6 +11,7 @@ import (
 	"github.com/lumen-home/lumen/actors/daemon"
 	"github.com/lumen-home/lumen/agent"
 	"github.com/lumen-home/lumen/eval"
+	"github.com/lumen-home/lumen/internal/cli"
 )
 
 func newEval(a *app) *cobra.Command {
@@ -54,10 +55,10 @@ model is given.`,
 				}
 			}
 			if len(models) == 0 || !(agent.ModelConfig{BaseURL: cfg.Agent.BaseURL, APIKey: cfg.Agent.APIKey, Model: models[0]}).Configured() {
-				return usageError{errors.New("no model to evaluate: give --model (or $LUMEN_MODEL) and --openai-base-url (or $OPENAI_BASE_URL, or $OPENAI_API_KEY for OpenAI); for example --openai-base-url http://localhost:11434/v1 --model llama3.1 for Ollama")}
+				return cli.UsageError{Err: errors.New("no model to evaluate: give --model (or $LUMEN_MODEL) and --openai-base-url (or $OPENAI_BASE_URL, or $OPENAI_API_KEY for OpenAI); for example --openai-base-url http://localhost:11434/v1 --model llama3.1 for Ollama")}
 			}
 			if cfg.Repeat < 1 {
-				return usageError{fmt.Errorf("--repeat %d: give how many times to run each case, 1 or more", cfg.Repeat)}
+				return cli.UsageError{Err: fmt.Errorf("--repeat %d: give how many times to run each case, 1 or more", cfg.Repeat)}
 			}
 			suite, err := eval.Builtin()
 			if casesFile != "" {
@@ -73,25 +74,25 @@ model is given.`,
 			}
 			done := 0
 			cfg.Started = func(model, name string, run, of int) {
-				if a.jsonOut {
-					fmt.Fprintf(a.stderr, "lumen eval: [%d/%d] %s %s…\n", done+1, total, model, name)
+				if a.JSON {
+					fmt.Fprintf(a.Stderr, "lumen eval: [%d/%d] %s %s…\n", done+1, total, model, name)
 				}
 			}
 			lastModel := ""
 			cfg.Finished = func(r eval.Result) {
 				done++
-				if a.jsonOut {
+				if a.JSON {
 					return
 				}
 				if r.Model != lastModel {
-					fmt.Fprintf(a.stdout, "%s\n", r.Model)
+					fmt.Fprintf(a.Stdout, "%s\n", r.Model)
 					lastModel = r.Model
 				}
-				fmt.Fprintf(a.stdout, "  [%d/%d] %s\n", done, total, r.Line())
+				fmt.Fprintf(a.Stdout, "  [%d/%d] %s\n", done, total, r.Line())
 			}
 			results, err := eval.Run(cmd.Context(), suite, cfg)
 			summaries := eval.Summarize(results)
-			if a.jsonOut {
+			if a.JSON {
 				b, jerr := json.MarshalIndent(struct {
 					Results   []eval.Result  `json:"results"`
 					Summaries []eval.Summary `json:"summaries"`
@@ -99,11 +100,11 @@ model is given.`,
 				if jerr != nil {
 					return jerr
 				}
-				fmt.Fprintln(a.stdout, string(b))
+				fmt.Fprintln(a.Stdout, string(b))
 			} else {
-				fmt.Fprintln(a.stdout)
+				fmt.Fprintln(a.Stdout)
 				for _, s := range summaries {
-					fmt.Fprintln(a.stdout, s)
+					fmt.Fprintln(a.Stdout, s)
 				}
 			}
 			return err

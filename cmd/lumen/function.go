@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/lumen-home/lumen/internal/cli"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/messages/describe"
 )
@@ -54,16 +55,16 @@ rule. Replacing a function keeps its place.`,
 	}, messages.VerbDefineFunction, func(argv []string) (any, error) {
 		if defsIn != "" {
 			if len(argv) > 0 || f.Code != "" || codeFile != "" || len(params) > 0 || f.Description != "" {
-				return nil, usageError{errors.New("-f FILE holds the whole definition; give no NAME, --code, --params or --description with it")}
+				return nil, cli.UsageError{Err: errors.New("-f FILE holds the whole definition; give no NAME, --code, --params or --description with it")}
 			}
-			_, body, err := a.readFile(defsIn)
-			if errors.As(err, new(badFile)) {
-				return nil, usageError{err}
+			_, body, err := a.ReadFile(defsIn)
+			if errors.As(err, new(cli.BadFile)) {
+				return nil, cli.UsageError{Err: err}
 			}
 			return json.RawMessage(body), err
 		}
 		if len(argv) == 0 {
-			return nil, usageError{errors.New("name the function (lumen function define NAME --code CODE), or give -f FILE")}
+			return nil, cli.UsageError{Err: errors.New("name the function (lumen function define NAME --code CODE), or give -f FILE")}
 		}
 		def := f
 		def.Name = argv[0]
@@ -74,9 +75,9 @@ rule. Replacing a function keeps its place.`,
 		}
 		switch {
 		case def.Code != "" && codeFile != "":
-			return nil, usageError{errors.New("give --code or --code-file, not both")}
+			return nil, cli.UsageError{Err: errors.New("give --code or --code-file, not both")}
 		case codeFile == "-":
-			b, err := io.ReadAll(a.stdin)
+			b, err := io.ReadAll(a.Stdin)
 			if err != nil {
 				return nil, err
 			}
@@ -88,7 +89,7 @@ rule. Replacing a function keeps its place.`,
 			}
 			def.Code = string(b)
 		case def.Code == "":
-			return nil, usageError{errors.New("give the function's body with --code or --code-file")}
+			return nil, cli.UsageError{Err: errors.New("give the function's body with --code or --code-file")}
 		}
 		return def, nil
 	})
@@ -100,10 +101,10 @@ rule. Replacing a function keeps its place.`,
 	fl.StringVarP(&defsIn, "file", "f", "", "define from a YAML or JSON file instead")
 	ls := newListing(a, "ls", "List the light's functions: call, description, first line of code", func(g messages.GetReply) error {
 		if len(g.Functions) == 0 {
-			_, err := fmt.Fprintf(a.stdout, "light %s has no functions\n", a.light)
+			_, err := fmt.Fprintf(a.Stdout, "light %s has no functions\n", a.Light)
 			return err
 		}
-		return describe.Functions(a.stdout, g.Functions)
+		return describe.Functions(a.Stdout, g.Functions)
 	})
 	rm := mutation(a, &cobra.Command{
 		Use:     "rm NAME",

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"strconv"
 	"time"
@@ -10,8 +9,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/lumen-home/lumen/actors/source/datasource"
+	"github.com/lumen-home/lumen/internal/cli"
 	"github.com/lumen-home/lumen/messages"
-	"github.com/lumen-home/lumen/messages/describe"
 )
 
 // gpioQuiet is how long `lumen gpio` keeps printing after the last event,
@@ -23,7 +22,7 @@ const (
 )
 
 func newGPIO(a *app) *cobra.Command {
-	pulseFor := durationFlag(200 * time.Millisecond)
+	pulseFor := cli.Duration(200 * time.Millisecond)
 	cmd := &cobra.Command{
 		Use:   "gpio PIN high|low|pulse",
 		Short: "Drive a simulated input pin (a PIR sensor, a contact)",
@@ -44,13 +43,13 @@ light on a Pi's real pins refuses it (409).`,
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			pin, err := strconv.Atoi(argv[0])
 			if err != nil || pin < 0 || pin > datasource.MaxGPIOPin {
-				return usageError{fmt.Errorf("gpio %q: PIN is a BCM number from 0 to %d, e.g. 23", argv[0], datasource.MaxGPIOPin)}
+				return cli.UsageError{Err: fmt.Errorf("gpio %q: PIN is a BCM number from 0 to %d, e.g. 23", argv[0], datasource.MaxGPIOPin)}
 			}
 			levels := map[string][]int{"high": {1}, "low": {0}, "pulse": {1, 0}}[argv[1]]
 			if levels == nil {
-				return usageError{fmt.Errorf("gpio %s %q: say high, low or pulse", argv[0], argv[1])}
+				return cli.UsageError{Err: fmt.Errorf("gpio %s %q: say high, low or pulse", argv[0], argv[1])}
 			}
-			nc, ch, err := a.watchLight(cmd.Context())
+			nc, ch, err := a.WatchLight(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -60,19 +59,19 @@ light on a Pi's real pins refuses it (409).`,
 				if i > 0 {
 					time.Sleep(time.Duration(pulseFor))
 				}
-				r, err := a.client(nc).Light(a.light).GPIO(cmd.Context(), pin, l)
-				if err := a.inWords(nc, messages.VerbGPIO, err, time.Duration(a.timeout)); err != nil {
+				r, err := a.Client(nc).Light(a.Light).GPIO(cmd.Context(), pin, l)
+				if err := a.InWords(nc, messages.VerbGPIO, err, time.Duration(a.Timeout)); err != nil {
 					return err
 				}
 				changed = changed || r.Changed
 			}
 			if !changed {
-				fmt.Fprintf(a.stderr, "BCM %d was already %s: no edge\n", pin, argv[1])
+				fmt.Fprintf(a.Stderr, "BCM %d was already %s: no edge\n", pin, argv[1])
 				return nil
 			}
 			// An edge no source wants (a falling edge of a rising source)
 			// journals nothing, which is not an error.
-			a.printEvents(cmd.Context(), ch, gpioWait, gpioQuiet, func(*nats.Msg) bool { return true })
+			a.PrintEvents(cmd.Context(), ch, gpioWait, gpioQuiet, func(*nats.Msg) bool { return true })
 			return nil
 		},
 	}
@@ -80,40 +79,4 @@ light on a Pi's real pins refuses it (409).`,
 	lightFlag(cmd, a)
 	jsonFlag(cmd, a)
 	return cmd
-}
-
-// printEvents prints the light's events from ch as they come, until the
-// light has been quiet for quiet once done has said enough, or for wait
-// if it never does (0: no limit), or until ctx ends.
-func (a *app) printEvents(ctx context.Context, ch chan *nats.Msg, wait, quiet time.Duration, done func(*nats.Msg) bool) {
-	first := time.NewTimer(wait)
-	defer first.Stop()
-	if wait <= 0 {
-		first.Stop()
-	}
-	var calm <-chan time.Time
-	var events describe.Events
-	enough := false
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-first.C:
-			if !enough {
-				return
-			}
-		case <-calm:
-			return
-		case m := <-ch:
-			if a.jsonOut {
-				fmt.Fprintf(a.stdout, "%s\n", m.Data)
-			} else {
-				fmt.Fprintln(a.stdout, events.Event(m.Subject, m.Data))
-			}
-			enough = enough || done(m)
-			if enough {
-				calm = time.After(quiet)
-			}
-		}
-	}
 }

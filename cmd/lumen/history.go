@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"strconv"
@@ -9,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/lumen-home/lumen/internal/cli"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/messages/describe"
 	"github.com/lumen-home/lumen/nats/wire"
@@ -28,18 +28,18 @@ right after one; 'lumen rollback N' goes back to it.`,
   lumen rollback 120`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			h, err := call(cmd.Context(), a, messages.VerbHistory, wire.Light.History)
+			h, err := cli.Call(cmd.Context(), a.Term, messages.VerbHistory, wire.Light.History)
 			if err != nil {
 				return err
 			}
-			if a.jsonOut {
-				return a.printValue(h)
+			if a.JSON {
+				return a.PrintValue(h)
 			}
 			if len(h.Changes) == 0 {
-				fmt.Fprintf(a.stdout, "light %s has no configuration change in its journal\n", h.Light)
+				fmt.Fprintf(a.Stdout, "light %s has no configuration change in its journal\n", h.Light)
 				return nil
 			}
-			w := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+			w := tabwriter.NewWriter(a.Stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(w, "SEQ\tTIME\tBY\tCHANGES")
 			for _, c := range h.Changes {
 				fmt.Fprintf(w, "%d\t%s\t%s\t%s\n", c.Seq, c.Time.Local().Format("2006-01-02 15:04:05"), c.By, c.Summary)
@@ -68,9 +68,9 @@ it: then the light takes its initial state.`,
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			seq, err := strconv.ParseUint(argv[0], 10, 64)
 			if err != nil || seq == 0 {
-				return usageError{fmt.Errorf("SEQ %q is not a sequence ('lumen history' lists them)", argv[0])}
+				return cli.UsageError{Err: fmt.Errorf("SEQ %q is not a sequence ('lumen history' lists them)", argv[0])}
 			}
-			return a.mutate(cmd.Context(), messages.VerbRollback, messages.RollbackRequest{Seq: seq})
+			return a.Mutate(cmd.Context(), messages.VerbRollback, messages.RollbackRequest{Seq: seq})
 		},
 	}
 	lightFlag(cmd, a)
@@ -97,7 +97,7 @@ three unchanged lines around them, starting with a space.`,
 			for _, s := range argv {
 				n, err := strconv.ParseUint(s, 10, 64)
 				if err != nil || n == 0 {
-					return usageError{fmt.Errorf("SEQ %q is not a sequence ('lumen history' lists them)", s)}
+					return cli.UsageError{Err: fmt.Errorf("SEQ %q is not a sequence ('lumen history' lists them)", s)}
 				}
 				seqs = append(seqs, n)
 			}
@@ -107,62 +107,27 @@ three unchanged lines around them, starting with a space.`,
 			prev, last := uint64(0), seqs[len(seqs)-1]
 			if len(seqs) == 2 {
 				prev = seqs[0]
-				if from, err = a.configYAML(ctx, prev); err == nil {
-					to, err = a.configYAML(ctx, last)
+				if from, err = a.ConfigYAML(ctx, prev); err == nil {
+					to, err = a.ConfigYAML(ctx, last)
 				}
 			} else {
-				prev, from, to, err = a.changeYAML(ctx, last)
+				prev, from, to, err = a.ChangeYAML(ctx, last)
 			}
 			if err != nil {
 				return err
 			}
-			fromLabel := fmt.Sprintf("light %s after input %d", a.light, prev)
+			fromLabel := fmt.Sprintf("light %s after input %d", a.Light, prev)
 			if prev == 0 {
-				fromLabel = fmt.Sprintf("light %s before any configuration", a.light)
+				fromLabel = fmt.Sprintf("light %s before any configuration", a.Light)
 			}
-			diff := describe.Diff(fromLabel, fmt.Sprintf("light %s after input %d", a.light, last), from, to)
+			diff := describe.Diff(fromLabel, fmt.Sprintf("light %s after input %d", a.Light, last), from, to)
 			if diff == "" {
 				diff = "no difference\n"
 			}
-			_, err = io.WriteString(a.stdout, diff)
+			_, err = io.WriteString(a.Stdout, diff)
 			return err
 		},
 	}
 	lightFlag(cmd, a)
 	return cmd
-}
-
-// configYAML is the light's configuration right after input seq, as
-// export prints it without the variables.
-func (a *app) configYAML(ctx context.Context, seq uint64) (string, error) {
-	g, err := a.getAt(ctx, messages.GetRequest{Seq: seq})
-	if err != nil {
-		return "", err
-	}
-	cfg := g.Config()
-	cfg.Vars = nil
-	b, err := messages.ToYAML(cfg)
-	return string(b), err
-}
-
-// changeYAML is the configuration before and after change seq: the
-// one after the change prev before it in the history, or none (prev 0).
-func (a *app) changeYAML(ctx context.Context, seq uint64) (prev uint64, before, after string, err error) {
-	h, err := call(ctx, a, messages.VerbHistory, wire.Light.History)
-	if err != nil {
-		return 0, "", "", err
-	}
-	for _, c := range h.Changes {
-		if c.Seq == seq {
-			if prev != 0 {
-				if before, err = a.configYAML(ctx, prev); err != nil {
-					return 0, "", "", err
-				}
-			}
-			after, err = a.configYAML(ctx, seq)
-			return prev, before, after, err
-		}
-		prev = c.Seq
-	}
-	return 0, "", "", fmt.Errorf("input %d changed no configuration of light %s: 'lumen history' lists the changes, 'lumen diff %d %d' compares any two", seq, a.light, seq, seq)
 }

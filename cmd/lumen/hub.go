@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/lumen-home/lumen/actors/daemon"
+	"github.com/lumen-home/lumen/internal/cli"
 	"github.com/lumen-home/lumen/nats/broker"
 	"github.com/lumen-home/lumen/nats/house"
 	"github.com/lumen-home/lumen/web"
@@ -48,16 +48,16 @@ When ready it prints one line 'lumen: hub ready nats://HOST:PORT leaf HOST:PORT'
 			cfg.Logf = func(format string, args ...any) {
 				// The server's own lines: only its warnings and errors.
 				if !strings.HasPrefix(format, "nats: ") || strings.HasPrefix(format, "nats: error: ") || strings.HasPrefix(format, "nats: warning: ") && !strings.Contains(format, "Plaintext passwords") {
-					logTo(a.stderr)(format, args...)
+					logTo(a.Stderr)(format, args...)
 				}
 			}
 			h, err := house.NewHub(cfg)
 			if err != nil {
-				return usageError{err}
+				return cli.UsageError{Err: err}
 			}
 			site, err := web.Listen("--http", httpAddr, cfg.User != "", cfg.Logf)
 			if err != nil {
-				return usageError{err}
+				return cli.UsageError{Err: err}
 			}
 			var nc *nats.Conn
 			defer func() { // the page first, then its connection, then the hub
@@ -79,12 +79,12 @@ When ready it prints one line 'lumen: hub ready nats://HOST:PORT leaf HOST:PORT'
 					return err
 				}
 			}
-			fmt.Fprintf(a.stdout, "lumen: hub ready %s leaf %s\n", h.URL(), h.LeafAddr())
+			fmt.Fprintf(a.Stdout, "lumen: hub ready %s leaf %s\n", h.URL(), h.LeafAddr())
 			if site != nil {
-				fmt.Fprintf(a.stdout, "lumen: page %s/\n", site.URL())
+				fmt.Fprintf(a.Stdout, "lumen: page %s/\n", site.URL())
 			}
 			<-cmd.Context().Done()
-			fmt.Fprintln(a.stderr, "lumen: shutting down")
+			fmt.Fprintln(a.Stderr, "lumen: shutting down")
 			return nil // the deferred close, in order
 		},
 	}
@@ -124,7 +124,7 @@ house CA. Copy them to the Pi (they are its secret) and start it with
 		Args:    args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			if out == "" {
-				return usageError{fmt.Errorf("give --out FILE, where the Pi's credentials go")}
+				return cli.UsageError{Err: fmt.Errorf("give --out FILE, where the Pi's credentials go")}
 			}
 			reg, err := house.LoadRegistry(data)
 			if err != nil {
@@ -132,7 +132,7 @@ house CA. Copy them to the Pi (they are its secret) and start it with
 			}
 			seed, err := reg.Add(argv[0], lights, time.Now())
 			if err != nil {
-				return usageError{err}
+				return cli.UsageError{Err: err}
 			}
 			ca, err := house.EnsureCA(house.Dir(data))
 			if err != nil {
@@ -141,10 +141,10 @@ house CA. Copy them to the Pi (they are its secret) and start it with
 			if err := (house.Creds{Pi: argv[0], Lights: lights, Seed: seed, CA: string(ca.PEM)}).Write(out); err != nil {
 				return err
 			}
-			if err := saveRegistry(cmd.Context(), data, &reg); err != nil {
+			if err := cli.SaveRegistry(cmd.Context(), data, &reg); err != nil {
 				return err
 			}
-			fmt.Fprintf(a.stdout, "registered Pi %s (lights %s); its credentials are in %s: copy them to the Pi and run\n  lumen up --light %s --hub tls://HUB:7422 --creds %s\n",
+			fmt.Fprintf(a.Stdout, "registered Pi %s (lights %s); its credentials are in %s: copy them to the Pi and run\n  lumen up --light %s --hub tls://HUB:7422 --creds %s\n",
 				argv[0], strings.Join(lights, ", "), out, strings.Join(lights, " --light "), filepath.Base(out))
 			return nil
 		},
@@ -163,10 +163,10 @@ house CA. Copy them to the Pi (they are its secret) and start it with
 			if err := reg.Remove(argv[0]); err != nil {
 				return err
 			}
-			if err := saveRegistry(cmd.Context(), data, &reg); err != nil {
+			if err := cli.SaveRegistry(cmd.Context(), data, &reg); err != nil {
 				return err
 			}
-			fmt.Fprintf(a.stdout, "removed Pi %s: it can no longer connect; its history stays in the house stream\n", argv[0])
+			fmt.Fprintf(a.Stdout, "removed Pi %s: it can no longer connect; its history stays in the house stream\n", argv[0])
 			return nil
 		},
 	}
@@ -180,7 +180,7 @@ house CA. Copy them to the Pi (they are its secret) and start it with
 				return err
 			}
 			if len(reg.Pis) == 0 {
-				fmt.Fprintln(a.stdout, "no Pi yet: 'lumen hub pi add NAME --light LIGHT --out FILE' registers one")
+				fmt.Fprintln(a.Stdout, "no Pi yet: 'lumen hub pi add NAME --light LIGHT --out FILE' registers one")
 				return nil
 			}
 			st, err := house.ReadStatus(data)
@@ -188,7 +188,7 @@ house CA. Copy them to the Pi (they are its secret) and start it with
 				return err
 			}
 			running := broker.InUse(data)
-			w := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+			w := tabwriter.NewWriter(a.Stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(w, "PI\tLIGHTS\tSTATUS\tLAG")
 			for _, p := range reg.Pis {
 				s, ok := st.Pis[p.Name]
@@ -198,15 +198,15 @@ house CA. Copy them to the Pi (they are its secret) and start it with
 				case !ok:
 					status = "registered, not seen yet"
 				case s.Connected:
-					status, lag = "connected since "+ago(s.Since), fmt.Sprint(s.Lag)
+					status, lag = "connected since "+cli.Ago(s.Since), fmt.Sprint(s.Lag)
 				default:
-					status, lag = "disconnected since "+ago(s.Since), fmt.Sprint(s.Lag)
+					status, lag = "disconnected since "+cli.Ago(s.Since), fmt.Sprint(s.Lag)
 				}
 				if running && s.Connected && !s.Stalled.IsZero() {
-					lag += " (copy stalled since " + ago(s.Stalled) + ")"
+					lag += " (copy stalled since " + cli.Ago(s.Stalled) + ")"
 				}
 				if running && s.Refused != "" {
-					status += fmt.Sprintf("; refused a second Pi from %s since %s: each Pi needs its own creds (lumen hub pi add)", s.Refused, ago(s.RefusedSince))
+					status += fmt.Sprintf("; refused a second Pi from %s since %s: each Pi needs its own creds (lumen hub pi add)", s.Refused, cli.Ago(s.RefusedSince))
 				}
 				fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", p.Name, strings.Join(p.Lights, ","), status, lag)
 			}
@@ -215,22 +215,4 @@ house CA. Copy them to the Pi (they are its secret) and start it with
 	}
 	cmd.AddCommand(add, ls, rm)
 	return cmd
-}
-
-// saveRegistry saves the registry and waits for a running hub to take it.
-func saveRegistry(ctx context.Context, data string, reg *house.Registry) error {
-	if err := reg.Save(data); err != nil {
-		return err
-	}
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	return house.WaitApplied(ctx, data, reg.Generation)
-}
-
-// ago is a time and how long ago it was.
-func ago(t time.Time) string {
-	if t.IsZero() {
-		return "?"
-	}
-	return fmt.Sprintf("%s (%s ago)", t.Local().Format("15:04:05"), time.Since(t).Round(time.Second))
 }

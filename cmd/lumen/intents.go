@@ -29,14 +29,14 @@ learned; an intent goes when its state or transition is deleted.`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var r messages.IntentsReply
-			if raw, err := a.query(cmd.Context(), messages.VerbIntents, nil, &r); raw || err != nil {
+			if raw, err := a.Query(cmd.Context(), messages.VerbIntents, nil, &r); raw || err != nil {
 				return err
 			}
 			if len(r.Intents) == 0 {
-				_, err := fmt.Fprintf(a.stdout, "light %s has learned no intents\n", a.light)
+				_, err := fmt.Fprintf(a.Stdout, "light %s has learned no intents\n", a.Light)
 				return err
 			}
-			return describe.Intents(a.stdout, r.Intents)
+			return describe.Intents(a.Stdout, r.Intents)
 		},
 	}
 	lightFlag(cmd, a)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/lumen-home/lumen/internal/cli"
 	"github.com/lumen-home/lumen/internal/redact"
 )
 
@@ -29,12 +30,6 @@ func main() {
 	os.Exit(code)
 }
 
-// usageError marks mistakes in how a command was called (exit status 2).
-type usageError struct{ err error }
-
-func (e usageError) Error() string { return e.err.Error() }
-func (e usageError) Unwrap() error { return e.err }
-
 // run executes one command line and returns the exit status: 0 success,
 // 1 error, 2 usage.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, opts ...func(*app)) int {
@@ -48,27 +43,20 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	// Whatever an error quotes, a URL's password is not shown.
 	fmt.Fprintf(stderr, "lumen: %s\n", redact.URLs(err.Error()))
-	var ue usageError
-	if errors.As(err, &ue) {
+	if errors.As(err, new(cli.UsageError)) {
 		return 2
 	}
 	return 1
 }
 
+// app is the command line's terminal, and this binary.
 type app struct {
-	stdin          io.Reader
-	stdout, stderr io.Writer
-	server         string
-	light          string   // --light, settled by pick
-	group          string   // --group
-	several        []string // the lights of --light fleet or --group
-	jsonOut        bool
-	timeout        durationFlag
-	self           string // this lumen binary, to run as a child; "" in tests
+	*cli.Term
+	self string // this lumen binary, to run as a child; "" in tests
 }
 
 func newRoot(stdin io.Reader, stdout, stderr io.Writer, opts ...func(*app)) *cobra.Command {
-	a := &app{stdin: stdin, stdout: stdout, stderr: stderr}
+	a := &app{Term: &cli.Term{Stdin: stdin, Stdout: stdout, Stderr: stderr}}
 	for _, o := range opts {
 		o(a)
 	}
@@ -88,15 +76,15 @@ nats://127.0.0.1:4222).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return cli.UsageError{Err: err} })
 	server := os.Getenv("NATS_URL")
 	if server == "" {
 		server = "nats://127.0.0.1:4222"
 	}
 	pf := root.PersistentFlags()
-	pf.StringVar(&a.server, "server", server, "NATS server of a running lumen (also $NATS_URL)")
-	a.timeout = durationFlag(defaultTimeout)
-	pf.Var(&a.timeout, "timeout", "how long to wait for an answer")
+	pf.StringVar(&a.Server, "server", server, "NATS server of a running lumen (also $NATS_URL)")
+	a.Timeout = cli.Duration(cli.DefaultTimeout)
+	pf.Var(&a.Timeout, "timeout", "how long to wait for an answer")
 
 	root.AddCommand(newUp(a), newFire(a), newState(a), newGet(a), newApply(a), newExport(a), newHistory(a), newDiff(a), newRollback(a), newWhy(a), newWhatIf(a), newJournal(a), newTail(a), newReplay(a), newPress(a), newGPIO(a), newPreview(a), newService(a), newSecret(a), newTool(a), newFunction(a), newAsk(a), newApproval(a, true), newApproval(a, false), newSessions(a), newTalk(a), newEval(a), newSource(a), newLs(a),
 		newStates(a), newRules(a), newVars(a), newRule(a), newVar(a), newSchedule(a), newHub(a), newLayers(a), newLayer(a))
@@ -108,7 +96,7 @@ nats://127.0.0.1:4222).`,
 func args(check cobra.PositionalArgs) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, a []string) error {
 		if err := check(cmd, a); err != nil {
-			return usageError{err}
+			return cli.UsageError{Err: err}
 		}
 		return nil
 	}

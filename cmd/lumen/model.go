@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/lumen-home/lumen/internal/cli"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/messages/describe"
 )
@@ -24,7 +25,7 @@ func newListing(a *app, use, short string, print func(g messages.GetReply) error
 		Args:  args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var g messages.GetReply
-			if raw, err := a.query(cmd.Context(), messages.VerbGet, nil, &g); raw || err != nil {
+			if raw, err := a.Query(cmd.Context(), messages.VerbGet, nil, &g); raw || err != nil {
 				return err
 			}
 			return print(g)
@@ -37,13 +38,13 @@ func newListing(a *app, use, short string, print func(g messages.GetReply) error
 
 func newStates(a *app) *cobra.Command {
 	return newListing(a, "states", "List the light's states (* marks the current one)", func(g messages.GetReply) error {
-		return describe.States(a.stdout, g)
+		return describe.States(a.Stdout, g)
 	})
 }
 
 func newRules(a *app) *cobra.Command {
 	return newListing(a, "rules", "List the light's rules: id, from, on, to, condition, action, priority, enabled", func(g messages.GetReply) error {
-		if err := describe.Rules(a.stdout, g.Rules); err != nil {
+		if err := describe.Rules(a.Stdout, g.Rules); err != nil {
 			return err
 		}
 		if n := len(g.Layers); n > 0 {
@@ -52,7 +53,7 @@ func newRules(a *app) *cobra.Command {
 			if n == 1 {
 				what = "a temporary layer"
 			}
-			_, err := fmt.Fprintf(a.stdout, "(and %s of rules, tried before these: lumen layers)\n", what)
+			_, err := fmt.Fprintf(a.Stdout, "(and %s of rules, tried before these: lumen layers)\n", what)
 			return err
 		}
 		return nil
@@ -61,7 +62,7 @@ func newRules(a *app) *cobra.Command {
 
 func newVars(a *app) *cobra.Command {
 	return newListing(a, "vars", "List the light's variables and their values", func(g messages.GetReply) error {
-		return describe.Vars(a.stdout, g.Vars)
+		return describe.Vars(a.Stdout, g.Vars)
 	})
 }
 
@@ -73,7 +74,7 @@ func mutation(a *app, cmd *cobra.Command, verb string, body func(argv []string) 
 		if err != nil {
 			return err
 		}
-		return a.mutate(cmd.Context(), verb, b)
+		return a.Mutate(cmd.Context(), verb, b)
 	}
 	fanoutFlags(cmd, a)
 	jsonFlag(cmd, a)
@@ -127,7 +128,7 @@ layer rm NAME' ends one early.`,
 		}
 		if add.Flags().Changed("for") {
 			if lasts < time.Millisecond {
-				return nil, usageError{fmt.Errorf("--for %s: a layer lasts from 1ms to about 31 years, e.g. --for 10m", lasts)}
+				return nil, cli.UsageError{Err: fmt.Errorf("--for %s: a layer lasts from 1ms to about 31 years, e.g. --for 10m", lasts)}
 			}
 			ms := lasts.Milliseconds()
 			spec.Ms = &ms
@@ -138,9 +139,9 @@ layer rm NAME' ends one early.`,
 		}
 		switch n := btoi(spec.Fires != nil) + btoi(spec.Ms != nil) + btoi(spec.Until != ""); {
 		case n > 1:
-			return nil, usageError{errors.New("give one of --fires, --for and --until: how the layer ends")}
+			return nil, cli.UsageError{Err: errors.New("give one of --fires, --for and --until: how the layer ends")}
 		case n == 0 && (spec.Name != "" || noRestore):
-			return nil, usageError{errors.New("--layer and --no-restore add the rule as a temporary layer: say how it ends with --fires, --for or --until")}
+			return nil, cli.UsageError{Err: errors.New("--layer and --no-restore add the rule as a temporary layer: say how it ends with --fires, --for or --until")}
 		case n == 1:
 			req.Layer = &spec
 		}
@@ -151,7 +152,7 @@ layer rm NAME' ends one early.`,
 	send := add.RunE
 	add.RunE = func(cmd *cobra.Command, argv []string) error {
 		err := send(cmd, argv)
-		if err != nil && !errors.As(err, new(usageError)) {
+		if err != nil && !errors.As(err, new(cli.UsageError)) {
 			err = errors.New(strings.Replace(err.Error(), " (rules[0])", "", 1))
 		}
 		return err
@@ -176,10 +177,10 @@ layer rm NAME' ends one early.`,
 	}, messages.VerbDeleteRules, func(argv []string) (any, error) {
 		match.IDs = argv
 		if len(argv) > 0 && (match.From != "" || match.On != "" || match.To != "") {
-			return nil, usageError{errors.New("give rule ids, or --from/--on/--to, not both")}
+			return nil, cli.UsageError{Err: errors.New("give rule ids, or --from/--on/--to, not both")}
 		}
 		if len(argv) == 0 && match.From == "" && match.On == "" && match.To == "" {
-			return nil, usageError{errors.New("name the rules: ids ('lumen rules' lists them), or --from, --on, --to")}
+			return nil, cli.UsageError{Err: errors.New("name the rules: ids ('lumen rules' lists them), or --from, --on, --to")}
 		}
 		return match, nil
 	})
@@ -213,10 +214,10 @@ func btoi(b bool) int {
 func newLayers(a *app) *cobra.Command {
 	return newListing(a, "layers", "List the light's temporary layers of rules: how each ends, the state it returns to, its rules", func(g messages.GetReply) error {
 		if len(g.Layers) == 0 {
-			_, err := fmt.Fprintf(a.stdout, "light %s has no layers\n", a.light)
+			_, err := fmt.Fprintf(a.Stdout, "light %s has no layers\n", a.Light)
 			return err
 		}
-		return describe.Layers(a.stdout, g.Layers, time.Now())
+		return describe.Layers(a.Stdout, g.Layers, time.Now())
 	})
 }
 
@@ -294,7 +295,7 @@ while the daemon was down fires once when it is back, marked late.`,
 		Args: args(cobra.ExactArgs(1)),
 	}, messages.VerbCreateSchedule, func(argv []string) (any, error) {
 		if s.Cron == "" || s.Fires == "" {
-			return nil, usageError{errors.New("give --cron and --fires")}
+			return nil, cli.UsageError{Err: errors.New("give --cron and --fires")}
 		}
 		s.Name = argv[0]
 		return s, nil
@@ -311,10 +312,10 @@ while the daemon was down fires once when it is back, marked late.`,
 	})
 	ls := newListing(a, "ls", "List the light's schedules and their next tick", func(g messages.GetReply) error {
 		if len(g.Schedules) == 0 {
-			_, err := fmt.Fprintf(a.stdout, "light %s has no schedules\n", a.light)
+			_, err := fmt.Fprintf(a.Stdout, "light %s has no schedules\n", a.Light)
 			return err
 		}
-		return describe.Schedules(a.stdout, g.Schedules)
+		return describe.Schedules(a.Stdout, g.Schedules)
 	})
 	cmd.AddCommand(add, ls, rm)
 	return cmd
@@ -339,7 +340,7 @@ there is replaced.`,
 		for i, ch := range []*messages.Channel{&s.R, &s.G, &s.B} {
 			c, err := messages.ParseChannel(argv[i+1])
 			if err != nil {
-				return nil, usageError{fmt.Errorf("%s: %w", "RGB"[i:i+1], err)}
+				return nil, cli.UsageError{Err: fmt.Errorf("%s: %w", "RGB"[i:i+1], err)}
 			}
 			*ch = c
 		}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/lumen-home/lumen/internal/cli"
 	"github.com/lumen-home/lumen/plugins"
 )
 
@@ -44,7 +45,7 @@ comes from it rather than from compiling.`,
 			}
 			if check {
 				if out != "" || target != "" {
-					return usageError{errors.New("--check takes neither -o nor --target")}
+					return cli.UsageError{Err: errors.New("--check takes neither -o nor --target")}
 				}
 				file := plugins.FindPrecompiled(wasm)
 				if len(argv) == 1 {
@@ -61,7 +62,7 @@ comes from it rather than from compiling.`,
 				return nil
 			}
 			if len(argv) != 0 || out == "" {
-				return usageError{errors.New("give -o FILE (or --check [FILE])")}
+				return cli.UsageError{Err: errors.New("give -o FILE (or --check [FILE])")}
 			}
 			return plugins.PrecompileFile(wasm, target, out)
 		},

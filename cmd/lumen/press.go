@@ -1,18 +1,16 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/spf13/cobra"
 
-	"github.com/lumen-home/lumen/hardware"
 	"github.com/lumen-home/lumen/hardware/gesture"
+	"github.com/lumen-home/lumen/internal/cli"
 	"github.com/lumen-home/lumen/messages"
 )
 
@@ -20,7 +18,7 @@ import (
 const pressQuiet = 400 * time.Millisecond
 
 func newPress(a *app) *cobra.Command {
-	var holdFor durationFlag = durationFlag(time.Second)
+	var holdFor cli.Duration = cli.Duration(time.Second)
 	cmd := &cobra.Command{
 		Use:   "press [click|double|hold|release]",
 		Short: "Press a light's simulated button",
@@ -48,13 +46,13 @@ a light with a real button refuses them.`,
 				kind = argv[0]
 			}
 			if kind == "release" {
-				return a.release(cmd.Context())
+				return a.Release(cmd.Context())
 			}
 			plan, want, err := gesture.Presses(kind, time.Duration(holdFor))
 			if err != nil {
-				return usageError{err}
+				return cli.UsageError{Err: err}
 			}
-			nc, ch, err := a.watchLight(cmd.Context())
+			nc, ch, err := a.WatchLight(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -64,12 +62,12 @@ a light with a real button refuses them.`,
 				// light decides each click on its release, so a double
 				// press is two clicks.
 				var led messages.LEDReply
-				if b, err := a.requestOn(cmd.Context(), nc, messages.VerbLED, struct{}{}); err == nil && json.Unmarshal(b, &led) == nil && !led.ClickWaits {
-					fmt.Fprintln(a.stderr, "lumen: no rule reacts to button_double_click in this state: the light takes two quick presses as two clicks")
+				if b, err := a.RequestOn(cmd.Context(), nc, messages.VerbLED, struct{}{}); err == nil && json.Unmarshal(b, &led) == nil && !led.ClickWaits {
+					fmt.Fprintln(a.Stderr, "lumen: no rule reacts to button_double_click in this state: the light takes two quick presses as two clicks")
 					want = 2
 				}
 			}
-			switch err := gesture.Play(cmd.Context(), plan, gesture.PressGap, a.edge(nc)); {
+			switch err := gesture.Play(cmd.Context(), plan, gesture.PressGap, a.Edge(nc)); {
 			case err == gesture.ErrInterrupted:
 				return errors.New("interrupted: the button is released")
 			case errors.Is(err, gesture.ErrInterrupted):
@@ -81,7 +79,7 @@ a light with a real button refuses them.`,
 			// A click is decided on its release, or when the double-click
 			// window closes if a rule reacts to a double click.
 			seen := 0
-			a.printEvents(cmd.Context(), ch, 3*time.Second, pressQuiet, func(m *nats.Msg) bool {
+			a.PrintEvents(cmd.Context(), ch, 3*time.Second, pressQuiet, func(m *nats.Msg) bool {
 				one, all := messages.ButtonGesture(m.Data)
 				if one {
 					seen++
@@ -101,50 +99,4 @@ a light with a real button refuses them.`,
 	lightFlag(cmd, a)
 	jsonFlag(cmd, a)
 	return cmd
-}
-
-// errHeld is the simulated button's refusal of a press while it is down.
-var errHeld = errors.New("the light's simulated button is held down (by an interrupted program?); release it with 'lumen press release'")
-
-// edge sends the simulated button's edges to a.light over nc, with the
-// button's refusals of an edge it is at already as hardware's errors.
-func (a *app) edge(nc *nats.Conn) gesture.Edge {
-	return func(ctx context.Context, down bool) error {
-		e := messages.EdgeUp
-		if down {
-			e = messages.EdgeDown
-		}
-		_, err := a.requestOn(ctx, nc, messages.VerbButton, messages.ButtonRequest{Edge: e})
-		switch {
-		case err == nil:
-			return nil
-		case strings.HasPrefix(err.Error(), messages.ButtonIsDown):
-			return errHeld
-		case strings.HasPrefix(err.Error(), messages.ButtonIsUp):
-			return fmt.Errorf("%w: %w", errNotHeld, hardware.ErrButtonUp)
-		}
-		return err
-	}
-}
-
-// errNotHeld is what lumen press release says of a button that is up.
-var errNotHeld = errors.New("the button is not held down: there is nothing to release")
-
-// release lets go of the simulated button; one that is up already is
-// said, and is not an error.
-func (a *app) release(ctx context.Context) error {
-	nc, err := a.open(ctx)
-	if err != nil {
-		return err
-	}
-	defer nc.Close()
-	switch err := a.edge(nc)(ctx, false); {
-	case errors.Is(err, errNotHeld):
-		fmt.Fprintln(a.stdout, errNotHeld)
-	case err != nil:
-		return err
-	default:
-		fmt.Fprintln(a.stdout, "released the button")
-	}
-	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/lumen-home/lumen/hardware/render"
+	"github.com/lumen-home/lumen/internal/cli"
 	"github.com/lumen-home/lumen/messages"
 )
 
@@ -42,7 +43,7 @@ gamma correction and the brightness cap.`,
 			}
 			out, err := render.Preview(st, fns, render.Options{Pixels: pixels}, frames, seed)
 			if err != nil && len(out) == 0 {
-				return usageError{err}
+				return cli.UsageError{Err: err}
 			}
 			if err != nil {
 				err = fmt.Errorf("state %s: %w (the light shows its error color)", st.Name, err)
@@ -55,12 +56,12 @@ gamma correction and the brightness cap.`,
 				if err := os.WriteFile(pngFile, buf.Bytes(), 0o644); err != nil {
 					return err
 				}
-				fmt.Fprintf(a.stdout, "%s: %d frames × %d pixels written to %s\n", st.Name, len(out), pixels, pngFile)
+				fmt.Fprintf(a.Stdout, "%s: %d frames × %d pixels written to %s\n", st.Name, len(out), pixels, pngFile)
 				return err
 			}
-			color := render.Terminal(a.stdout)
+			color := render.Terminal(a.Stdout)
 			for i, f := range out {
-				fmt.Fprintf(a.stdout, "%4d %s\n", i, render.FrameLine(f, color))
+				fmt.Fprintf(a.Stdout, "%4d %s\n", i, render.FrameLine(f, color))
 			}
 			return err
 		},
@@ -82,14 +83,14 @@ func (a *app) previewState(ctx context.Context, arg string) (messages.State, []m
 	if strings.HasPrefix(strings.TrimSpace(arg), "{") {
 		var st messages.State
 		if err := messages.Decode([]byte(arg), &st); err != nil {
-			return st, nil, usageError{fmt.Errorf("state: %w", err)}
+			return st, nil, cli.UsageError{Err: fmt.Errorf("state: %w", err)}
 		}
 		if st.Name == "" {
 			st.Name = "preview"
 		}
 		return st, nil, nil
 	}
-	g, err := a.get(ctx)
+	g, err := a.Get(ctx)
 	if err != nil {
 		return messages.State{}, nil, err
 	}
@@ -100,5 +101,5 @@ func (a *app) previewState(ctx context.Context, arg string) (messages.State, []m
 		}
 		names = append(names, s.Name)
 	}
-	return messages.State{}, nil, fmt.Errorf("light %s has no state %q; it has %s", a.light, arg, strings.Join(names, ", "))
+	return messages.State{}, nil, fmt.Errorf("light %s has no state %q; it has %s", a.Light, arg, strings.Join(names, ", "))
 }

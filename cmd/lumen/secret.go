@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/lumen-home/lumen/actors/daemon"
+	"github.com/lumen-home/lumen/internal/cli"
 	"github.com/lumen-home/lumen/plugins/secrets"
 )
 
@@ -38,12 +39,12 @@ reloads the file. Run them as the user that runs 'lumen up' (root for
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
 			if f := cmd.Flag("server"); f != nil && f.Changed {
-				return usageError{fmt.Errorf("lumen secret works on the daemon's data directory (--data, now %s), not over --server; run it where lumen up runs", data)}
+				return cli.UsageError{Err: fmt.Errorf("lumen secret works on the daemon's data directory (--data, now %s), not over --server; run it where lumen up runs", data)}
 			}
 			return nil
 		},
 	}
-	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return cli.UsageError{Err: err} })
 	cmd.PersistentFlags().StringVar(&data, "data", daemon.DataDir(), "data directory of the light (lumen up --data); secrets are in DATA/secrets")
 	cmd.AddCommand(newSecretSet(a, &data), newSecretLs(a, &data), newSecretRm(a, &data))
 	return cmd
@@ -71,16 +72,16 @@ without being sent.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			name := args[0]
 			if err := secrets.ValidName(name); err != nil {
-				return usageError{err}
+				return cli.UsageError{Err: err}
 			}
 			if len(hosts) == 0 {
-				return usageError{fmt.Errorf("set needs --host HOST: the host the secret %s may be sent to", name)}
+				return cli.UsageError{Err: fmt.Errorf("set needs --host HOST: the host the secret %s may be sent to", name)}
 			}
 			canon := make([]string, 0, len(hosts))
 			for _, h := range hosts {
 				c, err := secrets.NormalizeHost(h)
 				if err != nil {
-					return usageError{fmt.Errorf("--host: %w", err)}
+					return cli.UsageError{Err: fmt.Errorf("--host: %w", err)}
 				}
 				canon = append(canon, c)
 			}
@@ -88,14 +89,14 @@ without being sent.`,
 			if err != nil {
 				return err
 			}
-			value, err := secrets.ReadValue(cmd.Context(), a.stdin, a.stderr, name)
+			value, err := secrets.ReadValue(cmd.Context(), a.Stdin, a.Stderr, name)
 			if err != nil {
 				return secretError(err)
 			}
 			if err := st.Set(name, canon, value); err != nil {
 				return secretError(err)
 			}
-			fmt.Fprintf(a.stdout, "secret %s set for %s in %s\n", name, strings.Join(canon, ", "), st.Path())
+			fmt.Fprintf(a.Stdout, "secret %s set for %s in %s\n", name, strings.Join(canon, ", "), st.Path())
 			return nil
 		},
 	}
@@ -118,19 +119,19 @@ file as its owner.`,
 			if err != nil {
 				return err
 			}
-			if a.jsonOut {
+			if a.JSON {
 				b, err := json.MarshalIndent(list, "", "  ")
 				if err != nil {
 					return err
 				}
-				_, err = fmt.Fprintf(a.stdout, "%s\n", b)
+				_, err = fmt.Fprintf(a.Stdout, "%s\n", b)
 				return err
 			}
 			if len(list) == 0 {
-				fmt.Fprintf(a.stdout, "no secrets in %s; add one with 'lumen secret set NAME --host HOST'\n", secrets.Dir(*data))
+				fmt.Fprintf(a.Stdout, "no secrets in %s; add one with 'lumen secret set NAME --host HOST'\n", secrets.Dir(*data))
 				return nil
 			}
-			w := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+			w := tabwriter.NewWriter(a.Stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(w, "NAME\tHOSTS\tSET")
 			for _, s := range list {
 				fmt.Fprintf(w, "%s\t%s\t%s\n", s.Name, strings.Join(s.Hosts, ","), s.SetAt.Local().Format("2006-01-02 15:04:05"))
@@ -154,7 +155,7 @@ on, once the running 'lumen up' has reloaded the file.`,
 			if err := secrets.Remove(secrets.Dir(*data), args[0]); err != nil {
 				return secretError(err)
 			}
-			fmt.Fprintf(a.stdout, "secret %s removed from %s\n", args[0], secrets.Dir(*data))
+			fmt.Fprintf(a.Stdout, "secret %s removed from %s\n", args[0], secrets.Dir(*data))
 			return nil
 		},
 	}
@@ -163,7 +164,7 @@ on, once the running 'lumen up' has reloaded the file.`,
 // secretError makes invalid names, hosts and values usage errors.
 func secretError(err error) error {
 	if errors.Is(err, secrets.ErrInvalid) {
-		return usageError{err}
+		return cli.UsageError{Err: err}
 	}
 	return err
 }

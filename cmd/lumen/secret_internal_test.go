@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lumen-home/lumen/internal/cli"
 	"github.com/lumen-home/lumen/plugins/secrets"
 )
 
@@ -18,7 +19,7 @@ import (
 func runSecret(t *testing.T, stdin string, args ...string) (string, error) {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
-	cmd := newSecret(&app{stdin: strings.NewReader(stdin), stdout: &stdout, stderr: &stderr})
+	cmd := newSecret(&app{Term: &cli.Term{Stdin: strings.NewReader(stdin), Stdout: &stdout, Stderr: &stderr}})
 	cmd.SetArgs(args)
 	cmd.SetOut(&stdout)
 	cmd.SetErr(&stderr)
@@ -28,7 +29,7 @@ func runSecret(t *testing.T, stdin string, args ...string) (string, error) {
 }
 
 func isUsage(err error) bool {
-	var ue usageError
+	var ue cli.UsageError
 	return errors.As(err, &ue)
 }
 

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/lumen-home/lumen/actors/daemon"
+	"github.com/lumen-home/lumen/internal/cli"
 )
 
 func newService(a *app) *cobra.Command {
@@ -20,7 +21,7 @@ not run systemctl itself; it prints the two commands to run.`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
-	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return cli.UsageError{Err: err} })
 	cmd.AddCommand(newServiceInstall(a))
 	return cmd
 }
@@ -54,17 +55,17 @@ standard output instead of a file.`,
 		Args: args(cobra.NoArgs),
 		RunE: func(_ *cobra.Command, _ []string) error {
 			if err := o.Complete(); err != nil {
-				return usageError{err}
+				return cli.UsageError{Err: err}
 			}
 			if toStdout {
-				_, err := fmt.Fprint(a.stdout, o.Text())
+				_, err := fmt.Fprint(a.Stdout, o.Text())
 				return err
 			}
 			path, err := o.Install(unitDir)
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(a.stdout, "wrote %s\nstart lumen now and at every boot with:\n  systemctl daemon-reload\n  systemctl enable --now lumen\n", path)
+			fmt.Fprintf(a.Stdout, "wrote %s\nstart lumen now and at every boot with:\n  systemctl daemon-reload\n  systemctl enable --now lumen\n", path)
 			return nil
 		},
 	}

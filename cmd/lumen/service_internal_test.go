@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/lumen-home/lumen/actors/daemon"
+	"github.com/lumen-home/lumen/internal/cli"
 )
 
 // runService runs 'lumen service ARGS…' in process and returns its
@@ -16,7 +17,7 @@ import (
 func runService(t *testing.T, args ...string) (string, error) {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
-	cmd := newService(&app{stdout: &stdout, stderr: &stderr})
+	cmd := newService(&app{Term: &cli.Term{Stdout: &stdout, Stderr: &stderr}})
 	cmd.SetArgs(args)
 	cmd.SetOut(&stdout)
 	cmd.SetErr(&stderr)
@@ -93,7 +94,7 @@ func TestServiceInstall(t *testing.T) {
 			out, err := runService(t, args...)
 			path := filepath.Join(dir, "lumen.service")
 			if tt.wantError != "" {
-				var ue usageError
+				var ue cli.UsageError
 				if err == nil || !strings.Contains(err.Error(), tt.wantError) || !errors.As(err, &ue) {
 					t.Fatalf("want a usage error with %q, got %v", tt.wantError, err)
 				}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/lumen-home/lumen/internal/cli"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/messages/describe"
 )
@@ -44,16 +45,16 @@ syntax-checked; an error names its line and column.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			file, _ := cmd.Flags().GetString("file")
 			if file == "" {
-				return usageError{fmt.Errorf("-f FILE is required")}
+				return cli.UsageError{Err: fmt.Errorf("-f FILE is required")}
 			}
-			_, body, err := a.readFile(file)
-			if errors.As(err, new(badFile)) {
-				return usageError{err}
+			_, body, err := a.ReadFile(file)
+			if errors.As(err, new(cli.BadFile)) {
+				return cli.UsageError{Err: err}
 			}
 			if err != nil {
 				return err
 			}
-			return a.mutate(cmd.Context(), messages.VerbDefineTool, body)
+			return a.Mutate(cmd.Context(), messages.VerbDefineTool, body)
 		},
 	}
 	define.Flags().StringP("file", "f", "", "the tool definition (YAML or JSON)")
@@ -68,19 +69,19 @@ syntax-checked; an error names its line and column.`,
 			req := messages.RunToolRequest{Name: argv[0]}
 			if argsJSON != "" {
 				if !json.Valid([]byte(argsJSON)) {
-					return usageError{fmt.Errorf("--args is not JSON: %s", argsJSON)}
+					return cli.UsageError{Err: fmt.Errorf("--args is not JSON: %s", argsJSON)}
 				}
 				req.Args = json.RawMessage(argsJSON)
 			}
 			var r messages.RunToolReply
-			if raw, err := a.query(cmd.Context(), messages.VerbRunTool, req, &r); raw || err != nil {
+			if raw, err := a.Query(cmd.Context(), messages.VerbRunTool, req, &r); raw || err != nil {
 				return err
 			}
 			for _, l := range r.Log {
-				fmt.Fprintf(a.stderr, "log: %s\n", l)
+				fmt.Fprintf(a.Stderr, "log: %s\n", l)
 			}
-			fmt.Fprintf(a.stdout, "%s\n", r.Result)
-			fmt.Fprintf(a.stderr, "(%.1f ms)\n", r.Ms)
+			fmt.Fprintf(a.Stdout, "%s\n", r.Result)
+			fmt.Fprintf(a.Stderr, "(%.1f ms)\n", r.Ms)
 			return nil
 		},
 	}
@@ -92,10 +93,10 @@ syntax-checked; an error names its line and column.`,
 		Args:    args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var r messages.ToolsReply
-			if raw, err := a.query(cmd.Context(), messages.VerbListTools, nil, &r); raw || err != nil {
+			if raw, err := a.Query(cmd.Context(), messages.VerbListTools, nil, &r); raw || err != nil {
 				return err
 			}
-			describe.Tools(a.stdout, a.light, r)
+			describe.Tools(a.Stdout, a.Light, r)
 			return nil
 		},
 	}
@@ -105,7 +106,7 @@ syntax-checked; an error names its line and column.`,
 		Example: `  lumen tool rm weather`,
 		Args:    args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
-			return a.mutate(cmd.Context(), messages.VerbDeleteTool, messages.NameRequest{Name: argv[0]})
+			return a.Mutate(cmd.Context(), messages.VerbDeleteTool, messages.NameRequest{Name: argv[0]})
 		},
 	}
 	for _, c := range []*cobra.Command{define, run, ls, rm} {

@@ -21,6 +21,7 @@ import (
 	"github.com/lumen-home/lumen/actors/tool"
 	"github.com/lumen-home/lumen/hardware"
 	"github.com/lumen-home/lumen/hardware/render"
+	"github.com/lumen-home/lumen/internal/cli"
 	"github.com/lumen-home/lumen/internal/memtrim"
 	"github.com/lumen-home/lumen/nats/broker"
 	"github.com/lumen-home/lumen/web"
@@ -90,7 +91,7 @@ too: 'lumen gpio PIN high|low|pulse' drives one.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			groups, err := daemon.ParseGroups(groupFlags)
 			if err != nil {
-				return usageError{err}
+				return cli.UsageError{Err: err}
 			}
 			cfg.Groups = groups
 			final, err := loadUpConfig(cmd, cfg, configFile)
@@ -175,7 +176,7 @@ func loadUpConfig(cmd *cobra.Command, flags daemon.Config, file string) (daemon.
 	if err := cfg.Validate(); errors.Is(err, daemon.ErrCreds) {
 		return cfg, err // the creds, not how the command was called
 	} else if err != nil {
-		return cfg, usageError{err}
+		return cfg, cli.UsageError{Err: err}
 	}
 	return cfg, nil
 }
@@ -183,28 +184,28 @@ func loadUpConfig(cmd *cobra.Command, flags daemon.Config, file string) (daemon.
 // runDaemon runs lumen up until ctx ends: the daemon, its ready line and
 // where to reach it, the status line on a terminal.
 func (a *app) runDaemon(ctx context.Context, cfg daemon.Config) error {
-	status := render.NewStatus(a.stdout, cfg.Lights)
-	cfg.Logf = logTo(a.stderr)
+	status := render.NewStatus(a.Stdout, cfg.Lights)
+	cfg.Logf = logTo(a.Stderr)
 	cfg.OnShow = func(light, state string, raw []hardware.RGB) { status.Show(light, state, raw) }
 	if a.self != "" {
 		cfg.CompileGuest = compileGuestApart(a.self, cfg.Logf)
 	}
 	d, err := daemon.New(cfg)
 	if err != nil {
-		return usageError{err}
+		return cli.UsageError{Err: err}
 	}
 	defer d.Close()
 	if err := d.Run(ctx); err != nil {
 		return startError(err, cfg)
 	}
-	fmt.Fprintf(a.stdout, "lumen: ready %s\n", d.URL())
-	fmt.Fprintf(a.stdout, "lumen: watch it with: nats --server %s sub 'lumen.%s.evt.>'\n", d.URL(), cfg.Lights[0])
+	fmt.Fprintf(a.Stdout, "lumen: ready %s\n", d.URL())
+	fmt.Fprintf(a.Stdout, "lumen: watch it with: nats --server %s sub 'lumen.%s.evt.>'\n", d.URL(), cfg.Lights[0])
 	if u := d.WebhookURL(); u != "" {
-		fmt.Fprintf(a.stdout, "lumen: page %s/\n", u)
-		fmt.Fprintf(a.stdout, "lumen: webhooks on %s%s\n", u, datasource.HookPath("LIGHT", "SOURCE"))
+		fmt.Fprintf(a.Stdout, "lumen: page %s/\n", u)
+		fmt.Fprintf(a.Stdout, "lumen: webhooks on %s%s\n", u, datasource.HookPath("LIGHT", "SOURCE"))
 	}
 	if addr := d.MQTTAddr(); addr != "" {
-		fmt.Fprintf(a.stdout, "lumen: mqtt on mqtt://%s (topic home/doorbell is subject home.doorbell)\n", addr)
+		fmt.Fprintf(a.Stdout, "lumen: mqtt on mqtt://%s (topic home/doorbell is subject home.doorbell)\n", addr)
 	}
 	go func() {
 		select {
@@ -217,7 +218,7 @@ func (a *app) runDaemon(ctx context.Context, cfg daemon.Config) error {
 		}
 	}()
 	<-ctx.Done()
-	fmt.Fprintln(a.stderr, "lumen: shutting down")
+	fmt.Fprintln(a.Stderr, "lumen: shutting down")
 	return d.Close()
 }
 

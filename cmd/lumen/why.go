@@ -12,6 +12,7 @@ import (
 
 	"github.com/lumen-home/lumen/actors/light/past"
 	"github.com/lumen-home/lumen/internal/atomicfile"
+	"github.com/lumen-home/lumen/internal/cli"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/journal"
 	"github.com/lumen-home/lumen/nats/repair"
@@ -45,31 +46,31 @@ machine, with no daemon.`,
 			if len(argv) == 1 {
 				var err error
 				if seq, err = strconv.ParseUint(argv[0], 10, 64); err != nil || seq == 0 {
-					return usageError{fmt.Errorf("SEQ %q is not a sequence ('lumen tail --since 1h' shows them)", argv[0])}
+					return cli.UsageError{Err: fmt.Errorf("SEQ %q is not a sequence ('lumen tail --since 1h' shows them)", argv[0])}
 				}
 			}
 			var w *messages.WhyReply
 			if file != "" {
-				j, closeFn, err := a.events(cmd.Context(), "", file)
+				j, closeFn, err := a.Events(cmd.Context(), "", file)
 				if err != nil {
 					return err
 				}
 				defer closeFn()
-				if w, err = past.Why(cmd.Context(), j, a.light, seq); err != nil {
+				if w, err = past.Why(cmd.Context(), j, a.Light, seq); err != nil {
 					return err
 				}
 				w.OK = true
 			} else {
-				reply, err := call(cmd.Context(), a, messages.VerbWhy, func(l wire.Light, ctx context.Context) (messages.WhyReply, error) { return l.Why(ctx, seq) })
+				reply, err := cli.Call(cmd.Context(), a.Term, messages.VerbWhy, func(l wire.Light, ctx context.Context) (messages.WhyReply, error) { return l.Why(ctx, seq) })
 				if err != nil {
 					return err
 				}
 				w = &reply
 			}
-			if a.jsonOut {
-				return a.printValue(w)
+			if a.JSON {
+				return a.PrintValue(w)
 			}
-			_, err := io.WriteString(a.stdout, past.WhyText(w))
+			_, err := io.WriteString(a.Stdout, past.WhyText(w))
 			return err
 		},
 	}
@@ -86,7 +87,7 @@ func newJournal(a *app) *cobra.Command {
 		Args:  args(cobra.NoArgs),
 	}
 	var (
-		since durationFlag
+		since cli.Duration
 		out   string
 		data  string
 	)
@@ -103,13 +104,13 @@ journal holds only their names.`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if out == "" {
-				return usageError{errors.New("-o FILE is required: where to write the slice")}
+				return cli.UsageError{Err: errors.New("-o FILE is required: where to write the slice")}
 			}
 			if since < 0 {
-				return usageError{errors.New("--since must be a duration into the past, e.g. 2h")}
+				return cli.UsageError{Err: errors.New("--since must be a duration into the past, e.g. 2h")}
 			}
 			ctx := cmd.Context()
-			j, closeFn, err := a.events(ctx, data, "")
+			j, closeFn, err := a.Events(ctx, data, "")
 			if err != nil {
 				return err
 			}
@@ -120,15 +121,15 @@ journal holds only their names.`,
 				if !ok {
 					return errors.New("--since needs the journal")
 				}
-				if from, err = jj.SeqAt(ctx, subject.AllIn(a.light), time.Now().Add(-time.Duration(since))); err != nil {
+				if from, err = jj.SeqAt(ctx, subject.AllIn(a.Light), time.Now().Add(-time.Duration(since))); err != nil {
 					return err
 				}
 				if from == 0 {
 					return errors.New("this journal (a hub's house copy) cannot be cut by time; export at the Pi")
 				}
 			}
-			fmt.Fprintf(a.stderr, "lumen: reading light %s's journal…\n", a.light)
-			s, err := past.ExportSlice(ctx, j, a.light, from)
+			fmt.Fprintf(a.Stderr, "lumen: reading light %s's journal…\n", a.Light)
+			s, err := past.ExportSlice(ctx, j, a.Light, from)
 			if err != nil {
 				return err
 			}
@@ -146,7 +147,7 @@ journal holds only their names.`,
 			if n := len(s.Events); n > 0 {
 				first, last = s.Events[0].Seq, s.Events[n-1].Seq
 			}
-			fmt.Fprintf(a.stdout, "wrote %d events of light %s (sequences %d to %d, from %s) to %s\n", len(s.Events), a.light, first, last, start, out)
+			fmt.Fprintf(a.Stdout, "wrote %d events of light %s (sequences %d to %d, from %s) to %s\n", len(s.Events), a.Light, first, last, start, out)
 			return nil
 		},
 	}
@@ -182,13 +183,13 @@ journal with nothing damaged is left as it is.`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if data == "" {
-				return usageError{errors.New("--data DIR is required: the data directory of the stopped daemon")}
+				return cli.UsageError{Err: errors.New("--data DIR is required: the data directory of the stopped daemon")}
 			}
 			res, err := repair.Repair(cmd.Context(), data, time.Now())
 			if err != nil {
 				return err
 			}
-			fmt.Fprintln(a.stdout, res)
+			fmt.Fprintln(a.Stdout, res)
 			return nil
 		},
 	}
@@ -199,7 +200,7 @@ journal with nothing damaged is left as it is.`,
 func newWhatIf(a *app) *cobra.Command {
 	var (
 		file    string
-		since   durationFlag
+		since   cli.Duration
 		fromSeq uint64
 	)
 	cmd := &cobra.Command{
@@ -221,15 +222,15 @@ state → proposed state.`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if file == "" {
-				return usageError{errors.New("whatif needs -f FILE: the configuration to try")}
+				return cli.UsageError{Err: errors.New("whatif needs -f FILE: the configuration to try")}
 			}
 			if since != 0 && fromSeq != 0 {
-				return usageError{errors.New("give --since or --from-seq, not both")}
+				return cli.UsageError{Err: errors.New("give --since or --from-seq, not both")}
 			}
 			if since < 0 {
-				return usageError{errors.New("--since must be a duration into the past, e.g. 24h")}
+				return cli.UsageError{Err: errors.New("--since must be a duration into the past, e.g. 24h")}
 			}
-			raw, body, err := a.readFile(file)
+			raw, body, err := a.ReadFile(file)
 			if err != nil {
 				return err
 			}
@@ -237,14 +238,14 @@ state → proposed state.`,
 			if since > 0 {
 				req.Since = time.Duration(since).String()
 			}
-			w, err := call(cmd.Context(), a, messages.VerbWhatIf, func(l wire.Light, ctx context.Context) (messages.WhatIfReply, error) { return l.WhatIf(ctx, req) })
+			w, err := cli.Call(cmd.Context(), a.Term, messages.VerbWhatIf, func(l wire.Light, ctx context.Context) (messages.WhatIfReply, error) { return l.WhatIf(ctx, req) })
 			if err != nil {
-				return blame(file, raw, err)
+				return cli.Blame(file, raw, err)
 			}
-			if a.jsonOut {
-				return a.printValue(w)
+			if a.JSON {
+				return a.PrintValue(w)
 			}
-			_, err = io.WriteString(a.stdout, past.WhatIfText(&w))
+			_, err = io.WriteString(a.Stdout, past.WhatIfText(&w))
 			return err
 		},
 	}
