@@ -76,6 +76,9 @@ var layers = []layer{
 	{name: "harness", why: "what tests and benchmarks run the binary with",
 		pkgs:   []string{"internal/lumentest", "internal/powercut", "bench", "soak"},
 		forbid: []string{module + "/cmd/"}},
+	{name: "console", why: "the lumen command's logic: which light, requests and refusals in the user's words, printing; the binary is flags over it",
+		pkgs:   []string{"internal/cli"},
+		forbid: []string{module + "/cmd/"}},
 	{name: "command", why: "the lumen binary: flags, files and printing over the libraries",
 		pkgs: []string{"cmd/lumen"}},
 }

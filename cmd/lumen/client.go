@@ -6,12 +6,10 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/nats-io/nats.go"
 	"github.com/spf13/cobra"
 
 	"github.com/lumen-home/lumen/internal/cli"
 	"github.com/lumen-home/lumen/messages"
-	"github.com/lumen-home/lumen/nats/subject"
 )
 
 func jsonFlag(cmd *cobra.Command, a *app) {
@@ -217,29 +215,7 @@ With --since or --from-seq it first prints the history from the journal
   lumen tail --from-seq 120`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if since != 0 && fromSeq != 0 {
-				return cli.UsageError{Err: errors.New("give --since or --from-seq, not both")}
-			}
-			if since != 0 || fromSeq != 0 {
-				return a.TailHistory(cmd.Context(), time.Duration(since), fromSeq)
-			}
-			var nc *nats.Conn
-			var ch chan *nats.Msg
-			var err error
-			filter := subject.AllEvents
-			if a.Light == "*" {
-				nc, ch, err = a.WatchAll(cmd.Context())
-			} else {
-				nc, ch, err = a.WatchLight(cmd.Context())
-				filter = subject.Events(a.Light)
-			}
-			if err != nil {
-				return err
-			}
-			defer nc.Close()
-			fmt.Fprintf(a.Stderr, "lumen: following %s on %s (Ctrl-C to stop)\n", filter, a.Where())
-			a.PrintEvents(cmd.Context(), ch, 0, 0, func(*nats.Msg) bool { return false })
-			return nil
+			return a.Tail(cmd.Context(), time.Duration(since), fromSeq)
 		},
 	}
 	cmd.Flags().Var(&since, "since", "first print the events of the last `DURATION` (e.g. 1h, 30m)")

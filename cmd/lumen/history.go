@@ -2,16 +2,12 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"strconv"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/lumen-home/lumen/internal/cli"
 	"github.com/lumen-home/lumen/messages"
-	"github.com/lumen-home/lumen/messages/describe"
-	"github.com/lumen-home/lumen/nats/wire"
 )
 
 func newHistory(a *app) *cobra.Command {
@@ -27,25 +23,7 @@ right after one; 'lumen rollback N' goes back to it.`,
 		Example: `  lumen history --light kitchen
   lumen rollback 120`,
 		Args: args(cobra.NoArgs),
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			h, err := cli.Call(cmd.Context(), a.Term, messages.VerbHistory, wire.Light.History)
-			if err != nil {
-				return err
-			}
-			if a.JSON {
-				return a.PrintValue(h)
-			}
-			if len(h.Changes) == 0 {
-				fmt.Fprintf(a.Stdout, "light %s has no configuration change in its journal\n", h.Light)
-				return nil
-			}
-			w := tabwriter.NewWriter(a.Stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(w, "SEQ\tTIME\tBY\tCHANGES")
-			for _, c := range h.Changes {
-				fmt.Fprintf(w, "%d\t%s\t%s\t%s\n", c.Seq, c.Time.Local().Format("2006-01-02 15:04:05"), c.By, c.Summary)
-			}
-			return w.Flush()
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return a.History(cmd.Context()) },
 	}
 	lightFlag(cmd, a)
 	jsonFlag(cmd, a)
@@ -92,41 +70,7 @@ three unchanged lines around them, starting with a space.`,
   lumen diff 120
   lumen diff 120 180`,
 		Args: args(cobra.RangeArgs(1, 2)),
-		RunE: func(cmd *cobra.Command, argv []string) error {
-			var seqs []uint64
-			for _, s := range argv {
-				n, err := strconv.ParseUint(s, 10, 64)
-				if err != nil || n == 0 {
-					return cli.UsageError{Err: fmt.Errorf("SEQ %q is not a sequence ('lumen history' lists them)", s)}
-				}
-				seqs = append(seqs, n)
-			}
-			ctx := cmd.Context()
-			var from, to string
-			var err error
-			prev, last := uint64(0), seqs[len(seqs)-1]
-			if len(seqs) == 2 {
-				prev = seqs[0]
-				if from, err = a.ConfigYAML(ctx, prev); err == nil {
-					to, err = a.ConfigYAML(ctx, last)
-				}
-			} else {
-				prev, from, to, err = a.ChangeYAML(ctx, last)
-			}
-			if err != nil {
-				return err
-			}
-			fromLabel := fmt.Sprintf("light %s after input %d", a.Light, prev)
-			if prev == 0 {
-				fromLabel = fmt.Sprintf("light %s before any configuration", a.Light)
-			}
-			diff := describe.Diff(fromLabel, fmt.Sprintf("light %s after input %d", a.Light, last), from, to)
-			if diff == "" {
-				diff = "no difference\n"
-			}
-			_, err = io.WriteString(a.Stdout, diff)
-			return err
-		},
+		RunE: func(cmd *cobra.Command, argv []string) error { return a.Diff(cmd.Context(), argv) },
 	}
 	lightFlag(cmd, a)
 	return cmd

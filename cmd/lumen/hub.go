@@ -1,20 +1,13 @@
 package main
 
 import (
-	"fmt"
 	"path/filepath"
-	"strings"
-	"text/tabwriter"
-	"time"
 
-	"github.com/nats-io/nats.go"
 	"github.com/spf13/cobra"
 
 	"github.com/lumen-home/lumen/actors/daemon"
-	"github.com/lumen-home/lumen/internal/cli"
 	"github.com/lumen-home/lumen/nats/broker"
 	"github.com/lumen-home/lumen/nats/house"
-	"github.com/lumen-home/lumen/web"
 )
 
 // hubData is the hub's default data directory, beside lumen up's.
@@ -45,47 +38,7 @@ When ready it prints one line 'lumen: hub ready nats://HOST:PORT leaf HOST:PORT'
   lumen hub pi add kitchenpi --light kitchen --light hall --out kitchenpi.creds`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg.Logf = func(format string, args ...any) {
-				// The server's own lines: only its warnings and errors.
-				if !strings.HasPrefix(format, "nats: ") || strings.HasPrefix(format, "nats: error: ") || strings.HasPrefix(format, "nats: warning: ") && !strings.Contains(format, "Plaintext passwords") {
-					logTo(a.Stderr)(format, args...)
-				}
-			}
-			h, err := house.NewHub(cfg)
-			if err != nil {
-				return cli.UsageError{Err: err}
-			}
-			site, err := web.Listen("--http", httpAddr, cfg.User != "", cfg.Logf)
-			if err != nil {
-				return cli.UsageError{Err: err}
-			}
-			var nc *nats.Conn
-			defer func() { // the page first, then its connection, then the hub
-				site.Close()
-				if nc != nil {
-					nc.Close()
-				}
-				_ = h.Close()
-			}()
-			if err := h.Run(cmd.Context()); err != nil {
-				return err
-			}
-			if site != nil {
-				// The page and API of the whole house, as a client of the hub.
-				if nc, err = web.Dial(h.URL(), h.Door()...); err != nil {
-					return err
-				}
-				if err := site.Serve(web.Config{NC: nc, Hosts: cfg.SANs, User: cfg.User, Password: cfg.Password, Logf: cfg.Logf}); err != nil {
-					return err
-				}
-			}
-			fmt.Fprintf(a.Stdout, "lumen: hub ready %s leaf %s\n", h.URL(), h.LeafAddr())
-			if site != nil {
-				fmt.Fprintf(a.Stdout, "lumen: page %s/\n", site.URL())
-			}
-			<-cmd.Context().Done()
-			fmt.Fprintln(a.Stderr, "lumen: shutting down")
-			return nil // the deferred close, in order
+			return a.Hub(cmd.Context(), cfg, httpAddr)
 		},
 	}
 	f := cmd.Flags()
@@ -123,30 +76,7 @@ house CA. Copy them to the Pi (they are its secret) and start it with
 		Example: `  lumen hub pi add kitchenpi --light kitchen --light hall --out kitchenpi.creds`,
 		Args:    args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
-			if out == "" {
-				return cli.UsageError{Err: fmt.Errorf("give --out FILE, where the Pi's credentials go")}
-			}
-			reg, err := house.LoadRegistry(data)
-			if err != nil {
-				return err
-			}
-			seed, err := reg.Add(argv[0], lights, time.Now())
-			if err != nil {
-				return cli.UsageError{Err: err}
-			}
-			ca, err := house.EnsureCA(house.Dir(data))
-			if err != nil {
-				return err
-			}
-			if err := (house.Creds{Pi: argv[0], Lights: lights, Seed: seed, CA: string(ca.PEM)}).Write(out); err != nil {
-				return err
-			}
-			if err := cli.SaveRegistry(cmd.Context(), data, &reg); err != nil {
-				return err
-			}
-			fmt.Fprintf(a.Stdout, "registered Pi %s (lights %s); its credentials are in %s: copy them to the Pi and run\n  lumen up --light %s --hub tls://HUB:7422 --creds %s\n",
-				argv[0], strings.Join(lights, ", "), out, strings.Join(lights, " --light "), filepath.Base(out))
-			return nil
+			return a.AddPi(cmd.Context(), data, argv[0], lights, out)
 		},
 	}
 	add.Flags().StringArrayVar(&lights, "light", nil, "a light the Pi runs (repeatable)")
@@ -156,62 +86,14 @@ house CA. Copy them to the Pi (they are its secret) and start it with
 		Short: "Remove a Pi: it can no longer connect; its history stays in the house stream",
 		Args:  args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
-			reg, err := house.LoadRegistry(data)
-			if err != nil {
-				return err
-			}
-			if err := reg.Remove(argv[0]); err != nil {
-				return err
-			}
-			if err := cli.SaveRegistry(cmd.Context(), data, &reg); err != nil {
-				return err
-			}
-			fmt.Fprintf(a.Stdout, "removed Pi %s: it can no longer connect; its history stays in the house stream\n", argv[0])
-			return nil
+			return a.RemovePi(cmd.Context(), data, argv[0])
 		},
 	}
 	ls := &cobra.Command{
 		Use:   "ls",
 		Short: "List the Pis: connected or since when not, their lights, how far the house lags behind",
 		Args:  args(cobra.NoArgs),
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			reg, err := house.LoadRegistry(data)
-			if err != nil {
-				return err
-			}
-			if len(reg.Pis) == 0 {
-				fmt.Fprintln(a.Stdout, "no Pi yet: 'lumen hub pi add NAME --light LIGHT --out FILE' registers one")
-				return nil
-			}
-			st, err := house.ReadStatus(data)
-			if err != nil {
-				return err
-			}
-			running := broker.InUse(data)
-			w := tabwriter.NewWriter(a.Stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(w, "PI\tLIGHTS\tSTATUS\tLAG")
-			for _, p := range reg.Pis {
-				s, ok := st.Pis[p.Name]
-				status, lag := "hub not running", "-"
-				switch {
-				case !running:
-				case !ok:
-					status = "registered, not seen yet"
-				case s.Connected:
-					status, lag = "connected since "+cli.Ago(s.Since), fmt.Sprint(s.Lag)
-				default:
-					status, lag = "disconnected since "+cli.Ago(s.Since), fmt.Sprint(s.Lag)
-				}
-				if running && s.Connected && !s.Stalled.IsZero() {
-					lag += " (copy stalled since " + cli.Ago(s.Stalled) + ")"
-				}
-				if running && s.Refused != "" {
-					status += fmt.Sprintf("; refused a second Pi from %s since %s: each Pi needs its own creds (lumen hub pi add)", s.Refused, cli.Ago(s.RefusedSince))
-				}
-				fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", p.Name, strings.Join(p.Lights, ","), status, lag)
-			}
-			return w.Flush()
-		},
+		RunE:  func(cmd *cobra.Command, _ []string) error { return a.ListPis(data) },
 	}
 	cmd.AddCommand(add, ls, rm)
 	return cmd

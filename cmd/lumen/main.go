@@ -25,7 +25,7 @@ func main() {
 	// compile the tools' guest). A test binary running commands in
 	// process is not, and compiles in process.
 	self, _ := os.Executable()
-	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, func(a *app) { a.self = self })
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, func(a *app) { a.Self = self })
 	stop()
 	os.Exit(code)
 }
@@ -49,11 +49,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	return 1
 }
 
-// app is the command line's terminal, and this binary.
-type app struct {
-	*cli.Term
-	self string // this lumen binary, to run as a child; "" in tests
-}
+// app is the command line's terminal.
+type app struct{ *cli.Term }
 
 func newRoot(stdin io.Reader, stdout, stderr io.Writer, opts ...func(*app)) *cobra.Command {
 	a := &app{Term: &cli.Term{Stdin: stdin, Stdout: stdout, Stderr: stderr}}
@@ -99,13 +96,5 @@ func args(check cobra.PositionalArgs) cobra.PositionalArgs {
 			return cli.UsageError{Err: err}
 		}
 		return nil
-	}
-}
-
-// logTo is a daemon's log sink: one "lumen: " line each on w, with the
-// passwords of the URLs it quotes redacted.
-func logTo(w io.Writer) func(format string, args ...any) {
-	return func(format string, args ...any) {
-		fmt.Fprintf(w, "lumen: %s\n", redact.URLs(fmt.Sprintf(format, args...)))
 	}
 }

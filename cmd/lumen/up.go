@@ -1,29 +1,14 @@
 package main
 
 import (
-	"context"
-	"errors"
-	"fmt"
-	"io"
-	"net"
 	"os"
-	"os/exec"
-	"strconv"
 	"strings"
-	"syscall"
-	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/lumen-home/lumen/actors/daemon"
-	"github.com/lumen-home/lumen/actors/source/datasource"
 	"github.com/lumen-home/lumen/actors/tool"
-	"github.com/lumen-home/lumen/hardware"
-	"github.com/lumen-home/lumen/hardware/render"
 	"github.com/lumen-home/lumen/internal/cli"
-	"github.com/lumen-home/lumen/internal/memtrim"
-	"github.com/lumen-home/lumen/nats/broker"
 	"github.com/lumen-home/lumen/web"
 )
 
@@ -89,16 +74,7 @@ too: 'lumen gpio PIN high|low|pulse' drives one.`,
   lumen up --light kitchen --light hall --hub tls://hub.local:7422 --creds kitchenpi.creds`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			groups, err := daemon.ParseGroups(groupFlags)
-			if err != nil {
-				return cli.UsageError{Err: err}
-			}
-			cfg.Groups = groups
-			final, err := loadUpConfig(cmd, cfg, configFile)
-			if err != nil {
-				return err
-			}
-			return a.runDaemon(cmd.Context(), final)
+			return a.Up(cmd.Context(), cmd, cfg, configFile, groupFlags)
 		},
 	}
 	// A `NAME` in a usage names the flag's value in the help, instead of
@@ -125,152 +101,11 @@ too: 'lumen gpio PIN high|low|pulse' drives one.`,
 	f.StringVar(&cfg.Creds, "creds", "", "the Pi's credentials `FILE`, written on the hub by 'lumen hub pi add NAME --light …'")
 	f.StringVar(&cfg.Agent.Model, "model", os.Getenv("LUMEN_MODEL"), "the agent's model, e.g. gpt-4o-mini or llama3.1 (default $LUMEN_MODEL; none: the agent is off)")
 	agentFlags(f, &cfg.Agent)
-	f.Var(homeFlag{&cfg.Home}, "home", "where the built-in get_weather's location \"auto\" is, as `LAT,LON`, e.g. 48.85,2.35")
+	f.Var(cli.HomeFlag{H: &cfg.Home}, "home", "where the built-in get_weather's location \"auto\" is, as `LAT,LON`, e.g. 48.85,2.35")
 	f.StringVar(&cfg.WeatherURL, "weather-url", "", "get_weather's forecast endpoint `URL` (default Open-Meteo's, "+tool.DefaultWeatherURL+")")
 	f.StringVar(&cfg.GeocodingURL, "geocoding-url", "", "get_weather's geocoding endpoint `URL` (default Open-Meteo's, "+tool.DefaultGeocodingURL+")")
 	f.StringVar(&cfg.WeatherUnits, "weather-units", "", "get_weather's temp, high and low in `imperial|metric` (default imperial: °F)")
 	f.StringVar(&cfg.SearchURL, "search-url", "", "the built-in web_search's endpoint `URL`, a search API answering ?q=…&format=json as SearXNG does (none by default)")
 	f.StringVar(&cfg.Hardware.Driver, "hardware", cfg.Hardware.Driver, "the LED and button, `auto|sim|rpi`: auto: the Pi's GPIO when there is one, else simulated; sim: simulated; rpi: the Pi's GPIO")
 	return cmd
-}
-
-// homeFlag is --home LAT,LON.
-type homeFlag struct{ h **tool.Home }
-
-func (f homeFlag) String() string {
-	if f.h == nil || *f.h == nil {
-		return ""
-	}
-	return fmt.Sprintf("%g,%g", (*f.h).Lat, (*f.h).Lon)
-}
-
-func (f homeFlag) Set(s string) error {
-	lat, lon, ok := strings.Cut(s, ",")
-	la, err1 := strconv.ParseFloat(strings.TrimSpace(lat), 64)
-	lo, err2 := strconv.ParseFloat(strings.TrimSpace(lon), 64)
-	if !ok || err1 != nil || err2 != nil {
-		return fmt.Errorf("give LAT,LON in degrees, e.g. 48.85,2.35")
-	}
-	*f.h = &tool.Home{Lat: la, Lon: lo}
-	return nil
-}
-
-func (homeFlag) Type() string { return "LAT,LON" }
-
-// loadUpConfig reads the configuration file under the flags that were
-// given.
-func loadUpConfig(cmd *cobra.Command, flags daemon.Config, file string) (daemon.Config, error) {
-	keys := daemon.FlagKeys()
-	var given []string
-	cmd.Flags().Visit(func(f *pflag.Flag) {
-		if key, ok := keys[f.Name]; ok {
-			given = append(given, key)
-		}
-	})
-	cfg, err := daemon.LoadConfig(file, flags, given)
-	if err != nil {
-		return cfg, err
-	}
-	cfg.Agent.APIKey = os.Getenv("OPENAI_API_KEY")
-	cfg.SourceMinInterval = sourceMinInterval(cmd.ErrOrStderr())
-	if err := cfg.Validate(); errors.Is(err, daemon.ErrCreds) {
-		return cfg, err // the creds, not how the command was called
-	} else if err != nil {
-		return cfg, cli.UsageError{Err: err}
-	}
-	return cfg, nil
-}
-
-// runDaemon runs lumen up until ctx ends: the daemon, its ready line and
-// where to reach it, the status line on a terminal.
-func (a *app) runDaemon(ctx context.Context, cfg daemon.Config) error {
-	status := render.NewStatus(a.Stdout, cfg.Lights)
-	cfg.Logf = logTo(a.Stderr)
-	cfg.OnShow = func(light, state string, raw []hardware.RGB) { status.Show(light, state, raw) }
-	if a.self != "" {
-		cfg.CompileGuest = compileGuestApart(a.self, cfg.Logf)
-	}
-	d, err := daemon.New(cfg)
-	if err != nil {
-		return cli.UsageError{Err: err}
-	}
-	defer d.Close()
-	if err := d.Run(ctx); err != nil {
-		return startError(err, cfg)
-	}
-	fmt.Fprintf(a.Stdout, "lumen: ready %s\n", d.URL())
-	fmt.Fprintf(a.Stdout, "lumen: watch it with: nats --server %s sub 'lumen.%s.evt.>'\n", d.URL(), cfg.Lights[0])
-	if u := d.WebhookURL(); u != "" {
-		fmt.Fprintf(a.Stdout, "lumen: page %s/\n", u)
-		fmt.Fprintf(a.Stdout, "lumen: webhooks on %s%s\n", u, datasource.HookPath("LIGHT", "SOURCE"))
-	}
-	if addr := d.MQTTAddr(); addr != "" {
-		fmt.Fprintf(a.Stdout, "lumen: mqtt on mqtt://%s (topic home/doorbell is subject home.doorbell)\n", addr)
-	}
-	go func() {
-		select {
-		case <-d.Warmed():
-		case <-ctx.Done():
-			return
-		}
-		if _, err := memtrim.Release(); err != nil {
-			cfg.Logf("%v", err)
-		}
-	}()
-	<-ctx.Done()
-	fmt.Fprintln(a.Stderr, "lumen: shutting down")
-	return d.Close()
-}
-
-// compileGuestApart compiles the tools' guest with this binary's hidden
-// 'lumen tool precompile', in a child process, so that the compiler's
-// memory leaves with it. The child dies with lumen: a killed daemon must
-// not leave a compiler running.
-func compileGuestApart(lumen string, logf func(string, ...any)) func(ctx context.Context, wasm, out string) error {
-	return func(ctx context.Context, wasm, out string) error {
-		cmd := exec.CommandContext(ctx, lumen, "tool", "precompile", "--wasm", wasm, "-o", out)
-		if b, err := runTied(cmd); err != nil {
-			if ctx.Err() != nil {
-				return err // lumen is stopping
-			}
-			logf("tools: compiling in a child process failed (%v: %s); compiling in this process", err, strings.TrimSpace(string(b)))
-			return err
-		}
-		return nil
-	}
-}
-
-// startError turns a start that failed on a data dir or a port in use
-// into which flag gave it and what to do. The daemon's own errors start
-// with the flag (--http: …); the broker's say which of its listeners
-// failed. Any other error is returned as it is.
-func startError(err error, cfg daemon.Config) error {
-	if errors.Is(err, broker.ErrDirInUse) {
-		return fmt.Errorf("--data %s is in use by another lumen (lumen up, or lumen replay --data): stop it, or give this one another --data", cfg.Data)
-	}
-	if !errors.Is(err, syscall.EADDRINUSE) {
-		return err
-	}
-	flag, addr := "--listen", cfg.Listen
-	switch msg := err.Error(); {
-	case strings.HasPrefix(msg, "--http:"):
-		flag, addr = "--http", cfg.HTTP
-	case strings.Contains(msg, "MQTT"):
-		flag, addr = "--mqtt", cfg.MQTT
-	}
-	host, _, _ := net.SplitHostPort(addr)
-	return fmt.Errorf("%s %s: the port is taken (%w), by another lumen up or another program: stop it, or give this one another port; %s picks a free one, which lumen up prints once ready",
-		flag, addr, syscall.EADDRINUSE, net.JoinHostPort(host, "0"))
-}
-
-// sourceMinInterval is $LUMEN_SOURCE_MIN_INTERVAL_MS, the shortest
-// interval a data source may have, which exists for tests only: they
-// cannot wait 10 s per fetch. 0 keeps the daemon's minimum.
-func sourceMinInterval(stderr io.Writer) time.Duration {
-	v := os.Getenv("LUMEN_SOURCE_MIN_INTERVAL_MS")
-	ms, err := strconv.Atoi(v)
-	if v != "" && (err != nil || ms <= 0) {
-		fmt.Fprintf(stderr, "lumen: LUMEN_SOURCE_MIN_INTERVAL_MS=%q is not a positive number of milliseconds; ignored\n", v)
-	}
-	return time.Duration(max(ms, 0)) * time.Millisecond
 }

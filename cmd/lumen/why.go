@@ -1,23 +1,14 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"io"
-	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/lumen-home/lumen/actors/light/past"
-	"github.com/lumen-home/lumen/internal/atomicfile"
 	"github.com/lumen-home/lumen/internal/cli"
-	"github.com/lumen-home/lumen/messages"
-	"github.com/lumen-home/lumen/nats/journal"
 	"github.com/lumen-home/lumen/nats/repair"
-	"github.com/lumen-home/lumen/nats/subject"
-	"github.com/lumen-home/lumen/nats/wire"
 )
 
 func newWhy(a *app) *cobra.Command {
@@ -41,38 +32,7 @@ machine, with no daemon.`,
   lumen why 1042 --json
   lumen why -f kitchen.slice`,
 		Args: args(cobra.MaximumNArgs(1)),
-		RunE: func(cmd *cobra.Command, argv []string) error {
-			var seq uint64
-			if len(argv) == 1 {
-				var err error
-				if seq, err = strconv.ParseUint(argv[0], 10, 64); err != nil || seq == 0 {
-					return cli.UsageError{Err: fmt.Errorf("SEQ %q is not a sequence ('lumen tail --since 1h' shows them)", argv[0])}
-				}
-			}
-			var w *messages.WhyReply
-			if file != "" {
-				j, closeFn, err := a.Events(cmd.Context(), "", file)
-				if err != nil {
-					return err
-				}
-				defer closeFn()
-				if w, err = past.Why(cmd.Context(), j, a.Light, seq); err != nil {
-					return err
-				}
-				w.OK = true
-			} else {
-				reply, err := cli.Call(cmd.Context(), a.Term, messages.VerbWhy, func(l wire.Light, ctx context.Context) (messages.WhyReply, error) { return l.Why(ctx, seq) })
-				if err != nil {
-					return err
-				}
-				w = &reply
-			}
-			if a.JSON {
-				return a.PrintValue(w)
-			}
-			_, err := io.WriteString(a.Stdout, past.WhyText(w))
-			return err
-		},
+		RunE: func(cmd *cobra.Command, argv []string) error { return a.Why(cmd.Context(), argv, file) },
 	}
 	cmd.Flags().StringVarP(&file, "file", "f", "", "explain from this journal slice instead of the running light")
 	lightFlag(cmd, a)
@@ -103,52 +63,7 @@ journal holds only their names.`,
   lumen journal export --since 2h -o last-two-hours.slice`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if out == "" {
-				return cli.UsageError{Err: errors.New("-o FILE is required: where to write the slice")}
-			}
-			if since < 0 {
-				return cli.UsageError{Err: errors.New("--since must be a duration into the past, e.g. 2h")}
-			}
-			ctx := cmd.Context()
-			j, closeFn, err := a.Events(ctx, data, "")
-			if err != nil {
-				return err
-			}
-			defer closeFn()
-			var from uint64
-			if since > 0 {
-				jj, ok := j.(*journal.Journal)
-				if !ok {
-					return errors.New("--since needs the journal")
-				}
-				if from, err = jj.SeqAt(ctx, subject.AllIn(a.Light), time.Now().Add(-time.Duration(since))); err != nil {
-					return err
-				}
-				if from == 0 {
-					return errors.New("this journal (a hub's house copy) cannot be cut by time; export at the Pi")
-				}
-			}
-			fmt.Fprintf(a.Stderr, "lumen: reading light %s's journal…\n", a.Light)
-			s, err := past.ExportSlice(ctx, j, a.Light, from)
-			if err != nil {
-				return err
-			}
-			if err := atomicfile.Write(out, 0o600, func(w io.Writer) error {
-				_, err := s.WriteTo(w)
-				return err
-			}); err != nil {
-				return err
-			}
-			start := "the light's first event"
-			if s.Snapshot != nil {
-				start = "its state before them"
-			}
-			first, last := uint64(0), uint64(0)
-			if n := len(s.Events); n > 0 {
-				first, last = s.Events[0].Seq, s.Events[n-1].Seq
-			}
-			fmt.Fprintf(a.Stdout, "wrote %d events of light %s (sequences %d to %d, from %s) to %s\n", len(s.Events), a.Light, first, last, start, out)
-			return nil
+			return a.ExportJournal(cmd.Context(), out, data, time.Duration(since))
 		},
 	}
 	f := export.Flags()
@@ -221,32 +136,7 @@ state → proposed state.`,
   lumen whatif -f proposed.yaml --since 7d --json`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if file == "" {
-				return cli.UsageError{Err: errors.New("whatif needs -f FILE: the configuration to try")}
-			}
-			if since != 0 && fromSeq != 0 {
-				return cli.UsageError{Err: errors.New("give --since or --from-seq, not both")}
-			}
-			if since < 0 {
-				return cli.UsageError{Err: errors.New("--since must be a duration into the past, e.g. 24h")}
-			}
-			raw, body, err := a.ReadFile(file)
-			if err != nil {
-				return err
-			}
-			req := messages.WhatIfRequest{Config: body, FromSeq: fromSeq}
-			if since > 0 {
-				req.Since = time.Duration(since).String()
-			}
-			w, err := cli.Call(cmd.Context(), a.Term, messages.VerbWhatIf, func(l wire.Light, ctx context.Context) (messages.WhatIfReply, error) { return l.WhatIf(ctx, req) })
-			if err != nil {
-				return cli.Blame(file, raw, err)
-			}
-			if a.JSON {
-				return a.PrintValue(w)
-			}
-			_, err = io.WriteString(a.Stdout, past.WhatIfText(&w))
-			return err
+			return a.WhatIf(cmd.Context(), file, time.Duration(since), fromSeq)
 		},
 	}
 	cmd.Flags().StringVarP(&file, "file", "f", "", "the proposed configuration (.yaml, .yml or .json; - for stdin)")

@@ -24,6 +24,7 @@ type Term struct {
 	Several        []string // the lights of --light fleet or --group
 	JSON           bool
 	Timeout        Duration
+	Self           string // this lumen binary, to run as a child; "" in tests
 }
 
 // UsageError marks mistakes in how a command was called (exit status 2).

@@ -157,3 +157,31 @@ func (t *Term) PrintEvents(ctx context.Context, ch chan *nats.Msg, wait, quiet t
 		}
 	}
 }
+
+// Tail follows the light's events (every light's for --light '*'), first
+// from the journal with since or fromSeq.
+func (t *Term) Tail(ctx context.Context, since time.Duration, fromSeq uint64) error {
+	if since != 0 && fromSeq != 0 {
+		return UsageError{Err: errors.New("give --since or --from-seq, not both")}
+	}
+	if since != 0 || fromSeq != 0 {
+		return t.TailHistory(ctx, since, fromSeq)
+	}
+	var nc *nats.Conn
+	var ch chan *nats.Msg
+	var err error
+	filter := subject.AllEvents
+	if t.Light == "*" {
+		nc, ch, err = t.WatchAll(ctx)
+	} else {
+		nc, ch, err = t.WatchLight(ctx)
+		filter = subject.Events(t.Light)
+	}
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	fmt.Fprintf(t.Stderr, "lumen: following %s on %s (Ctrl-C to stop)\n", filter, t.Where())
+	t.PrintEvents(ctx, ch, 0, 0, func(*nats.Msg) bool { return false })
+	return nil
+}

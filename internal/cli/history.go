@@ -3,8 +3,12 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
+	"strconv"
+	"text/tabwriter"
 
 	"github.com/lumen-home/lumen/messages"
+	"github.com/lumen-home/lumen/messages/describe"
 	"github.com/lumen-home/lumen/nats/wire"
 )
 
@@ -41,4 +45,63 @@ func (t *Term) ChangeYAML(ctx context.Context, seq uint64) (prev uint64, before,
 		prev = c.Seq
 	}
 	return 0, "", "", fmt.Errorf("input %d changed no configuration of light %s: 'lumen history' lists the changes, 'lumen diff %d %d' compares any two", seq, t.Light, seq, seq)
+}
+
+// History prints every change of the light's configuration.
+func (t *Term) History(ctx context.Context) error {
+	h, err := Call(ctx, t, messages.VerbHistory, wire.Light.History)
+	if err != nil {
+		return err
+	}
+	if t.JSON {
+		return t.PrintValue(h)
+	}
+	if len(h.Changes) == 0 {
+		fmt.Fprintf(t.Stdout, "light %s has no configuration change in its journal\n", h.Light)
+		return nil
+	}
+	w := tabwriter.NewWriter(t.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "SEQ\tTIME\tBY\tCHANGES")
+	for _, c := range h.Changes {
+		fmt.Fprintf(w, "%d\t%s\t%s\t%s\n", c.Seq, c.Time.Local().Format("2006-01-02 15:04:05"), c.By, c.Summary)
+	}
+	return w.Flush()
+}
+
+// Diff prints configuration change argv[0] as a YAML diff, or the
+// changes from after argv[0] to after argv[1].
+func (t *Term) Diff(ctx context.Context, argv []string) error {
+	var seqs []uint64
+	for _, s := range argv {
+		n, err := strconv.ParseUint(s, 10, 64)
+		if err != nil || n == 0 {
+			return UsageError{Err: fmt.Errorf("SEQ %q is not a sequence ('lumen history' lists them)", s)}
+		}
+		seqs = append(seqs, n)
+	}
+
+	var from, to string
+	var err error
+	prev, last := uint64(0), seqs[len(seqs)-1]
+	if len(seqs) == 2 {
+		prev = seqs[0]
+		if from, err = t.ConfigYAML(ctx, prev); err == nil {
+			to, err = t.ConfigYAML(ctx, last)
+		}
+	} else {
+		prev, from, to, err = t.ChangeYAML(ctx, last)
+	}
+	if err != nil {
+		return err
+	}
+	fromLabel := fmt.Sprintf("light %s after input %d", t.Light, prev)
+	if prev == 0 {
+		fromLabel = fmt.Sprintf("light %s before any configuration", t.Light)
+	}
+	diff := describe.Diff(fromLabel, fmt.Sprintf("light %s after input %d", t.Light, last), from, to)
+	if diff == "" {
+		diff = "no difference\n"
+	}
+	_, err = io.WriteString(t.Stdout, diff)
+	return err
 }

@@ -1,0 +1,169 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+
+	"github.com/lumen-home/lumen/actors/light/past"
+	"github.com/lumen-home/lumen/internal/atomicfile"
+	"github.com/lumen-home/lumen/messages"
+	"github.com/lumen-home/lumen/nats/journal"
+	"github.com/lumen-home/lumen/nats/repair"
+	"github.com/lumen-home/lumen/nats/subject"
+	"github.com/lumen-home/lumen/nats/wire"
+)
+
+// Why prints why the light is in its state, or what it did at the event
+// argv names; from the journal slice file when given.
+func (t *Term) Why(ctx context.Context, argv []string, file string) error {
+	var seq uint64
+	if len(argv) == 1 {
+		var err error
+		if seq, err = strconv.ParseUint(argv[0], 10, 64); err != nil || seq == 0 {
+			return UsageError{Err: fmt.Errorf("SEQ %q is not a sequence ('lumen tail --since 1h' shows them)", argv[0])}
+		}
+	}
+	var w *messages.WhyReply
+	if file != "" {
+		j, closeFn, err := t.Events(ctx, "", file)
+		if err != nil {
+			return err
+		}
+		defer closeFn()
+		if w, err = past.Why(ctx, j, t.Light, seq); err != nil {
+			return err
+		}
+		w.OK = true
+	} else {
+		reply, err := Call(ctx, t, messages.VerbWhy, func(l wire.Light, ctx context.Context) (messages.WhyReply, error) { return l.Why(ctx, seq) })
+		if err != nil {
+			return err
+		}
+		w = &reply
+	}
+	if t.JSON {
+		return t.PrintValue(w)
+	}
+	_, err := io.WriteString(t.Stdout, past.WhyText(w))
+	return err
+}
+
+// ExportJournal writes a slice of the light's journal (its last since, or
+// all of it) to out, read from data or the running daemon.
+func (t *Term) ExportJournal(ctx context.Context, out, data string, since time.Duration) error {
+	if out == "" {
+		return UsageError{Err: errors.New("-o FILE is required: where to write the slice")}
+	}
+	if since < 0 {
+		return UsageError{Err: errors.New("--since must be a duration into the past, e.g. 2h")}
+	}
+	j, closeFn, err := t.Events(ctx, data, "")
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	var from uint64
+	if since > 0 {
+		jj, ok := j.(*journal.Journal)
+		if !ok {
+			return errors.New("--since needs the journal")
+		}
+		if from, err = jj.SeqAt(ctx, subject.AllIn(t.Light), time.Now().Add(-since)); err != nil {
+			return err
+		}
+		if from == 0 {
+			return errors.New("this journal (a hub's house copy) cannot be cut by time; export at the Pi")
+		}
+	}
+	fmt.Fprintf(t.Stderr, "lumen: reading light %s's journal…\n", t.Light)
+	s, err := past.ExportSlice(ctx, j, t.Light, from)
+	if err != nil {
+		return err
+	}
+	if err := atomicfile.Write(out, 0o600, func(w io.Writer) error {
+		_, err := s.WriteTo(w)
+		return err
+	}); err != nil {
+		return err
+	}
+	start := "the light's first event"
+	if s.Snapshot != nil {
+		start = "its state before them"
+	}
+	first, last := uint64(0), uint64(0)
+	if n := len(s.Events); n > 0 {
+		first, last = s.Events[0].Seq, s.Events[n-1].Seq
+	}
+	fmt.Fprintf(t.Stdout, "wrote %d events of light %s (sequences %d to %d, from %s) to %s\n", len(s.Events), t.Light, first, last, start, out)
+	return nil
+}
+
+// WhatIf replays the light's recorded inputs (of the last since, or from
+// fromSeq) against the configuration in file, and prints what differs.
+func (t *Term) WhatIf(ctx context.Context, file string, since time.Duration, fromSeq uint64) error {
+	if file == "" {
+		return UsageError{Err: errors.New("whatif needs -f FILE: the configuration to try")}
+	}
+	if since != 0 && fromSeq != 0 {
+		return UsageError{Err: errors.New("give --since or --from-seq, not both")}
+	}
+	if since < 0 {
+		return UsageError{Err: errors.New("--since must be a duration into the past, e.g. 24h")}
+	}
+	raw, body, err := t.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	req := messages.WhatIfRequest{Config: body, FromSeq: fromSeq}
+	if since > 0 {
+		req.Since = since.String()
+	}
+	w, err := Call(ctx, t, messages.VerbWhatIf, func(l wire.Light, ctx context.Context) (messages.WhatIfReply, error) { return l.WhatIf(ctx, req) })
+	if err != nil {
+		return Blame(file, raw, err)
+	}
+	if t.JSON {
+		return t.PrintValue(w)
+	}
+	_, err = io.WriteString(t.Stdout, past.WhatIfText(&w))
+	return err
+}
+
+// ReplayOpts are lumen replay's flags.
+type ReplayOpts struct {
+	Data, File                  string
+	ToSeq                       uint64
+	Verify, FromSnapshot, Quiet bool
+}
+
+// Replay replays the light's journal (a slice file, a stopped data dir or
+// the running daemon's) as o says, printing each applied input unless
+// quiet.
+func (t *Term) Replay(ctx context.Context, o ReplayOpts) error {
+	j, closeFn, err := t.Events(ctx, o.Data, o.File)
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	r := past.Replay{Light: t.Light, ToSeq: o.ToSeq, Verify: o.Verify, FromSnapshot: o.FromSnapshot,
+		OnSnapshot: func(in uint64) { fmt.Fprintf(t.Stdout, "from snapshot at input %d\n", in) },
+		OnGap: func(g messages.OutGapData, in uint64) {
+			fmt.Fprintf(t.Stdout, "lost %s (%s): on from the snapshot at input %d\n", repair.Range{From: g.From, To: g.To}, g.Reason, in)
+		}}
+	if !o.Quiet {
+		r.OnApplied = func(ap *past.Applied) { fmt.Fprintln(t.Stdout, ap.Line()) }
+	}
+	sum, err := r.Run(ctx, j)
+	fmt.Fprintf(t.Stdout, "%s: %s\n", t.Light, sum)
+	if err != nil {
+		return err
+	}
+	if o.Verify {
+		fmt.Fprintln(t.Stdout, "verify: every recorded output matches")
+	}
+	return nil
+}
