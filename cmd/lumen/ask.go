@@ -1,22 +1,15 @@
 package main
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
-	"os"
-	"strings"
 	"time"
 
-	"github.com/nats-io/nats.go"
 	"github.com/spf13/cobra"
 
-	"github.com/lumen-home/lumen/agent"
 	"github.com/lumen-home/lumen/agent/mic"
 	"github.com/lumen-home/lumen/internal/cli"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/messages/describe"
-	"github.com/lumen-home/lumen/nats/wire"
 )
 
 func newAsk(a *app) *cobra.Command {
@@ -44,50 +37,7 @@ after its maximum steps; 1 when it failed (model unreachable, not configured).`,
   lumen ask ""                      # cancel what the agent is doing`,
 		Args: args(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, words []string) error {
-			req.Text = strings.Join(words, " ")
-			req.Who = "cli"
-			nc, err := a.Open(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer nc.Close()
-			session := req.Session
-			if session == "" {
-				session = "default"
-			}
-			if !a.JSON && !req.Async {
-				stop, err := a.FollowAgent(nc, session)
-				if err != nil {
-					return err
-				}
-				defer stop()
-			}
-			b, err := a.RequestWithin(cmd.Context(), nc, messages.VerbAsk, req, time.Duration(wait))
-			if cmd.Context().Err() != nil {
-				// Ctrl-C stops the agent too, not just this command.
-				_, _ = a.RequestWithin(context.Background(), nc, messages.VerbAsk, messages.AskRequest{Session: session, Who: "cli"}, 5*time.Second)
-				fmt.Fprintln(a.Stdout, "cancelled")
-				return nil
-			}
-			if err != nil {
-				return err
-			}
-			var r messages.AskReply
-			if raw, err := a.DecodeReply(b, &r); raw || err != nil {
-				return err
-			}
-			switch r.Status {
-			case messages.AgentAccepted:
-				fmt.Fprintf(a.Stdout, "accepted in session %s; follow it with 'lumen tail' or 'lumen sessions %s'\n", r.Session, r.Session)
-			case messages.AgentCancelled:
-				fmt.Fprintln(a.Stdout, "cancelled")
-			case messages.AgentFailed:
-				return fmt.Errorf("%s", r.Answer)
-			default:
-				fmt.Fprintln(a.Stdout, r.Answer)
-			}
-			a.PrintWebhooks(r.Webhooks)
-			return nil
+			return a.Ask(cmd.Context(), req, words, time.Duration(wait))
 		},
 	}
 	f := cmd.Flags()
@@ -160,9 +110,7 @@ func newSessions(a *app) *cobra.Command {
 }
 
 func newTalk(a *app) *cobra.Command {
-	var session, out string
-	var noPlay bool
-	var rec mic.Recorder
+	var o cli.TalkOpts
 	wait, maxLen := cli.Duration(30*time.Minute), cli.Duration(mic.DefaultOpts.Max)
 	cmd := &cobra.Command{
 		Use:   "talk [FILE.wav]",
@@ -188,123 +136,19 @@ Speech is sound louder than --threshold (an RMS level; full scale is
   espeak-ng -w request.wav "make it red" && lumen talk request.wav`,
 		Args: args(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, files []string) error {
-			var audio []byte
-			if len(files) == 1 {
-				for _, f := range []string{"device", "max", "threshold"} {
-					if cmd.Flags().Changed(f) {
-						return cli.UsageError{Err: fmt.Errorf("--%s is for recording from the microphone; a file is sent as it is", f)}
-					}
-				}
-				var err error
-				if audio, err = agent.ReadAudio(files[0]); err != nil {
-					return err
-				}
-			}
-			// Connected before recording: a daemon that is not there is
-			// said before anyone speaks.
-			nc, err := a.Open(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer nc.Close()
-			if session == "" {
-				session = "default"
-			}
-			if !a.JSON {
-				stop, err := a.FollowAgent(nc, session)
-				if err != nil {
-					return err
-				}
-				defer stop()
-			}
-			if len(files) == 0 {
-				rec.Max = time.Duration(maxLen)
-				if audio, err = a.listen(cmd.Context(), rec); err != nil {
-					if cmd.Context().Err() != nil {
-						fmt.Fprintln(a.Stdout, "cancelled")
-						return nil
-					}
-					return err
-				}
-			}
-			msg := &nats.Msg{Data: audio, Header: nats.Header{}}
-			msg.Header.Set(messages.HeaderSession, session)
-			msg.Header.Set(messages.HeaderWho, messages.WhoCLI)
-			b, err := wire.New(nc, wire.WithTimeout(time.Duration(wait))).RequestMsg(cmd.Context(), a.Light, messages.VerbTalk, msg)
-			if err := a.Explain(err, time.Duration(wait)); err != nil {
-				return err
-			}
-			var r messages.TalkReply
-			if err := json.Unmarshal(b, &r); err != nil {
-				return fmt.Errorf("unexpected reply: %.200s", b)
-			}
-			if a.JSON {
-				return a.PrintJSON(b)
-			}
-			fmt.Fprintf(a.Stdout, "heard: %q\n", r.Transcript)
-			switch {
-			case r.Status == messages.AgentCancelled:
-				fmt.Fprintln(a.Stdout, "cancelled")
-				return nil
-			case r.Answer != "":
-				fmt.Fprintln(a.Stdout, r.Answer)
-			}
-			if len(r.Audio) == 0 {
-				if r.SpeechErr != "" {
-					fmt.Fprintf(a.Stderr, "lumen: no spoken answer: %s\n", r.SpeechErr)
-				}
-			} else if err := a.playOrSave(cmd.Context(), r.Audio, out, noPlay); err != nil {
-				return err
-			}
-			if r.Status == messages.AgentFailed {
-				return fmt.Errorf("the agent failed")
-			}
-			return nil
+			o.Wait, o.Max = time.Duration(wait), time.Duration(maxLen)
+			return a.Talk(cmd.Context(), cmd, files, o)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&session, "session", "", "the conversation to continue (default \"default\")")
-	f.StringVarP(&out, "out", "o", "", "write the spoken answer to this WAV file instead of playing it")
-	f.BoolVar(&noPlay, "no-play", false, "do not play the answer (write it to lumen-answer.wav unless --out)")
+	f.StringVar(&o.Session, "session", "", "the conversation to continue (default \"default\")")
+	f.StringVarP(&o.Out, "out", "o", "", "write the spoken answer to this WAV file instead of playing it")
+	f.BoolVar(&o.NoPlay, "no-play", false, "do not play the answer (write it to lumen-answer.wav unless --out)")
 	f.Var(&wait, "wait", "how long to wait for the agent, approvals included")
-	f.StringVar(&rec.Device, "device", "default", "the ALSA capture device to record from ('arecord -L' lists them)")
+	f.StringVar(&o.Rec.Device, "device", "default", "the ALSA capture device to record from ('arecord -L' lists them)")
 	f.Var(&maxLen, "max", fmt.Sprintf("the longest recording (at most %s)", mic.MaxLength))
-	f.IntVar(&rec.Threshold, "threshold", mic.DefaultOpts.Threshold, "the RMS level over which sound is speech (full scale 32767)")
+	f.IntVar(&o.Rec.Threshold, "threshold", mic.DefaultOpts.Threshold, "the RMS level over which sound is speech (full scale 32767)")
 	lightFlag(cmd, a)
 	jsonFlag(cmd, a)
 	return cmd
-}
-
-// listen records a spoken request from the microphone, saying on stderr
-// what it does.
-func (a *app) listen(ctx context.Context, r mic.Recorder) ([]byte, error) {
-	r.Listening = func() { fmt.Fprintln(a.Stderr, "listening… (speak; a second of silence ends it)") }
-	rec, err := r.Record(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if rec.End == mic.TooLong {
-		fmt.Fprintf(a.Stderr, "stopped at --max %s (never a second of silence: a noisy room? raise --threshold)\n", r.Max)
-	}
-	fmt.Fprintf(a.Stderr, "heard %.1f s, sending…\n", rec.Length.Seconds())
-	return rec.WAV, nil
-}
-
-// playOrSave plays audio (agent.Play), or writes it to out.
-func (a *app) playOrSave(ctx context.Context, audio []byte, out string, noPlay bool) error {
-	if out == "" && !noPlay {
-		err := agent.Play(ctx, audio)
-		if err == nil {
-			return nil
-		}
-		fmt.Fprintf(a.Stderr, "lumen: %v; the answer is in lumen-answer.wav\n", err)
-	}
-	if out == "" {
-		out = "lumen-answer.wav"
-	}
-	if err := os.WriteFile(out, audio, 0o644); err != nil {
-		return err
-	}
-	fmt.Fprintf(a.Stdout, "answer audio: %s (%d bytes)\n", out, len(audio))
-	return nil
 }

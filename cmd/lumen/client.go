@@ -1,8 +1,6 @@
 package main
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
@@ -121,28 +119,7 @@ reported at the file's line.`,
   lumen apply -f demo.yaml --state red`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if file == "" {
-				return cli.UsageError{Err: errors.New("apply needs -f FILE")}
-			}
-			raw, body, err := a.ReadFile(file)
-			if err != nil {
-				return err
-			}
-			if replaceAll {
-				body = messages.WithTrue(body, "confirm_empty")
-			}
-			if state != "" {
-				body = messages.WithField(body, "state", state)
-			}
-			if !dryRun {
-				return cli.Blame(file, raw, a.Mutate(cmd.Context(), messages.VerbApply, body))
-			}
-			var r messages.DryRunReply
-			if printed, err := a.Query(cmd.Context(), messages.VerbApply, messages.WithTrue(body, "dry_run"), &r); printed || err != nil {
-				return cli.Blame(file, raw, err)
-			}
-			fmt.Fprintf(a.Stdout, "dry run, nothing applied: %s\n", r.Changes)
-			return nil
+			return a.Apply(cmd.Context(), file, state, replaceAll, dryRun)
 		},
 	}
 	cmd.Flags().StringVarP(&file, "file", "f", "", "configuration file (.yaml, .yml or .json; - for stdin)")
@@ -163,33 +140,7 @@ func newExport(a *app) *cobra.Command {
 		Example: `  lumen export > kitchen.yaml
   lumen export --format json --light hall`,
 		Args: args(cobra.NoArgs),
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if format != "yaml" && format != "json" {
-				return cli.UsageError{Err: fmt.Errorf("--format must be yaml or json")}
-			}
-			q, err := past.Request()
-			if err != nil {
-				return err
-			}
-			g, err := a.GetAt(cmd.Context(), q)
-			if err != nil {
-				return err
-			}
-			if format == "json" {
-				out, err := json.MarshalIndent(g.Config(), "", "  ")
-				if err != nil {
-					return err
-				}
-				_, err = fmt.Fprintf(a.Stdout, "%s\n", out)
-				return err
-			}
-			out, err := messages.ToYAML(g.Config())
-			if err != nil {
-				return err
-			}
-			_, err = a.Stdout.Write(out)
-			return err
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return a.Export(cmd.Context(), format, past) },
 	}
 	cmd.Flags().StringVar(&format, "format", "yaml", "yaml or json")
 	past.Add(cmd)

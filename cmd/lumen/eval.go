@@ -1,17 +1,10 @@
 package main
 
 import (
-	"encoding/json"
-	"errors"
-	"fmt"
-	"os"
-
 	"github.com/spf13/cobra"
 
 	"github.com/lumen-home/lumen/actors/daemon"
-	"github.com/lumen-home/lumen/agent"
 	"github.com/lumen-home/lumen/eval"
-	"github.com/lumen-home/lumen/internal/cli"
 )
 
 func newEval(a *app) *cobra.Command {
@@ -46,69 +39,7 @@ model is given.`,
   lumen eval --model gpt-4o-mini --repeat 3
   lumen eval --model gpt-4o-mini --case counter --case toggle --json > report.json`,
 		Args: args(cobra.NoArgs),
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg.Agent.APIKey = os.Getenv("OPENAI_API_KEY")
-			if len(models) == 0 {
-				cfg.Agent.Model = os.Getenv("LUMEN_MODEL")
-				if m := cfg.Agent.ModelName(); m != "" {
-					models = []string{m}
-				}
-			}
-			if len(models) == 0 || !(agent.ModelConfig{BaseURL: cfg.Agent.BaseURL, APIKey: cfg.Agent.APIKey, Model: models[0]}).Configured() {
-				return cli.UsageError{Err: errors.New("no model to evaluate: give --model (or $LUMEN_MODEL) and --openai-base-url (or $OPENAI_BASE_URL, or $OPENAI_API_KEY for OpenAI); for example --openai-base-url http://localhost:11434/v1 --model llama3.1 for Ollama")}
-			}
-			if cfg.Repeat < 1 {
-				return cli.UsageError{Err: fmt.Errorf("--repeat %d: give how many times to run each case, 1 or more", cfg.Repeat)}
-			}
-			suite, err := eval.Builtin()
-			if casesFile != "" {
-				suite, err = eval.Load(casesFile)
-			}
-			if err != nil {
-				return err
-			}
-			cfg.Models = models
-			total := len(suite.Cases) * len(models) * cfg.Repeat
-			if len(cfg.Only) > 0 {
-				total = len(cfg.Only) * len(models) * cfg.Repeat
-			}
-			done := 0
-			cfg.Started = func(model, name string, run, of int) {
-				if a.JSON {
-					fmt.Fprintf(a.Stderr, "lumen eval: [%d/%d] %s %s…\n", done+1, total, model, name)
-				}
-			}
-			lastModel := ""
-			cfg.Finished = func(r eval.Result) {
-				done++
-				if a.JSON {
-					return
-				}
-				if r.Model != lastModel {
-					fmt.Fprintf(a.Stdout, "%s\n", r.Model)
-					lastModel = r.Model
-				}
-				fmt.Fprintf(a.Stdout, "  [%d/%d] %s\n", done, total, r.Line())
-			}
-			results, err := eval.Run(cmd.Context(), suite, cfg)
-			summaries := eval.Summarize(results)
-			if a.JSON {
-				b, jerr := json.MarshalIndent(struct {
-					Results   []eval.Result  `json:"results"`
-					Summaries []eval.Summary `json:"summaries"`
-				}{results, summaries}, "", "  ")
-				if jerr != nil {
-					return jerr
-				}
-				fmt.Fprintln(a.Stdout, string(b))
-			} else {
-				fmt.Fprintln(a.Stdout)
-				for _, s := range summaries {
-					fmt.Fprintln(a.Stdout, s)
-				}
-			}
-			return err
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return a.Eval(cmd.Context(), cfg, models, casesFile) },
 	}
 	f := cmd.Flags()
 	f.StringArrayVar(&models, "model", nil, "a model to evaluate, e.g. gpt-4o-mini or llama3.1 (repeatable; default $LUMEN_MODEL)")

@@ -55,16 +55,16 @@ rule. Replacing a function keeps its place.`,
 	}, messages.VerbDefineFunction, func(argv []string) (any, error) {
 		if defsIn != "" {
 			if len(argv) > 0 || f.Code != "" || codeFile != "" || len(params) > 0 || f.Description != "" {
-				return nil, cli.UsageError{Err: errors.New("-f FILE holds the whole definition; give no NAME, --code, --params or --description with it")}
+				return nil, cli.Usage(errors.New("-f FILE holds the whole definition; give no NAME, --code, --params or --description with it"))
 			}
 			_, body, err := a.ReadFile(defsIn)
 			if errors.As(err, new(cli.BadFile)) {
-				return nil, cli.UsageError{Err: err}
+				return nil, cli.Usage(err)
 			}
 			return json.RawMessage(body), err
 		}
 		if len(argv) == 0 {
-			return nil, cli.UsageError{Err: errors.New("name the function (lumen function define NAME --code CODE), or give -f FILE")}
+			return nil, cli.Usage(errors.New("name the function (lumen function define NAME --code CODE), or give -f FILE"))
 		}
 		def := f
 		def.Name = argv[0]
@@ -75,7 +75,7 @@ rule. Replacing a function keeps its place.`,
 		}
 		switch {
 		case def.Code != "" && codeFile != "":
-			return nil, cli.UsageError{Err: errors.New("give --code or --code-file, not both")}
+			return nil, cli.Usage(errors.New("give --code or --code-file, not both"))
 		case codeFile == "-":
 			b, err := io.ReadAll(a.Stdin)
 			if err != nil {
@@ -89,7 +89,7 @@ rule. Replacing a function keeps its place.`,
 			}
 			def.Code = string(b)
 		case def.Code == "":
-			return nil, cli.UsageError{Err: errors.New("give the function's body with --code or --code-file")}
+			return nil, cli.Usage(errors.New("give the function's body with --code or --code-file"))
 		}
 		return def, nil
 	})

@@ -46,7 +46,7 @@ it: then the light takes its initial state.`,
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			seq, err := strconv.ParseUint(argv[0], 10, 64)
 			if err != nil || seq == 0 {
-				return cli.UsageError{Err: fmt.Errorf("SEQ %q is not a sequence ('lumen history' lists them)", argv[0])}
+				return cli.Usage(fmt.Errorf("SEQ %q is not a sequence ('lumen history' lists them)", argv[0]))
 			}
 			return a.Mutate(cmd.Context(), messages.VerbRollback, messages.RollbackRequest{Seq: seq})
 		},

@@ -1,15 +1,7 @@
 package main
 
 import (
-	"fmt"
-	"strings"
-	"text/tabwriter"
-	"time"
-
 	"github.com/spf13/cobra"
-
-	"github.com/lumen-home/lumen/internal/cli"
-	"github.com/lumen-home/lumen/nats/house"
 )
 
 // Which light a command is for: --light, else $LUMEN_LIGHT, else the only
@@ -33,41 +25,6 @@ func newLs(a *app) *cobra.Command {
 		Example: `  lumen ls
   lumen ls --server nats://pi.local:4222`,
 		Args: args(cobra.NoArgs),
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx := cmd.Context()
-			nc, err := a.Connect()
-			if err != nil {
-				return err
-			}
-			defer nc.Close()
-			seen, absent, err := house.Overview(ctx, a.Client(nc))
-			if err != nil {
-				return err
-			}
-			if len(seen) == 0 && len(absent) == 0 {
-				return a.NoLights(ctx, nc)
-			}
-			w := tabwriter.NewWriter(a.Stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(w, "LIGHT\tSTATE\tCOLOR\tLAST INPUT\tSOURCES\tAGENT\tGROUPS")
-			for _, l := range seen {
-				if l.Err != nil {
-					fmt.Fprintf(w, "%s\t(%v)\n", l.Light, a.Explain(l.Err, time.Duration(a.Timeout)))
-					continue
-				}
-				last := "-"
-				if l.LastInput != "" {
-					last = fmt.Sprintf("%s, %s ago", l.LastInput, time.Since(l.LastAt).Round(time.Second))
-				}
-				agent := "-"
-				if l.Agent != nil {
-					agent = map[bool]string{true: "on", false: "off"}[*l.Agent]
-				}
-				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", l.Light, l.Model.State, cli.Dash(l.Color), last, len(l.Model.Sources), agent, cli.Dash(strings.Join(l.Groups, ",")))
-			}
-			for _, l := range absent {
-				fmt.Fprintf(w, "%s\t%s\n", l.Light, cli.Unreachable(l))
-			}
-			return w.Flush()
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return a.Ls(cmd.Context()) },
 	}
 }

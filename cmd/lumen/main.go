@@ -73,7 +73,7 @@ nats://127.0.0.1:4222).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return cli.UsageError{Err: err} })
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return cli.Usage(err) })
 	server := os.Getenv("NATS_URL")
 	if server == "" {
 		server = "nats://127.0.0.1:4222"
@@ -93,7 +93,7 @@ nats://127.0.0.1:4222).`,
 func args(check cobra.PositionalArgs) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, a []string) error {
 		if err := check(cmd, a); err != nil {
-			return cli.UsageError{Err: err}
+			return cli.Usage(err)
 		}
 		return nil
 	}

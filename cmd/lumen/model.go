@@ -128,7 +128,7 @@ layer rm NAME' ends one early.`,
 		}
 		if add.Flags().Changed("for") {
 			if lasts < time.Millisecond {
-				return nil, cli.UsageError{Err: fmt.Errorf("--for %s: a layer lasts from 1ms to about 31 years, e.g. --for 10m", lasts)}
+				return nil, cli.Usage(fmt.Errorf("--for %s: a layer lasts from 1ms to about 31 years, e.g. --for 10m", lasts))
 			}
 			ms := lasts.Milliseconds()
 			spec.Ms = &ms
@@ -139,9 +139,9 @@ layer rm NAME' ends one early.`,
 		}
 		switch n := btoi(spec.Fires != nil) + btoi(spec.Ms != nil) + btoi(spec.Until != ""); {
 		case n > 1:
-			return nil, cli.UsageError{Err: errors.New("give one of --fires, --for and --until: how the layer ends")}
+			return nil, cli.Usage(errors.New("give one of --fires, --for and --until: how the layer ends"))
 		case n == 0 && (spec.Name != "" || noRestore):
-			return nil, cli.UsageError{Err: errors.New("--layer and --no-restore add the rule as a temporary layer: say how it ends with --fires, --for or --until")}
+			return nil, cli.Usage(errors.New("--layer and --no-restore add the rule as a temporary layer: say how it ends with --fires, --for or --until"))
 		case n == 1:
 			req.Layer = &spec
 		}
@@ -177,10 +177,10 @@ layer rm NAME' ends one early.`,
 	}, messages.VerbDeleteRules, func(argv []string) (any, error) {
 		match.IDs = argv
 		if len(argv) > 0 && (match.From != "" || match.On != "" || match.To != "") {
-			return nil, cli.UsageError{Err: errors.New("give rule ids, or --from/--on/--to, not both")}
+			return nil, cli.Usage(errors.New("give rule ids, or --from/--on/--to, not both"))
 		}
 		if len(argv) == 0 && match.From == "" && match.On == "" && match.To == "" {
-			return nil, cli.UsageError{Err: errors.New("name the rules: ids ('lumen rules' lists them), or --from, --on, --to")}
+			return nil, cli.Usage(errors.New("name the rules: ids ('lumen rules' lists them), or --from, --on, --to"))
 		}
 		return match, nil
 	})
@@ -295,7 +295,7 @@ while the daemon was down fires once when it is back, marked late.`,
 		Args: args(cobra.ExactArgs(1)),
 	}, messages.VerbCreateSchedule, func(argv []string) (any, error) {
 		if s.Cron == "" || s.Fires == "" {
-			return nil, cli.UsageError{Err: errors.New("give --cron and --fires")}
+			return nil, cli.Usage(errors.New("give --cron and --fires"))
 		}
 		s.Name = argv[0]
 		return s, nil
@@ -340,7 +340,7 @@ there is replaced.`,
 		for i, ch := range []*messages.Channel{&s.R, &s.G, &s.B} {
 			c, err := messages.ParseChannel(argv[i+1])
 			if err != nil {
-				return nil, cli.UsageError{Err: fmt.Errorf("%s: %w", "RGB"[i:i+1], err)}
+				return nil, cli.Usage(fmt.Errorf("%s: %w", "RGB"[i:i+1], err))
 			}
 			*ch = c
 		}

@@ -45,7 +45,7 @@ comes from it rather than from compiling.`,
 			}
 			if check {
 				if out != "" || target != "" {
-					return cli.UsageError{Err: errors.New("--check takes neither -o nor --target")}
+					return cli.Usage(errors.New("--check takes neither -o nor --target"))
 				}
 				file := plugins.FindPrecompiled(wasm)
 				if len(argv) == 1 {
@@ -62,7 +62,7 @@ comes from it rather than from compiling.`,
 				return nil
 			}
 			if len(argv) != 0 || out == "" {
-				return cli.UsageError{Err: errors.New("give -o FILE (or --check [FILE])")}
+				return cli.Usage(errors.New("give -o FILE (or --check [FILE])"))
 			}
 			return plugins.PrecompileFile(wasm, target, out)
 		},

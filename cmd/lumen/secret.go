@@ -39,12 +39,12 @@ reloads the file. Run them as the user that runs 'lumen up' (root for
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
 			if f := cmd.Flag("server"); f != nil && f.Changed {
-				return cli.UsageError{Err: fmt.Errorf("lumen secret works on the daemon's data directory (--data, now %s), not over --server; run it where lumen up runs", data)}
+				return cli.Usage(fmt.Errorf("lumen secret works on the daemon's data directory (--data, now %s), not over --server; run it where lumen up runs", data))
 			}
 			return nil
 		},
 	}
-	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return cli.UsageError{Err: err} })
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return cli.Usage(err) })
 	cmd.PersistentFlags().StringVar(&data, "data", daemon.DataDir(), "data directory of the light (lumen up --data); secrets are in DATA/secrets")
 	cmd.AddCommand(newSecretSet(a, &data), newSecretLs(a, &data), newSecretRm(a, &data))
 	return cmd
@@ -72,16 +72,16 @@ without being sent.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			name := args[0]
 			if err := secrets.ValidName(name); err != nil {
-				return cli.UsageError{Err: err}
+				return cli.Usage(err)
 			}
 			if len(hosts) == 0 {
-				return cli.UsageError{Err: fmt.Errorf("set needs --host HOST: the host the secret %s may be sent to", name)}
+				return cli.Usage(fmt.Errorf("set needs --host HOST: the host the secret %s may be sent to", name))
 			}
 			canon := make([]string, 0, len(hosts))
 			for _, h := range hosts {
 				c, err := secrets.NormalizeHost(h)
 				if err != nil {
-					return cli.UsageError{Err: fmt.Errorf("--host: %w", err)}
+					return cli.Usage(fmt.Errorf("--host: %w", err))
 				}
 				canon = append(canon, c)
 			}
@@ -164,7 +164,7 @@ on, once the running 'lumen up' has reloaded the file.`,
 // secretError makes invalid names, hosts and values usage errors.
 func secretError(err error) error {
 	if errors.Is(err, secrets.ErrInvalid) {
-		return cli.UsageError{Err: err}
+		return cli.Usage(err)
 	}
 	return err
 }

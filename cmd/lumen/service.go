@@ -21,7 +21,7 @@ not run systemctl itself; it prints the two commands to run.`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
-	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return cli.UsageError{Err: err} })
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return cli.Usage(err) })
 	cmd.AddCommand(newServiceInstall(a))
 	return cmd
 }
@@ -55,7 +55,7 @@ standard output instead of a file.`,
 		Args: args(cobra.NoArgs),
 		RunE: func(_ *cobra.Command, _ []string) error {
 			if err := o.Complete(); err != nil {
-				return cli.UsageError{Err: err}
+				return cli.Usage(err)
 			}
 			if toStdout {
 				_, err := fmt.Fprint(a.Stdout, o.Text())

@@ -1,14 +1,10 @@
 package main
 
 import (
-	"fmt"
-	"time"
-
 	"github.com/spf13/cobra"
 
 	"github.com/lumen-home/lumen/internal/cli"
 	"github.com/lumen-home/lumen/messages"
-	"github.com/lumen-home/lumen/messages/describe"
 )
 
 func newSource(a *app) *cobra.Command {
@@ -61,18 +57,7 @@ the result: result.temp, result.list[0].name, result["odd key"].`,
   lumen source add -f weather.yaml
   echo '{"name":"dur","type":"internal","tracks":"state_duration"}' | lumen source add -f -`,
 		Args: args(cobra.MaximumNArgs(1)),
-		RunE: func(cmd *cobra.Command, argv []string) error {
-			body, err := f.Definition(cmd, argv, a.Term)
-			if err != nil {
-				return err
-			}
-			if !f.Replace {
-				if err := a.NoSource(cmd.Context(), body); err != nil {
-					return err
-				}
-			}
-			return a.Mutate(cmd.Context(), messages.VerbCreateSource, body)
-		},
+		RunE: func(cmd *cobra.Command, argv []string) error { return a.AddSource(cmd.Context(), cmd, argv, f) },
 	}
 	fl := add.Flags()
 	fl.StringVarP(&f.File, "file", "f", "", "the definition (YAML or JSON; - for stdin) instead of flags")
@@ -94,20 +79,7 @@ the result: result.temp, result.list[0].name, result["odd key"].`,
 		Example: `  lumen source ls
   lumen source ls --light kitchen --json`,
 		Args: args(cobra.NoArgs),
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			var r messages.SourcesReply
-			if raw, err := a.Query(cmd.Context(), messages.VerbListSources, nil, &r); raw || err != nil {
-				return err
-			}
-			if len(r.Sources) == 0 {
-				fmt.Fprintf(a.Stdout, "light %s has no data sources\n", a.Light)
-			}
-			now := time.Now()
-			for _, raw := range r.Sources {
-				fmt.Fprintln(a.Stdout, describe.Source(raw, r, now))
-			}
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return a.ListSources(cmd.Context()) },
 	}
 	var transition bool
 	rm := &cobra.Command{

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -45,11 +44,11 @@ syntax-checked; an error names its line and column.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			file, _ := cmd.Flags().GetString("file")
 			if file == "" {
-				return cli.UsageError{Err: fmt.Errorf("-f FILE is required")}
+				return cli.Usage(fmt.Errorf("-f FILE is required"))
 			}
 			_, body, err := a.ReadFile(file)
 			if errors.As(err, new(cli.BadFile)) {
-				return cli.UsageError{Err: err}
+				return cli.Usage(err)
 			}
 			if err != nil {
 				return err
@@ -65,25 +64,7 @@ syntax-checked; an error names its line and column.`,
 		Example: `  lumen tool run weather
   lumen tool run price --args '{"coin":"bitcoin"}'`,
 		Args: args(cobra.ExactArgs(1)),
-		RunE: func(cmd *cobra.Command, argv []string) error {
-			req := messages.RunToolRequest{Name: argv[0]}
-			if argsJSON != "" {
-				if !json.Valid([]byte(argsJSON)) {
-					return cli.UsageError{Err: fmt.Errorf("--args is not JSON: %s", argsJSON)}
-				}
-				req.Args = json.RawMessage(argsJSON)
-			}
-			var r messages.RunToolReply
-			if raw, err := a.Query(cmd.Context(), messages.VerbRunTool, req, &r); raw || err != nil {
-				return err
-			}
-			for _, l := range r.Log {
-				fmt.Fprintf(a.Stderr, "log: %s\n", l)
-			}
-			fmt.Fprintf(a.Stdout, "%s\n", r.Result)
-			fmt.Fprintf(a.Stderr, "(%.1f ms)\n", r.Ms)
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, argv []string) error { return a.RunTool(cmd.Context(), argv[0], argsJSON) },
 	}
 	run.Flags().StringVar(&argsJSON, "args", "", "the tool's params, as JSON")
 	ls := &cobra.Command{

@@ -98,7 +98,7 @@ journal with nothing damaged is left as it is.`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if data == "" {
-				return cli.UsageError{Err: errors.New("--data DIR is required: the data directory of the stopped daemon")}
+				return cli.Usage(errors.New("--data DIR is required: the data directory of the stopped daemon"))
 			}
 			res, err := repair.Repair(cmd.Context(), data, time.Now())
 			if err != nil {

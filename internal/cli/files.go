@@ -14,7 +14,7 @@ import (
 // BadFile is a file that cannot be read as YAML or JSON.
 type BadFile struct{ error }
 
-// readFile reads a YAML or JSON file (- for standard input) and returns
+// ReadFile reads a YAML or JSON file (- for standard input) and returns
 // it as written and as JSON; a file that is neither is a BadFile.
 func (t *Term) ReadFile(file string) (raw, body []byte, err error) {
 	if file == "-" {
@@ -37,7 +37,7 @@ func (t *Term) ReadFile(file string) (raw, body []byte, err error) {
 
 // blame points a refusal that names a field (rules[2].priority, state
 // "red") at the file's line, and a syntax error at its column.
-func Blame(file string, raw []byte, err error) error {
+func blame(file string, raw []byte, err error) error {
 	if err == nil {
 		return nil
 	}

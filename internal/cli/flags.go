@@ -1,12 +1,15 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/lumen-home/lumen/messages"
 )
 
 // Duration is a time.Duration flag that also accepts plain seconds.
@@ -41,6 +44,7 @@ type Past struct {
 	at  string
 }
 
+// Add adds --seq and --at to cmd.
 func (p *Past) Add(cmd *cobra.Command) {
 	cmd.Flags().Uint64Var(&p.seq, "seq", 0, "as it was right after input `N` (an output's seq names its input)")
 	cmd.Flags().StringVar(&p.at, "at", "", "as it was at `TIME`: 2026-11-25T08:00:00Z, HH:MM[:SS] (local time, today or yesterday if still to come) or 90m (ago)")
@@ -69,4 +73,21 @@ func parseWhen(s string, now time.Time) (time.Time, error) {
 		return now.Add(-d), nil
 	}
 	return time.Time{}, fmt.Errorf("%q is no time: write 2026-11-25T08:00:00Z, HH:MM[:SS] in local time (21:14:40: today's, or yesterday's if still to come) or 90m (ago)", s)
+}
+
+// Request is the get request the flags ask for.
+func (p *Past) Request() (messages.GetRequest, error) {
+	q := messages.GetRequest{Seq: p.seq}
+	if p.at == "" {
+		return q, nil
+	}
+	if p.seq != 0 {
+		return q, Usage(errors.New("give --seq or --at, not both"))
+	}
+	at, err := parseWhen(p.at, time.Now())
+	if err != nil {
+		return q, Usage(fmt.Errorf("--at: %w", err))
+	}
+	q.At = &at
+	return q, nil
 }

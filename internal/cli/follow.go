@@ -17,9 +17,9 @@ import (
 
 // tailHistory prints the journal's events of --light from fromSeq, or
 // those of the last since, then follows it live.
-func (t *Term) TailHistory(ctx context.Context, since time.Duration, fromSeq uint64) error {
+func (t *Term) tailHistory(ctx context.Context, since time.Duration, fromSeq uint64) error {
 	if since < 0 {
-		return UsageError{Err: errors.New("--since must be a duration into the past, e.g. 1h")}
+		return Usage(errors.New("--since must be a duration into the past, e.g. 1h"))
 	}
 	var nc *nats.Conn
 	var err error
@@ -48,7 +48,7 @@ func (t *Term) TailHistory(ctx context.Context, since time.Duration, fromSeq uin
 			return err
 		}
 	}
-	fmt.Fprintf(t.Stderr, "lumen: %s from sequence %d, then live, on %s (Ctrl-C to stop)\n", filter, max(fromSeq, 1), t.Where())
+	fmt.Fprintf(t.Stderr, "lumen: %s from sequence %d, then live, on %s (Ctrl-C to stop)\n", filter, max(fromSeq, 1), t.where())
 	var events describe.Events
 	err = j.Follow(ctx, filter, fromSeq, func(m journal.Msg) error {
 		if m.Time.Before(after) {
@@ -69,7 +69,7 @@ func (t *Term) TailHistory(ctx context.Context, since time.Duration, fromSeq uin
 
 // watchLight connects and subscribes to the events of --light before a
 // command acts, so that none of what follows is missed.
-func (t *Term) WatchLight(ctx context.Context) (*nats.Conn, chan *nats.Msg, error) {
+func (t *Term) watchLight(ctx context.Context) (*nats.Conn, chan *nats.Msg, error) {
 	nc, err := t.Open(ctx)
 	if err != nil {
 		return nil, nil, err
@@ -79,12 +79,12 @@ func (t *Term) WatchLight(ctx context.Context) (*nats.Conn, chan *nats.Msg, erro
 
 // watchAll follows every running light: one subscription each, since a
 // Pi of a house sends the hub only what names its own lights.
-func (t *Term) WatchAll(ctx context.Context) (*nats.Conn, chan *nats.Msg, error) {
+func (t *Term) watchAll(ctx context.Context) (*nats.Conn, chan *nats.Msg, error) {
 	nc, err := t.Connect()
 	if err != nil {
 		return nil, nil, err
 	}
-	running, err := t.Client(nc).Discover(ctx)
+	running, err := t.client(nc).Discover(ctx)
 	if err != nil || len(running) == 0 {
 		nc.Close()
 		return t.watch(subject.AllEvents)
@@ -125,7 +125,7 @@ func (t *Term) subscribe(nc *nats.Conn, filter string) (*nats.Conn, chan *nats.M
 // printEvents prints the light's events from ch as they come, until the
 // light has been quiet for quiet once done has said enough, or for wait
 // if it never does (0: no limit), or until ctx ends.
-func (t *Term) PrintEvents(ctx context.Context, ch chan *nats.Msg, wait, quiet time.Duration, done func(*nats.Msg) bool) {
+func (t *Term) printEvents(ctx context.Context, ch chan *nats.Msg, wait, quiet time.Duration, done func(*nats.Msg) bool) {
 	first := time.NewTimer(wait)
 	defer first.Stop()
 	if wait <= 0 {
@@ -162,26 +162,26 @@ func (t *Term) PrintEvents(ctx context.Context, ch chan *nats.Msg, wait, quiet t
 // from the journal with since or fromSeq.
 func (t *Term) Tail(ctx context.Context, since time.Duration, fromSeq uint64) error {
 	if since != 0 && fromSeq != 0 {
-		return UsageError{Err: errors.New("give --since or --from-seq, not both")}
+		return Usage(errors.New("give --since or --from-seq, not both"))
 	}
 	if since != 0 || fromSeq != 0 {
-		return t.TailHistory(ctx, since, fromSeq)
+		return t.tailHistory(ctx, since, fromSeq)
 	}
 	var nc *nats.Conn
 	var ch chan *nats.Msg
 	var err error
 	filter := subject.AllEvents
 	if t.Light == "*" {
-		nc, ch, err = t.WatchAll(ctx)
+		nc, ch, err = t.watchAll(ctx)
 	} else {
-		nc, ch, err = t.WatchLight(ctx)
+		nc, ch, err = t.watchLight(ctx)
 		filter = subject.Events(t.Light)
 	}
 	if err != nil {
 		return err
 	}
 	defer nc.Close()
-	fmt.Fprintf(t.Stderr, "lumen: following %s on %s (Ctrl-C to stop)\n", filter, t.Where())
-	t.PrintEvents(ctx, ch, 0, 0, func(*nats.Msg) bool { return false })
+	fmt.Fprintf(t.Stderr, "lumen: following %s on %s (Ctrl-C to stop)\n", filter, t.where())
+	t.printEvents(ctx, ch, 0, 0, func(*nats.Msg) bool { return false })
 	return nil
 }

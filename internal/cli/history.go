@@ -14,8 +14,8 @@ import (
 
 // configYAML is the light's configuration right after input seq, as
 // export prints it without the variables.
-func (t *Term) ConfigYAML(ctx context.Context, seq uint64) (string, error) {
-	g, err := t.GetAt(ctx, messages.GetRequest{Seq: seq})
+func (t *Term) configYAML(ctx context.Context, seq uint64) (string, error) {
+	g, err := t.getAt(ctx, messages.GetRequest{Seq: seq})
 	if err != nil {
 		return "", err
 	}
@@ -27,7 +27,7 @@ func (t *Term) ConfigYAML(ctx context.Context, seq uint64) (string, error) {
 
 // changeYAML is the configuration before and after change seq: the
 // one after the change prev before it in the history, or none (prev 0).
-func (t *Term) ChangeYAML(ctx context.Context, seq uint64) (prev uint64, before, after string, err error) {
+func (t *Term) changeYAML(ctx context.Context, seq uint64) (prev uint64, before, after string, err error) {
 	h, err := Call(ctx, t, messages.VerbHistory, wire.Light.History)
 	if err != nil {
 		return 0, "", "", err
@@ -35,11 +35,11 @@ func (t *Term) ChangeYAML(ctx context.Context, seq uint64) (prev uint64, before,
 	for _, c := range h.Changes {
 		if c.Seq == seq {
 			if prev != 0 {
-				if before, err = t.ConfigYAML(ctx, prev); err != nil {
+				if before, err = t.configYAML(ctx, prev); err != nil {
 					return 0, "", "", err
 				}
 			}
-			after, err = t.ConfigYAML(ctx, seq)
+			after, err = t.configYAML(ctx, seq)
 			return prev, before, after, err
 		}
 		prev = c.Seq
@@ -54,7 +54,7 @@ func (t *Term) History(ctx context.Context) error {
 		return err
 	}
 	if t.JSON {
-		return t.PrintValue(h)
+		return t.printValue(h)
 	}
 	if len(h.Changes) == 0 {
 		fmt.Fprintf(t.Stdout, "light %s has no configuration change in its journal\n", h.Light)
@@ -75,7 +75,7 @@ func (t *Term) Diff(ctx context.Context, argv []string) error {
 	for _, s := range argv {
 		n, err := strconv.ParseUint(s, 10, 64)
 		if err != nil || n == 0 {
-			return UsageError{Err: fmt.Errorf("SEQ %q is not a sequence ('lumen history' lists them)", s)}
+			return Usage(fmt.Errorf("SEQ %q is not a sequence ('lumen history' lists them)", s))
 		}
 		seqs = append(seqs, n)
 	}
@@ -85,11 +85,11 @@ func (t *Term) Diff(ctx context.Context, argv []string) error {
 	prev, last := uint64(0), seqs[len(seqs)-1]
 	if len(seqs) == 2 {
 		prev = seqs[0]
-		if from, err = t.ConfigYAML(ctx, prev); err == nil {
-			to, err = t.ConfigYAML(ctx, last)
+		if from, err = t.configYAML(ctx, prev); err == nil {
+			to, err = t.configYAML(ctx, last)
 		}
 	} else {
-		prev, from, to, err = t.ChangeYAML(ctx, last)
+		prev, from, to, err = t.changeYAML(ctx, last)
 	}
 	if err != nil {
 		return err

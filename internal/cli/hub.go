@@ -16,7 +16,7 @@ import (
 )
 
 // saveRegistry saves the registry and waits for a running hub to take it.
-func SaveRegistry(ctx context.Context, data string, reg *house.Registry) error {
+func saveRegistry(ctx context.Context, data string, reg *house.Registry) error {
 	if err := reg.Save(data); err != nil {
 		return err
 	}
@@ -26,7 +26,7 @@ func SaveRegistry(ctx context.Context, data string, reg *house.Registry) error {
 }
 
 // ago is a time and how long ago it was.
-func Ago(t time.Time) string {
+func ago(t time.Time) string {
 	if t.IsZero() {
 		return "?"
 	}
@@ -39,16 +39,16 @@ func (t *Term) Hub(ctx context.Context, cfg house.HubConfig, httpAddr string) er
 	cfg.Logf = func(format string, args ...any) {
 		// The server's own lines: only its warnings and errors.
 		if !strings.HasPrefix(format, "nats: ") || strings.HasPrefix(format, "nats: error: ") || strings.HasPrefix(format, "nats: warning: ") && !strings.Contains(format, "Plaintext passwords") {
-			LogTo(t.Stderr)(format, args...)
+			logTo(t.Stderr)(format, args...)
 		}
 	}
 	h, err := house.NewHub(cfg)
 	if err != nil {
-		return UsageError{Err: err}
+		return Usage(err)
 	}
 	site, err := web.Listen("--http", httpAddr, cfg.User != "", cfg.Logf)
 	if err != nil {
-		return UsageError{Err: err}
+		return Usage(err)
 	}
 	var nc *nats.Conn
 	defer func() { // the page first, then its connection, then the hub
@@ -82,7 +82,7 @@ func (t *Term) Hub(ctx context.Context, cfg house.HubConfig, httpAddr string) er
 // AddPi registers a Pi of the hub in data and writes its creds to out.
 func (t *Term) AddPi(ctx context.Context, data, pi string, lights []string, out string) error {
 	if out == "" {
-		return UsageError{Err: fmt.Errorf("give --out FILE, where the Pi's credentials go")}
+		return Usage(fmt.Errorf("give --out FILE, where the Pi's credentials go"))
 	}
 	reg, err := house.LoadRegistry(data)
 	if err != nil {
@@ -90,7 +90,7 @@ func (t *Term) AddPi(ctx context.Context, data, pi string, lights []string, out 
 	}
 	seed, err := reg.Add(pi, lights, time.Now())
 	if err != nil {
-		return UsageError{Err: err}
+		return Usage(err)
 	}
 	ca, err := house.EnsureCA(house.Dir(data))
 	if err != nil {
@@ -99,7 +99,7 @@ func (t *Term) AddPi(ctx context.Context, data, pi string, lights []string, out 
 	if err := (house.Creds{Pi: pi, Lights: lights, Seed: seed, CA: string(ca.PEM)}).Write(out); err != nil {
 		return err
 	}
-	if err := SaveRegistry(ctx, data, &reg); err != nil {
+	if err := saveRegistry(ctx, data, &reg); err != nil {
 		return err
 	}
 	fmt.Fprintf(t.Stdout, "registered Pi %s (lights %s); its credentials are in %s: copy them to the Pi and run\n  lumen up --light %s --hub tls://HUB:7422 --creds %s\n",
@@ -116,7 +116,7 @@ func (t *Term) RemovePi(ctx context.Context, data, pi string) error {
 	if err := reg.Remove(pi); err != nil {
 		return err
 	}
-	if err := SaveRegistry(ctx, data, &reg); err != nil {
+	if err := saveRegistry(ctx, data, &reg); err != nil {
 		return err
 	}
 	fmt.Fprintf(t.Stdout, "removed Pi %s: it can no longer connect; its history stays in the house stream\n", pi)
@@ -148,15 +148,15 @@ func (t *Term) ListPis(data string) error {
 		case !ok:
 			status = "registered, not seen yet"
 		case s.Connected:
-			status, lag = "connected since "+Ago(s.Since), fmt.Sprint(s.Lag)
+			status, lag = "connected since "+ago(s.Since), fmt.Sprint(s.Lag)
 		default:
-			status, lag = "disconnected since "+Ago(s.Since), fmt.Sprint(s.Lag)
+			status, lag = "disconnected since "+ago(s.Since), fmt.Sprint(s.Lag)
 		}
 		if running && s.Connected && !s.Stalled.IsZero() {
-			lag += " (copy stalled since " + Ago(s.Stalled) + ")"
+			lag += " (copy stalled since " + ago(s.Stalled) + ")"
 		}
 		if running && s.Refused != "" {
-			status += fmt.Sprintf("; refused a second Pi from %s since %s: each Pi needs its own creds (lumen hub pi add)", s.Refused, Ago(s.RefusedSince))
+			status += fmt.Sprintf("; refused a second Pi from %s since %s: each Pi needs its own creds (lumen hub pi add)", s.Refused, ago(s.RefusedSince))
 		}
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", p.Name, strings.Join(p.Lights, ","), status, lag)
 	}

@@ -21,10 +21,10 @@ import (
 // events opens what a replay reads (a journal slice file, a stopped
 // data dir, or the running daemon's journal) and settles t.Light: the
 // slice's light, --light, or the journal's only light.
-func (t *Term) Events(ctx context.Context, data, file string) (past.Events, func(), error) {
+func (t *Term) events(ctx context.Context, data, file string) (past.Events, func(), error) {
 	if file != "" {
 		if data != "" {
-			return nil, nil, UsageError{Err: errors.New("give -f FILE or --data DIR, not both")}
+			return nil, nil, Usage(errors.New("give -f FILE or --data DIR, not both"))
 		}
 		f, err := os.Open(file)
 		if err != nil {
@@ -36,7 +36,7 @@ func (t *Term) Events(ctx context.Context, data, file string) (past.Events, func
 			return nil, nil, fmt.Errorf("%s: %w", file, err)
 		}
 		if t.Light != "" && t.Light != s.Light {
-			return nil, nil, UsageError{Err: fmt.Errorf("%s holds light %s, not %s", file, s.Light, t.Light)}
+			return nil, nil, Usage(fmt.Errorf("%s holds light %s, not %s", file, s.Light, t.Light))
 		}
 		t.Light = s.Light
 		return s, func() {}, nil
@@ -60,7 +60,7 @@ func (t *Term) Events(ctx context.Context, data, file string) (past.Events, func
 			case 1:
 				t.Light = lights[0]
 			default:
-				err = UsageError{Err: fmt.Errorf("the journal has lights %s: say which with --light NAME", strings.Join(lights, ", "))}
+				err = Usage(fmt.Errorf("the journal has lights %s: say which with --light NAME", strings.Join(lights, ", ")))
 			}
 		}
 		if err != nil {
@@ -70,7 +70,7 @@ func (t *Term) Events(ctx context.Context, data, file string) (past.Events, func
 	}
 	if t.Light, err = subject.LightName(t.Light); err != nil {
 		closeFn()
-		return nil, nil, UsageError{Err: fmt.Errorf("--light: %w", err)}
+		return nil, nil, Usage(fmt.Errorf("--light: %w", err))
 	}
 	return j, closeFn, nil
 }

@@ -24,12 +24,12 @@ func (t *Term) Why(ctx context.Context, argv []string, file string) error {
 	if len(argv) == 1 {
 		var err error
 		if seq, err = strconv.ParseUint(argv[0], 10, 64); err != nil || seq == 0 {
-			return UsageError{Err: fmt.Errorf("SEQ %q is not a sequence ('lumen tail --since 1h' shows them)", argv[0])}
+			return Usage(fmt.Errorf("SEQ %q is not a sequence ('lumen tail --since 1h' shows them)", argv[0]))
 		}
 	}
 	var w *messages.WhyReply
 	if file != "" {
-		j, closeFn, err := t.Events(ctx, "", file)
+		j, closeFn, err := t.events(ctx, "", file)
 		if err != nil {
 			return err
 		}
@@ -46,7 +46,7 @@ func (t *Term) Why(ctx context.Context, argv []string, file string) error {
 		w = &reply
 	}
 	if t.JSON {
-		return t.PrintValue(w)
+		return t.printValue(w)
 	}
 	_, err := io.WriteString(t.Stdout, past.WhyText(w))
 	return err
@@ -56,12 +56,12 @@ func (t *Term) Why(ctx context.Context, argv []string, file string) error {
 // all of it) to out, read from data or the running daemon.
 func (t *Term) ExportJournal(ctx context.Context, out, data string, since time.Duration) error {
 	if out == "" {
-		return UsageError{Err: errors.New("-o FILE is required: where to write the slice")}
+		return Usage(errors.New("-o FILE is required: where to write the slice"))
 	}
 	if since < 0 {
-		return UsageError{Err: errors.New("--since must be a duration into the past, e.g. 2h")}
+		return Usage(errors.New("--since must be a duration into the past, e.g. 2h"))
 	}
-	j, closeFn, err := t.Events(ctx, data, "")
+	j, closeFn, err := t.events(ctx, data, "")
 	if err != nil {
 		return err
 	}
@@ -106,13 +106,13 @@ func (t *Term) ExportJournal(ctx context.Context, out, data string, since time.D
 // fromSeq) against the configuration in file, and prints what differs.
 func (t *Term) WhatIf(ctx context.Context, file string, since time.Duration, fromSeq uint64) error {
 	if file == "" {
-		return UsageError{Err: errors.New("whatif needs -f FILE: the configuration to try")}
+		return Usage(errors.New("whatif needs -f FILE: the configuration to try"))
 	}
 	if since != 0 && fromSeq != 0 {
-		return UsageError{Err: errors.New("give --since or --from-seq, not both")}
+		return Usage(errors.New("give --since or --from-seq, not both"))
 	}
 	if since < 0 {
-		return UsageError{Err: errors.New("--since must be a duration into the past, e.g. 24h")}
+		return Usage(errors.New("--since must be a duration into the past, e.g. 24h"))
 	}
 	raw, body, err := t.ReadFile(file)
 	if err != nil {
@@ -124,10 +124,10 @@ func (t *Term) WhatIf(ctx context.Context, file string, since time.Duration, fro
 	}
 	w, err := Call(ctx, t, messages.VerbWhatIf, func(l wire.Light, ctx context.Context) (messages.WhatIfReply, error) { return l.WhatIf(ctx, req) })
 	if err != nil {
-		return Blame(file, raw, err)
+		return blame(file, raw, err)
 	}
 	if t.JSON {
-		return t.PrintValue(w)
+		return t.printValue(w)
 	}
 	_, err = io.WriteString(t.Stdout, past.WhatIfText(&w))
 	return err
@@ -144,7 +144,7 @@ type ReplayOpts struct {
 // the running daemon's) as o says, printing each applied input unless
 // quiet.
 func (t *Term) Replay(ctx context.Context, o ReplayOpts) error {
-	j, closeFn, err := t.Events(ctx, o.Data, o.File)
+	j, closeFn, err := t.events(ctx, o.Data, o.File)
 	if err != nil {
 		return err
 	}

@@ -22,13 +22,13 @@ var errHeld = errors.New("the light's simulated button is held down (by an inter
 
 // edge sends the simulated button's edges to t.Light over nc, with the
 // button's refusals of an edge it is at already as hardware's errors.
-func (t *Term) Edge(nc *nats.Conn) gesture.Edge {
+func (t *Term) edge(nc *nats.Conn) gesture.Edge {
 	return func(ctx context.Context, down bool) error {
 		e := messages.EdgeUp
 		if down {
 			e = messages.EdgeDown
 		}
-		_, err := t.RequestOn(ctx, nc, messages.VerbButton, messages.ButtonRequest{Edge: e})
+		_, err := t.requestOn(ctx, nc, messages.VerbButton, messages.ButtonRequest{Edge: e})
 		switch {
 		case err == nil:
 			return nil
@@ -46,13 +46,13 @@ var errNotHeld = errors.New("the button is not held down: there is nothing to re
 
 // release lets go of the simulated button; one that is up already is
 // said, and is not an error.
-func (t *Term) Release(ctx context.Context) error {
+func (t *Term) release(ctx context.Context) error {
 	nc, err := t.Open(ctx)
 	if err != nil {
 		return err
 	}
 	defer nc.Close()
-	switch err := t.Edge(nc)(ctx, false); {
+	switch err := t.edge(nc)(ctx, false); {
 	case errors.Is(err, errNotHeld):
 		fmt.Fprintln(t.Stdout, errNotHeld)
 	case err != nil:
@@ -71,13 +71,13 @@ func (t *Term) Press(ctx context.Context, argv []string, holdFor time.Duration) 
 		kind = argv[0]
 	}
 	if kind == "release" {
-		return t.Release(ctx)
+		return t.release(ctx)
 	}
 	plan, want, err := gesture.Presses(kind, holdFor)
 	if err != nil {
-		return UsageError{Err: err}
+		return Usage(err)
 	}
-	nc, ch, err := t.WatchLight(ctx)
+	nc, ch, err := t.watchLight(ctx)
 	if err != nil {
 		return err
 	}
@@ -87,12 +87,12 @@ func (t *Term) Press(ctx context.Context, argv []string, holdFor time.Duration) 
 		// light decides each click on its release, so a double
 		// press is two clicks.
 		var led messages.LEDReply
-		if b, err := t.RequestOn(ctx, nc, messages.VerbLED, struct{}{}); err == nil && json.Unmarshal(b, &led) == nil && !led.ClickWaits {
+		if b, err := t.requestOn(ctx, nc, messages.VerbLED, struct{}{}); err == nil && json.Unmarshal(b, &led) == nil && !led.ClickWaits {
 			fmt.Fprintln(t.Stderr, "lumen: no rule reacts to button_double_click in this state: the light takes two quick presses as two clicks")
 			want = 2
 		}
 	}
-	switch err := gesture.Play(ctx, plan, gesture.PressGap, t.Edge(nc)); {
+	switch err := gesture.Play(ctx, plan, gesture.PressGap, t.edge(nc)); {
 	case err == gesture.ErrInterrupted:
 		return errors.New("interrupted: the button is released")
 	case errors.Is(err, gesture.ErrInterrupted):
@@ -104,7 +104,7 @@ func (t *Term) Press(ctx context.Context, argv []string, holdFor time.Duration) 
 	// A click is decided on its release, or when the double-click
 	// window closes if a rule reacts to a double click.
 	seen := 0
-	t.PrintEvents(ctx, ch, 3*time.Second, pressQuiet, func(m *nats.Msg) bool {
+	t.printEvents(ctx, ch, 3*time.Second, pressQuiet, func(m *nats.Msg) bool {
 		one, all := messages.ButtonGesture(m.Data)
 		if one {
 			seen++
@@ -125,13 +125,13 @@ func (t *Term) Press(ctx context.Context, argv []string, holdFor time.Duration) 
 func (t *Term) GPIO(ctx context.Context, argv []string, pulseFor time.Duration) error {
 	pin, err := strconv.Atoi(argv[0])
 	if err != nil || pin < 0 || pin > datasource.MaxGPIOPin {
-		return UsageError{Err: fmt.Errorf("gpio %q: PIN is a BCM number from 0 to %d, e.g. 23", argv[0], datasource.MaxGPIOPin)}
+		return Usage(fmt.Errorf("gpio %q: PIN is a BCM number from 0 to %d, e.g. 23", argv[0], datasource.MaxGPIOPin))
 	}
 	levels := map[string][]int{"high": {1}, "low": {0}, "pulse": {1, 0}}[argv[1]]
 	if levels == nil {
-		return UsageError{Err: fmt.Errorf("gpio %s %q: say high, low or pulse", argv[0], argv[1])}
+		return Usage(fmt.Errorf("gpio %s %q: say high, low or pulse", argv[0], argv[1]))
 	}
-	nc, ch, err := t.WatchLight(ctx)
+	nc, ch, err := t.watchLight(ctx)
 	if err != nil {
 		return err
 	}
@@ -141,8 +141,8 @@ func (t *Term) GPIO(ctx context.Context, argv []string, pulseFor time.Duration) 
 		if i > 0 {
 			time.Sleep(pulseFor)
 		}
-		r, err := t.Client(nc).Light(t.Light).GPIO(ctx, pin, l)
-		if err := t.InWords(nc, messages.VerbGPIO, err, time.Duration(t.Timeout)); err != nil {
+		r, err := t.client(nc).Light(t.Light).GPIO(ctx, pin, l)
+		if err := t.inWords(nc, messages.VerbGPIO, err, time.Duration(t.Timeout)); err != nil {
 			return err
 		}
 		changed = changed || r.Changed
@@ -153,7 +153,7 @@ func (t *Term) GPIO(ctx context.Context, argv []string, pulseFor time.Duration) 
 	}
 	// An edge no source wants (a falling edge of a rising source)
 	// journals nothing, which is not an error.
-	t.PrintEvents(ctx, ch, gpioWait, gpioQuiet, func(*nats.Msg) bool { return true })
+	t.printEvents(ctx, ch, gpioWait, gpioQuiet, func(*nats.Msg) bool { return true })
 	return nil
 }
 

@@ -27,7 +27,7 @@ func (t *Term) Preview(ctx context.Context, arg string, o PreviewOpts) error {
 	}
 	out, err := render.Preview(st, fns, render.Options{Pixels: o.Pixels}, o.Frames, o.Seed)
 	if err != nil && len(out) == 0 {
-		return UsageError{Err: err}
+		return Usage(err)
 	}
 	if err != nil {
 		err = fmt.Errorf("state %s: %w (the light shows its error color)", st.Name, err)
@@ -57,7 +57,7 @@ func (t *Term) previewState(ctx context.Context, arg string) (messages.State, []
 	if strings.HasPrefix(strings.TrimSpace(arg), "{") {
 		var st messages.State
 		if err := messages.Decode([]byte(arg), &st); err != nil {
-			return st, nil, UsageError{Err: fmt.Errorf("state: %w", err)}
+			return st, nil, Usage(fmt.Errorf("state: %w", err))
 		}
 		if st.Name == "" {
 			st.Name = "preview"

@@ -54,7 +54,7 @@ func (HomeFlag) Type() string { return "LAT,LON" }
 func (t *Term) Up(ctx context.Context, cmd *cobra.Command, cfg daemon.Config, file string, groups []string) error {
 	var err error
 	if cfg.Groups, err = daemon.ParseGroups(groups); err != nil {
-		return UsageError{Err: err}
+		return Usage(err)
 	}
 	final, err := loadUpConfig(cmd, cfg, file)
 	if err != nil {
@@ -82,7 +82,7 @@ func loadUpConfig(cmd *cobra.Command, flags daemon.Config, file string) (daemon.
 	if err := cfg.Validate(); errors.Is(err, daemon.ErrCreds) {
 		return cfg, err // the creds, not how the command was called
 	} else if err != nil {
-		return cfg, UsageError{Err: err}
+		return cfg, Usage(err)
 	}
 	return cfg, nil
 }
@@ -91,14 +91,14 @@ func loadUpConfig(cmd *cobra.Command, flags daemon.Config, file string) (daemon.
 // where to reach it, the status line on a terminal.
 func (t *Term) runDaemon(ctx context.Context, cfg daemon.Config) error {
 	status := render.NewStatus(t.Stdout, cfg.Lights)
-	cfg.Logf = LogTo(t.Stderr)
+	cfg.Logf = logTo(t.Stderr)
 	cfg.OnShow = func(light, state string, raw []hardware.RGB) { status.Show(light, state, raw) }
 	if t.Self != "" {
 		cfg.CompileGuest = compileGuestApart(t.Self, cfg.Logf)
 	}
 	d, err := daemon.New(cfg)
 	if err != nil {
-		return UsageError{Err: err}
+		return Usage(err)
 	}
 	defer d.Close()
 	if err := d.Run(ctx); err != nil {
@@ -181,9 +181,9 @@ func sourceMinInterval(stderr io.Writer) time.Duration {
 	return time.Duration(max(ms, 0)) * time.Millisecond
 }
 
-// LogTo is a daemon's log sink: one "lumen: " line each on w, with the
+// logTo is a daemon's log sink: one "lumen: " line each on w, with the
 // passwords of the URLs it quotes redacted.
-func LogTo(w io.Writer) func(format string, args ...any) {
+func logTo(w io.Writer) func(format string, args ...any) {
 	return func(format string, args ...any) {
 		fmt.Fprintf(w, "lumen: %s\n", redact.URLs(fmt.Sprintf(format, args...)))
 	}

@@ -1,0 +1,254 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/spf13/cobra"
+
+	"github.com/lumen-home/lumen/agent"
+	"github.com/lumen-home/lumen/agent/mic"
+	"github.com/lumen-home/lumen/eval"
+	"github.com/lumen-home/lumen/messages"
+	"github.com/lumen-home/lumen/nats/wire"
+)
+
+// Ask sends words to the light's agent in req's session, printing its
+// steps as they happen, and waits for its answer at most wait.
+func (t *Term) Ask(ctx context.Context, req messages.AskRequest, words []string, wait time.Duration) error {
+	req.Text = strings.Join(words, " ")
+	req.Who = "cli"
+	nc, err := t.Open(ctx)
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	session := req.Session
+	if session == "" {
+		session = "default"
+	}
+	if !t.JSON && !req.Async {
+		stop, err := t.followAgent(nc, session)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
+	b, err := t.requestWithin(ctx, nc, messages.VerbAsk, req, wait)
+	if ctx.Err() != nil {
+		// Ctrl-C stops the agent too, not just this command.
+		_, _ = t.requestWithin(context.Background(), nc, messages.VerbAsk, messages.AskRequest{Session: session, Who: "cli"}, 5*time.Second)
+		fmt.Fprintln(t.Stdout, "cancelled")
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var r messages.AskReply
+	if raw, err := t.decodeReply(b, &r); raw || err != nil {
+		return err
+	}
+	switch r.Status {
+	case messages.AgentAccepted:
+		fmt.Fprintf(t.Stdout, "accepted in session %s; follow it with 'lumen tail' or 'lumen sessions %s'\n", r.Session, r.Session)
+	case messages.AgentCancelled:
+		fmt.Fprintln(t.Stdout, "cancelled")
+	case messages.AgentFailed:
+		return fmt.Errorf("%s", r.Answer)
+	default:
+		fmt.Fprintln(t.Stdout, r.Answer)
+	}
+	t.printWebhooks(r.Webhooks)
+	return nil
+}
+
+// TalkOpts are lumen talk's flags.
+type TalkOpts struct {
+	Session, Out string
+	NoPlay       bool
+	Rec          mic.Recorder
+	Wait, Max    time.Duration
+}
+
+// Talk sends a spoken request (files[0], or recorded from the
+// microphone) to the light's agent, and plays or saves its spoken answer.
+func (t *Term) Talk(ctx context.Context, cmd *cobra.Command, files []string, o TalkOpts) error {
+	var audio []byte
+	if len(files) == 1 {
+		for _, f := range []string{"device", "max", "threshold"} {
+			if cmd.Flags().Changed(f) {
+				return Usage(fmt.Errorf("--%s is for recording from the microphone; a file is sent as it is", f))
+			}
+		}
+		var err error
+		if audio, err = agent.ReadAudio(files[0]); err != nil {
+			return err
+		}
+	}
+	// Connected before recording: a daemon that is not there is
+	// said before anyone speaks.
+	nc, err := t.Open(ctx)
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	if o.Session == "" {
+		o.Session = "default"
+	}
+	if !t.JSON {
+		stop, err := t.followAgent(nc, o.Session)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
+	if len(files) == 0 {
+		o.Rec.Max = o.Max
+		if audio, err = t.listen(ctx, o.Rec); err != nil {
+			if ctx.Err() != nil {
+				fmt.Fprintln(t.Stdout, "cancelled")
+				return nil
+			}
+			return err
+		}
+	}
+	msg := &nats.Msg{Data: audio, Header: nats.Header{}}
+	msg.Header.Set(messages.HeaderSession, o.Session)
+	msg.Header.Set(messages.HeaderWho, messages.WhoCLI)
+	b, err := wire.New(nc, wire.WithTimeout(o.Wait)).RequestMsg(ctx, t.Light, messages.VerbTalk, msg)
+	if err := t.Explain(err, o.Wait); err != nil {
+		return err
+	}
+	var r messages.TalkReply
+	if err := json.Unmarshal(b, &r); err != nil {
+		return fmt.Errorf("unexpected reply: %.200s", b)
+	}
+	if t.JSON {
+		return t.PrintJSON(b)
+	}
+	fmt.Fprintf(t.Stdout, "heard: %q\n", r.Transcript)
+	switch {
+	case r.Status == messages.AgentCancelled:
+		fmt.Fprintln(t.Stdout, "cancelled")
+		return nil
+	case r.Answer != "":
+		fmt.Fprintln(t.Stdout, r.Answer)
+	}
+	if len(r.Audio) == 0 {
+		if r.SpeechErr != "" {
+			fmt.Fprintf(t.Stderr, "lumen: no spoken answer: %s\n", r.SpeechErr)
+		}
+	} else if err := t.playOrSave(ctx, r.Audio, o.Out, o.NoPlay); err != nil {
+		return err
+	}
+	if r.Status == messages.AgentFailed {
+		return fmt.Errorf("the agent failed")
+	}
+	return nil
+}
+
+// listen records a spoken request from the microphone, saying on stderr
+// what it does.
+func (t *Term) listen(ctx context.Context, r mic.Recorder) ([]byte, error) {
+	r.Listening = func() { fmt.Fprintln(t.Stderr, "listening… (speak; a second of silence ends it)") }
+	rec, err := r.Record(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if rec.End == mic.TooLong {
+		fmt.Fprintf(t.Stderr, "stopped at --max %s (never a second of silence: a noisy room? raise --threshold)\n", r.Max)
+	}
+	fmt.Fprintf(t.Stderr, "heard %.1f s, sending…\n", rec.Length.Seconds())
+	return rec.WAV, nil
+}
+
+// playOrSave plays audio (agent.Play), or writes it to out.
+func (t *Term) playOrSave(ctx context.Context, audio []byte, out string, noPlay bool) error {
+	if out == "" && !noPlay {
+		err := agent.Play(ctx, audio)
+		if err == nil {
+			return nil
+		}
+		fmt.Fprintf(t.Stderr, "lumen: %v; the answer is in lumen-answer.wav\n", err)
+	}
+	if out == "" {
+		out = "lumen-answer.wav"
+	}
+	if err := os.WriteFile(out, audio, 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(t.Stdout, "answer audio: %s (%d bytes)\n", out, len(audio))
+	return nil
+}
+
+// Eval judges models with the suite (the built-in one, or casesFile)
+// and prints each case and a summary per model.
+func (t *Term) Eval(ctx context.Context, cfg eval.Config, models []string, casesFile string) error {
+	cfg.Agent.APIKey = os.Getenv("OPENAI_API_KEY")
+	if len(models) == 0 {
+		cfg.Agent.Model = os.Getenv("LUMEN_MODEL")
+		if m := cfg.Agent.ModelName(); m != "" {
+			models = []string{m}
+		}
+	}
+	if len(models) == 0 || !(agent.ModelConfig{BaseURL: cfg.Agent.BaseURL, APIKey: cfg.Agent.APIKey, Model: models[0]}).Configured() {
+		return Usage(errors.New("no model to evaluate: give --model (or $LUMEN_MODEL) and --openai-base-url (or $OPENAI_BASE_URL, or $OPENAI_API_KEY for OpenAI); for example --openai-base-url http://localhost:11434/v1 --model llama3.1 for Ollama"))
+	}
+	if cfg.Repeat < 1 {
+		return Usage(fmt.Errorf("--repeat %d: give how many times to run each case, 1 or more", cfg.Repeat))
+	}
+	suite, err := eval.Builtin()
+	if casesFile != "" {
+		suite, err = eval.Load(casesFile)
+	}
+	if err != nil {
+		return err
+	}
+	cfg.Models = models
+	total := len(suite.Cases) * len(models) * cfg.Repeat
+	if len(cfg.Only) > 0 {
+		total = len(cfg.Only) * len(models) * cfg.Repeat
+	}
+	done := 0
+	cfg.Started = func(model, name string, run, of int) {
+		if t.JSON {
+			fmt.Fprintf(t.Stderr, "lumen eval: [%d/%d] %s %s…\n", done+1, total, model, name)
+		}
+	}
+	lastModel := ""
+	cfg.Finished = func(r eval.Result) {
+		done++
+		if t.JSON {
+			return
+		}
+		if r.Model != lastModel {
+			fmt.Fprintf(t.Stdout, "%s\n", r.Model)
+			lastModel = r.Model
+		}
+		fmt.Fprintf(t.Stdout, "  [%d/%d] %s\n", done, total, r.Line())
+	}
+	results, err := eval.Run(ctx, suite, cfg)
+	summaries := eval.Summarize(results)
+	if t.JSON {
+		b, jerr := json.MarshalIndent(struct {
+			Results   []eval.Result  `json:"results"`
+			Summaries []eval.Summary `json:"summaries"`
+		}{results, summaries}, "", "  ")
+		if jerr != nil {
+			return jerr
+		}
+		fmt.Fprintln(t.Stdout, string(b))
+	} else {
+		fmt.Fprintln(t.Stdout)
+		for _, s := range summaries {
+			fmt.Fprintln(t.Stdout, s)
+		}
+	}
+	return err
+}
