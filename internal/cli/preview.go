@@ -40,7 +40,7 @@ func (t *Term) Preview(ctx context.Context, arg string, o PreviewOpts) error {
 		if err := os.WriteFile(o.PNG, buf.Bytes(), 0o644); err != nil {
 			return err
 		}
-		fmt.Fprintf(t.Stdout, "%s: %d o.Frames × %d o.Pixels written to %s\n", st.Name, len(out), o.Pixels, o.PNG)
+		fmt.Fprintf(t.Stdout, "%s: %d frames × %d pixels written to %s\n", st.Name, len(out), o.Pixels, o.PNG)
 		return err
 	}
 	color := render.Terminal(t.Stdout)
