@@ -10,6 +10,7 @@ import (
 
 	"github.com/lumen-home/lumen/actors/source/datasource"
 	"github.com/lumen-home/lumen/messages"
+	"github.com/lumen-home/lumen/nats/wire"
 )
 
 // Some things a request makes are for the person only: a webhook's
@@ -71,13 +72,8 @@ func (t *Tools) createSource(ctx context.Context, args json.RawMessage) (json.Ra
 	if err != nil {
 		return nil, err
 	}
-	var list struct {
-		URLs map[string]string `json:"webhook_urls"`
-	}
-	if b, err := t.Light.Command(ctx, messages.VerbListSources, []byte(`{}`)); err == nil {
-		_ = json.Unmarshal(b, &list)
-	}
-	url := list.URLs[name]
+	list, _ := wire.Typed[messages.SourcesReply](ctx, t.Light, messages.VerbListSources, nil)
+	url := list.WebhookURLs[name]
 	handOut(ctx, messages.WebhookGiven{Source: name, URL: url, Token: token})
 	var out map[string]any
 	if json.Unmarshal(res, &out) != nil || out == nil {

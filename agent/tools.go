@@ -522,13 +522,9 @@ func (t *Tools) newHosts(ctx context.Context, tool string, args json.RawMessage,
 }
 
 func (t *Tools) get(ctx context.Context) (*messages.GetReply, error) {
-	b, err := t.Light.Command(ctx, messages.VerbGet, []byte(`{}`))
+	m, err := wire.Typed[messages.GetReply](ctx, t.Light, messages.VerbGet, nil)
 	if err != nil {
 		return nil, err
-	}
-	var m messages.GetReply
-	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("agent: the light's get reply: %w", err)
 	}
 	return &m, nil
 }
@@ -723,16 +719,8 @@ func (t *Tools) simulate(ctx context.Context, args json.RawMessage) (json.RawMes
 		r.ID, r.Enabled = "", true
 		cfg.Rules = append(cfg.Rules, r)
 	}
-	body, err := json.Marshal(messages.WhatIfRequest{Config: json.RawMessage(mustJSON(cfg)), Since: a.Since})
+	w, err := wire.Typed[messages.WhatIfReply](ctx, t.Light, messages.VerbWhatIf, messages.WhatIfRequest{Config: json.RawMessage(mustJSON(cfg)), Since: a.Since})
 	if err != nil {
-		return nil, err
-	}
-	b, err := t.Light.Command(ctx, messages.VerbWhatIf, body)
-	if err != nil {
-		return nil, err
-	}
-	var w messages.WhatIfReply
-	if err := json.Unmarshal(b, &w); err != nil {
 		return nil, err
 	}
 	if len(w.Differences) > 5 {

@@ -10,11 +10,25 @@ import (
 // changes a light with, each decoding its reply type (messages). A
 // refusal is an *Error, as for Request.
 
-// call sends body to the light's verb and decodes the reply into a T.
-func call[T any](ctx context.Context, l Light, verb string, body any) (T, error) {
+// Commander sends a verb's body to one light and returns the body of a
+// success: a Light, or the light a test stands in for.
+type Commander interface {
+	Command(ctx context.Context, verb string, body []byte) ([]byte, error)
+}
+
+// Typed sends req to c's verb and decodes the reply into a T: the typed
+// side of any Commander (the agent's light, for one).
+func Typed[T any](ctx context.Context, c Commander, verb string, req any) (T, error) {
 	var out T
-	err := l.c.Call(ctx, l.name, verb, body, &out)
-	return out, err
+	body, err := encode(req)
+	if err != nil {
+		return out, err
+	}
+	b, err := c.Command(ctx, verb, body)
+	if err != nil {
+		return out, err
+	}
+	return out, decode(verb, b, &out)
 }
 
 // Get is the light's whole model now.
@@ -25,83 +39,83 @@ func (l Light) Get(ctx context.Context) (messages.GetReply, error) {
 // GetAt is the light's model as it was (q.Seq or q.At), rebuilt from the
 // journal; now when q is empty.
 func (l Light) GetAt(ctx context.Context, q messages.GetRequest) (messages.GetReply, error) {
-	return call[messages.GetReply](ctx, l, messages.VerbGet, q)
+	return Typed[messages.GetReply](ctx, l, messages.VerbGet, q)
 }
 
 // Fire fires a transition, as the button or a timer would.
 func (l Light) Fire(ctx context.Context, transition string) (messages.Reply, error) {
-	return call[messages.Reply](ctx, l, messages.VerbFire, messages.FireRequest{Transition: transition})
+	return Typed[messages.Reply](ctx, l, messages.VerbFire, messages.FireRequest{Transition: transition})
 }
 
 // SetState moves the light to a state at once.
 func (l Light) SetState(ctx context.Context, name string) (messages.Reply, error) {
-	return call[messages.Reply](ctx, l, messages.VerbSetState, messages.SetStateRequest{Name: name})
+	return Typed[messages.Reply](ctx, l, messages.VerbSetState, messages.SetStateRequest{Name: name})
 }
 
 // Mutate sends a verb that changes the light (apply, create_state,
 // append_rules, …) with its body, and returns what it did.
 func (l Light) Mutate(ctx context.Context, verb string, body any) (messages.Reply, error) {
-	return call[messages.Reply](ctx, l, verb, body)
+	return Typed[messages.Reply](ctx, l, verb, body)
 }
 
 // DryRun is apply with dry_run: what the configuration would change.
 func (l Light) DryRun(ctx context.Context, config []byte) (messages.DryRunReply, error) {
-	return call[messages.DryRunReply](ctx, l, messages.VerbApply, messages.WithTrue(config, "dry_run"))
+	return Typed[messages.DryRunReply](ctx, l, messages.VerbApply, messages.WithTrue(config, "dry_run"))
 }
 
 // History is every change of the light's configuration.
 func (l Light) History(ctx context.Context) (messages.HistoryReply, error) {
-	return call[messages.HistoryReply](ctx, l, messages.VerbHistory, struct{}{})
+	return Typed[messages.HistoryReply](ctx, l, messages.VerbHistory, struct{}{})
 }
 
 // Why explains the light's state (seq 0) or what it did at event seq.
 func (l Light) Why(ctx context.Context, seq uint64) (messages.WhyReply, error) {
-	return call[messages.WhyReply](ctx, l, messages.VerbWhy, messages.WhyRequest{Seq: seq})
+	return Typed[messages.WhyReply](ctx, l, messages.VerbWhy, messages.WhyRequest{Seq: seq})
 }
 
 // WhatIf is what a configuration would have done with the light's past.
 func (l Light) WhatIf(ctx context.Context, q messages.WhatIfRequest) (messages.WhatIfReply, error) {
-	return call[messages.WhatIfReply](ctx, l, messages.VerbWhatIf, q)
+	return Typed[messages.WhatIfReply](ctx, l, messages.VerbWhatIf, q)
 }
 
 // LED is what the light's LED shows.
 func (l Light) LED(ctx context.Context) (messages.LEDReply, error) {
-	return call[messages.LEDReply](ctx, l, messages.VerbLED, struct{}{})
+	return Typed[messages.LEDReply](ctx, l, messages.VerbLED, struct{}{})
 }
 
 // Button injects a raw edge of the simulated button.
 func (l Light) Button(ctx context.Context, edge string) (messages.ButtonReply, error) {
-	return call[messages.ButtonReply](ctx, l, messages.VerbButton, messages.ButtonRequest{Edge: edge})
+	return Typed[messages.ButtonReply](ctx, l, messages.VerbButton, messages.ButtonRequest{Edge: edge})
 }
 
 // GPIO sets a simulated input pin's level.
 func (l Light) GPIO(ctx context.Context, pin, level int) (messages.GPIOReply, error) {
-	return call[messages.GPIOReply](ctx, l, messages.VerbGPIO, messages.GPIORequest{Pin: &pin, Level: &level})
+	return Typed[messages.GPIOReply](ctx, l, messages.VerbGPIO, messages.GPIORequest{Pin: &pin, Level: &level})
 }
 
 // Sources lists the light's data sources.
 func (l Light) Sources(ctx context.Context) (messages.SourcesReply, error) {
-	return call[messages.SourcesReply](ctx, l, messages.VerbListSources, struct{}{})
+	return Typed[messages.SourcesReply](ctx, l, messages.VerbListSources, struct{}{})
 }
 
 // Tools lists the light's tools: defined, built in, plugins.
 func (l Light) Tools(ctx context.Context) (messages.ToolsReply, error) {
-	return call[messages.ToolsReply](ctx, l, messages.VerbListTools, struct{}{})
+	return Typed[messages.ToolsReply](ctx, l, messages.VerbListTools, struct{}{})
 }
 
 // RunTool runs a tool once.
 func (l Light) RunTool(ctx context.Context, q messages.RunToolRequest) (messages.RunToolReply, error) {
-	return call[messages.RunToolReply](ctx, l, messages.VerbRunTool, q)
+	return Typed[messages.RunToolReply](ctx, l, messages.VerbRunTool, q)
 }
 
 // Intents lists the light's learned intents.
 func (l Light) Intents(ctx context.Context) (messages.IntentsReply, error) {
-	return call[messages.IntentsReply](ctx, l, messages.VerbIntents, struct{}{})
+	return Typed[messages.IntentsReply](ctx, l, messages.VerbIntents, struct{}{})
 }
 
 // Ask is one turn of the light's agent.
 func (l Light) Ask(ctx context.Context, q messages.AskRequest) (messages.AskReply, error) {
-	return call[messages.AskReply](ctx, l, messages.VerbAsk, q)
+	return Typed[messages.AskReply](ctx, l, messages.VerbAsk, q)
 }
 
 // Decide approves (or rejects) an agent's step waiting for a person.
@@ -110,12 +124,12 @@ func (l Light) Decide(ctx context.Context, q messages.ApprovalRequest, approve b
 	if approve {
 		verb = messages.VerbApprove
 	}
-	return call[messages.ApprovalReply](ctx, l, verb, q)
+	return Typed[messages.ApprovalReply](ctx, l, verb, q)
 }
 
 // Sessions lists the agent's sessions and what waits for approval.
 func (l Light) Sessions(ctx context.Context, q messages.SessionsRequest) (messages.SessionsReply, error) {
-	return call[messages.SessionsReply](ctx, l, messages.VerbSessions, q)
+	return Typed[messages.SessionsReply](ctx, l, messages.VerbSessions, q)
 }
 
 // As is one reply of RequestAll decoded into a T, or its error.
