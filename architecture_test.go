@@ -37,7 +37,7 @@ var layers = []layer{
 			"internal/clip", "internal/redact", "nats/subject", "agent/phrase"},
 		forbid: ioPaths},
 	{name: "leaf", why: "small helpers with no part in the domain",
-		pkgs:   []string{"internal/atomicfile", "internal/memtrim"},
+		pkgs:   []string{"internal/atomicfile", "internal/memtrim", "internal/docgen"},
 		forbid: []string{module + "/"}},
 	{name: "clock", why: "the one clock: the time, whether to trust it, timers and tickers; every layer may read it",
 		pkgs:   []string{"internal/clock", "internal/clock/clocktest"},

@@ -19,16 +19,16 @@ type HardwareConfig struct {
 	Driver string `yaml:"driver"`
 	// Light is the light the Pi's LED and button belong to (default: the
 	// first light). Every other light gets a simulated device.
-	Light string `yaml:"light"`
+	Light string `yaml:"light" doc:"the light the Pi's LED and button belong to (default: the first --light); every other light gets a simulated LED and button"`
 	// Pixels is the simulated LED's pixel count (default 1).
-	Pixels     int     `yaml:"pixels"`
-	Gamma      float64 `yaml:"gamma"`
-	Brightness float64 `yaml:"brightness"`
-	FadeMs     int     `yaml:"fade_ms"`
+	Pixels     int     `yaml:"pixels" doc:"the simulated LED's pixel count (default 1)"`
+	Gamma      float64 `yaml:"gamma" doc:"gamma correction of every color sent to the LED, above 0 and at most 5 (default 2.2; 1: none)"`
+	Brightness float64 `yaml:"brightness" doc:"a cap on the LED's brightness from 0 to 1, a power budget (default 1)"`
+	FadeMs     int     `yaml:"fade_ms" doc:"milliseconds of cross-fade from one state's color to the next (default 0: a cut)"`
 	Gestures   struct {
-		DebounceMs int `yaml:"debounce_ms"`
-		DoubleMs   int `yaml:"double_ms"`
-		HoldMs     int `yaml:"hold_ms"`
+		DebounceMs int `yaml:"debounce_ms" doc:"milliseconds a button's level must hold to count (default 20)"`
+		DoubleMs   int `yaml:"double_ms" doc:"milliseconds within which a second click makes a double click (default 300)"`
+		HoldMs     int `yaml:"hold_ms" doc:"milliseconds down that make a hold (default 800)"`
 	} `yaml:"gestures"`
 	// RPi configures the GPIO driver.
 	RPi RPiConfig `yaml:"rpi"`
@@ -37,17 +37,17 @@ type HardwareConfig struct {
 // RPiConfig is the `hardware.rpi:` section: pins are BCM numbers.
 type RPiConfig struct {
 	LED struct {
-		Type      string `yaml:"type"` // rgb | ws2812
-		Pins      []int  `yaml:"pins"` // r, g, b
-		PWM       string `yaml:"pwm"`  // auto | hardware | software | off
-		PWMHz     int    `yaml:"pwm_hz"`
-		ActiveLow bool   `yaml:"active_low"`
-		Pixels    int    `yaml:"pixels"`
+		Type      string `yaml:"type" doc:"rgb (an RGB LED on three pins, the default) or ws2812 (a strip on SPI0, MOSI = BCM 10)"`
+		Pins      []int  `yaml:"pins" doc:"the BCM pins of R, G and B (default [17, 27, 22])"`
+		PWM       string `yaml:"pwm" doc:"how rgb channels dim: auto (hardware PWM where the pin has it, BCM 12, 13, 18, 19; software for the others; the default), hardware, software, or off (on iff a channel is at least 128)"`
+		PWMHz     int    `yaml:"pwm_hz" doc:"the PWM frequency in Hz (default 500; software PWM at most 2000)"`
+		ActiveLow bool   `yaml:"active_low" doc:"a common-anode LED: a low pin lights it"`
+		Pixels    int    `yaml:"pixels" doc:"a ws2812 strip's length (default 1, at most 1024)"`
 	} `yaml:"led"`
 	Button struct {
-		Pin        *int `yaml:"pin"`
-		PollMs     int  `yaml:"poll_ms"`
-		ActiveHigh bool `yaml:"active_high"`
+		Pin        *int `yaml:"pin" doc:"the button's BCM pin (default 4; -1: no button)"`
+		PollMs     int  `yaml:"poll_ms" doc:"how often the button is read, in milliseconds (default 1)"`
+		ActiveHigh bool `yaml:"active_high" doc:"a button that pulls the pin high when pressed (it gets a pull-down); by default it gets a pull-up and pressed is low"`
 	} `yaml:"button"`
 }
 
