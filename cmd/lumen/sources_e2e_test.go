@@ -194,11 +194,12 @@ func TestPollSourceFaults(t *testing.T) {
 	t.Setenv("LUMEN_SOURCE_MIN_INTERVAL_MS", "100")
 	var mode atomic.Value // "ok", "hang", "garbage"
 	mode.Store("ok")
-	var price atomic.Int64
+	var price, hanging atomic.Int64
 	release := make(chan struct{})
 	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch mode.Load() {
 		case "hang":
+			hanging.Add(1)
 			select {
 			case <-release:
 			case <-r.Context().Done():
@@ -243,7 +244,9 @@ func TestPollSourceFaults(t *testing.T) {
 	}
 
 	mode.Store("hang")
-	time.Sleep(300 * time.Millisecond) // a run is now waiting on the API
+	// Runs take turns: with one waiting on the API, the one before has
+	// stored its values.
+	lumentest.WaitFor(t, 20*time.Second, "a run to wait on the API", func() bool { return hanging.Load() > 0 })
 	before := vars()
 	start := time.Now()
 	mustOK(t, request(t, nc, "lumen.demo.cmd.fire", `{"transition":"anything"}`))
