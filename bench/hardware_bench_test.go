@@ -12,6 +12,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/lumen-home/lumen/internal/lumentest"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/subject"
 )
@@ -127,10 +128,10 @@ func BenchmarkAnimationCPU(b *testing.B) {
 		return float64(procCPU(b, d.Pid())-c0) / time.Since(t0).Seconds() * 100
 	}
 	mustCommand(b, nc, "set_state", []byte(`{"name":"still"}`))
-	time.Sleep(200 * time.Millisecond)
+	waitShown(b, nc, "still")
 	idle := sample()
 	mustCommand(b, nc, "set_state", []byte(`{"name":"wave"}`))
-	time.Sleep(200 * time.Millisecond)
+	waitShown(b, nc, "wave")
 	var busy float64
 	b.ResetTimer()
 	for range b.N {
@@ -139,6 +140,16 @@ func BenchmarkAnimationCPU(b *testing.B) {
 	b.StopTimer()
 	b.ReportMetric(busy/float64(b.N), "%-core-animating")
 	b.ReportMetric(idle, "%-core-idle")
+}
+
+// waitShown waits until the bench light's LED shows state.
+func waitShown(b *testing.B, nc *nats.Conn, state string) {
+	b.Helper()
+	lumentest.WaitFor(b, readyTimeout, "the LED to show "+state, func() bool {
+		var led messages.LEDReply
+		m, err := nc.Request(subject.Cmd(benchLight, messages.VerbLED), []byte(`{}`), requestTimeout)
+		return err == nil && json.Unmarshal(m.Data, &led) == nil && led.State == state
+	})
 }
 
 // procCPU is a process's user+system CPU time in seconds.

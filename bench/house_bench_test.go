@@ -60,15 +60,10 @@ func waitReachable(tb testing.TB, nc *nats.Conn, lights []string) {
 	tb.Helper()
 	deadline := time.Now().Add(readyTimeout)
 	for _, l := range lights {
-		for {
-			if _, err := nc.Request(subject.Cmd(l, "get"), nil, time.Second); err == nil {
-				break
-			}
-			if time.Now().After(deadline) {
-				tb.Fatalf("light %s never answered at the hub", l)
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
+		lumentest.WaitFor(tb, time.Until(deadline), "light "+l+" to answer at the hub", func() bool {
+			_, err := nc.Request(subject.Cmd(l, "get"), nil, time.Second)
+			return err == nil
+		})
 	}
 }
 
@@ -195,24 +190,24 @@ func fill(ctx context.Context, b *testing.B, js jetstream.JetStream, subj string
 // one's.
 func storedSince(ctx context.Context, b *testing.B, js jetstream.JetStream, stream string, after, want uint64) time.Duration {
 	b.Helper()
-	for {
-		s, err := js.Stream(ctx, stream)
-		if err == nil && s.CachedInfo().State.LastSeq >= after+want {
-			first, err1 := s.GetMsg(ctx, after+1)
-			last, err2 := s.GetMsg(ctx, after+want)
-			if err1 != nil || err2 != nil {
-				b.Fatal(err1, err2)
-			}
-			if got := s.CachedInfo().State.LastSeq - after; got != want {
-				b.Fatalf("%s holds %d new messages, want %d", stream, got, want)
-			}
-			return last.Time.Sub(first.Time)
-		}
-		if ctx.Err() != nil {
-			b.Fatalf("%s never held %d new messages: %v", stream, want, err)
-		}
-		time.Sleep(10 * time.Millisecond)
+	// The figure is the stream's own times, not the poll's.
+	var s jetstream.Stream
+	var err error
+	if !lumentest.Within(time.Until(deadlineOf(ctx)), func() bool {
+		s, err = js.Stream(ctx, stream)
+		return err == nil && s.CachedInfo().State.LastSeq >= after+want
+	}) {
+		b.Fatalf("%s never held %d new messages: %v", stream, want, err)
 	}
+	first, err1 := s.GetMsg(ctx, after+1)
+	last, err2 := s.GetMsg(ctx, after+want)
+	if err1 != nil || err2 != nil {
+		b.Fatal(err1, err2)
+	}
+	if got := s.CachedInfo().State.LastSeq - after; got != want {
+		b.Fatalf("%s holds %d new messages, want %d", stream, got, want)
+	}
+	return last.Time.Sub(first.Time)
 }
 
 // rawCatchUp sources counts[i] messages from each of len(counts) plain
@@ -254,12 +249,7 @@ func rawCatchUp(ctx context.Context, b *testing.B, counts []uint64) time.Duratio
 		sources = append(sources, &jetstream.StreamSource{Name: subject.Stream, External: &jetstream.ExternalStream{APIPrefix: "$JS." + domain + ".API"}})
 		want += count
 	}
-	for hub.NumLeafNodes() < len(counts) {
-		if ctx.Err() != nil {
-			b.Fatal("the raw leaf links never came up")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	lumentest.WaitFor(b, time.Until(deadlineOf(ctx)), "the raw leaf links", func() bool { return hub.NumLeafNodes() >= len(counts) })
 	hjs := newJetStream(b, connect(b, hub.ClientURL(), nats.Timeout(requestTimeout)))
 	if _, err := hjs.CreateStream(ctx, jetstream.StreamConfig{Name: "RAW", Storage: jetstream.FileStorage, Sources: sources}); err != nil {
 		b.Fatal(err)
@@ -276,4 +266,13 @@ func rawCatchUpOf(b *testing.B, n uint64) time.Duration {
 	b.StopTimer()
 	defer b.StartTimer()
 	return rawCatchUp(ctx, b, []uint64{n})
+}
+
+// deadlineOf is ctx's deadline, or a minute from now when it has none:
+// how long a poll under ctx may last.
+func deadlineOf(ctx context.Context) time.Time {
+	if d, ok := ctx.Deadline(); ok {
+		return d
+	}
+	return time.Now().Add(time.Minute)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/lumen-home/lumen/internal/lumentest"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/repair"
 	"github.com/lumen-home/lumen/nats/subject"
@@ -43,22 +44,16 @@ func BenchmarkRecovery(b *testing.B) {
 		}
 		defer nc.Close()
 		var g messages.GetReply
-		for {
+		lumentest.WaitEvery(b, readyTimeout, time.Millisecond, "the light's answer after a restart", func() bool {
 			m, err := nc.Request(subject.Cmd(benchLight, messages.VerbGet), []byte(`{}`), requestTimeout)
-			if err == nil && json.Unmarshal(m.Data, &g) == nil && g.OK {
-				break
-			}
-			time.Sleep(time.Millisecond)
-		}
+			return err == nil && json.Unmarshal(m.Data, &g) == nil && g.OK
+		})
 		toGet := time.Since(t0)
-		for {
+		lumentest.WaitEvery(b, readyTimeout, time.Millisecond, "the LED to show the state after a restart", func() bool {
 			var led messages.LEDReply
 			m, err := nc.Request(subject.Cmd(benchLight, messages.VerbLED), []byte(`{}`), requestTimeout)
-			if err == nil && json.Unmarshal(m.Data, &led) == nil && led.State == g.State {
-				break
-			}
-			time.Sleep(time.Millisecond)
-		}
+			return err == nil && json.Unmarshal(m.Data, &led) == nil && led.State == g.State
+		})
 		return d, toGet, time.Since(t0)
 	}
 	var gets, leds, emptyLeds latencies

@@ -257,14 +257,7 @@ func delayFsyncs(b *testing.B, pid int, delay time.Duration) {
 	})
 	// strace says each thread it attached to on stderr; the daemon's
 	// first fsync then shows in its output.
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if strings.Contains(stderr.String(), "attached") {
-			return
-		}
-		if time.Now().After(deadline) {
-			b.Fatalf("strace did not attach to %d in 10 s: %s", pid, stderr.String())
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !lumentest.Within(10*time.Second, func() bool { return strings.Contains(stderr.String(), "attached") }) {
+		b.Fatalf("strace did not attach to %d in 10 s: %s", pid, stderr.String())
 	}
 }

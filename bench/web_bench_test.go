@@ -14,6 +14,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/lumen-home/lumen/internal/lumentest"
 	"github.com/lumen-home/lumen/nats/subject"
 )
 
@@ -158,7 +159,18 @@ func runSSELoad(b *testing.B, d *daemon, nc *nats.Conn, url string, clients int)
 	}
 	tick.Stop()
 	wg.Wait()
-	time.Sleep(500 * time.Millisecond) // the last events reach everyone
+	// The last events reach everyone; one that never does is counted
+	// below.
+	lumentest.Within(10*time.Second, func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		for seq := range sent {
+			if _, ok := natsAt[seq]; !ok || len(sseAt[seq]) < clients {
+				return false
+			}
+		}
+		return true
+	})
 	elapsed := time.Since(start)
 	cpu := procCPU(b, d.Pid()) - cpu0
 

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/lumen-home/lumen/plugins"
 )
@@ -102,7 +101,6 @@ func BenchmarkLiveInstanceMemory(b *testing.B) {
 
 // rss is the process's resident set size in bytes.
 func rss(tb testing.TB) int64 {
-	time.Sleep(10 * time.Millisecond)
 	b, err := os.ReadFile("/proc/self/status")
 	if err != nil {
 		tb.Skip("no /proc/self/status")

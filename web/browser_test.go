@@ -194,17 +194,13 @@ func TestPageInChromium(t *testing.T) {
 	if out, err := exec.Command(lumentest.Bin(t), "fire", "button_click", "--server", d.URL).CombinedOutput(); err != nil {
 		t.Fatalf("lumen fire: %v\n%s", err, out)
 	}
-	fired := time.Now()
-	for {
-		state, logText := b.text(t, `section[data-light="demo"] .state`), b.text(t, `#log`)
-		if state == "green" && strings.Contains(logText, "out.state") {
-			break
-		}
-		if time.Since(fired) > 500*time.Millisecond {
-			b.keepScreenshot(t, "late")
-			t.Fatalf("500 ms after a fire from NATS the page shows %q; log:\n%s", state, logText)
-		}
-		time.Sleep(20 * time.Millisecond)
+	var state, logText string
+	if !lumentest.Within(500*time.Millisecond, func() bool {
+		state, logText = b.text(t, `section[data-light="demo"] .state`), b.text(t, `#log`)
+		return state == "green" && strings.Contains(logText, "out.state")
+	}) {
+		b.keepScreenshot(t, "late")
+		t.Fatalf("500 ms after a fire from NATS the page shows %q; log:\n%s", state, logText)
 	}
 	b.waitSwatch(t, "demo", "green", func(r, g, bl uint32) bool { return g >= 128 && r <= 60 && bl <= 60 })
 

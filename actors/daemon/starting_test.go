@@ -31,19 +31,24 @@ func TestFirstClientFindsTheLight(t *testing.T) {
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			deadline := time.Now().Add(time.Minute)
-			for time.Now().Before(deadline) {
-				nc, err := nats.Connect("nats://"+addr, nats.Timeout(time.Second))
-				if err != nil {
-					time.Sleep(100 * time.Microsecond)
-					continue
-				}
-				defer nc.Close()
-				_, err = nc.Request(subject.Cmd("k", messages.VerbGet), []byte(`{}`), 5*time.Second)
+			// The client's own retries, 100 µs apart, without jitter.
+			connected := make(chan struct{})
+			nc, err := nats.Connect("nats://"+addr, nats.Timeout(time.Second), nats.RetryOnFailedConnect(true),
+				nats.MaxReconnects(-1), nats.ReconnectWait(100*time.Microsecond), nats.ReconnectJitter(0, 0),
+				nats.ConnectHandler(func(*nats.Conn) { close(connected) }))
+			if err != nil {
 				got <- err
 				return
 			}
-			got <- errors.New("could not connect for a minute")
+			defer nc.Close()
+			select {
+			case <-connected:
+			case <-time.After(time.Minute):
+				got <- errors.New("could not connect for a minute")
+				return
+			}
+			_, err = nc.Request(subject.Cmd("k", messages.VerbGet), []byte(`{}`), 5*time.Second)
+			got <- err
 		}()
 		d := startWith(t, func(c *daemon.Config) { c.Data, c.Listen = data, addr }, "k")
 		if err := <-got; err != nil {

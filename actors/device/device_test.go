@@ -98,6 +98,25 @@ func (r *rig) firedInputs(t *testing.T) chan *nats.Msg {
 	return fired
 }
 
+// frameDone waits until the actor has shown the frame due now and armed
+// the next one, every later: what it publishes of the frame is then sent
+// too. The frames are the only timers of the device's clock while the
+// button rests.
+func (r *rig) frameDone(t *testing.T, every time.Duration) {
+	t.Helper()
+	if !r.clock.WaitArmed(r.clock.Now().Add(every), 10*time.Second) {
+		t.Fatal("the animation stopped: no next frame is armed")
+	}
+}
+
+// nextFrame moves the device's clock to its next frame, every later, once
+// the frame before is done.
+func (r *rig) nextFrame(t *testing.T, every time.Duration) {
+	t.Helper()
+	r.frameDone(t, every)
+	r.clock.Advance(every)
+}
+
 // waitFrame waits until the fake LED's last frame is want.
 func (r *rig) waitFrame(t *testing.T, want hardware.RGB) {
 	t.Helper()
@@ -215,13 +234,12 @@ func TestRenderErrorOncePerState(t *testing.T) {
 	// Frames keep coming (speed 10 ms) in the error color, with no
 	// further error events.
 	n := r.hw.Count()
-	deadline := time.Now().Add(10 * time.Second)
-	for r.hw.Count() <= n+3 {
-		if time.Now().After(deadline) {
-			t.Fatal("the animation stopped")
-		}
-		r.clock.Advance(10 * time.Millisecond)
-		time.Sleep(time.Millisecond)
+	for range 4 {
+		r.nextFrame(t, 10*time.Millisecond)
+	}
+	r.frameDone(t, 10*time.Millisecond)
+	if r.hw.Count() <= n+3 {
+		t.Fatalf("%d frames shown in 4 frame periods", r.hw.Count()-n)
 	}
 	if f := r.hw.Last(); f[0] != (hardware.RGB{R: 255, G: 0, B: 128}) {
 		t.Fatalf("error color %v", f)
@@ -268,10 +286,14 @@ func TestAnimationFramesPublished(t *testing.T) {
 	}
 	// One second of the device's clock, in 10 ms frames.
 	for range 100 {
-		r.clock.Advance(10 * time.Millisecond)
-		time.Sleep(time.Millisecond)
+		r.nextFrame(t, 10*time.Millisecond)
 	}
-	time.Sleep(200 * time.Millisecond)
+	r.frameDone(t, 10*time.Millisecond)
+	// The device publishes on r.nc: a round trip of it brings every
+	// frame it has published.
+	if err := r.nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
 	n := len(frames)
 	if n < 20 || n > 31 {
 		t.Fatalf("%d frames published in a second of a 100 fps animation, want at most 30 (and some)", n)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/lumen-home/lumen/actors/light"
 	"github.com/lumen-home/lumen/internal/clock"
+	"github.com/lumen-home/lumen/internal/lumentest"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/broker"
 	"github.com/lumen-home/lumen/nats/journal"
@@ -41,16 +42,13 @@ func BenchmarkLightApply(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for {
+	lumentest.WaitEvery(b, time.Minute, time.Millisecond, "the light to apply every input", func() bool {
 		res, err := sys.Root.RequestFuture(pid, &light.Get{}, 10*time.Second).Result()
 		if err != nil {
 			b.Fatal(err)
 		}
-		if res.(*messages.GetReply).Seq >= seq {
-			break
-		}
-		time.Sleep(time.Millisecond)
-	}
+		return res.(*messages.GetReply).Seq >= seq
+	})
 	b.StopTimer()
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "inputs/s")
 }

@@ -1,6 +1,7 @@
 package main_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -9,6 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/lumen-home/lumen/internal/lumentest"
 	"github.com/lumen-home/lumen/messages"
 )
 
@@ -20,16 +24,27 @@ func TestGetAtPast(t *testing.T) {
 	d := startDaemon(t, t.TempDir())
 	nc := connect(t, d.URL)
 	var seqs []uint64
-	var between time.Time
-	for i := range 3 {
+	for range 3 {
 		r := mustOK(t, request(t, nc, "lumen.demo.cmd.fire", `{"transition":"button_click"}`))
 		seqs = append(seqs, uint64(r.Body["seq"].(float64)))
-		if i == 0 {
-			time.Sleep(50 * time.Millisecond)
-			between = time.Now()
-			time.Sleep(50 * time.Millisecond)
-		}
 	}
+	// Between the two clicks: just after the journal stored the last
+	// event before the second (the times are the journal's own).
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	stream, err := js.Stream(ctx, "LUMEN")
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, err := stream.GetMsg(ctx, seqs[1]-1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	between := before.Time.Add(time.Nanosecond)
 	mustOK(t, request(t, nc, "lumen.demo.cmd.set_var", `{"name":"note","value":"after"}`))
 	state := func(args ...string) (string, map[string]any) {
 		t.Helper()
@@ -43,8 +58,14 @@ func TestGetAtPast(t *testing.T) {
 		}
 		return g["state"].(string), g
 	}
-	// Past the second of the last input, for --at HH:MM:SS (local time).
-	time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(time.Second)))
+	// --at HH:MM:SS (local time), once the clock is past the second of
+	// the last input.
+	lumentest.WaitFor(t, 3*time.Second, "lumen get --at HH:MM:SS to show the last click", func() bool {
+		// Within the journal's first second, that second is before it.
+		out, code := runCLI(t, d.URL, "get", "--at", time.Now().Format("15:04:05"))
+		var g struct{ State string }
+		return code == 0 && json.Unmarshal([]byte(out), &g) == nil && g.State == "blue"
+	})
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -53,7 +74,6 @@ func TestGetAtPast(t *testing.T) {
 		{[]string{"--seq", fmt.Sprint(seqs[1])}, "green"},
 		{[]string{"--seq", fmt.Sprint(seqs[1] + 1)}, "green"}, // an output of the second click
 		{[]string{"--at", between.UTC().Format(time.RFC3339Nano)}, "red"},
-		{[]string{"--at", time.Now().Format("15:04:05")}, "blue"},
 		{nil, "blue"},
 	} {
 		if s, _ := state(tc.args...); s != tc.want {

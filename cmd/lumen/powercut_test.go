@@ -15,6 +15,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/lumen-home/lumen/internal/lumentest"
 	"github.com/lumen-home/lumen/internal/powercut"
 )
 
@@ -168,19 +169,13 @@ func checkJournal(t *testing.T, d *daemon, seqs []uint64) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
 	var g reply
-	for {
+	if !lumentest.Within(60*time.Second, func() bool {
 		g = mustOK(t, request(t, nc, "lumen.dur.cmd.get", `{}`))
 		vars, _ := g.Body["vars"].(map[string]any)
-		if vars["dinged"] == true {
-			break
-		}
-		if ctx.Err() != nil {
-			t.Fatalf("the timer set before the cut never fired: %s\n%s", g.Raw, d.Logs())
-		}
-		time.Sleep(100 * time.Millisecond)
+		return vars["dinged"] == true
+	}) {
+		t.Fatalf("the timer set before the cut never fired: %s\n%s", g.Raw, d.Logs())
 	}
 	// Reading the journal takes a while after many cuts: no deadline
 	// but the test's.

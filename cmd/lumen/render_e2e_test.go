@@ -74,7 +74,8 @@ func TestLoopingColorIsStopped(t *testing.T) {
 	mustOK(t, request(t, nc, "lumen.demo.cmd.set_state", `{"name":"spin"}`))
 
 	lumentest.WaitFor(t, 10*time.Second, "a render error", func() bool { return len(errs.all()) > 0 })
-	time.Sleep(500 * time.Millisecond)
+	// Stopped: the LED dimmed to the stopped color.
+	waitLED(t, nc, "demo", "#400020")
 	// The LED's frames are announced while a state is rendered: none
 	// should come for a stopped one (a measure that a loaded machine,
 	// which starves the daemon's CPU, does not blur).

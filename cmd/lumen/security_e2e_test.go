@@ -693,10 +693,24 @@ func TestSecurityReplies(t *testing.T) {
 			}
 			secret = append(secret, rb)
 		}
-		if err := spy.Flush(); err != nil {
+		// A marker the spy sends itself comes after whatever reached it
+		// before, on each subscription that hears it (">" and "_INBOX.>"):
+		// a subscription hands its messages over in order.
+		const marker = "_INBOX.spy.marker marker"
+		if err := spy.Publish("_INBOX.spy.marker", []byte("marker")); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(500 * time.Millisecond)
+		lumentest.WaitFor(t, 10*time.Second, "the spy's own marker on both its subscriptions", func() bool {
+			mu.Lock()
+			defer mu.Unlock()
+			n := 0
+			for _, s := range got {
+				if s == marker {
+					n++
+				}
+			}
+			return n >= 2
+		})
 		mu.Lock()
 		defer mu.Unlock()
 		for _, s := range got {
@@ -715,7 +729,7 @@ func TestSecurityReplies(t *testing.T) {
 				}
 			}
 		}
-		t.Logf("the spy received %d messages (the light's events)", len(got))
+		t.Logf("the spy received %d messages (the light's events, and its own marker twice)", len(got))
 		b.stopAndVerify(t, "demo")
 	})
 }

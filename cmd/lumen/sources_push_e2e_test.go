@@ -134,11 +134,22 @@ func TestInternalAndNATSSources(t *testing.T) {
 	// After a restart the history is read back from the journal: a new
 	// source counts the same transitions as before.
 	var today float64
+	lastRun := func() string {
+		runs, _ := mustOK(t, request(t, nc, "lumen.demo.cmd.list_sources", `{}`)).Body["last_runs"].(map[string]any)
+		return fmt.Sprint(runs["activity"])
+	}
 	lumentest.WaitFor(t, 20*time.Second, "transitions_today to count the doorbell's transitions and settle", func() bool {
 		before, _ := vars()["today"].(float64)
-		time.Sleep(500 * time.Millisecond) // two runs
+		// The same after two more runs of the source.
+		seen, runs := lastRun(), 0
+		lumentest.Within(5*time.Second, func() bool {
+			if r := lastRun(); r != seen {
+				seen, runs = r, runs+1
+			}
+			return runs >= 2
+		})
 		today, _ = vars()["today"].(float64)
-		return today >= 5 && today == before
+		return runs >= 2 && today >= 5 && today == before
 	})
 	nc.Close()
 	if err := d.Stop(); err != nil {

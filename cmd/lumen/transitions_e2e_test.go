@@ -20,9 +20,13 @@ func TestCustomTransition(t *testing.T) {
 	// Not parallel: the daemon inherits the test-only minimum interval.
 	t.Setenv("LUMEN_SOURCE_MIN_INTERVAL_MS", "100")
 	var open atomic.Bool
-	var polls atomic.Int64
+	var polls, watches atomic.Int64
 	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		polls.Add(1)
+		if r.URL.Path == "/watch" {
+			watches.Add(1)
+		} else {
+			polls.Add(1)
+		}
 		fmt.Fprintf(w, `{"open":%v}`, open.Load())
 	}))
 	defer api.Close()
@@ -84,9 +88,16 @@ func TestCustomTransition(t *testing.T) {
 	if r := mustOK(t, request(t, nc, "lumen.demo.cmd.list_tools", `{}`)); strings.Contains(string(r.Raw), "door_open") {
 		t.Fatalf("the predicate tool outlived its transition: %s", r.Raw)
 	}
-	time.Sleep(300 * time.Millisecond) // a poll under way may finish
+	// Another transition, polled as often, paces the check: a poll of
+	// door_open under way may finish by its second poll, and none may
+	// come in its next three.
+	mustOK(t, request(t, nc, "lumen.demo.cmd.define_transition", fmt.Sprintf(`{"name":"watch",
+		"code":"const r = await fetch('http://%s/watch'); return (await r.json()).open",
+		"poll_interval_ms":200,"hosts":[%q]}`, host, host)))
+	lumentest.WaitFor(t, 20*time.Second, "watch's second poll", func() bool { return watches.Load() >= 2 })
 	n = polls.Load()
-	time.Sleep(600 * time.Millisecond)
+	m := watches.Load()
+	lumentest.WaitFor(t, 20*time.Second, "three more polls of watch", func() bool { return watches.Load() >= m+3 })
 	if polls.Load() != n {
 		t.Fatal("the predicate is still polled after delete_transition")
 	}

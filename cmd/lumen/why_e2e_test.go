@@ -48,8 +48,8 @@ func TestWhyAndJournalSlice(t *testing.T) {
 		if err := nc.Publish("home.thermo", []byte(`{"temp":5}`)); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(100 * time.Millisecond)
-		return state() == "cold"
+		// A reading a little while to arrive before the next.
+		return lumentest.Within(100*time.Millisecond, func() bool { return state() == "cold" })
 	})
 
 	var w messages.WhyReply

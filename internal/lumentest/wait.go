@@ -29,3 +29,16 @@ func Within(d time.Duration, ok func() bool) bool {
 	}
 	return true
 }
+
+// WaitEvery is WaitFor polling every pause, without backoff: for a
+// benchmark that times the wait, whose figure a backoff would blur.
+func WaitEvery(tb testing.TB, d, pause time.Duration, what string, ok func() bool) {
+	tb.Helper()
+	deadline := time.Now().Add(d)
+	for !ok() {
+		if time.Now().After(deadline) {
+			tb.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(pause)
+	}
+}

@@ -143,7 +143,12 @@ func TestOnePiOneMachine(t *testing.T) {
 	if !strings.Contains(w, "each Pi needs its own creds") {
 		t.Fatalf("the second machine is told %q", w)
 	}
-	time.Sleep(time.Second)
+	// The hub says so once it has refused the second link, which came
+	// after the first Pi's: a push-out of the first would be logged by
+	// then.
+	lumentest.WaitFor(t, 10*time.Second, "the hub to log the second machine", func() bool {
+		return strings.Contains(logs.String()[before:], "pi hallpi connects from")
+	})
 	after := logs.String()[before:]
 	if on, why := a.HubLinked(); !on || strings.Contains(after, "Duplicate") {
 		t.Errorf("the first Pi was pushed out (%s):\n%s", why, after)

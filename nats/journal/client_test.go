@@ -139,8 +139,13 @@ func TestClientRead(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("appends not acknowledged")
 	}
-	mid := time.Now()
-	time.Sleep(5 * time.Millisecond)
+	// Just after the stream stored the last small event: the times are
+	// the stream's, so no wait is needed to fall between two events.
+	lastSmall, err := w.LastMsg(ctx, ">")
+	if err != nil || lastSmall.Seq != n {
+		t.Fatalf("the last small event: %+v, %v", lastSmall, err)
+	}
+	mid := lastSmall.Time.Add(time.Nanosecond)
 	// Then large events: a few per batch at most.
 	big := bytes.Repeat([]byte("b"), 900_000)
 	const nBig = 10
@@ -388,7 +393,8 @@ func TestClientFollow(t *testing.T) {
 				take(ev{seq: next})
 			}
 			take(ev{caughtUp: true})
-			// Live: appended in a burst and one by one, while it reads.
+			// Live: appended in bursts of 500, each acknowledged before
+			// the next, while it reads.
 			go func() {
 				for i := before + 1; i <= before+live; i++ {
 					if _, err := w.AppendAsync(kinds[(i-1)%len(kinds)], fmt.Appendf(nil, "%d", i)); err != nil {
@@ -397,7 +403,6 @@ func TestClientFollow(t *testing.T) {
 					}
 					if i%500 == 0 {
 						<-w.AsyncComplete()
-						time.Sleep(10 * time.Millisecond)
 					}
 				}
 			}()

@@ -919,9 +919,13 @@ func TestSeqAt(t *testing.T) {
 	state := subject.Out("kitchen", "state")
 	mustAppend(t, j, state, "old")
 	mustAppend(t, j, subject.Out("hall", "state"), "other light")
-	time.Sleep(20 * time.Millisecond)
-	mid := time.Now()
-	time.Sleep(20 * time.Millisecond)
+	// Just after the stream stored event 2: the times are the stream's,
+	// so no wait is needed to fall between two events.
+	second, err := j.LastMsg(ctx, ">")
+	if err != nil || second.Seq != 2 {
+		t.Fatalf("event 2: %+v, %v", second, err)
+	}
+	mid := second.Time.Add(time.Nanosecond)
 	mustAppend(t, j, subject.Out("hall", "state"), "other light, later")
 	mustAppend(t, j, state, "new")
 	for _, tc := range []struct {

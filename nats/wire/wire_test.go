@@ -42,12 +42,14 @@ func serve(t *testing.T, nc *nats.Conn, light string, handlers map[string]func(m
 
 func TestRequestAndRefusals(t *testing.T) {
 	nc := connect(t)
+	hung := make(chan struct{})
 	serve(t, nc, "kitchen", map[string]func(micro.Request) any{
 		"get":    func(micro.Request) any { return &messages.GetReply{OK: true, Light: "kitchen", State: "red"} },
 		"fire":   func(micro.Request) any { return &messages.ErrorReply{Code: 400, Error: "fire: say which transition"} },
 		"delete": func(micro.Request) any { return &wire.Error{Code: 409, Msg: "rule r2 uses it"} },
-		"hang":   func(micro.Request) any { time.Sleep(time.Second); return struct{}{} },
+		"hang":   func(micro.Request) any { <-hung; return struct{}{} },
 	})
+	t.Cleanup(func() { close(hung) }) // before the service stops
 	c := wire.New(nc, wire.WithTimeout(200*time.Millisecond))
 	ctx := context.Background()
 
@@ -83,7 +85,10 @@ func TestCallRetry(t *testing.T) {
 	// it, and says so once.
 	var told atomic.Int32
 	go func() {
-		time.Sleep(1500 * time.Millisecond)
+		// Once the call says it waits, after its first tries.
+		if !lumentest.Within(30*time.Second, func() bool { return told.Load() > 0 }) {
+			return // the call fails below
+		}
 		serve(t, nc, "kitchen", map[string]func(micro.Request) any{
 			"get":  func(micro.Request) any { return &messages.GetReply{OK: true, State: "green"} },
 			"bad":  func(micro.Request) any { return &messages.ErrorReply{Code: 400, Error: "bad input"} },
