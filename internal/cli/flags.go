@@ -15,7 +15,14 @@ import (
 // Duration is a time.Duration flag that also accepts plain seconds.
 type Duration time.Duration
 
-func (d *Duration) String() string { return time.Duration(*d).String() }
+// String is the duration as a flag shows it; "0" for none, which the
+// help then leaves out as pflag does for its own zero defaults.
+func (d *Duration) String() string {
+	if *d == 0 {
+		return "0"
+	}
+	return time.Duration(*d).String()
+}
 
 func (d *Duration) Type() string { return "duration" }
 
