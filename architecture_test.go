@@ -3,6 +3,7 @@ package lumen_test
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -176,4 +177,28 @@ func forbidden(dep, f string) bool {
 		return dep == prefix || strings.HasPrefix(dep, f)
 	}
 	return dep == f || (strings.Contains(f, ".") && strings.HasPrefix(dep, f+"/"))
+}
+
+// TestCommandIsThin keeps cmd/lumen a thin main: its commands' flags and
+// help over internal/cli and the other libraries, at most 2,500 lines
+// (tests aside). A command's logic goes in a library.
+func TestCommandIsThin(t *testing.T) {
+	files, err := filepath.Glob("cmd/lumen/*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := 0
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines += strings.Count(string(b), "\n")
+	}
+	if lines == 0 || lines > 2500 {
+		t.Errorf("cmd/lumen has %d lines besides its tests; at most 2,500: move a command's logic to internal/cli or another library", lines)
+	}
 }
