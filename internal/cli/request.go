@@ -38,7 +38,7 @@ func (t *Term) Request(ctx context.Context, verb string, body any) ([]byte, erro
 	return t.requestOn(ctx, nc, verb, body)
 }
 
-// requestOn is request over an open connection.
+// requestOn is Request over an open connection.
 func (t *Term) requestOn(ctx context.Context, nc *nats.Conn, verb string, body any) ([]byte, error) {
 	return t.requestWithin(ctx, nc, verb, body, time.Duration(t.Timeout))
 }
@@ -50,7 +50,7 @@ func (t *Term) requestWithin(ctx context.Context, nc *nats.Conn, verb string, bo
 }
 
 // Call sends one typed request (send, e.g. wire.Light.History) to
-// --light, its refusal in the user's words as request's.
+// --light, its refusal in the user's words as Request's.
 func Call[T any](ctx context.Context, t *Term, verb string, send func(wire.Light, context.Context) (T, error)) (T, error) {
 	nc, err := t.Open(ctx)
 	if err != nil {
