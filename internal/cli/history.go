@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"text/tabwriter"
 
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/messages/describe"
@@ -56,16 +55,7 @@ func (t *Term) History(ctx context.Context) error {
 	if t.JSON {
 		return t.printValue(h)
 	}
-	if len(h.Changes) == 0 {
-		fmt.Fprintf(t.Stdout, "light %s has no configuration change in its journal\n", h.Light)
-		return nil
-	}
-	w := tabwriter.NewWriter(t.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "SEQ\tTIME\tBY\tCHANGES")
-	for _, c := range h.Changes {
-		fmt.Fprintf(w, "%d\t%s\t%s\t%s\n", c.Seq, c.Time.Local().Format("2006-01-02 15:04:05"), c.By, c.Summary)
-	}
-	return w.Flush()
+	return describe.History(t.Stdout, h)
 }
 
 // Diff prints configuration change argv[0] as a YAML diff, or the

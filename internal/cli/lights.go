@@ -170,7 +170,6 @@ func dash(s string) string {
 
 // Ls prints the running lights (and at a hub, those that do not answer).
 func (t *Term) Ls(ctx context.Context) error {
-
 	nc, err := t.Connect()
 	if err != nil {
 		return err

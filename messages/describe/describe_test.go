@@ -149,3 +149,29 @@ func TestOutputsAndSources(t *testing.T) {
 		}
 	}
 }
+
+func TestHistory(t *testing.T) {
+	at := time.Date(2026, 11, 24, 8, 5, 0, 0, time.Local)
+	for _, tc := range []struct {
+		name string
+		h    messages.HistoryReply
+		want string
+	}{
+		{"none", messages.HistoryReply{Light: "hall"}, "light hall has no configuration change in its journal\n"},
+		{"two", messages.HistoryReply{Light: "hall", Changes: []messages.ConfigChange{
+			{Seq: 3, Time: at, By: "cli", Summary: "+ state orange"},
+			{Seq: 12, Time: at.Add(time.Minute), By: "agent:default:2", Summary: "+ rule r6"},
+		}}, `SEQ  TIME                 BY               CHANGES
+3    2026-11-24 08:05:00  cli              + state orange
+12   2026-11-24 08:06:00  agent:default:2  + rule r6
+`},
+	} {
+		var b bytes.Buffer
+		if err := describe.History(&b, tc.h); err != nil {
+			t.Fatal(err)
+		}
+		if b.String() != tc.want {
+			t.Errorf("%s: got\n%s\nwant\n%s", tc.name, b.String(), tc.want)
+		}
+	}
+}

@@ -166,3 +166,18 @@ func Functions(w io.Writer, list []messages.Function) error {
 	}
 	return t.Flush()
 }
+
+// History is the table of a light's configuration changes: sequence,
+// time (local), who made it, what changed.
+func History(w io.Writer, h messages.HistoryReply) error {
+	if len(h.Changes) == 0 {
+		_, err := fmt.Fprintf(w, "light %s has no configuration change in its journal\n", h.Light)
+		return err
+	}
+	tw := table(w)
+	fmt.Fprintln(tw, "SEQ\tTIME\tBY\tCHANGES")
+	for _, c := range h.Changes {
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", c.Seq, c.Time.Local().Format("2006-01-02 15:04:05"), c.By, c.Summary)
+	}
+	return tw.Flush()
+}
