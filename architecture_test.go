@@ -33,7 +33,7 @@ var layers = []layer{
 		pkgs:   []string{"messages"},
 		forbid: []string{module + "/"}},
 	{name: "pure", why: "pure logic, reused by replay, which has no network, bus, actors, sandbox or pins",
-		pkgs: []string{"messages/describe", "actors/light/machine", "actors/source/datasource", "hardware", "hardware/gesture", "hardware/input",
+		pkgs: []string{"messages/describe", "messages/color", "actors/light/machine", "actors/source/datasource", "hardware", "hardware/gesture", "hardware/input",
 			"hardware/render", "hardware/ws2812", "hardware/sim", "hardware/hwtest", "internal/jsbox", "internal/splitmix", "internal/argschema",
 			"internal/clip", "internal/redact", "nats/subject", "agent/phrase"},
 		forbid: ioPaths},
