@@ -18,7 +18,7 @@ type HardwareConfig struct {
 	// sim or rpi.
 	Driver string `yaml:"driver"`
 	// The doc tags are the configuration reference's (docs/configuration.md).
-	Light string `yaml:"light" doc:"the light the Pi's LED and button belong to (default: the first --light); every other light gets a simulated LED and button"`
+	Light      string  `yaml:"light" doc:"the light the Pi's LED and button belong to (default: the first --light); every other light gets a simulated LED and button"`
 	Pixels     int     `yaml:"pixels" doc:"the simulated LED's pixel count (default 1)"`
 	Gamma      float64 `yaml:"gamma" doc:"gamma correction of every color sent to the LED, above 0 and at most 5 (default 2.2; 1: none)"`
 	Brightness float64 `yaml:"brightness" doc:"a cap on the LED's brightness from 0 to 1, a power budget (default 1)"`
