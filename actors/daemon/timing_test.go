@@ -71,12 +71,7 @@ func (r *timedRig) restart(down time.Duration) {
 // an error reply.
 func (r *timedRig) ok(verb, body string) map[string]any {
 	r.t.Helper()
-	b, code := request(r.t, r.nc, verb, body)
-	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil || code != "" {
-		r.t.Fatalf("%s %s: %s %s", verb, body, code, b)
-	}
-	return m
+	return mustOK(r.t, r.nc, verb, body)
 }
 
 // step moves the clock a second at a time (the source manager's tick)
