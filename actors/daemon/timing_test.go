@@ -124,12 +124,19 @@ func (r *timedRig) lastEvent(subj string) string {
 // from the one recorded.
 func (r *timedRig) verify() {
 	r.t.Helper()
-	js, err := jetstream.New(r.nc)
+	verifyReplay(r.t, r.nc, "demo")
+}
+
+// verifyReplay replays light's journal, failing on an output that differs
+// from the one recorded: what lumen replay --verify does.
+func verifyReplay(t *testing.T, nc *nats.Conn, light string) {
+	t.Helper()
+	js, err := jetstream.New(nc)
 	if err != nil {
-		r.t.Fatal(err)
+		t.Fatal(err)
 	}
-	if _, err := (past.Replay{Light: "demo", Verify: true}).Run(context.Background(), journal.New(js)); err != nil {
-		r.t.Fatalf("replay --verify: %v", err)
+	if _, err := (past.Replay{Light: light, Verify: true}).Run(context.Background(), journal.New(js)); err != nil {
+		t.Fatalf("replay --verify of %s: %v", light, err)
 	}
 }
 
