@@ -58,6 +58,18 @@ func request(t *testing.T, nc *nats.Conn, verb, body string) ([]byte, string) {
 	return msg.Data, msg.Header.Get("Nats-Service-Error-Code")
 }
 
+// mustOK is request for a reply that must be a success; it returns the
+// reply's body decoded.
+func mustOK(t *testing.T, nc *nats.Conn, verb, body string) map[string]any {
+	t.Helper()
+	b, code := request(t, nc, verb, body)
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil || code != "" || m["ok"] != true {
+		t.Fatalf("%s %s: %s %s", verb, body, code, b)
+	}
+	return m
+}
+
 // An apply with "dry_run":true says what the apply would change and
 // changes nothing: the light is as it was and nothing is journaled. Its
 // refusals are those of the apply. The apply then says the same changes,

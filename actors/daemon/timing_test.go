@@ -71,12 +71,7 @@ func (r *timedRig) restart(down time.Duration) {
 // an error reply.
 func (r *timedRig) ok(verb, body string) map[string]any {
 	r.t.Helper()
-	b, code := request(r.t, r.nc, verb, body)
-	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil || code != "" {
-		r.t.Fatalf("%s %s: %s %s", verb, body, code, b)
-	}
-	return m
+	return mustOK(r.t, r.nc, verb, body)
 }
 
 // step moves the clock a second at a time (the source manager's tick)
@@ -129,12 +124,19 @@ func (r *timedRig) lastEvent(subj string) string {
 // from the one recorded.
 func (r *timedRig) verify() {
 	r.t.Helper()
-	js, err := jetstream.New(r.nc)
+	verifyReplay(r.t, r.nc, "demo")
+}
+
+// verifyReplay replays light's journal, failing on an output that differs
+// from the one recorded: what lumen replay --verify does.
+func verifyReplay(t *testing.T, nc *nats.Conn, light string) {
+	t.Helper()
+	js, err := jetstream.New(nc)
 	if err != nil {
-		r.t.Fatal(err)
+		t.Fatal(err)
 	}
-	if _, err := (past.Replay{Light: "demo", Verify: true}).Run(context.Background(), journal.New(js)); err != nil {
-		r.t.Fatalf("replay --verify: %v", err)
+	if _, err := (past.Replay{Light: light, Verify: true}).Run(context.Background(), journal.New(js)); err != nil {
+		t.Fatalf("replay --verify of %s: %v", light, err)
 	}
 }
 

@@ -1,4 +1,4 @@
-package main_test
+package daemon_test
 
 import (
 	"fmt"
@@ -11,17 +11,59 @@ import (
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/lumen-home/lumen/actors/daemon"
 	"github.com/lumen-home/lumen/internal/lumentest"
+	"github.com/lumen-home/lumen/messages"
 )
+
+// Polled sources against a remote API (an httptest server), on the real
+// clock: the times of the backoff are datasource's and actors/source's
+// tests, on a fake one.
+
+// startPolling starts the demo light allowed to reach api, with a
+// minimum interval short enough for a test.
+func startPolling(t *testing.T, api *httptest.Server) (*nats.Conn, string) {
+	t.Helper()
+	host := strings.TrimPrefix(api.URL, "http://")
+	d := startWith(t, func(c *daemon.Config) { c.AllowNet, c.SourceMinInterval = []string{host}, 100*time.Millisecond }, "demo")
+	return connectTo(t, d), host
+}
+
+// sourceErrors collects the light's error events from now on; the func
+// it returns takes the next one, failing unless it is a source's that
+// kept the last values.
+func sourceErrors(t *testing.T, nc *nats.Conn) func(what string) string {
+	t.Helper()
+	errs := make(chan *nats.Msg, 64)
+	sub, err := nc.ChanSubscribe("lumen.demo.evt.out.error", errs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = sub.Unsubscribe() })
+	if err := nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	return func(what string) string {
+		t.Helper()
+		select {
+		case m := <-errs:
+			if !strings.Contains(string(m.Data), `"kind":"source"`) || !strings.Contains(string(m.Data), "keeps the last values") {
+				t.Fatalf("%s: error event %s", what, m.Data)
+			}
+			return string(m.Data)
+		case <-time.After(20 * time.Second):
+			t.Fatalf("%s: no error event", what)
+		}
+		return ""
+	}
+}
 
 // The seed's Bitcoin flow: a tool fetches a price, a poll source stores it
 // (keeping btc_price_prev) and fires price_updated, and rules turn the
 // light up or down. When the API fails, the light keeps its last values
 // and keeps answering.
 func TestPollSourceBitcoin(t *testing.T) {
-	needGuest(t)
-	// Not parallel: the daemon inherits the test-only minimum interval.
-	t.Setenv("LUMEN_SOURCE_MIN_INTERVAL_MS", "100")
+	lumentest.NeedGuest(t)
 	var price, fails atomic.Int64
 	var failing atomic.Bool
 	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -37,35 +79,35 @@ func TestPollSourceBitcoin(t *testing.T) {
 		fmt.Fprintf(w, `{"price":%d}`, 100+price.Add(1))
 	}))
 	defer api.Close()
-	host := strings.TrimPrefix(api.URL, "http://")
-	d := startDaemon(t, t.TempDir(), "--allow-net", host)
-	nc := connect(t, d.URL)
+	nc, host := startPolling(t, api)
 
 	defineTool(t, nc, map[string]any{"name": "btc_price", "hosts": []string{host},
 		"code": fmt.Sprintf("const r = await fetch('http://%s/price');\nif (r.status !== 200) throw new Error('status ' + r.status);\nreturn await r.json();", host)})
-	mustOK(t, request(t, nc, "lumen.demo.cmd.create_state", `{"states":[{"name":"up","r":0,"g":255,"b":0},{"name":"down","r":255,"g":0,"b":0}]}`))
-	mustOK(t, request(t, nc, "lumen.demo.cmd.append_rules", `{"rules":[
+	mustOK(t, nc, messages.VerbCreateState, `{"states":[{"name":"up","r":0,"g":255,"b":0},{"name":"down","r":255,"g":0,"b":0}]}`)
+	mustOK(t, nc, messages.VerbAppendRules, `{"rules":[
 		{"from":"*","on":"price_updated","to":"up","condition":"getData('btc_price_prev') !== undefined && getData('btc_price') > getData('btc_price_prev')"},
-		{"from":"*","on":"price_updated","to":"down","condition":"!(getData('btc_price_prev') !== undefined && getData('btc_price') > getData('btc_price_prev'))"}]}`))
+		{"from":"*","on":"price_updated","to":"down","condition":"!(getData('btc_price_prev') !== undefined && getData('btc_price') > getData('btc_price_prev'))"}]}`)
 
-	// The operator's minimum applies before anything is journaled.
-	if r := request(t, nc, "lumen.demo.cmd.create_source", `{"name":"btc","interval_ms":50,"fetch":{"tool":"btc_price"},"store":{"btc_price":"result.price"},"fires":"price_updated"}`); r.Code != "400" {
-		t.Fatalf("interval below the minimum: %s", r.Raw)
+	for _, tt := range []struct{ name, body, code string }{
+		// The operator's minimum applies before anything is journaled.
+		{"an interval below the minimum", `{"name":"btc","interval_ms":50,"fetch":{"tool":"btc_price"},"store":{"btc_price":"result.price"},"fires":"price_updated"}`, "400"},
+		// The tool must exist.
+		{"an unknown tool", `{"name":"btc","interval_ms":200,"fetch":{"tool":"nope"},"store":{"btc_price":"result.price"}}`, "404"},
+	} {
+		if body, code := request(t, nc, messages.VerbCreateSource, tt.body); code != tt.code {
+			t.Fatalf("%s: %s %s, want %s", tt.name, code, body, tt.code)
+		}
 	}
-	// The tool must exist.
-	if r := request(t, nc, "lumen.demo.cmd.create_source", `{"name":"btc","interval_ms":200,"fetch":{"tool":"nope"},"store":{"btc_price":"result.price"}}`); r.Code != "404" {
-		t.Fatalf("unknown tool: %s", r.Raw)
-	}
-	mustOK(t, request(t, nc, "lumen.demo.cmd.create_source", `{"name":"btc","interval_ms":200,"fetch":{"tool":"btc_price"},"store":{"btc_price":"result.price"},"fires":"price_updated"}`))
-	if r := mustOK(t, request(t, nc, "lumen.demo.cmd.list_sources", `{}`)); !strings.Contains(string(r.Raw), `"btc"`) {
-		t.Fatalf("list_sources: %s", r.Raw)
+	mustOK(t, nc, messages.VerbCreateSource, `{"name":"btc","interval_ms":200,"fetch":{"tool":"btc_price"},"store":{"btc_price":"result.price"},"fires":"price_updated"}`)
+	if body, _ := request(t, nc, messages.VerbListSources, `{}`); !strings.Contains(string(body), `"btc"`) {
+		t.Fatalf("list_sources: %s", body)
 	}
 	// A tool a source uses cannot be deleted.
-	if r := request(t, nc, "lumen.demo.cmd.delete_tool", `{"name":"btc_price"}`); r.Code != "409" {
-		t.Fatalf("delete a tool in use: %s", r.Raw)
+	if body, code := request(t, nc, messages.VerbDeleteTool, `{"name":"btc_price"}`); code != "409" {
+		t.Fatalf("delete a tool in use: %s %s", code, body)
 	}
 
-	get := func() map[string]any { return mustOK(t, request(t, nc, "lumen.demo.cmd.get", `{}`)).Body }
+	get := func() map[string]any { return mustOK(t, nc, messages.VerbGet, `{}`) }
 	var model map[string]any
 	lumentest.WaitFor(t, 60*time.Second, "the light to go up with btc_price_prev kept", func() bool {
 		model = get()
@@ -78,40 +120,26 @@ func TestPollSourceBitcoin(t *testing.T) {
 		t.Fatalf("get: sources %v", model["sources"])
 	}
 
-	// The API fails: no more updates, the light keeps its values and answers.
-	errs := make(chan *nats.Msg, 64)
-	sub, err := nc.ChanSubscribe("lumen.demo.evt.out.error", errs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sub.Unsubscribe()
+	// The API fails: no more updates, the light keeps its values and
+	// answers; the failure is journaled as an error event of the source.
+	nextError := sourceErrors(t, nc)
 	failing.Store(true)
 	lumentest.WaitFor(t, 60*time.Second, "a failed fetch", func() bool { return fails.Load() >= 1 })
-	// The failure is journaled as an error event of the source.
-	select {
-	case m := <-errs:
-		if !strings.Contains(string(m.Data), `"kind":"source"`) || !strings.Contains(string(m.Data), "keeps the last values") {
-			t.Fatalf("source error event: %s", m.Data)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("no error event for the failed source run")
-	}
+	nextError("the failed run")
 	before := get()["vars"]
-	// It keeps trying (the backoff's times are datasource's and
-	// actors/source's tests, on a fake clock), and each failure keeps
-	// the values.
+	// It keeps trying, and each failure keeps the values.
 	n := fails.Load()
 	lumentest.WaitFor(t, 30*time.Second, "two more tries of the failing source", func() bool { return fails.Load() >= n+2 })
 	after := get()
 	if fmt.Sprint(after["vars"]) != fmt.Sprint(before) || after["state"] != "up" {
 		t.Fatalf("after failures: vars %v (before %v), state %v", after["vars"], before, after["state"])
 	}
-	mustOK(t, request(t, nc, "lumen.demo.cmd.fire", `{"transition":"nothing_here"}`))
+	mustOK(t, nc, messages.VerbFire, `{"transition":"nothing_here"}`)
 
 	// Deleting the source stops it.
-	mustOK(t, request(t, nc, "lumen.demo.cmd.delete_source", `{"name":"btc"}`))
-	if r := request(t, nc, "lumen.demo.cmd.delete_source", `{"name":"btc"}`); r.Code != "404" {
-		t.Fatalf("delete a deleted source: %s", r.Raw)
+	mustOK(t, nc, messages.VerbDeleteSource, `{"name":"btc"}`)
+	if body, code := request(t, nc, messages.VerbDeleteSource, `{"name":"btc"}`); code != "404" {
+		t.Fatalf("delete a deleted source: %s %s", code, body)
 	}
 }
 
@@ -119,8 +147,7 @@ func TestPollSourceBitcoin(t *testing.T) {
 // garbage, then recovers. Each failure keeps the last values, journals an
 // error event and backs off, and the light answers at once meanwhile.
 func TestPollSourceFaults(t *testing.T) {
-	needGuest(t)
-	t.Setenv("LUMEN_SOURCE_MIN_INTERVAL_MS", "100")
+	lumentest.NeedGuest(t)
 	var mode atomic.Value // "ok", "hang", "garbage"
 	mode.Store("ok")
 	var price, hanging atomic.Int64
@@ -141,36 +168,13 @@ func TestPollSourceFaults(t *testing.T) {
 	}))
 	defer api.Close()
 	defer close(release)
-	host := strings.TrimPrefix(api.URL, "http://")
-	d := startDaemon(t, t.TempDir(), "--allow-net", host)
-	nc := connect(t, d.URL)
+	nc, host := startPolling(t, api)
 	defineTool(t, nc, map[string]any{"name": "btc_price", "hosts": []string{host},
 		"code": fmt.Sprintf("const r = await fetch('http://%s/price');\nreturn await r.json();", host)})
-	mustOK(t, request(t, nc, "lumen.demo.cmd.create_source", `{"name":"btc","interval_ms":200,"fetch":{"tool":"btc_price"},"store":{"btc_price":"result.price"},"fires":"price_updated"}`))
-	vars := func() string {
-		return fmt.Sprint(mustOK(t, request(t, nc, "lumen.demo.cmd.get", `{}`)).Body["vars"])
-	}
+	mustOK(t, nc, messages.VerbCreateSource, `{"name":"btc","interval_ms":200,"fetch":{"tool":"btc_price"},"store":{"btc_price":"result.price"},"fires":"price_updated"}`)
+	vars := func() string { return fmt.Sprint(mustOK(t, nc, messages.VerbGet, `{}`)["vars"]) }
 	lumentest.WaitFor(t, 60*time.Second, "the first price", func() bool { return strings.Contains(vars(), "btc_price:") })
-
-	errs := make(chan *nats.Msg, 64)
-	sub, err := nc.ChanSubscribe("lumen.demo.evt.out.error", errs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sub.Unsubscribe()
-	nextError := func(what string) string {
-		t.Helper()
-		select {
-		case m := <-errs:
-			if !strings.Contains(string(m.Data), `"kind":"source"`) || !strings.Contains(string(m.Data), "keeps the last values") {
-				t.Fatalf("%s: error event %s", what, m.Data)
-			}
-			return string(m.Data)
-		case <-time.After(20 * time.Second):
-			t.Fatalf("%s: no error event", what)
-		}
-		return ""
-	}
+	nextError := sourceErrors(t, nc)
 
 	mode.Store("hang")
 	// Runs take turns: with one waiting on the API, the one before has
@@ -178,7 +182,7 @@ func TestPollSourceFaults(t *testing.T) {
 	lumentest.WaitFor(t, 20*time.Second, "a run to wait on the API", func() bool { return hanging.Load() > 0 })
 	before := vars()
 	start := time.Now()
-	mustOK(t, request(t, nc, "lumen.demo.cmd.fire", `{"transition":"anything"}`))
+	mustOK(t, nc, messages.VerbFire, `{"transition":"anything"}`)
 	if d := time.Since(start); d > time.Second {
 		t.Fatalf("the light took %v to answer while its source hangs", d)
 	}
