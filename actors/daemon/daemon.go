@@ -350,8 +350,15 @@ func (d *Daemon) spawnLight(ctx context.Context, name string) (*Light, error) {
 	if err != nil {
 		return nil, err
 	}
+	// On the connection the light's services answer on: a change is
+	// queued there before any request its author sends next
+	// (wire.Changes).
+	lw := wire.New(d.nc).Light(name)
+	if l.changes, err = lw.Changes(messages.OutConfig, messages.OutIntent); err != nil {
+		return nil, err
+	}
 	dev := d.devices.byLight[name]
-	dprops, err := device.Props(device.Config{Light: name, Device: dev, Inputs: d.devices.inputs[name], Journal: d.j, Conn: d.nc,
+	dprops, err := device.Props(device.Config{Light: name, Device: dev, Inputs: d.devices.inputs[name], Journal: d.j, Conn: d.nc, Changes: l.changes,
 		Render: cfg.Hardware.renderOptions(dev.Pixels()), Gestures: cfg.Hardware.gestures(), Clock: cfg.Clock, Logf: logf,
 		OnShow: func(state string, raw, _ []hardware.RGB) {
 			if cfg.OnShow != nil {
@@ -366,13 +373,6 @@ func (d *Daemon) spawnLight(ctx context.Context, name string) (*Light, error) {
 	}
 	devPID.Store(l.Device)
 	if err := device.Serve(l.Service, d.sys.Root, l.Device, name, 10*time.Second); err != nil {
-		return nil, err
-	}
-	// On the connection the light's services answer on: a change is
-	// queued there before any request its author sends next
-	// (wire.Changes).
-	lw := wire.New(d.nc).Light(name)
-	if l.changes, err = lw.Changes(messages.OutConfig, messages.OutIntent); err != nil {
 		return nil, err
 	}
 	var engine tool.Engine

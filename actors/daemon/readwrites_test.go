@@ -126,3 +126,30 @@ func TestPollSourceThatOnlyFires(t *testing.T) {
 		t.Errorf("the state event: %s", got)
 	}
 }
+
+// Once define_function is answered, a state that calls it is shown with
+// it: the LED the led verb reports right after set_state has the color
+// the newest function gives (the device reads the light's model again
+// after a change, and a led request waits for that read).
+func TestFunctionReadsItsWrites(t *testing.T) {
+	nc := connectTo(t, start(t, t.TempDir(), "demo"))
+	mustOK(t, nc, messages.VerbCreateState, `{"name":"fn","r":"level()","g":0,"b":0}`)
+	stale := 0
+	for i := range 30 {
+		mustOK(t, nc, messages.VerbDefineFunction, fmt.Sprintf(`{"name":"level","code":"return %d;"}`, 10+i))
+		mustOK(t, nc, messages.VerbSetState, `{"name":"off"}`)
+		mustOK(t, nc, messages.VerbSetState, `{"name":"fn"}`)
+		b, code := request(t, nc, messages.VerbLED, `{}`)
+		var led messages.LEDReply
+		if err := json.Unmarshal(b, &led); err != nil || code != "" {
+			t.Fatalf("led: %s %s", code, b)
+		}
+		if led.State != "fn" || len(led.Raw) == 0 || int(led.Raw[0].R) != 10+i {
+			stale++
+			t.Errorf("led right after define_function %d and set_state: %s", 10+i, b)
+		}
+	}
+	if stale > 0 {
+		t.Fatalf("%d of 30 reads of the LED were stale", stale)
+	}
+}

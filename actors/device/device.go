@@ -45,7 +45,12 @@ type Config struct {
 	Inputs hardware.Inputs
 	// Conn follows the light's outputs and asks it for its model; the
 	// actor talks to the light only over NATS.
-	Conn     *nats.Conn
+	Conn *nats.Conn
+	// Changes counts the light's configuration changes on the connection
+	// the led verb is served on (wire.Changes): a led request that comes
+	// after an answered change (a function redefined, a state recolored)
+	// waits for a model read made after it, so it shows what was asked.
+	Changes  actors.Changes
 	client   *wire.Client
 	Render   render.Options
 	Gestures gesture.Config
@@ -140,7 +145,8 @@ type Actor struct {
 	framePub             time.Time // when a frame was last published
 	frameTimer           clock.Timer
 	gestureTimer         clock.Timer
-	model                actors.Reader // of the light's model
+	model                actors.Reader         // of the light's model
+	shows                actors.Waiting[*Show] // led requests waiting for a read after a change
 
 	gpio pinState
 }
@@ -153,7 +159,7 @@ func Props(cfg Config, opts ...actor.PropsOption) (*actor.Props, error) {
 	// It follows every output of its light: one goroutine runs its
 	// mailbox for good (see actors.LoopDispatcher).
 	opts = append([]actor.PropsOption{actor.WithDispatcher(actors.LoopDispatcher())}, opts...)
-	return actor.PropsFromProducer(func() actor.Actor { return &Actor{cfg: cfg} }, opts...), nil
+	return actor.PropsFromProducer(func() actor.Actor { return &Actor{cfg: cfg, model: actors.Reader{Changes: cfg.Changes}} }, opts...), nil
 }
 
 // Receive handles one message.
@@ -174,7 +180,9 @@ func (a *Actor) Receive(ctx actor.Context) {
 			// The read may predate the change (a new gpio source would
 			// go unwatched until the next one).
 			a.load(ctx)
+			return
 		}
+		a.shows.Release(func(_ *Show, sender *actor.PID) { ctx.Send(sender, a.shown()) })
 	case *reload:
 		a.load(ctx)
 	case *pendingT:
@@ -210,12 +218,19 @@ func (a *Actor) Receive(ctx actor.Context) {
 	case *CheckSource:
 		ctx.Respond(a.checkSource(msg))
 	case *Show:
-		shown := a.state
-		if a.approval != "" {
-			shown = ApprovalState
+		if !a.shows.Hold(&a.model, msg, ctx.Sender(), func() { a.load(ctx) }) {
+			ctx.Respond(a.shown())
 		}
-		ctx.Respond(&messages.LEDReply{OK: true, State: shown, Pixels: pixels(a.out), Raw: pixels(a.raw), ClickWaits: !a.det.Instant()})
 	}
+}
+
+// shown is the led verb's answer: what the LED shows now.
+func (a *Actor) shown() *messages.LEDReply {
+	state := a.state
+	if a.approval != "" {
+		state = ApprovalState
+	}
+	return &messages.LEDReply{OK: true, State: state, Pixels: pixels(a.out), Raw: pixels(a.raw), ClickWaits: !a.det.Instant()}
 }
 
 func (a *Actor) start(ctx actor.Context) error {
