@@ -10,6 +10,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/lumen-home/lumen/messages/describe"
 	"github.com/lumen-home/lumen/nats/broker"
 	"github.com/lumen-home/lumen/nats/house"
 	"github.com/lumen-home/lumen/web"
@@ -23,14 +24,6 @@ func saveRegistry(ctx context.Context, data string, reg *house.Registry) error {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	return house.WaitApplied(ctx, data, reg.Generation)
-}
-
-// ago is a time and how long ago it was.
-func ago(t time.Time) string {
-	if t.IsZero() {
-		return "?"
-	}
-	return fmt.Sprintf("%s (%s ago)", t.Local().Format("15:04:05"), time.Since(t).Round(time.Second))
 }
 
 // Hub runs lumen hub until ctx ends: the hub, and with httpAddr the page
@@ -137,7 +130,7 @@ func (t *Term) ListPis(data string) error {
 	if err != nil {
 		return err
 	}
-	running := broker.InUse(data)
+	running, now := broker.InUse(data), time.Now()
 	w := tabwriter.NewWriter(t.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "PI\tLIGHTS\tSTATUS\tLAG")
 	for _, p := range reg.Pis {
@@ -148,15 +141,15 @@ func (t *Term) ListPis(data string) error {
 		case !ok:
 			status = "registered, not seen yet"
 		case s.Connected:
-			status, lag = "connected since "+ago(s.Since), fmt.Sprint(s.Lag)
+			status, lag = "connected since "+describe.Ago(s.Since, now), fmt.Sprint(s.Lag)
 		default:
-			status, lag = "disconnected since "+ago(s.Since), fmt.Sprint(s.Lag)
+			status, lag = "disconnected since "+describe.Ago(s.Since, now), fmt.Sprint(s.Lag)
 		}
 		if running && s.Connected && !s.Stalled.IsZero() {
-			lag += " (copy stalled since " + ago(s.Stalled) + ")"
+			lag += " (copy stalled since " + describe.Ago(s.Stalled, now) + ")"
 		}
 		if running && s.Refused != "" {
-			status += fmt.Sprintf("; refused a second Pi from %s since %s: each Pi needs its own creds (lumen hub pi add)", s.Refused, ago(s.RefusedSince))
+			status += fmt.Sprintf("; refused a second Pi from %s since %s: each Pi needs its own creds (lumen hub pi add)", s.Refused, describe.Ago(s.RefusedSince, now))
 		}
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", p.Name, strings.Join(p.Lights, ","), status, lag)
 	}

@@ -153,21 +153,6 @@ func (t *Term) mutateAll(ctx context.Context, nc *nats.Conn, verb string, body a
 	return nil
 }
 
-// unreachable says why a light of the house does not answer.
-func unreachable(l house.Absent) string {
-	if l.Connected {
-		return fmt.Sprintf("unreachable: not running on its Pi %s, which is connected", l.Pi)
-	}
-	return fmt.Sprintf("unreachable: its Pi %s is disconnected since %s", l.Pi, ago(l.Since))
-}
-
-func dash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
 // Ls prints the running lights (and at a hub, those that do not answer).
 func (t *Term) Ls(ctx context.Context) error {
 	nc, err := t.Connect()
@@ -182,25 +167,18 @@ func (t *Term) Ls(ctx context.Context) error {
 	if len(seen) == 0 && len(absent) == 0 {
 		return t.noLights(ctx, nc)
 	}
-	w := tabwriter.NewWriter(t.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "LIGHT\tSTATE\tCOLOR\tLAST INPUT\tSOURCES\tAGENT\tGROUPS")
+	rows := make([]describe.LightRow, 0, len(seen)+len(absent))
 	for _, l := range seen {
 		if l.Err != nil {
-			fmt.Fprintf(w, "%s\t(%v)\n", l.Light, t.Explain(l.Err, time.Duration(t.Timeout)))
+			rows = append(rows, describe.LightRow{Light: l.Light, Err: t.Explain(l.Err, time.Duration(t.Timeout)).Error()})
 			continue
 		}
-		last := "-"
-		if l.LastInput != "" {
-			last = fmt.Sprintf("%s, %s ago", l.LastInput, time.Since(l.LastAt).Round(time.Second))
-		}
-		agent := "-"
-		if l.Agent != nil {
-			agent = map[bool]string{true: "on", false: "off"}[*l.Agent]
-		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", l.Light, l.Model.State, dash(l.Color), last, len(l.Model.Sources), agent, dash(strings.Join(l.Groups, ",")))
+		rows = append(rows, describe.LightRow{Light: l.Light, State: l.Model.State, Color: l.Color, LastInput: l.LastInput, LastAt: l.LastAt,
+			Sources: len(l.Model.Sources), Agent: l.Agent, Groups: l.Groups})
 	}
+	now := time.Now()
 	for _, l := range absent {
-		fmt.Fprintf(w, "%s\t%s\n", l.Light, unreachable(l))
+		rows = append(rows, describe.LightRow{Light: l.Light, Absent: describe.Unreachable(l.Pi, l.Connected, l.Since, now)})
 	}
-	return w.Flush()
+	return describe.Lights(t.Stdout, rows, now)
 }

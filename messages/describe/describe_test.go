@@ -175,3 +175,32 @@ func TestHistory(t *testing.T) {
 		}
 	}
 }
+
+func TestLights(t *testing.T) {
+	now := time.Date(2026, 11, 24, 8, 5, 0, 0, time.Local)
+	on := true
+	var b bytes.Buffer
+	err := describe.Lights(&b, []describe.LightRow{
+		{Light: "kitchen", State: "red", Color: "#ff0000", LastInput: "fired", LastAt: now.Add(-90 * time.Second), Sources: 2, Agent: &on, Groups: []string{"down", "all"}},
+		{Light: "hall", State: "off"},
+		{Light: "attic", Err: "light \"attic\" did not answer within 30s"},
+		{Light: "porch", Absent: describe.Unreachable("garagepi", false, now.Add(-time.Hour), now)},
+		{Light: "shed", Absent: describe.Unreachable("garagepi", true, time.Time{}, now)},
+	}, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `LIGHT    STATE  COLOR    LAST INPUT        SOURCES  AGENT  GROUPS
+kitchen  red    #ff0000  fired, 1m30s ago  2        on     down,all
+hall     off    -        -                 0        -      -
+attic    (light "attic" did not answer within 30s)
+porch    unreachable: its Pi garagepi is disconnected since 07:05:00 (1h0m0s ago)
+shed     unreachable: not running on its Pi garagepi, which is connected
+`
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+	if got := describe.Ago(time.Time{}, now); got != "?" {
+		t.Errorf("Ago of no time: %q", got)
+	}
+}
