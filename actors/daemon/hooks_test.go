@@ -1,11 +1,9 @@
 package daemon_test
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -142,88 +140,6 @@ func TestHooksWebhookSource(t *testing.T) {
 	verifyReplay(t, nc, "demo")
 }
 
-// hooksMQTT is just enough of MQTT 3.1.1 to publish at QoS 0: CONNECT,
-// PUBLISH, and PINGREQ, whose answer tells that the server has read
-// every publish sent before it.
-type hooksMQTT struct {
-	conn net.Conn
-	r    *bufio.Reader
-}
-
-// hooksMQTTString is an MQTT UTF-8 string: a 2-byte length, then the
-// bytes.
-func hooksMQTTString(s string) []byte {
-	return append([]byte{byte(len(s) >> 8), byte(len(s))}, s...)
-}
-
-// hooksMQTTPacket is a control packet: its type and flags byte, the
-// remaining length (a base-128 varint), then the rest.
-func hooksMQTTPacket(header byte, rest []byte) []byte {
-	out := []byte{header}
-	n := len(rest)
-	for {
-		b := byte(n % 128)
-		n /= 128
-		if n > 0 {
-			b |= 0x80
-		}
-		out = append(out, b)
-		if n == 0 {
-			break
-		}
-	}
-	return append(out, rest...)
-}
-
-func hooksDialMQTT(t *testing.T, addr, clientID string) *hooksMQTT {
-	t.Helper()
-	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	c := &hooksMQTT{conn: conn, r: bufio.NewReader(conn)}
-	// Variable header: protocol name, level 4 (3.1.1), flags: clean
-	// session, keep-alive 60 s; payload: the client id.
-	connect := append(hooksMQTTString("MQTT"), 4, 0x02, 0, 60)
-	connect = append(connect, hooksMQTTString(clientID)...)
-	c.write(t, hooksMQTTPacket(0x10, connect))
-	ack := c.read(t, 4)
-	if ack[0] != 0x20 || ack[1] != 2 || ack[3] != 0 {
-		t.Fatalf("CONNACK % x, want 20 02 00 00", ack)
-	}
-	return c
-}
-
-func (c *hooksMQTT) write(t *testing.T, b []byte) {
-	t.Helper()
-	_ = c.conn.SetDeadline(time.Now().Add(10 * time.Second))
-	if _, err := c.conn.Write(b); err != nil {
-		t.Fatalf("mqtt write: %v", err)
-	}
-}
-
-func (c *hooksMQTT) read(t *testing.T, n int) []byte {
-	t.Helper()
-	b := make([]byte, n)
-	_ = c.conn.SetDeadline(time.Now().Add(10 * time.Second))
-	if _, err := io.ReadFull(c.r, b); err != nil {
-		t.Fatalf("mqtt read: %v", err)
-	}
-	return b
-}
-
-// publish sends a QoS 0 PUBLISH and waits for a PINGRESP, so the server
-// has passed the message on when it returns.
-func (c *hooksMQTT) publish(t *testing.T, topic, payload string) {
-	t.Helper()
-	c.write(t, hooksMQTTPacket(0x30, append(hooksMQTTString(topic), payload...)))
-	c.write(t, []byte{0xC0, 0})
-	if b := c.read(t, 2); b[0] != 0xD0 || b[1] != 0 {
-		t.Fatalf("PINGRESP % x", b)
-	}
-}
-
 // An mqtt source hears an MQTT client's publishes through the embedded
 // server's own MQTT listener (home/front/doorbell arrives on
 // home.front.doorbell, which the topic home/+/doorbell matches) and acts
@@ -235,15 +151,15 @@ func TestHooksMQTTSource(t *testing.T) {
 	errs := hooksSourceErrors(t, nc)
 	hooksRingRule(t, nc)
 	mustOK(t, nc, "create_source", `{"name":"door","type":"mqtt","topic":"home/+/doorbell","store":{"who":"result.who"},"fires":"doorbell"}`)
-	c := hooksDialMQTT(t, d.MQTTAddr(), "lumen-test")
+	c := lumentest.DialMQTT(t, d.MQTTAddr(), "lumen-test", "", "")
 	// The manager subscribes once it sees the definition.
 	n := 0
 	lumentest.WaitFor(t, 20*time.Second, "an MQTT publish to be stored", func() bool {
 		n++
-		c.publish(t, "home/front/doorbell", fmt.Sprintf(`{"who":"Ann","n":%d}`, n))
+		c.Publish(t, "home/front/doorbell", fmt.Sprintf(`{"who":"Ann","n":%d}`, n))
 		return hooksVars(t, nc)["who"] == "Ann"
 	})
-	c.publish(t, "home/back/doorbell", `{"who":"Bob"}`)
+	c.Publish(t, "home/back/doorbell", `{"who":"Bob"}`)
 	lumentest.WaitFor(t, 20*time.Second, "Bob, with Ann kept as who_prev", func() bool {
 		v := hooksVars(t, nc)
 		return v["who"] == "Bob" && v["who_prev"] == "Ann"
@@ -255,7 +171,7 @@ func TestHooksMQTTSource(t *testing.T) {
 	for len(errs) > 0 {
 		<-errs
 	}
-	c.publish(t, "home/front/doorbell", "ding dong")
+	c.Publish(t, "home/front/doorbell", "ding dong")
 	select {
 	case e := <-errs:
 		if !strings.Contains(e, "could not store who") {

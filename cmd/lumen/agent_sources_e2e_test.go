@@ -60,9 +60,9 @@ func TestAgentCreatesPushSources(t *testing.T) {
 	url, token := m[1], m[2]
 	state := func() string { out, _ := runCLI(t, d.URL, "state"); return strings.TrimSpace(out) }
 
-	c := dialMQTT(t, mqttAddr, "lumen-e2e-agent")
+	c := lumentest.DialMQTT(t, mqttAddr, "lumen-e2e-agent", "", "")
 	lumentest.WaitFor(t, 20*time.Second, "the doorbell's MQTT message to turn the light blue (sky)", func() bool {
-		c.publish(t, "home/doorbell", `{"ring":true}`)
+		c.Publish(t, "home/doorbell", `{"ring":true}`)
 		return state() == "sky"
 	})
 	if out, code := runCLI(t, d.URL, "gpio", "23", "high"); code != 0 {

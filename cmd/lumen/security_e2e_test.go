@@ -1,13 +1,11 @@
 package main_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -971,28 +969,10 @@ func TestSecurityReplyRedirect(t *testing.T) {
 	})
 }
 
-// dialMQTTAs is dialMQTT with the client's credentials, when it has any.
-func dialMQTTAs(t *testing.T, addr, clientID string, m secMode) *mqttClient {
+// dialMQTTAs dials as the client, with its credentials when it has any.
+func dialMQTTAs(t *testing.T, addr, clientID string, m secMode) *lumentest.MQTTClient {
 	t.Helper()
-	if m.user == "" {
-		return dialMQTT(t, addr, clientID)
-	}
-	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	c := &mqttClient{conn: conn, r: bufio.NewReader(conn)}
-	// Flags: user name, password, clean session.
-	connect := append(mqttString("MQTT"), 4, 0xC2, 0, 60)
-	connect = append(connect, mqttString(clientID)...)
-	connect = append(connect, mqttString(m.user)...)
-	connect = append(connect, mqttString(m.pw)...)
-	c.write(t, mqttPacket(0x10, connect))
-	if ack := c.read(t, 4); ack[0] != 0x20 || ack[3] != 0 {
-		t.Fatalf("CONNACK % x, want 20 02 00 00", ack)
-	}
-	return c
+	return lumentest.DialMQTT(t, addr, clientID, m.user, m.pw)
 }
 
 // An MQTT client is in an account of its own: what it publishes on a
@@ -1016,10 +996,10 @@ func TestSecurityMQTT(t *testing.T) {
 		c := dialMQTTAs(t, addr, "mallory", m)
 		const forged = `{"v":1,"id":"demo:9:0","type":"state","light":"demo","time":"2026-01-01T00:00:00Z","cause":9,"data":{"from":"off","to":"red","rule":"r1","transition":"button_click","changed":true}}`
 		for _, topic := range []string{"lumen/demo/evt/out/state", "lumen/demo/evt/state", "lumen/demo/led", "lumen/demo/gpio/button", "lumen/sys/in/ghost/fired"} {
-			c.publish(t, topic, forged)
+			c.Publish(t, topic, forged)
 		}
 		sent := time.Now()
-		c.publish(t, "lumen/demo/evt/in/fired", `{"v":1,"id":"forged","type":"fired","light":"demo","time":"2099-01-01T00:00:00Z","by":"timer:x","data":{"transition":"button_click"}}`)
+		c.Publish(t, "lumen/demo/evt/in/fired", `{"v":1,"id":"forged","type":"fired","light":"demo","time":"2099-01-01T00:00:00Z","by":"timer:x","data":{"transition":"button_click"}}`)
 		lumentest.WaitFor(t, 10*time.Second, "the MQTT input and its outputs", func() bool {
 			return b.journal(t).LastSeq > before.LastSeq+1
 		})
