@@ -31,6 +31,7 @@ type Changes struct {
 	Functions Diff  `json:"functions,omitzero"`
 	Layers    Diff  `json:"layers,omitzero"`
 	Initial   *Move `json:"initial,omitempty"`
+	OnState   *Move `json:"on_state,omitempty"`
 	State     *Move `json:"state,omitempty"`
 }
 
@@ -73,6 +74,9 @@ func DiffConfig(before, after ApplyRequest) Changes {
 	}
 	if before.Initial != after.Initial {
 		c.Initial = &Move{From: before.Initial, To: after.Initial}
+	}
+	if before.OnState != after.OnState {
+		c.OnState = &Move{From: before.OnState, To: after.OnState}
 	}
 	return c
 }
@@ -134,7 +138,7 @@ func (d Diff) IsZero() bool { return len(d.Added)+len(d.Changed)+len(d.Removed) 
 // Empty reports whether nothing changes.
 func (c Changes) Empty() bool {
 	return c.States.IsZero() && c.Rules.IsZero() && c.Vars.IsZero() && c.Schedules.IsZero() &&
-		c.Tools.IsZero() && c.Sources.IsZero() && c.Functions.IsZero() && c.Layers.IsZero() && c.Initial == nil && c.State == nil
+		c.Tools.IsZero() && c.Sources.IsZero() && c.Functions.IsZero() && c.Layers.IsZero() && c.Initial == nil && c.OnState == nil && c.State == nil
 }
 
 // maxNamed is how many names of one kind String shows before it counts
@@ -157,6 +161,9 @@ func (c Changes) String() string {
 	}
 	if c.Initial != nil {
 		parts = append(parts, fmt.Sprintf("initial: %s → %s", c.Initial.From, c.Initial.To))
+	}
+	if c.OnState != nil {
+		parts = append(parts, fmt.Sprintf("on_state: %s → %s", orNone(c.OnState.From), orNone(c.OnState.To)))
 	}
 	if c.State != nil {
 		parts = append(parts, fmt.Sprintf("state: %s → %s", c.State.From, c.State.To))
@@ -188,6 +195,9 @@ func (c Changes) Summary() string {
 	if c.Initial != nil {
 		words = append(words, fmt.Sprintf("initial %s → %s", c.Initial.From, c.Initial.To))
 	}
+	if c.OnState != nil {
+		words = append(words, fmt.Sprintf("on_state %s → %s", orNone(c.OnState.From), orNone(c.OnState.To)))
+	}
 	if c.State != nil {
 		words = append(words, fmt.Sprintf("state %s → %s", c.State.From, c.State.To))
 	}
@@ -214,4 +224,12 @@ func (d Diff) String() string {
 		}
 	}
 	return strings.Join(words, " ")
+}
+
+// orNone names an unset state for a person.
+func orNone(state string) string {
+	if state == "" {
+		return "(none)"
+	}
+	return state
 }

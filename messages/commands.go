@@ -87,6 +87,9 @@ type LEDEvent struct {
 	Time   time.Time `json:"time"`
 	Pixels []Pixel   `json:"pixels"`
 	Raw    []Pixel   `json:"raw"`
+	// Brightness is the light's dimmer, 1–100 percent: Raw is the
+	// state's color times it.
+	Brightness int `json:"brightness"`
 }
 
 // Pixel is one LED pixel, 0–255 per channel.
@@ -107,6 +110,9 @@ type LEDReply struct {
 	State  string  `json:"state"`
 	Pixels []Pixel `json:"pixels"`
 	Raw    []Pixel `json:"raw"`
+	// Brightness is the light's dimmer, 1–100 percent: Raw is the
+	// state's color times it.
+	Brightness int `json:"brightness"`
 	// ClickWaits says whether a click now waits for the double-click
 	// window: only when a rule on button_double_click matches the state.
 	ClickWaits bool `json:"click_waits"`
@@ -170,6 +176,9 @@ type ApplyRequest struct {
 	Rules   []Rule                     `json:"rules"`
 	Vars    map[string]json.RawMessage `json:"vars,omitempty"`
 	Initial string                     `json:"initial,omitempty"`
+	// OnState is the state power on goes to when the light has no state
+	// from before it went off ("" or a deleted state: its first state).
+	OnState string `json:"on_state,omitempty"`
 	// State, when given, is the state the light goes to once the
 	// configuration is applied (lumen apply --state); no part of the
 	// configuration, so export never writes it.
@@ -251,18 +260,26 @@ type Reply struct {
 
 // GetReply answers get with the light's whole current model.
 type GetReply struct {
-	OK        bool                       `json:"ok"`
-	Light     string                     `json:"light"`
-	State     string                     `json:"state"`
-	Initial   string                     `json:"initial"`
-	States    []State                    `json:"states"`
-	Rules     []Rule                     `json:"rules"`
-	Vars      map[string]json.RawMessage `json:"vars"`
-	Timers    []Timer                    `json:"timers"`
-	Schedules []Schedule                 `json:"schedules"`
-	Tools     []Tool                     `json:"tools"`
-	Sources   []json.RawMessage          `json:"sources"`
-	Functions []Function                 `json:"functions"`
+	OK      bool   `json:"ok"`
+	Light   string `json:"light"`
+	State   string `json:"state"`
+	Initial string `json:"initial"`
+	// OnState is the state power on goes to when the light has no state
+	// from before it went off; omitted when not set.
+	OnState string `json:"on_state,omitempty"`
+	// LastOn is the state the light was in before it last went off,
+	// where power on returns; omitted when it has never been on.
+	LastOn string `json:"last_on,omitempty"`
+	// Brightness is the light's dimmer, 1–100 percent.
+	Brightness int                        `json:"brightness"`
+	States     []State                    `json:"states"`
+	Rules      []Rule                     `json:"rules"`
+	Vars       map[string]json.RawMessage `json:"vars"`
+	Timers     []Timer                    `json:"timers"`
+	Schedules  []Schedule                 `json:"schedules"`
+	Tools      []Tool                     `json:"tools"`
+	Sources    []json.RawMessage          `json:"sources"`
+	Functions  []Function                 `json:"functions"`
 	// Layers: the live temporary layers, in the order their rules are
 	// tried, the newest first, before Rules (the light's own rules);
 	// omitted when there are none.

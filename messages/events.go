@@ -147,6 +147,7 @@ type InConfigData struct {
 	Vars      map[string]json.RawMessage `json:"vars,omitempty"`
 	VarsOp    string                     `json:"vars_op,omitempty"`
 	Initial   string                     `json:"initial,omitempty"`
+	OnState   string                     `json:"on_state,omitempty"`
 	State     string                     `json:"state,omitempty"`
 	Schedules []Schedule                 `json:"schedules,omitempty"`
 	Name      string                     `json:"name,omitempty"`

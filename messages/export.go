@@ -58,6 +58,9 @@ func ToYAML(c ApplyRequest) ([]byte, error) {
 	if c.Initial != "" {
 		addPair(top, "initial", str(c.Initial))
 	}
+	if c.OnState != "" {
+		addPair(top, "on_state", str(c.OnState))
+	}
 
 	states := c.States
 	if len(states) > 1 || len(c.Rules) > 0 {

@@ -422,7 +422,7 @@ func TestToYAMLKnowsEveryField(t *testing.T) {
 		v    any
 		want string
 	}{
-		{messages.ApplyRequest{}, "states rules vars initial state schedules tools sources functions layers confirm_empty dry_run"},
+		{messages.ApplyRequest{}, "states rules vars initial on_state state schedules tools sources functions layers confirm_empty dry_run"},
 		{messages.Layer{}, "name rules fires_left deadline until restore began_state"},
 		{messages.State{}, "name r g b speed description"},
 		{messages.Rule{}, "id from on to condition action priority enabled"},

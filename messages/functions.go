@@ -52,7 +52,7 @@ const (
 var reservedNames = func() []string {
 	names := slices.Concat(
 		// Lumen's built-ins, in rules (machine) and in colors (render).
-		[]string{"getData", "setData", "random", "now", "startTimer", "cancelTimer", "hsv", "sin", "cos", "abs", "min", "max", "floor"},
+		[]string{"getData", "setData", "random", "now", "startTimer", "cancelTimer", "brightness", "setBrightness", "hsv", "sin", "cos", "abs", "min", "max", "floor"},
 		// The parameters of expressions.
 		[]string{"state", "transition", "frame", "t", "i", "n"},
 		// JavaScript's standard globals.

@@ -56,8 +56,8 @@ func TestVerbLists(t *testing.T) {
 		got  []string
 		want []string
 	}{
-		{"fleet", messages.FleetVerbs(), []string{"fire", "get", "set_state", "set_var"}},
-		{"house", messages.HouseVerbs(), []string{"fire", "set_state"}},
+		{"fleet", messages.FleetVerbs(), []string{"fire", "get", "power", "set_brightness", "set_color", "set_state", "set_var", "toggle"}},
+		{"house", messages.HouseVerbs(), []string{"fire", "power", "set_brightness", "set_color", "set_state", "toggle"}},
 		{"device", messages.VerbsOf(messages.PartDevice), []string{"button", "gpio", "led"}},
 		{"tools", messages.VerbsOf(messages.PartTools), []string{"run_tool"}},
 		{"agent", messages.VerbsOf(messages.PartAgent), []string{"approve", "ask", "reject", "sessions", "talk"}},
@@ -66,7 +66,7 @@ func TestVerbLists(t *testing.T) {
 			t.Errorf("%s verbs = %v, want %v", c.name, c.got, c.want)
 		}
 	}
-	if n := len(messages.Verbs()); n != 41 {
-		t.Errorf("%d verbs, want 41", n)
+	if n := len(messages.Verbs()); n != 45 {
+		t.Errorf("%d verbs, want 45", n)
 	}
 }

@@ -127,6 +127,7 @@ type Actor struct {
 	// doubles are the froms of the enabled rules on a double click:
 	// where none matches the state shown, a click is decided on release.
 	doubles []string
+	bright  int    // the light's dimmer, percent
 	seen    uint64 // the input sequence the model reflects
 	state   string // the state shown
 	cause   uint64 // the input that made it current
@@ -230,7 +231,7 @@ func (a *Actor) shown() *messages.LEDReply {
 	if a.approval != "" {
 		state = ApprovalState
 	}
-	return &messages.LEDReply{OK: true, State: state, Pixels: pixels(a.out), Raw: pixels(a.raw), ClickWaits: !a.det.Instant()}
+	return &messages.LEDReply{OK: true, State: state, Pixels: pixels(a.out), Raw: pixels(a.raw), Brightness: a.bright, ClickWaits: !a.det.Instant()}
 }
 
 func (a *Actor) start(ctx actor.Context) error {
@@ -246,7 +247,7 @@ func (a *Actor) start(ctx actor.Context) error {
 	}
 	webDet, _ := gesture.New(a.cfg.Gestures) // the same settings, checked just above
 	a.r, a.det, a.webDet = r, det, webDet
-	a.states, a.vars, a.seen, a.state = map[string]messages.State{}, map[string]json.RawMessage{}, 0, ""
+	a.states, a.vars, a.seen, a.state, a.bright = map[string]messages.State{}, map[string]json.RawMessage{}, 0, "", messages.MaxBrightness
 	a.approval, a.approvalSession, a.agentSeen = "", "", nil
 	bg, cancel := context.WithCancel(context.Background())
 	a.ctx, a.cancel = bg, cancel
@@ -339,6 +340,7 @@ func (a *Actor) apply(ctx actor.Context, g *messages.GetReply) {
 	}
 	if g.Seq >= a.seen {
 		a.seen = g.Seq
+		a.setBrightness(g.Brightness)
 		a.enter(ctx, g.State, g.Seq)
 		return
 	}
@@ -389,7 +391,38 @@ func (a *Actor) follow(ctx actor.Context, m *nats.Msg) {
 		a.r.SetVars(a.vars)
 	case messages.OutConfig:
 		a.load(ctx)
+	case messages.OutColor:
+		var d messages.OutColorData
+		if json.Unmarshal(env.Data, &d) != nil {
+			return
+		}
+		// The state event that follows shows it; no model read needed.
+		a.states[messages.ColorState] = messages.State{Name: messages.ColorState, R: messages.Num(float64(d.R)), G: messages.Num(float64(d.G)),
+			B: messages.Num(float64(d.B)), Description: messages.ColorStateDescription}
+	case messages.OutBrightness:
+		var d messages.OutBrightnessData
+		if json.Unmarshal(env.Data, &d) != nil {
+			return
+		}
+		a.seen = max(a.seen, env.Cause)
+		if a.setBrightness(d.Percent) {
+			a.frame(ctx, true)
+		}
 	}
+}
+
+// setBrightness sets the dimmer the frames are drawn with (a model from
+// before the dimmer has none: full); it reports whether it changed.
+func (a *Actor) setBrightness(percent int) bool {
+	if percent == 0 {
+		percent = messages.MaxBrightness
+	}
+	if percent == a.bright {
+		return false
+	}
+	a.bright = percent
+	a.r.SetBrightness(percent)
+	return true
 }
 
 // frameEvery spaces the frames published of an animation: 30 a second.
@@ -445,7 +478,7 @@ func (a *Actor) frame(ctx actor.Context, first bool) {
 		if !first {
 			subj = subject.LEDFrames(a.cfg.Light)
 		}
-		ev := messages.LEDEvent{State: shown, Cause: a.cause, Time: now, Pixels: pixels(f.Out), Raw: pixels(f.Raw)}
+		ev := messages.LEDEvent{State: shown, Cause: a.cause, Time: now, Pixels: pixels(f.Out), Raw: pixels(f.Raw), Brightness: a.bright}
 		if b, err := json.Marshal(ev); err == nil {
 			_ = a.cfg.Conn.Publish(subj, b)
 		}

@@ -645,6 +645,12 @@ func (a *Actor) command(ctx actor.Context, c *Command) {
 		ctx.Respond(appendError(err))
 		return
 	}
+	// What the light would refuse as it is now is refused before it is
+	// journaled (power on with nothing to turn on to).
+	if e := a.m.Refuses(c.Type, c.Data); e != nil {
+		ctx.Respond(&messages.ErrorReply{Code: e.Code, Error: e.Error})
+		return
+	}
 	id := nuid.Next()
 	env := messages.Input(a.cfg.Name, c.Type, id, a.cfg.Clock.Now(), c.Data)
 	env.By = c.By

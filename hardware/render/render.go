@@ -121,6 +121,7 @@ type Renderer struct {
 	fns  []messages.Function // the light's custom functions
 
 	jsOnly bool // tests: run every expression in JavaScript, never on the fast path
+	dim    int  // the light's dimmer in percent, applied to Raw; 0: none (100)
 
 	// the state being shown
 	set      bool
@@ -317,7 +318,7 @@ func (r *Renderer) SetVars(vars map[string]json.RawMessage) {
 // Frame is one rendered frame.
 type Frame struct {
 	N   int            // frame number since the state was entered (0 first); 0 for a static state
-	Raw []hardware.RGB // computed colors, before gamma and brightness (what a person means by "the color")
+	Raw []hardware.RGB // computed colors times the dimmer (SetBrightness), before gamma and the brightness cap
 	Out []hardware.RGB // after fade, gamma and brightness: what the driver shows
 	Err error          // non-nil only on the FIRST frame that fails with a given state: one error per state, not one per frame
 }
@@ -365,6 +366,11 @@ func (r *Renderer) Frame(now time.Time) Frame {
 	if err != nil && !r.reported {
 		f.Err, r.reported = err, true
 	}
+	if r.dim > 0 && r.dim < 100 {
+		for i, c := range raw {
+			raw[i] = hardware.RGB{R: dimmed(c.R, r.dim), G: dimmed(c.G, r.dim), B: dimmed(c.B, r.dim)}
+		}
+	}
 	f.Raw = raw
 	shown := raw
 	if r.from != nil {
@@ -381,6 +387,19 @@ func (r *Renderer) Frame(now time.Time) Frame {
 	r.shown = append(r.shown[:0], shown...)
 	r.framed = r.set
 	return f
+}
+
+// SetBrightness sets the light's dimmer, 1–100 percent: every frame's Raw
+// colors are scaled by it, linearly, before the fade, gamma and the
+// brightness cap. The state shown keeps its animation and its random
+// colors; the next Frame shows the new level.
+func (r *Renderer) SetBrightness(percent int) {
+	r.dim = min(max(percent, 1), 100)
+}
+
+// dimmed is v at percent, rounded: 50% of 255 is 128.
+func dimmed(v uint8, percent int) uint8 {
+	return uint8((int(v)*percent + 50) / 100)
 }
 
 // index is the animation frame due at now.

@@ -55,6 +55,9 @@ func (e *Events) Output(env messages.Envelope) string {
 	if env.Cause != 0 {
 		cause = fmt.Sprintf(" (input %d)", env.Cause)
 	}
+	if s, ok := controlOutput(env, cause); ok {
+		return s
+	}
 	switch env.Type {
 	case messages.OutState:
 		var d messages.OutStateData

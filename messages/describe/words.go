@@ -23,6 +23,9 @@ const wordsWidth = 160
 // Input renders what an input asks, without its type: "button_click
 // from button", "add rule off → red on button_click".
 func Input(env messages.Envelope) string {
+	if s, ok := controlInput(env); ok {
+		return s
+	}
 	switch env.Type {
 	case messages.InFired:
 		var d messages.InFiredData

@@ -135,6 +135,12 @@ func (c *core) opApply(in *messages.InConfigData) ([]Output, *rejection) {
 	if in.Initial != "" && stateIdx[in.Initial] == nil {
 		return nil, rejectf(404, "initial names state %q, which is not in states; add it or pick another", in.Initial)
 	}
+	switch {
+	case in.OnState == offState:
+		return nil, rejectf(400, "on_state is where power on goes, so it cannot be %s; name another state, or leave it out for the first state", offState)
+	case in.OnState != "" && stateIdx[in.OnState] == nil:
+		return nil, rejectf(404, "on_state names state %q, which is not in states; add it or pick another", in.OnState)
+	}
 	target, r := c.applyTarget(in, stateIdx)
 	if r != nil {
 		return nil, r
@@ -154,7 +160,7 @@ func (c *core) opApply(in *messages.InConfigData) ([]Output, *rejection) {
 
 	old := c.scheds
 	cfg := configOf(states, rules, in.Initial, scheds, tools, next)
-	cfg.sources, cfg.fns, cfg.layers = sources, fs, layers
+	cfg.sources, cfg.fns, cfg.layers, cfg.onState = sources, fs, layers, in.OnState
 	if err := c.commit(cfg); err != nil {
 		return nil, rejectf(500, "%v", err)
 	}
@@ -287,6 +293,9 @@ func (c *core) opDeleteState(in *messages.InConfigData) ([]Output, *rejection) {
 	cfg.states = slices.DeleteFunc(slices.Clone(c.states), func(s *stateDef) bool { return s.Name == in.Name })
 	if cfg.initial == in.Name {
 		cfg.initial = offState
+	}
+	if cfg.onState == in.Name {
+		cfg.onState = ""
 	}
 	if err := c.commit(cfg); err != nil {
 		return nil, rejectf(500, "%v", err)

@@ -129,6 +129,7 @@ func (c *core) initJS() {
 	box.Host("now", c.jsNow)
 	box.Host("startTimer", c.jsStartTimer)
 	box.Host("cancelTimer", c.jsCancelTimer)
+	c.initControl(box.Host)
 	c.jsParse = box.Func(`JSON.parse`)
 	c.jsStringify = box.Func(`JSON.stringify`)
 	c.jsDescribe = box.Func(jsbox.DescribeJS)

@@ -91,6 +91,7 @@ type core struct {
 	rules       []*rule          // in insertion order
 	ruleIdx     map[string]*rule // the light's own rules and its layers'
 	initial     string
+	onState     string      // where power on goes without a state from before off; "": the first state
 	scheds      []*schedule // in insertion order
 	schedIdx    map[string]*schedule
 	tools       []*tool // custom tools, in definition order
@@ -108,9 +109,13 @@ type core struct {
 	// state
 	cur    string
 	curJS  goja.Value
-	vars   map[string]*value
-	timers map[string]time.Time
-	runs   map[string]time.Time // data sources' last runs (InData), by source
+	lastOn string // the state before the light last went off (control.go)
+	bright int    // the dimmer, 1–100 percent
+	// brightJS is bright as expressions read it
+	brightJS goja.Value
+	vars     map[string]*value
+	timers   map[string]time.Time
+	runs     map[string]time.Time // data sources' last runs (InData), by source
 	// learned intents, by phrase: state, not configuration (intents.go)
 	intents map[string]messages.Intent
 
@@ -276,9 +281,26 @@ func (c *core) apply(inputType string, payload []byte) Result {
 			return c.reject(400, "layer: %s", err)
 		}
 		return c.layerInput(&in)
+	case messages.InPower:
+		var in messages.InPowerData
+		if err := messages.Decode(payload, &in); err != nil {
+			return c.reject(400, "power: %s", err)
+		}
+		return c.powerInput(&in)
+	case messages.InBrightness:
+		var in messages.InBrightnessData
+		if err := messages.Decode(payload, &in); err != nil {
+			return c.reject(400, "brightness: %s", err)
+		}
+		return c.brightnessInput(&in)
+	case messages.InColor:
+		var in messages.InColorData
+		if err := messages.Decode(payload, &in); err != nil {
+			return c.reject(400, "color: %s", err)
+		}
+		return c.colorInput(&in)
 	}
-	return c.reject(400, "unknown input type %s; use one of %s, %s, %s, %s, %s, %s, %s, %s, %s or %s", messages.Clip(inputType),
-		messages.InFired, messages.InState, messages.InVar, messages.InConfig, messages.InTimer, messages.InSchedule, messages.InData, messages.InUpgrade, messages.InIntent, messages.InLayer)
+	return c.reject(400, "unknown input type %s; use one of %s", messages.Clip(inputType), strings.Join(inputTypes, ", "))
 }
 
 // Fire fires transition as a "fired" input would.
@@ -498,6 +520,9 @@ func (c *core) enter(to string, rule *string, transition string, out []Output) R
 }
 
 func (c *core) setState(name string) {
+	if name == offState && c.cur != offState && c.cur != "" {
+		c.lastOn = c.cur
+	}
 	c.cur = name
 	c.curJS = c.stateIdx[name].js
 }

@@ -96,6 +96,7 @@ type config struct {
 	states   []*stateDef
 	rules    []*rule
 	initial  string
+	onState  string
 	scheds   []*schedule
 	tools    []*tool
 	sources  []*sourceDef
@@ -172,6 +173,7 @@ func (c *core) commit(cfg config) error {
 	c.index = index
 	c.exprs, c.factories = exprs, factories
 	c.initial = cfg.initial
+	c.onState = cfg.onState
 	c.scheds = cfg.scheds
 	c.schedIdx = make(map[string]*schedule, len(cfg.scheds))
 	for _, s := range cfg.scheds {
@@ -196,7 +198,7 @@ func (c *core) commit(cfg config) error {
 }
 
 func (c *core) current() config {
-	return config{states: c.states, rules: c.rules, initial: c.initial, scheds: c.scheds, tools: c.tools, sources: c.sources, fns: c.fns, layers: c.layers, nextRule: c.nextRule}
+	return config{states: c.states, rules: c.rules, initial: c.initial, onState: c.onState, scheds: c.scheds, tools: c.tools, sources: c.sources, fns: c.fns, layers: c.layers, nextRule: c.nextRule}
 }
 
 func (c *core) defaultOff() *stateDef {

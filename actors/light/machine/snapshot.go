@@ -18,6 +18,9 @@ type snapshot struct {
 	V         int                        `json:"v"`
 	State     string                     `json:"state"`
 	Initial   string                     `json:"initial"`
+	OnState   string                     `json:"on_state,omitempty"`   // omitted when not set, as before power existed
+	LastOn    string                     `json:"last_on,omitempty"`    // omitted when never on
+	Bright    int                        `json:"brightness,omitempty"` // omitted at 100, as before the dimmer existed
 	NextRule  uint64                     `json:"next_rule"`
 	States    []messages.State           `json:"states"`
 	Rules     []messages.Rule            `json:"rules"`
@@ -43,6 +46,8 @@ func (m *Machine) Snapshot() ([]byte, error) {
 		V:         snapshotVersion,
 		State:     c.cur,
 		Initial:   c.initial,
+		OnState:   c.onState,
+		LastOn:    c.lastOn,
 		NextRule:  c.nextRule,
 		States:    c.stateList(),
 		Rules:     c.ruleList(),
@@ -52,6 +57,9 @@ func (m *Machine) Snapshot() ([]byte, error) {
 		Level:     c.level,
 		Intents:   c.intentList(),
 		Layers:    c.layerList(),
+	}
+	if c.bright != messages.MaxBrightness {
+		s.Bright = c.bright
 	}
 	if len(c.tools) > 0 {
 		s.Tools = c.toolList()
@@ -146,12 +154,22 @@ func Restore(b []byte, opts ...Option) (*Machine, error) {
 	if s.Initial != "" && stateIdx[s.Initial] == nil {
 		return fail(fmt.Errorf("initial state %q is not among the states", s.Initial))
 	}
+	if s.OnState != "" && (s.OnState == offState || stateIdx[s.OnState] == nil) {
+		return fail(fmt.Errorf("on_state %q is not among the states besides off", s.OnState))
+	}
+	if s.Bright != 0 && (s.Bright < messages.MinBrightness || s.Bright > messages.MaxBrightness) {
+		return fail(fmt.Errorf("brightness %d is out of range", s.Bright))
+	}
 	cfg := configOf(states, rules, s.Initial, scheds, tools, next)
-	cfg.sources, cfg.fns, cfg.layers = sources, fs, layers
+	cfg.sources, cfg.fns, cfg.layers, cfg.onState = sources, fs, layers, s.OnState
 	if err := c.commit(cfg); err != nil {
 		return fail(err)
 	}
 	c.setState(s.State)
+	c.lastOn = s.LastOn
+	if s.Bright != 0 {
+		c.setBright(s.Bright)
+	}
 	for _, name := range slices.Sorted(maps.Keys(s.Vars)) {
 		v, err := c.parseValue(s.Vars[name])
 		if err != nil {

@@ -7,13 +7,14 @@ import (
 )
 
 // An action's transaction: what an action does (setData, startTimer,
-// cancelTimer) is held until it completes, then committed as a whole and
+// cancelTimer, setBrightness) is held until it completes, then committed as a whole and
 // reported; an action that throws or times out leaves nothing behind.
 
 // tx holds an action's effects until the action completes.
 type tx struct {
 	vars   []varWrite // in order of first change
 	timers []timerOp  // in call order
+	bright *int       // setBrightness's last call; nil: none
 }
 
 type varWrite struct {
@@ -31,6 +32,7 @@ func (t *tx) reset() {
 	clear(t.vars)
 	t.vars = t.vars[:0]
 	t.timers = t.timers[:0]
+	t.bright = nil
 }
 
 func (t *tx) setVar(name string, v *value) {
@@ -70,7 +72,8 @@ func (t *tx) cancelTimer(c *core, name string) bool {
 }
 
 // commitTx applies the completed action's effects: variables whose value
-// changed (in order of first change), then timer operations in call order.
+// changed (in order of first change), the brightness, then timer
+// operations in call order.
 func (c *core) commitTx(out []Output) []Output {
 	for _, w := range c.tx.vars {
 		old := c.vars[w.name]
@@ -84,6 +87,9 @@ func (c *core) commitTx(out []Output) []Output {
 			c.vars[w.name] = w.v
 			out = append(out, Output{Type: messages.OutVar, Data: messages.OutVarData{Name: w.name, Value: w.v.raw}})
 		}
+	}
+	if b := c.tx.bright; b != nil && *b != c.bright {
+		out = append(out, c.dim(*b))
 	}
 	for _, op := range c.tx.timers {
 		if op.op == messages.TimerSet {

@@ -257,7 +257,7 @@ func (c *core) checkSchedules(list []messages.Schedule) ([]*schedule, *rejection
 }
 
 var opFields = map[string][]string{
-	messages.OpApply:            {"states", "rules", "vars", "vars_op", "initial", "state", "schedules", "tools", "sources", "plugins", "functions", "layers"},
+	messages.OpApply:            {"states", "rules", "vars", "vars_op", "initial", "on_state", "state", "schedules", "tools", "sources", "plugins", "functions", "layers"},
 	messages.OpCreateState:      {"states"},
 	messages.OpDeleteState:      {"name"},
 	messages.OpAppendRules:      {"rules", "layer"},
@@ -292,7 +292,7 @@ func checkFields(in *messages.InConfigData) *rejection {
 		set  bool
 	}{
 		{"states", in.States != nil}, {"rules", in.Rules != nil}, {"vars", in.Vars != nil}, {"vars_op", in.VarsOp != ""},
-		{"initial", in.Initial != ""}, {"state", in.State != ""}, {"schedules", in.Schedules != nil}, {"name", in.Name != ""},
+		{"initial", in.Initial != ""}, {"on_state", in.OnState != ""}, {"state", in.State != ""}, {"schedules", in.Schedules != nil}, {"name", in.Name != ""},
 		{"ids", in.IDs != nil}, {"match", in.Match != nil}, {"tools", in.Tools != nil},
 		{"sources", in.Sources != nil}, {"plugins", in.Plugins != nil}, {"functions", in.Functions != nil},
 		{"layers", in.Layers != nil}, {"layer", in.Layer != nil},

@@ -17,19 +17,22 @@ import (
 func (m *Machine) Model() messages.GetReply {
 	c := m.c
 	return messages.GetReply{
-		State:     c.cur,
-		Initial:   c.initial,
-		States:    c.stateList(),
-		Rules:     c.ruleList(),
-		Vars:      c.varMap(),
-		Timers:    m.PendingTimers(),
-		Schedules: m.NextSchedules(),
-		Tools:     c.toolList(),
-		Sources:   c.sourceList(),
-		Functions: c.functionList(),
-		LastRuns:  c.lastRuns(),
-		Intents:   c.intentList(),
-		Layers:    c.layerList(),
+		State:      c.cur,
+		Initial:    c.initial,
+		OnState:    c.onState,
+		LastOn:     c.lastOn,
+		Brightness: c.bright,
+		States:     c.stateList(),
+		Rules:      c.ruleList(),
+		Vars:       c.varMap(),
+		Timers:     m.PendingTimers(),
+		Schedules:  m.NextSchedules(),
+		Tools:      c.toolList(),
+		Sources:    c.sourceList(),
+		Functions:  c.functionList(),
+		LastRuns:   c.lastRuns(),
+		Intents:    c.intentList(),
+		Layers:     c.layerList(),
 	}
 }
 
@@ -42,6 +45,7 @@ func (m *Machine) Export() messages.ApplyRequest {
 		States:  c.stateList(),
 		Rules:   c.ruleList(),
 		Initial: c.initial,
+		OnState: c.onState,
 	}
 	if len(c.vars) > 0 {
 		req.Vars = c.varMap()

@@ -145,6 +145,10 @@ var decoders = map[string]decoder{
 	messages.VerbDefineTransition: func(body []byte, c checks) (any, error) { return defineTransition(body, c.minInterval) },
 	messages.VerbFire:             decodeFire,
 	messages.VerbSetState:         decodeSetState,
+	messages.VerbPower:            decodePower,
+	messages.VerbToggle:           decodeToggle,
+	messages.VerbSetBrightness:    decodeSetBrightness,
+	messages.VerbSetColor:         decodeSetColor,
 	messages.VerbApply:            decodeApply,
 	messages.VerbCreateState:      decodeCreateState,
 	messages.VerbDefineTool:       decodeDefineTool,
@@ -357,7 +361,7 @@ func decodeApply(b []byte, c checks) (any, error) {
 		return nil, err
 	}
 	msg, err := config(messages.InConfigData{Op: messages.OpApply, States: r.States, Rules: r.Rules,
-		Vars: r.Vars, VarsOp: varsOp, Initial: r.Initial, State: r.State, Schedules: scheds, Tools: r.Tools, Sources: sources, Functions: r.Functions,
+		Vars: r.Vars, VarsOp: varsOp, Initial: r.Initial, OnState: r.OnState, State: r.State, Schedules: scheds, Tools: r.Tools, Sources: sources, Functions: r.Functions,
 		Layers: r.Layers, Plugins: pluginsUsed(sources, c.plugins)})
 	if err == nil {
 		// The same input, checked the same way, applied to a copy.
