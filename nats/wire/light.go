@@ -52,6 +52,29 @@ func (l Light) SetState(ctx context.Context, name string) (messages.Reply, error
 	return Typed[messages.Reply](ctx, l, messages.VerbSetState, messages.SetStateRequest{Name: name})
 }
 
+// Power switches the light on (back to the state it was in before it
+// went off) or off; changed false when it already was.
+func (l Light) Power(ctx context.Context, on bool) (messages.Reply, error) {
+	return Typed[messages.Reply](ctx, l, messages.VerbPower, messages.PowerRequest{On: &on})
+}
+
+// Toggle switches the light on when it is off, else off.
+func (l Light) Toggle(ctx context.Context) (messages.Reply, error) {
+	return Typed[messages.Reply](ctx, l, messages.VerbToggle, nil)
+}
+
+// SetBrightness sets the dimmer (percent, 1–100) or steps it (delta,
+// -99–99); give exactly one. A light that is off turns on.
+func (l Light) SetBrightness(ctx context.Context, q messages.BrightnessRequest) (messages.Reply, error) {
+	return Typed[messages.Reply](ctx, l, messages.VerbSetBrightness, q)
+}
+
+// SetColor shows a color (r g b, hex, name or kelvin: give exactly one)
+// in the state color. A light that is off turns on.
+func (l Light) SetColor(ctx context.Context, q messages.ColorRequest) (messages.Reply, error) {
+	return Typed[messages.Reply](ctx, l, messages.VerbSetColor, q)
+}
+
 // Mutate sends a verb that changes the light (apply, create_state,
 // append_rules, …) with its body, and returns what it did.
 func (l Light) Mutate(ctx context.Context, verb string, body any) (messages.Reply, error) {

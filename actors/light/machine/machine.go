@@ -520,7 +520,8 @@ func (c *core) enter(to string, rule *string, transition string, out []Output) R
 }
 
 func (c *core) setState(name string) {
-	if name == offState && c.cur != offState && c.cur != "" {
+	if name == offState && c.cur != offState && c.stateIdx[c.cur] != nil {
+		// Not a state that is being deleted: power on goes back here.
 		c.lastOn = c.cur
 	}
 	c.cur = name

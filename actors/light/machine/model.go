@@ -174,6 +174,9 @@ func (c *core) commit(cfg config) error {
 	c.exprs, c.factories = exprs, factories
 	c.initial = cfg.initial
 	c.onState = cfg.onState
+	if c.stateIdx[c.lastOn] == nil {
+		c.lastOn = "" // deleted: power on goes to on_state
+	}
 	c.scheds = cfg.scheds
 	c.schedIdx = make(map[string]*schedule, len(cfg.scheds))
 	for _, s := range cfg.scheds {

@@ -32,7 +32,8 @@ func FirstEvent(ctx context.Context, j Events, light string) (journal.Msg, error
 
 // History is every change of the light's configuration, oldest first:
 // each input after which its configuration (states, rules, schedules,
-// tools, sources, functions, layers, initial) differs from before, and
+// tools, sources, functions, layers, initial, on_state; the state color
+// set_color makes and recolors) differs from before, and
 // how: a layer that ends by itself shows as removed by the input that
 // ended it.
 func History(ctx context.Context, j Events, light string) ([]messages.ConfigChange, error) {
@@ -67,7 +68,8 @@ func history(ctx context.Context, j Events, light string, snap []byte) ([]messag
 	prev := ConfigOf(m)
 	m.Close()
 	_, err := Replay{Light: light, Snapshot: snap, OnModel: func(ap *Applied, m *machine.Machine) {
-		if ap.Input.Type != messages.InConfig && !endsLayer(ap.Result) {
+		// set_color makes and recolors the state color: configuration.
+		if ap.Input.Type != messages.InConfig && ap.Input.Type != messages.InColor && !endsLayer(ap.Result) {
 			return
 		}
 		cur := ConfigOf(m)

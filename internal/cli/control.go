@@ -1,0 +1,102 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/lumen-home/lumen/messages"
+	"github.com/lumen-home/lumen/messages/color"
+)
+
+// Power switches the light (or the fleet, or a group) on or off.
+func (t *Term) Power(ctx context.Context, on bool) error {
+	return t.Mutate(ctx, messages.VerbPower, messages.PowerRequest{On: &on})
+}
+
+// Brightness prints the light's dimmer, or sets it: "40" (or "40%") sets
+// it, "+10" and "-10" step it.
+func (t *Term) Brightness(ctx context.Context, args []string) error {
+	if len(args) == 0 {
+		g, err := t.Get(ctx)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(t.Stdout, "%d%%\n", g.Brightness)
+		return nil
+	}
+	q, err := BrightnessRequest(args[0])
+	if err != nil {
+		return Usage(err)
+	}
+	return t.Mutate(ctx, messages.VerbSetBrightness, q)
+}
+
+// BrightnessRequest reads the argument of lumen brightness: "40" or
+// "40%" sets the dimmer, "+10" and "-10" step it.
+func BrightnessRequest(arg string) (messages.BrightnessRequest, error) {
+	s := strings.TrimSuffix(strings.TrimSpace(arg), "%")
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return messages.BrightnessRequest{}, fmt.Errorf("brightness %q is not a number: give a percent 1 to 100 (40), or a step (+10, -10)", arg)
+	}
+	if strings.HasPrefix(s, "+") || strings.HasPrefix(s, "-") {
+		return messages.BrightnessRequest{Delta: &n}, nil
+	}
+	return messages.BrightnessRequest{Percent: &n}, nil
+}
+
+// Color shows a color given as lumen color takes it.
+func (t *Term) Color(ctx context.Context, args []string) error {
+	q, err := ColorRequest(args)
+	if err != nil {
+		return Usage(err)
+	}
+	return t.Mutate(ctx, messages.VerbSetColor, q)
+}
+
+// ColorRequest reads the arguments of lumen color: a name (in one
+// argument or several: warm white), a hex (#ffa500 or ffa500), a
+// temperature (2700K) or three numbers r g b. It says how it was given,
+// so the light's journal reads "orange", not only numbers.
+func ColorRequest(args []string) (messages.ColorRequest, error) {
+	c, err := color.Parse(args...)
+	if err != nil {
+		return messages.ColorRequest{}, err
+	}
+	s := strings.Join(strings.Fields(strings.Join(args, " ")), " ")
+	if _, ok := color.Named(s); ok {
+		return messages.ColorRequest{Name: s}, nil
+	}
+	if k, ok := strings.CutSuffix(strings.ToLower(strings.ReplaceAll(s, " ", "")), "k"); ok {
+		if n, err := strconv.Atoi(k); err == nil {
+			return messages.ColorRequest{Kelvin: &n}, nil
+		}
+	}
+	if len(strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == ',' })) == 3 {
+		r, g, b := int(c.R), int(c.G), int(c.B)
+		return messages.ColorRequest{R: &r, G: &g, B: &b}, nil
+	}
+	return messages.ColorRequest{Hex: c.Hex()}, nil
+}
+
+// negative is an argument that is a negative number, not a flag.
+var negative = regexp.MustCompile(`^-[0-9]+(\.[0-9]+)?%?$`)
+
+// Negatives keeps a negative number that follows a word (lumen
+// brightness -10, lumen var set n -3) from being read as a flag: it gets
+// a leading space, which the flags parser leaves alone and the commands'
+// number parsing ignores. A number after a flag is that flag's value
+// and stays as it is.
+func Negatives(args []string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = a
+		if negative.MatchString(a) && i > 0 && !strings.HasPrefix(args[i-1], "-") {
+			out[i] = " " + a
+		}
+	}
+	return out
+}
