@@ -12,6 +12,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/nats-io/nats.go/micro"
 
 	"github.com/lumen-home/lumen/actors/daemon"
 	"github.com/lumen-home/lumen/internal/lumentest"
@@ -47,15 +48,40 @@ func lastSeq(t *testing.T, nc *nats.Conn) uint64 {
 	return seq
 }
 
+// reply is a command's reply: its error code and sentence (from the
+// headers), its body as sent and, when that is a JSON object, decoded.
+type reply struct {
+	Code   string // Nats-Service-Error-Code, "" on success
+	Header string // Nats-Service-Error
+	Raw    []byte
+	Body   map[string]any
+}
+
+// requestTo sends body to lumen.<light>.cmd.<verb>; a reply that is not
+// JSON fails the test, as every verb answers in JSON.
+func requestTo(t *testing.T, nc *nats.Conn, light, verb, body string) reply {
+	t.Helper()
+	m, err := nc.Request("lumen."+light+".cmd."+verb, []byte(body), 30*time.Second)
+	if err != nil {
+		t.Fatalf("%s %s: %v", verb, body, err)
+	}
+	if !json.Valid(m.Data) {
+		t.Fatalf("the reply to %s is not JSON: %s", verb, m.Data)
+	}
+	r := reply{Raw: m.Data}
+	if m.Header != nil {
+		r.Code, r.Header = m.Header.Get(micro.ErrorCodeHeader), m.Header.Get(micro.ErrorHeader)
+	}
+	_ = json.Unmarshal(m.Data, &r.Body) // nil for a reply that is not an object
+	return r
+}
+
 // request sends body to lumen.demo.cmd.<verb> and returns the reply's
 // body and its error code ("" for a success).
 func request(t *testing.T, nc *nats.Conn, verb, body string) ([]byte, string) {
 	t.Helper()
-	msg, err := nc.Request("lumen.demo.cmd."+verb, []byte(body), 10*time.Second)
-	if err != nil {
-		t.Fatalf("%s: %v", verb, err)
-	}
-	return msg.Data, msg.Header.Get("Nats-Service-Error-Code")
+	r := requestTo(t, nc, "demo", verb, body)
+	return r.Raw, r.Code
 }
 
 // mustOK is request for a reply that must be a success; it returns the

@@ -30,31 +30,6 @@ import (
 // schedules and timers, refusals, re-applying an export, and the
 // journal's retention.
 
-// coreReply is a command's reply with its error headers.
-type coreReply struct {
-	Code   string // Nats-Service-Error-Code, "" on success
-	Header string // Nats-Service-Error
-	Raw    []byte
-	Body   map[string]any
-}
-
-// coreRequest sends body to lumen.<light>.cmd.<verb>.
-func coreRequest(t *testing.T, nc *nats.Conn, light, verb, body string) coreReply {
-	t.Helper()
-	m, err := nc.Request("lumen."+light+".cmd."+verb, []byte(body), 10*time.Second)
-	if err != nil {
-		t.Fatalf("%s %s: %v", verb, body, err)
-	}
-	r := coreReply{Raw: m.Data}
-	if m.Header != nil {
-		r.Code, r.Header = m.Header.Get(micro.ErrorCodeHeader), m.Header.Get(micro.ErrorHeader)
-	}
-	if err := json.Unmarshal(m.Data, &r.Body); err != nil {
-		t.Fatalf("the reply to %s is not JSON: %s", verb, m.Data)
-	}
-	return r
-}
-
 // coreEvents collects every event of light.
 func coreEvents(t *testing.T, nc *nats.Conn, light string) chan *nats.Msg {
 	t.Helper()
@@ -110,7 +85,7 @@ func TestDemoLightOverNATS(t *testing.T) {
 		t.Fatalf("demo has colors, got %v", states)
 	}
 
-	r := coreRequest(t, nc, "demo", messages.VerbFire, `{"transition":"button_click"}`)
+	r := requestTo(t, nc, "demo", messages.VerbFire, `{"transition":"button_click"}`)
 	if r.Code != "" || r.Body["state"] == "off" || r.Body["changed"] != true || r.Body["rule"] == nil {
 		t.Fatalf("a click leaves off by a rule: %s", r.Raw)
 	}
@@ -167,7 +142,7 @@ func TestBadInputGetsClearErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := coreRequest(t, nc, "demo", tt.verb, tt.body)
+			r := requestTo(t, nc, "demo", tt.verb, tt.body)
 			if r.Code != tt.code {
 				t.Fatalf("code %q, want %s: %s", r.Code, tt.code, r.Raw)
 			}
@@ -286,7 +261,7 @@ func TestReapplyExportKeepsState(t *testing.T) {
 	if m := mustOK(t, nc, messages.VerbApply, string(withState("blue"))); fmt.Sprint(changedState(m)) != "map[from:red to:blue]" || state() != "blue" {
 		t.Fatalf("apply state blue: the light is %s: %v", state(), m)
 	}
-	if r := coreRequest(t, nc, "demo", messages.VerbApply, string(withState("purple"))); r.Code == "" || !strings.Contains(r.Header, `"purple"`) || state() != "blue" {
+	if r := requestTo(t, nc, "demo", messages.VerbApply, string(withState("purple"))); r.Code == "" || !strings.Contains(r.Header, `"purple"`) || state() != "blue" {
 		t.Errorf("apply state purple: code %q, state %s: %s", r.Code, state(), r.Raw)
 	}
 	// A rollback to the demo's configuration keeps the state.
@@ -339,7 +314,7 @@ func TestLayerOfNothingRefusedOnTheWire(t *testing.T) {
 		{`{"fires":0}`, "fires is 0; give how many times the layer's rules fire before it ends, at least 1"},
 		{`{"ms":0}`, "ms is 0; give how long the layer lasts in milliseconds, from 1 to 1000000000000"},
 	} {
-		r := coreRequest(t, nc, "demo", messages.VerbAppendRules, `{"rules":[{"from":"*","on":"button_click","to":"red"}],"layer":`+tc.layer+`}`)
+		r := requestTo(t, nc, "demo", messages.VerbAppendRules, `{"rules":[{"from":"*","on":"button_click","to":"red"}],"layer":`+tc.layer+`}`)
 		if r.Code != "400" || !strings.Contains(r.Header, tc.want) || rules() != before {
 			t.Errorf("append_rules layer %s: %s %s", tc.layer, r.Code, r.Raw)
 		}
@@ -357,7 +332,7 @@ func TestRetentionKeepsWithinBudget(t *testing.T) {
 	nc := connectTo(t, d)
 	ok := func(verb, body string) map[string]any {
 		t.Helper()
-		r := coreRequest(t, nc, "dur", verb, body)
+		r := requestTo(t, nc, "dur", verb, body)
 		if r.Code != "" || r.Body["ok"] != true {
 			t.Fatalf("%s %s: %s %s", verb, body, r.Code, r.Raw)
 		}
@@ -413,7 +388,7 @@ func TestRetentionKeepsWithinBudget(t *testing.T) {
 	}
 	// The past before the latest snapshot stays answerable from the kept
 	// past snapshots; before the oldest, a sentence says how far back.
-	r := coreRequest(t, nc, "dur", messages.VerbGet, `{"seq":3}`)
+	r := requestTo(t, nc, "dur", messages.VerbGet, `{"seq":3}`)
 	m := regexp.MustCompile(`its journal starts at (\d+)`).FindStringSubmatch(r.Header)
 	if r.Code != "404" || m == nil {
 		t.Fatalf("get seq 3 of a compacted journal: %s %s", r.Code, r.Raw)

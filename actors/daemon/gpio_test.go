@@ -53,10 +53,10 @@ func (r *gpioRig) restart() {
 
 // level sets the simulated pin's level, as lumen gpio does, once the
 // debounce window of the level before it has passed on the clock.
-func (r *gpioRig) level(pin, level string) coreReply {
+func (r *gpioRig) level(pin, level string) reply {
 	r.t.Helper()
 	r.clock.Advance(time.Second)
-	return coreRequest(r.t, r.nc, "demo", messages.VerbGPIO, `{"pin":`+pin+`,"level":`+level+`}`)
+	return requestTo(r.t, r.nc, "demo", messages.VerbGPIO, `{"pin":`+pin+`,"level":`+level+`}`)
 }
 
 // watched waits until the hardware actor watches pin: until then the pin
@@ -64,7 +64,7 @@ func (r *gpioRig) level(pin, level string) coreReply {
 func (r *gpioRig) watched(pin string) {
 	r.t.Helper()
 	lumentest.WaitFor(r.t, 20*time.Second, "BCM "+pin+" to be watched", func() bool {
-		return coreRequest(r.t, r.nc, "demo", messages.VerbGPIO, `{"pin":`+pin+`,"level":0}`).Code == ""
+		return requestTo(r.t, r.nc, "demo", messages.VerbGPIO, `{"pin":`+pin+`,"level":0}`).Code == ""
 	})
 }
 
@@ -107,7 +107,7 @@ func TestGPIOSourceOnTheSimulator(t *testing.T) {
 	// are taken, on the simulator as on the Pi: 409 before anything is
 	// journaled.
 	for pin, what := range map[string]string{"4": "the button", "17": "the LED's red channel"} {
-		c := coreRequest(t, r.nc, "demo", messages.VerbCreateSource, `{"name":"pir","type":"gpio","pin":`+pin+`,"fires":"motion"}`)
+		c := requestTo(t, r.nc, "demo", messages.VerbCreateSource, `{"name":"pir","type":"gpio","pin":`+pin+`,"fires":"motion"}`)
 		if c.Code != "409" || !strings.Contains(c.Header, "BCM "+pin+" is "+what) {
 			t.Fatalf("gpio source on BCM %s: code %q %s", pin, c.Code, c.Raw)
 		}
@@ -121,7 +121,7 @@ func TestGPIOSourceOnTheSimulator(t *testing.T) {
 	mustOK(t, r.nc, messages.VerbCreateSource,
 		`{"name":"pir","type":"gpio","pin":23,"pull":"down","edge":"rising","store":{"motion_level":"result.level","motion_at":"result.at"},"fires":"motion"}`)
 	// A second source on the same pin must agree on its pull.
-	if c := coreRequest(t, r.nc, "demo", messages.VerbCreateSource, `{"name":"pir2","type":"gpio","pin":23,"pull":"up","fires":"x"}`); c.Code != "409" {
+	if c := requestTo(t, r.nc, "demo", messages.VerbCreateSource, `{"name":"pir2","type":"gpio","pin":23,"pull":"up","fires":"x"}`); c.Code != "409" {
 		t.Fatalf("a second pull on BCM 23: code %q %s", c.Code, c.Raw)
 	}
 	r.watched("23")

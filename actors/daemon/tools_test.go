@@ -18,7 +18,6 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
-	"github.com/nats-io/nats.go/micro"
 
 	"github.com/lumen-home/lumen/actors/daemon"
 	"github.com/lumen-home/lumen/actors/light/past"
@@ -33,36 +32,10 @@ import (
 // The tools through the daemon in process: definitions, the built-ins,
 // the operator's plugins, the sandbox.
 
-// toolsReply is a reply with its error code and sentence (from the
-// headers) and its body decoded.
-type toolsReply struct {
-	Code   string // Nats-Service-Error-Code, "" on success
-	Header string // Nats-Service-Error
-	Raw    []byte
-	Body   map[string]any
-}
-
-// toolsCall sends body to lumen.<light>.cmd.<verb>.
-func toolsCall(t *testing.T, nc *nats.Conn, light, verb, body string) toolsReply {
+// toolsOK is requestTo for a reply that must be a success.
+func toolsOK(t *testing.T, nc *nats.Conn, light, verb, body string) reply {
 	t.Helper()
-	m, err := nc.Request("lumen."+light+".cmd."+verb, []byte(body), 30*time.Second)
-	if err != nil {
-		t.Fatalf("%s %s: %v", verb, body, err)
-	}
-	r := toolsReply{Raw: m.Data}
-	if m.Header != nil {
-		r.Code, r.Header = m.Header.Get(micro.ErrorCodeHeader), m.Header.Get(micro.ErrorHeader)
-	}
-	if err := json.Unmarshal(m.Data, &r.Body); err != nil {
-		t.Fatalf("the reply to %s is not JSON: %s", verb, m.Data)
-	}
-	return r
-}
-
-// toolsOK is toolsCall for a reply that must be a success.
-func toolsOK(t *testing.T, nc *nats.Conn, light, verb, body string) toolsReply {
-	t.Helper()
-	r := toolsCall(t, nc, light, verb, body)
+	r := requestTo(t, nc, light, verb, body)
 	if r.Code != "" || r.Body["ok"] != true {
 		t.Fatalf("%s %s: want ok, got code %q: %s", verb, body, r.Code, r.Raw)
 	}
@@ -70,12 +43,12 @@ func toolsOK(t *testing.T, nc *nats.Conn, light, verb, body string) toolsReply {
 }
 
 // toolsRun runs the demo light's tool name with args ("" for none).
-func toolsRun(t *testing.T, nc *nats.Conn, name, args string) toolsReply {
+func toolsRun(t *testing.T, nc *nats.Conn, name, args string) reply {
 	t.Helper()
 	if args == "" {
 		args = "{}"
 	}
-	return toolsCall(t, nc, "demo", "run_tool", fmt.Sprintf(`{"name":%q,"args":%s}`, name, args))
+	return requestTo(t, nc, "demo", "run_tool", fmt.Sprintf(`{"name":%q,"args":%s}`, name, args))
 }
 
 // toolsPlugins makes data/plugins with the example plugin built as
@@ -217,7 +190,7 @@ func TestToolsBuiltinAndPlugins(t *testing.T) {
 
 // toolsNames returns the names of the tools in a reply's "tools" array,
 // failing unless it is an array.
-func toolsNames(t *testing.T, r toolsReply) []string {
+func toolsNames(t *testing.T, r reply) []string {
 	t.Helper()
 	list, ok := r.Body["tools"].([]any)
 	if !ok {
@@ -295,7 +268,7 @@ func TestToolsDefinitions(t *testing.T) {
 		{"list_tools with a body", "list_tools", `{"name":"x"}`, "400", []string{"list_tools takes {}"}},
 	}
 	for _, tt := range tests {
-		r := toolsCall(t, nc, "demo", tt.verb, tt.body)
+		r := requestTo(t, nc, "demo", tt.verb, tt.body)
 		if r.Code != tt.code || r.Body["ok"] != false {
 			t.Fatalf("%s: code %q, want %s: %s", tt.name, r.Code, tt.code, r.Raw)
 		}
@@ -437,7 +410,7 @@ func TestToolsCatalogPluginSourcesAndExport(t *testing.T) {
 		vars, _ := m["vars"].(map[string]any)
 		return vars["greeting"] == "hello, ada" && m["state"] == "greeted"
 	})
-	if r := toolsCall(t, nc, "demo", "create_source", `{"name":"nope","interval_ms":300,"fetch":{"tool":"nope"},"store":{"x":"result"}}`); r.Code != "404" {
+	if r := requestTo(t, nc, "demo", "create_source", `{"name":"nope","interval_ms":300,"fetch":{"tool":"nope"},"store":{"x":"result"}}`); r.Code != "404" {
 		t.Fatalf("a source on an unknown tool: %s %s", r.Code, r.Raw)
 	}
 
@@ -454,7 +427,7 @@ func TestToolsCatalogPluginSourcesAndExport(t *testing.T) {
 		mustOK(t, nc, req.verb, req.body)
 	}
 	// delete_tool on the transition's predicate points to delete_transition.
-	if r := toolsCall(t, nc, "demo", "delete_tool", `{"name":"door_open"}`); r.Code != "409" || !strings.Contains(r.Header, "delete_transition") {
+	if r := requestTo(t, nc, "demo", "delete_tool", `{"name":"door_open"}`); r.Code != "409" || !strings.Contains(r.Header, "delete_transition") {
 		t.Fatalf("delete_tool door_open: %s %s", r.Code, r.Raw)
 	}
 
@@ -470,7 +443,7 @@ func TestToolsCatalogPluginSourcesAndExport(t *testing.T) {
 			if err != nil {
 				t.Fatalf("the export does not read back: %v\n%s", err, exported)
 			}
-			if r := toolsCall(t, nc, "copy", "apply", string(body)); r.Code != "" {
+			if r := requestTo(t, nc, "copy", "apply", string(body)); r.Code != "" {
 				t.Fatalf("apply of the export: %s %s\nthe export:\n%s", r.Code, r.Raw, exported)
 			}
 			if got := toolsConfig(t, nc, "copy"); !reflect.DeepEqual(got, orig) {
@@ -511,7 +484,7 @@ func TestToolsCatalogPluginSourcesAndExport(t *testing.T) {
 	if l := toolsList(t, nc, "demo"); len(l.Plugins) != 1 || l.Plugins[0].Name != "broken" {
 		t.Fatalf("plugins after the restart: %+v", l.Plugins)
 	}
-	if r := toolsCall(t, nc, "demo", "create_source", `{"name":"greet2","interval_ms":300,"fetch":{"tool":"hello"},"store":{"x":"result"}}`); r.Code != "404" {
+	if r := requestTo(t, nc, "demo", "create_source", `{"name":"greet2","interval_ms":300,"fetch":{"tool":"hello"},"store":{"x":"result"}}`); r.Code != "404" {
 		t.Fatalf("a new source on the removed plugin: %s %s", r.Code, r.Raw)
 	}
 }
@@ -664,7 +637,7 @@ func TestToolsParamsAreChecked(t *testing.T) {
 			t.Errorf("add_one %s: %s", args, r.Raw)
 		}
 	}
-	r := toolsCall(t, nc, "demo", "define_tool", `{"name":"broken","code":"return 1","params":{"type":"nmber"}}`)
+	r := requestTo(t, nc, "demo", "define_tool", `{"name":"broken","code":"return 1","params":{"type":"nmber"}}`)
 	if r.Code != "400" || !strings.Contains(r.Header, `tool "broken": params: the schema is not a valid JSON schema: type:`) {
 		t.Errorf("a schema that is not one: %s", r.Raw)
 	}

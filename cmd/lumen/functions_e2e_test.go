@@ -107,7 +107,8 @@ func TestAgentDefinesFunction(t *testing.T) {
 }
 
 // A person defines, lists and deletes functions with lumen function, and
-// a refusal says what is wrong in the CLI's words.
+// a refusal says what is wrong in the CLI's words. (What the daemon does
+// with them: actors/daemon's TestFunctionsDefineCallAndRefuse.)
 func TestFunctionCLI(t *testing.T) {
 	t.Parallel()
 	d := startDaemon(t, t.TempDir())
@@ -123,25 +124,15 @@ func TestFunctionCLI(t *testing.T) {
 		{[]string{"function", "define", "mix", "--params", "a,b", "--code-file", code, "--description", "the mean of a and b"}, 0, `config define function: function mix`},
 		{[]string{"function", "define", "is_big", "--params", "v", "--code", "return mix(v, 0) > 100;"}, 0, "config define function: function is_big"},
 		{[]string{"rule", "add", "*", "big", "red", "--if", "is_big(getData('level'))"}, 0, "rules"},
-		{[]string{"function", "define", "mix", "--code", "return 1"}, 1, `function "is_big" calls mix with 2 arguments, but mix takes no arguments`},
-		{[]string{"function", "define", "random", "--code", "return 4"}, 1, `the function name "random" is taken by a built-in`},
-		{[]string{"function", "define", "bad", "--code", "return (1"}, 1, `function "bad": the code has a syntax error at the end of the code`},
 		{[]string{"function", "define", "bad"}, 2, "give the function's body with --code or --code-file"},
 		{[]string{"function", "define", "-f", code, "x"}, 2, "-f FILE holds the whole definition"},
 		{[]string{"function", "rm", "mix"}, 1, `function "mix" is used by function is_big; change or delete those first (code 409)`},
-		{[]string{"function", "rm", "nope"}, 1, `function "nope" does not exist`},
 		{[]string{"function", "ls"}, 0, "mix(a, b)  the mean of a and b  // the mean …\nis_big(v)  -                    return mix(v, 0) > 100;"},
 	} {
 		out, got := runCLI(t, d.URL, tc.args...)
 		if got != tc.code || !strings.Contains(out, tc.want) {
 			t.Errorf("lumen %s: exit %d, want %d with %q:\n%s", strings.Join(tc.args, " "), got, tc.code, tc.want, out)
 		}
-	}
-	// The rule calls the function.
-	nc := connect(t, d.URL)
-	mustOK(t, request(t, nc, "lumen.demo.cmd.set_var", `{"name":"level","value":300}`))
-	if r := mustOK(t, request(t, nc, "lumen.demo.cmd.fire", `{"transition":"big"}`)); r.Body["state"] != "red" {
-		t.Errorf("fire big: %s", r.Raw)
 	}
 	// A file defines several at once.
 	defs := filepath.Join(t.TempDir(), "functions.yaml")
@@ -163,8 +154,9 @@ func TestFunctionCLI(t *testing.T) {
 	}
 }
 
-// Functions are configuration: a redefinition is a diff, and a rollback
-// brings the old one back, which the rules then call.
+// Functions are configuration: lumen diff shows a redefinition, lumen
+// history and rollback name it. (The rules calling the old one after the
+// rollback: actors/daemon's TestFunctionsRedefineAndRollback.)
 func TestFunctionDiffAndRollback(t *testing.T) {
 	t.Parallel()
 	d := startDaemon(t, t.TempDir())
@@ -173,12 +165,6 @@ func TestFunctionDiffAndRollback(t *testing.T) {
 	first := seqOf(mustOK(t, request(t, nc, "lumen.demo.cmd.define_function", `{"name":"target","code":"return 'red';"}`)))
 	rules := seqOf(mustOK(t, request(t, nc, "lumen.demo.cmd.append_rules", `{"rules":[{"from":"*","on":"go","to":"red","condition":"target() === 'red'"},{"from":"*","on":"go","to":"blue"}]}`)))
 	second := seqOf(mustOK(t, request(t, nc, "lumen.demo.cmd.define_function", `{"name":"target","code":"return 'blue';"}`)))
-	fire := func() any {
-		return mustOK(t, request(t, nc, "lumen.demo.cmd.fire", `{"transition":"go"}`)).Body["state"]
-	}
-	if s := fire(); s != "blue" {
-		t.Fatalf("after the redefinition: %v", s)
-	}
 	if out, code := runCLI(t, d.URL, "diff", second); code != 0 || !strings.Contains(out, "-    code: return 'red';") || !strings.Contains(out, "+    code: return 'blue';") {
 		t.Errorf("lumen diff %s: exit %d\n%s", second, code, out)
 	}
@@ -187,8 +173,5 @@ func TestFunctionDiffAndRollback(t *testing.T) {
 	}
 	if out, code := runCLI(t, d.URL, "rollback", rules); code != 0 || !strings.Contains(out, "functions: ~target") {
 		t.Fatalf("lumen rollback %s: exit %d\n%s", rules, code, out)
-	}
-	if s := fire(); s != "red" {
-		t.Errorf("after the rollback: %v", s)
 	}
 }

@@ -13,9 +13,10 @@ import (
 	"github.com/lumen-home/lumen/messages"
 )
 
-// why names the input, the rule, what it read and who set it, from the
-// running light and from an exported journal slice on a machine with no
-// daemon; an edited slice fails to verify.
+// lumen why and whatif print what the light did and would have done, and
+// the same from an exported journal slice on a machine with no daemon;
+// an edited slice fails to verify. (What why and whatif answer:
+// actors/daemon's TestWhyAndWhatIf.)
 func TestWhyAndJournalSlice(t *testing.T) {
 	t.Parallel()
 	d := startDaemon(t, t.TempDir())
@@ -40,7 +41,6 @@ func TestWhyAndJournalSlice(t *testing.T) {
 	}
 	cli("apply", "-f", cfg)
 	cli("var", "set", "limit", "10")
-	limitSeq := uint64(mustOK(t, request(t, nc, "lumen.demo.cmd.get", `{}`)).Body["seq"].(float64))
 	cli("state", "off")
 	state := func() any { return mustOK(t, request(t, nc, "lumen.demo.cmd.get", `{}`)).Body["state"] }
 	// The source starts after apply answers: publish until it stores.
@@ -56,25 +56,17 @@ func TestWhyAndJournalSlice(t *testing.T) {
 	if err := json.Unmarshal([]byte(cli("why", "--json")), &w); err != nil {
 		t.Fatal(err)
 	}
-	if w.State != "cold" || w.Rule == nil || w.Rule.To != "cold" || w.Input.Type != messages.InData || w.Input.By != "source:thermo" ||
-		w.Condition == nil || !w.Condition.Value {
-		t.Fatalf("why: %+v", w)
+	if w.State != "cold" || w.Rule == nil || w.Rule.To != "cold" || w.Input.By != "source:thermo" {
+		t.Fatalf("why --json: %+v", w)
 	}
-	reads := map[string]messages.WhyRead{}
+	// The CLI's inputs say they are the CLI's.
 	for _, r := range w.Reads {
-		reads[r.Name] = r
-	}
-	if r := reads["temp"]; string(r.Value) != "5" || r.SetBy == nil || r.SetBy.Seq != w.Input.Seq || r.SetBy.By != "source:thermo" {
-		t.Errorf("read temp: %+v %+v", r, r.SetBy)
-	}
-	if r := reads["limit"]; string(r.Value) != "10" || r.SetBy == nil || r.SetBy.Seq != limitSeq || r.SetBy.Type != messages.InVar || r.SetBy.By != messages.WhoCLI {
-		t.Errorf("read limit: %+v %+v (set_var was input %d)", r, r.SetBy, limitSeq)
-	}
-	if len(w.Skipped) != 1 || !strings.HasPrefix(w.Skipped[0].Why, "not tried") {
-		t.Errorf("skipped: %+v", w.Skipped)
+		if r.Name == "limit" && (r.SetBy == nil || r.SetBy.Type != messages.InVar || r.SetBy.By != messages.WhoCLI) {
+			t.Errorf("read limit, set by lumen var set: %+v %+v", r, r.SetBy)
+		}
 	}
 	if w.Previous == nil || w.Previous.Input.Type != messages.InState || w.Previous.Input.By != messages.WhoCLI {
-		t.Errorf("previous: %+v", w.Previous)
+		t.Errorf("previous, lumen state off: %+v", w.Previous)
 	}
 
 	// A click no rule takes: why names the disabled rule.
@@ -96,18 +88,8 @@ func TestWhyAndJournalSlice(t *testing.T) {
 	if err := os.WriteFile(proposed, []byte(strings.Replace(readFile(t, cfg), "getData('temp') < getData('limit')", "getData('temp') > getData('limit')", 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var wi messages.WhatIfReply
-	if err := json.Unmarshal([]byte(cli("whatif", "-f", proposed, "--json")), &wi); err != nil {
-		t.Fatal(err)
-	}
-	if wi.Differ < 1 || wi.Differences[0].Seq != w.Input.Seq || wi.Differences[0].Recorded != "cold" || wi.Differences[0].Proposed != "warm" {
-		t.Errorf("whatif: %+v", wi)
-	}
 	if out := cli("whatif", "-f", proposed, "--from-seq", fmt.Sprint(w.Input.Seq)); !strings.Contains(out, "recorded cold → proposed warm") {
 		t.Errorf("lumen whatif:\n%s", out)
-	}
-	if s := state(); s != "off" {
-		t.Errorf("whatif changed the light: %v", s)
 	}
 	badCfg := filepath.Join(t.TempDir(), "bad.yaml")
 	if err := os.WriteFile(badCfg, []byte("states: [{name: a, r: 1, g: 1, b: 1}]\nrules: [{from: nowhere, on: x, to: a}]\n"), 0o644); err != nil {
