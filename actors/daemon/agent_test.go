@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync/atomic"
@@ -666,5 +669,78 @@ func TestAgentFaults(t *testing.T) {
 	r = agentOK(t, nc, "demo", messages.VerbAsk, `{"text":"again"}`)
 	if r.Body["status"] != "failed" || !strings.Contains(fmt.Sprint(r.Body["answer"]), "did not answer within 3s") || time.Since(start) > 10*time.Second {
 		t.Fatalf("hang: %s after %v", r.Raw, time.Since(start))
+	}
+}
+
+// agentNeedEspeak skips without espeak-ng, except under CI where the
+// Taskfile installs it.
+func agentNeedEspeak(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("espeak-ng"); err == nil {
+		return
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatal("espeak-ng is not installed; run the tests with the Taskfile (task test installs it)")
+	}
+	t.Skip("espeak-ng is not installed")
+}
+
+// Voice with local speech (speech model "espeak"): a WAV spoken by
+// espeak-ng is transcribed by the endpoint, the request runs (setState
+// said directly, no second model call) and the answer comes back as
+// espeak-ng's speech, not the endpoint's. An empty transcript only
+// aborts; too much audio is a 413.
+func TestAgentTalk(t *testing.T) {
+	agentNeedEspeak(t)
+	wav := filepath.Join(t.TempDir(), "request.wav")
+	if out, err := exec.Command("espeak-ng", "-w", wav, "make the light red").CombinedOutput(); err != nil {
+		t.Fatalf("espeak-ng: %v: %s", err, out)
+	}
+	audio, err := os.ReadFile(wav)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := agenttest.New(agenttest.Step{Calls: []agenttest.Call{agentScripted("setState", `{"name":"blue","speak_directly":true}`)}})
+	defer srv.Close()
+	nc := connectTo(t, agentStart(t, srv, func(c *daemon.Config) { c.Agent.SpeechModel = "espeak" }, "demo"))
+	talk := func() messages.TalkReply {
+		t.Helper()
+		m, err := nc.Request("lumen.demo.cmd."+messages.VerbTalk, audio, 30*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r messages.TalkReply
+		if err := json.Unmarshal(m.Data, &r); err != nil {
+			t.Fatalf("talk: %v %.300s", err, m.Data)
+		}
+		return r
+	}
+	srv.SetTranscript("now blue for a while")
+	if r := talk(); r.SpokenBy != "espeak" || agenttest.CheckWAV(r.Audio) != nil || r.Answer != "The light is blue now." || r.Transcript != "now blue for a while" {
+		t.Fatalf("espeak talk: %+v", r.AskReply)
+	}
+	if got := srv.Audio(); len(got) != 1 {
+		t.Fatalf("the endpoint heard %d recordings", len(got))
+	}
+	if sp := srv.Speech(); len(sp) != 0 {
+		t.Fatalf("the endpoint's speech was used with the espeak speech model: %q", sp)
+	}
+	if n := len(srv.Requests()); n != 1 {
+		t.Fatalf("%d model calls; a direct answer needs one", n)
+	}
+	if st := mustOK(t, nc, messages.VerbGet, `{}`)["state"]; st != "blue" {
+		t.Fatalf("state %v", st)
+	}
+
+	// Silence only aborts: no model call, nothing spoken.
+	srv.SetTranscript("")
+	if r := talk(); r.Status != "cancelled" || len(r.Audio) != 0 {
+		t.Fatalf("empty transcript: %+v", r.AskReply)
+	}
+	if n := len(srv.Requests()); n != 1 {
+		t.Fatalf("an empty transcript made %d model calls", n-1)
+	}
+	if b, code := request(t, nc, messages.VerbTalk, strings.Repeat("x", 9<<20)); code != "413" {
+		t.Fatalf("9 MiB of audio: %q %.200s", code, b)
 	}
 }
