@@ -356,7 +356,7 @@ func (m *Manager) noRoom() *messages.ErrorReply {
 // snapshot up to step saved.
 func (m *Manager) spawn(ctx actor.Context, st *State, saved int) *actor.PID {
 	s := &session{cfg: m.cfg, loop: m.loop, view: st, snaps: &snapshots{cfg: m.cfg, id: st.ID, last: saved},
-		waiters: map[string]chan Decision{}, early: map[string]Decision{}}
+		waiters: map[string]chan Decision{}, early: map[string]Decision{}, decided: map[string]bool{}}
 	pid := ctx.Spawn(actor.PropsFromProducer(func() actor.Actor { return s }))
 	m.sessions[st.ID] = pid
 	return pid

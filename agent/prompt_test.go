@@ -14,11 +14,11 @@ import (
 // The prompt shows the light's current model, and stays bounded however
 // big the light gets.
 func TestPromptBounded(t *testing.T) {
-	small := &messages.GetReply{State: "red", States: []messages.State{{Name: "off"}, {Name: "red", R: messages.Channel{Num: 255}}},
+	small := &messages.GetReply{State: "red", Brightness: 40, States: []messages.State{{Name: "off"}, {Name: "red", R: messages.Channel{Num: 255}}},
 		Rules: []messages.Rule{{ID: "r1", From: "off", On: "button_click", To: "red", Condition: "getData('n') > 1", Priority: 5, Enabled: true}},
 		Vars:  map[string]json.RawMessage{"n": json.RawMessage("3")}}
 	p := agent.Prompt("kitchen", small)
-	for _, want := range []string{`"kitchen"`, "Current state: red.", "r1: off → red on button_click if getData('n') > 1 (priority 5)", "n=3", "getPattern(name)", "counter, toggle, cycle"} {
+	for _, want := range []string{`"kitchen"`, "Current state: red, brightness 40%.", "setColor(name, hex, kelvin or r g b", "r1: off → red on button_click if getData('n') > 1 (priority 5)", "n=3", "getPattern(name)", "counter, toggle, cycle"} {
 		if !strings.Contains(p, want) {
 			t.Errorf("prompt lacks %q:\n%s", want, p)
 		}

@@ -31,6 +31,9 @@ type session struct {
 
 	waiters map[string]chan Decision
 	early   map[string]Decision // decisions that came before their waiter
+	// decided are the approvals decided: a second decision, which may
+	// come before the first one's is journaled, is refused.
+	decided map[string]bool
 	// The approval being journaled: its event may reach an approver
 	// before the step comes back to the actor.
 	expect, expectTool string
@@ -191,7 +194,7 @@ func (s *session) decide(msg *Decide) {
 	} else if s.expect == msg.Req.ID {
 		pending = true
 	}
-	if !pending {
+	if !pending || s.decided[msg.Req.ID] {
 		msg.Reply(&messages.ErrorReply{Code: 404, Error: fmt.Sprintf("no pending approval %q; `lumen sessions` shows the pending ones", msg.Req.ID)})
 		return
 	}
@@ -200,6 +203,7 @@ func (s *session) decide(msg *Decide) {
 		who = "nats"
 	}
 	d := Decision{Approved: msg.Approve, Who: who}
+	s.decided[msg.Req.ID] = true
 	if w := s.waiters[msg.Req.ID]; w != nil {
 		w <- d
 		delete(s.waiters, msg.Req.ID)

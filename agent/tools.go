@@ -51,6 +51,10 @@ const (
 	ToolDeleteLayer      = "deleteLayer"
 	ToolSetState         = "setState"
 	ToolFire             = "fire"
+	ToolPower            = "power"
+	ToolToggle           = "toggle"
+	ToolSetBrightness    = "setBrightness"
+	ToolSetColor         = "setColor"
 	ToolCreateSchedule   = "createSchedule"
 	ToolDeleteSchedule   = "deleteSchedule"
 	ToolDefineTool       = "defineTool"
@@ -180,6 +184,11 @@ func Specs() []Spec {
 // model sees them: the lists, the dispatch of Run, the tiers, the
 // confirmations and what a create replaces all come from it.
 func toolTable() []tool {
+	return slices.Concat(baseTools(), controlTools(), endTools())
+}
+
+// baseTools are the table's rows before everyday control.
+func baseTools() []tool {
 	return []tool{
 		{Spec: Spec{ToolGetPattern, "Look up a behaviour pattern: its template and a worked example. Patterns: " + strings.Join(PatternNames(), ", ") + ".",
 			`{"type":"object","properties":{"name":{"type":"string","enum":` + mustJSON(PatternNames()) + `}},"required":["name"]}`, messages.TierAutonomous},
@@ -225,6 +234,12 @@ func toolTable() []tool {
 			direct: true, idempotent: true, verb: messages.VerbSetState, confirm: confirmSetState},
 		{Spec: Spec{ToolFire, "Fire a transition now (button_click, a timer's or a data source's transition), as the button or the timer would.", `{"type":"object","properties":{"transition":{"type":"string"}},"required":["transition"]}`, messages.TierAutonomous},
 			direct: true, verb: messages.VerbFire, confirm: confirmFire},
+	}
+}
+
+// endTools are the table's rows after everyday control.
+func endTools() []tool {
+	return []tool{
 		{Spec: Spec{ToolCreateSchedule, "Fire a transition on a cron schedule (minute hour day month weekday), in a time zone (default the light's).",
 			`{"type":"object","properties":{"name":{"type":"string"},"cron":{"type":"string","description":"e.g. \"0 19 * * *\" for 19:00 every day"},"tz":{"type":"string","description":"IANA zone such as Europe/Paris"},"fires":{"type":"string"}},"required":["name","cron","fires"]}`, messages.TierAutonomous},
 			direct: true, idempotent: true, verb: messages.VerbCreateSchedule, confirm: confirmCreateSchedule,

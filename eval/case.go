@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -81,13 +82,15 @@ type Step struct {
 
 	// Checks. Color is judged on the LED: a color class (see Class), or
 	// several joined by |; Runs is a tool that must run without error.
-	State     string         `yaml:"state"`
-	Color     string         `yaml:"color"`
-	Vars      map[string]any `yaml:"vars"`
-	Has       *Names         `yaml:"has"`
-	Lacks     *Names         `yaml:"lacks"`
-	Unchanged bool           `yaml:"unchanged"`
-	Runs      string         `yaml:"runs"`
+	State string `yaml:"state"`
+	Color string `yaml:"color"`
+	// Brightness is the light's dimmer in percent: N, or a range N-M.
+	Brightness string         `yaml:"brightness"`
+	Vars       map[string]any `yaml:"vars"`
+	Has        *Names         `yaml:"has"`
+	Lacks      *Names         `yaml:"lacks"`
+	Unchanged  bool           `yaml:"unchanged"`
+	Runs       string         `yaml:"runs"`
 
 	wait time.Duration
 }
@@ -287,6 +290,9 @@ func (s *Step) check() error {
 			return fmt.Errorf("color %q: give one of %s", c, strings.Join(classes, ", "))
 		}
 	}
+	if _, _, ok := percentRange(s.Brightness); s.Brightness != "" && !ok {
+		return fmt.Errorf("brightness %q: give a percent 1-100, or a range such as 30-60", s.Brightness)
+	}
 	for _, c := range s.Clicks {
 		if !knownClass(c) {
 			return fmt.Errorf("clicks: color %q: give one of %s", c, strings.Join(classes, ", "))
@@ -326,4 +332,16 @@ func (s Step) describe(i int) string {
 		what = "check"
 	}
 	return fmt.Sprintf("step %d (%s)", i+1, what)
+}
+
+// percentRange reads a brightness check: N, or a range lo-hi, within
+// 1-100.
+func percentRange(s string) (lo, hi int, ok bool) {
+	a, b, isRange := strings.Cut(s, "-")
+	if !isRange {
+		b = a
+	}
+	lo, errA := strconv.Atoi(strings.TrimSpace(a))
+	hi, errB := strconv.Atoi(strings.TrimSpace(b))
+	return lo, hi, errA == nil && errB == nil && lo >= 1 && lo <= hi && hi <= 100
 }

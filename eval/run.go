@@ -494,7 +494,7 @@ func (sc *scratch) advance(d time.Duration) {
 
 // check awaits a step's checks.
 func (sc *scratch) check(ctx context.Context, st Step) error {
-	if st.State == "" && st.Color == "" && st.Vars == nil && st.Has == nil && st.Lacks == nil && !st.Unchanged && st.Runs == "" {
+	if st.State == "" && st.Color == "" && st.Brightness == "" && st.Vars == nil && st.Has == nil && st.Lacks == nil && !st.Unchanged && st.Runs == "" {
 		return nil
 	}
 	err := sc.await(ctx, func(g lightNow) error {
@@ -505,6 +505,9 @@ func (sc *scratch) check(ctx context.Context, st Step) error {
 			if err := g.color(st.Color); err != nil {
 				return err
 			}
+		}
+		if st.Brightness != "" && !inRange(st.Brightness, g.get.Brightness) {
+			return fmt.Errorf("the brightness is %d%%, want %s%%", g.get.Brightness, st.Brightness)
 		}
 		for k, want := range st.Vars {
 			if err := sameValue(k, g.get.Vars[k], want); err != nil {
@@ -546,11 +549,27 @@ func (g lightNow) color(want string) error {
 	if len(g.led.Raw) == 0 {
 		return errors.New("the LED shows nothing")
 	}
-	p := g.led.Raw[0]
+	p := undimmed(g.led.Raw[0], g.led.Brightness)
 	if !Matches(want, p.R, p.G, p.B) {
 		return fmt.Errorf("the LED is %s (%d,%d,%d, state %s), want %s", Class(p.R, p.G, p.B), p.R, p.G, p.B, g.led.State, want)
 	}
 	return nil
+}
+
+// inRange reports whether n is want: a number, or a range lo-hi.
+func inRange(want string, n int) bool {
+	lo, hi, ok := percentRange(want)
+	return ok && n >= lo && n <= hi
+}
+
+// undimmed is the color the LED shows at the light's full brightness:
+// a color is judged as the state shows it, whatever the dimmer.
+func undimmed(p messages.Pixel, percent int) messages.Pixel {
+	if percent <= 0 || percent >= 100 {
+		return p
+	}
+	up := func(v uint8) uint8 { return uint8(min(255, (int(v)*100+percent/2)/percent)) }
+	return messages.Pixel{R: up(p.R), G: up(p.G), B: up(p.B)}
 }
 
 func (g lightNow) has(n Names, want bool) error {

@@ -363,10 +363,13 @@ func TestAgentRejectAndForbid(t *testing.T) {
 	if r := mustOK(t, nc, messages.VerbReject, body); r["decision"] != "rejected" || r["tool"] != "deleteRules" {
 		t.Fatalf("reject: %v", r)
 	}
-	// A second reject of the decided call is refused in cmd/lumen's
-	// TestRejectCLI: here, right after the first reply, it is accepted
-	// (the session replies before its pending approval is cleared; a
-	// known bug, reported).
+	// A second decision of the decided call, right after the first
+	// one's reply (before its decision is journaled), is refused.
+	for _, verb := range []string{messages.VerbReject, messages.VerbApprove} {
+		if r := requestTo(t, nc, "demo", verb, body); r.Code != "404" {
+			t.Errorf("a second %s of a decided call: %s, want 404", verb, r.Raw)
+		}
+	}
 	call := events.next(t, messages.AgentKindTool)
 	for call.Call.Tool != "deleteState" {
 		call = events.next(t, messages.AgentKindTool)

@@ -206,8 +206,8 @@ func TestUnknownVerb(t *testing.T) {
 	nc := connectTo(t, d)
 	for _, tt := range []struct{ subject, says string }{
 		{"lumen.demo.cmd.nope", `unknown command "nope"; lumen.demo.cmd takes ` + strings.Join(messages.Verbs(), ", ")},
-		{"lumen.fleet.cmd.apply", `unknown command "apply"; lumen.fleet.cmd takes fire, get, set_state, set_var`},
-		{"lumen.group.upstairs.cmd.nope", `unknown command "nope"; lumen.group.upstairs.cmd takes fire, get, set_state, set_var`},
+		{"lumen.fleet.cmd.apply", `unknown command "apply"; lumen.fleet.cmd takes fire, get, power, set_brightness, set_color, set_state, set_var, toggle`},
+		{"lumen.group.upstairs.cmd.nope", `unknown command "nope"; lumen.group.upstairs.cmd takes fire, get, power, set_brightness, set_color, set_state, set_var, toggle`},
 	} {
 		msg, err := nc.Request(tt.subject, []byte(`{}`), 10*time.Second)
 		if err != nil {

@@ -190,7 +190,7 @@ func TestHouseAttacks(t *testing.T) {
 	}
 	for _, nc := range []*nats.Conn{anc, rogue} {
 		r := request(t, nc, "lumen.sys.house.hall.cmd.apply", `{"states":[{"name":"pwned","r":1,"g":2,"b":3}]}`)
-		if r.Code != "403" || !strings.Contains(string(r.Raw), "a Pi may ask the house for fire and set_state") {
+		if r.Code != "403" || !strings.Contains(string(r.Raw), "a Pi may ask the house for fire, power, set_brightness, set_color, set_state and toggle") {
 			t.Errorf("apply to hall through the house: code %q %s", r.Code, r.Raw)
 		}
 	}

@@ -25,7 +25,8 @@ the hub over a TLS leaf link; clients of the hub reach every light of every Pi
 stream LUMEN_HOUSE holds every light's events, copied from each Pi's journal.
 A Pi keeps working alone while the hub is away, and the house catches up.
 Each Pi is in an account of its own at the hub: it answers and hears only for
-its own lights, and may ask for fire and set_state of any light of the house
+its own lights, and may ask for the everyday verbs (fire, set_state, power,
+toggle, set_brightness, set_color) of any light of the house
 (lumen.sys.house.LIGHT.cmd.VERB on the Pi, journaled by pi:NAME).
 
 Register each Pi first with 'lumen hub pi add'. At its first start the hub makes

@@ -170,7 +170,7 @@ func (h *Hub) ask(m *nats.Msg) {
 	}
 	if !slices.Contains(messages.HouseVerbs(), verb) {
 		_ = wire.ReplyError(m, 403, fmt.Sprintf("%s of light %s: a Pi may ask the house for %s of another Pi's light; the rest stays with the light's own Pi and the house's users",
-			messages.Clip(verb), light, strings.Join(messages.HouseVerbs(), " and ")))
+			messages.Clip(verb), light, houseVerbs()))
 		return
 	}
 	owner, since := h.whereIs(light)
@@ -236,4 +236,14 @@ func (h *Hub) pass(m, r *nats.Msg) {
 		return
 	}
 	_ = h.nc.PublishMsg(&nats.Msg{Subject: m.Reply, Header: r.Header, Data: r.Data})
+}
+
+// houseVerbs lists the verbs a Pi may ask the house for, as a sentence
+// says them: "fire, power, … and toggle".
+func houseVerbs() string {
+	v := messages.HouseVerbs()
+	if len(v) < 2 {
+		return strings.Join(v, "")
+	}
+	return strings.Join(v[:len(v)-1], ", ") + " and " + v[len(v)-1]
 }
