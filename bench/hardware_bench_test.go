@@ -228,3 +228,74 @@ func BenchmarkReleaseToLED(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkControlToLED measures everyday control, from the command's
+// request to the LED's announcement of what it asked (state, brightness
+// or color): set_state, the baseline, then power, set_brightness and
+// set_color, each alternating between two targets so that every
+// iteration changes the LED. Goal: each within 1.1× set_state's p50.
+func BenchmarkControlToLED(b *testing.B) {
+	type target struct {
+		body  string
+		shown func(ev messages.LEDEvent) bool
+	}
+	state := func(name string) func(messages.LEDEvent) bool {
+		return func(ev messages.LEDEvent) bool { return ev.State == name }
+	}
+	for _, tc := range []struct {
+		verb    string
+		targets [2]target
+	}{
+		{messages.VerbSetState, [2]target{{`{"name":"red"}`, state("red")}, {`{"name":"blue"}`, state("blue")}}},
+		{messages.VerbPower, [2]target{{`{"on":false}`, state("off")}, {`{"on":true}`, state("blue")}}},
+		{messages.VerbSetBrightness, [2]target{
+			{`{"percent":30}`, func(ev messages.LEDEvent) bool { return ev.Brightness == 30 }},
+			{`{"percent":70}`, func(ev messages.LEDEvent) bool { return ev.Brightness == 70 }}}},
+		{messages.VerbSetColor, [2]target{
+			{`{"name":"orange"}`, func(ev messages.LEDEvent) bool { return len(ev.Raw) > 0 && ev.Raw[0] == messages.Pixel{R: 255, G: 165} }},
+			{`{"hex":"#00ff80"}`, func(ev messages.LEDEvent) bool { return len(ev.Raw) > 0 && ev.Raw[0] == messages.Pixel{G: 255, B: 128} }}}},
+	} {
+		b.Run(tc.verb, func(b *testing.B) {
+			_, nc := startHardwareDaemon(b, "batch")
+			mustCommand(b, nc, "apply", []byte(`{"states":[{"name":"red","r":255,"g":0,"b":0},{"name":"blue","r":0,"g":0,"b":255}],"rules":[],"state":"blue"}`))
+			leds := make(chan *nats.Msg, 256)
+			sub, err := nc.ChanSubscribe(subject.LED(benchLight), leds)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(func() { _ = sub.Unsubscribe() })
+			if err := nc.Flush(); err != nil {
+				b.Fatal(err)
+			}
+			i := 0
+			step := func() time.Duration {
+				t := tc.targets[i%2]
+				i++
+				start := time.Now()
+				mustCommand(b, nc, tc.verb, []byte(t.body))
+				timeout := time.After(eventTimeout)
+				for {
+					select {
+					case m := <-leds:
+						var ev messages.LEDEvent
+						if json.Unmarshal(m.Data, &ev) == nil && t.shown(ev) {
+							return time.Since(start)
+						}
+					case <-timeout:
+						b.Fatalf("%s %s: the LED never showed it", tc.verb, t.body)
+					}
+				}
+			}
+			for range 6 {
+				step()
+			}
+			lat := make(latencies, 0, b.N)
+			b.ResetTimer()
+			for range b.N {
+				lat = append(lat, step())
+			}
+			b.StopTimer()
+			lat.report(b, "")
+		})
+	}
+}
