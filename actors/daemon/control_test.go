@@ -115,6 +115,27 @@ func TestEverydayControl(t *testing.T) {
 	if n != 1 || g.State != messages.ColorState {
 		t.Errorf("after two set_color the model has %d states named color and is in %s", n, g.State)
 	}
+
+	// why names the inputs; whatif replays what people did
+	// (a proposal without blue: the toggles back to blue go elsewhere);
+	// the journal replays to the same light.
+	var why messages.WhyReply
+	if err := r.c.Call(context.Background(), "demo", messages.VerbWhy, messages.WhyRequest{}, &why); err != nil {
+		t.Fatal(err)
+	}
+	if why.Input.Type != messages.InColor || !strings.Contains(why.Summary, "(color by nats") || why.Previous == nil || why.Previous.Input.Type != messages.InPower {
+		b, _ := json.Marshal(why)
+		t.Errorf("why: %s, want the color input, after the power input", b)
+	}
+	var wi messages.WhatIfReply
+	proposal := json.RawMessage(`{"states":[{"name":"red","r":255,"g":0,"b":0}],"rules":[]}`)
+	if err := r.c.Call(context.Background(), "demo", messages.VerbWhatIf, messages.WhatIfRequest{Config: proposal, FromSeq: 1}, &wi); err != nil {
+		t.Fatal(err)
+	}
+	if wi.Differ == 0 {
+		t.Errorf("whatif without blue: %+v, want the toggles to blue to differ", wi)
+	}
+	verifyReplay(t, r.c.Conn(), "demo")
 }
 
 // Bad everyday input is a 400 naming the field, and journals nothing.

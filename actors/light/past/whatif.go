@@ -21,7 +21,8 @@ const MaxDifferences = 20
 // whatIfInputs are the recorded inputs a what-if replays: what people,
 // the button and data sources did. Configuration is the proposal's;
 // timers and schedules are the proposal's, fired in virtual time.
-var whatIfInputs = map[string]bool{messages.InFired: true, messages.InData: true, messages.InVar: true, messages.InState: true}
+var whatIfInputs = map[string]bool{messages.InFired: true, messages.InData: true, messages.InVar: true, messages.InState: true,
+	messages.InPower: true, messages.InBrightness: true, messages.InColor: true}
 
 // WhatIf replays light's recorded inputs from input from on against the
 // proposed configuration config (an InConfigData of op apply, checked as
