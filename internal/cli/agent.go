@@ -16,6 +16,7 @@ import (
 	"github.com/lumen-home/lumen/agent/mic"
 	"github.com/lumen-home/lumen/eval"
 	"github.com/lumen-home/lumen/messages"
+	"github.com/lumen-home/lumen/messages/describe"
 	"github.com/lumen-home/lumen/nats/wire"
 )
 
@@ -44,7 +45,7 @@ func (t *Term) Ask(ctx context.Context, req messages.AskRequest, words []string,
 	if ctx.Err() != nil {
 		// Ctrl-C stops the agent too, not just this command.
 		_, _ = t.requestWithin(context.Background(), nc, messages.VerbAsk, messages.AskRequest{Session: session, Who: "cli"}, 5*time.Second)
-		fmt.Fprintln(t.Stdout, "cancelled")
+		fmt.Fprintln(t.Stdout, describe.Cancelled())
 		return nil
 	}
 	if err != nil {
@@ -56,9 +57,9 @@ func (t *Term) Ask(ctx context.Context, req messages.AskRequest, words []string,
 	}
 	switch r.Status {
 	case messages.AgentAccepted:
-		fmt.Fprintf(t.Stdout, "accepted in session %s; follow it with 'lumen tail' or 'lumen sessions %s'\n", r.Session, r.Session)
+		fmt.Fprintln(t.Stdout, describe.AskAccepted(r.Session))
 	case messages.AgentCancelled:
-		fmt.Fprintln(t.Stdout, "cancelled")
+		fmt.Fprintln(t.Stdout, describe.Cancelled())
 	case messages.AgentFailed:
 		return fmt.Errorf("%s", r.Answer)
 	default:
@@ -112,7 +113,7 @@ func (t *Term) Talk(ctx context.Context, cmd *cobra.Command, files []string, o T
 		o.Rec.Max = o.Max
 		if audio, err = t.listen(ctx, o.Rec); err != nil {
 			if ctx.Err() != nil {
-				fmt.Fprintln(t.Stdout, "cancelled")
+				fmt.Fprintln(t.Stdout, describe.Cancelled())
 				return nil
 			}
 			return err
@@ -132,17 +133,17 @@ func (t *Term) Talk(ctx context.Context, cmd *cobra.Command, files []string, o T
 	if t.JSON {
 		return t.PrintJSON(b)
 	}
-	fmt.Fprintf(t.Stdout, "heard: %q\n", r.Transcript)
+	fmt.Fprintln(t.Stdout, describe.Heard(r.Transcript))
 	switch {
 	case r.Status == messages.AgentCancelled:
-		fmt.Fprintln(t.Stdout, "cancelled")
+		fmt.Fprintln(t.Stdout, describe.Cancelled())
 		return nil
 	case r.Answer != "":
 		fmt.Fprintln(t.Stdout, r.Answer)
 	}
 	if len(r.Audio) == 0 {
 		if r.SpeechErr != "" {
-			fmt.Fprintf(t.Stderr, "lumen: no spoken answer: %s\n", r.SpeechErr)
+			fmt.Fprintln(t.Stderr, describe.NoSpokenAnswer(r.SpeechErr))
 		}
 	} else if err := t.playOrSave(ctx, r.Audio, o.Out, o.NoPlay); err != nil {
 		return err
@@ -156,17 +157,21 @@ func (t *Term) Talk(ctx context.Context, cmd *cobra.Command, files []string, o T
 // listen records a spoken request from the microphone, saying on stderr
 // what it does.
 func (t *Term) listen(ctx context.Context, r mic.Recorder) ([]byte, error) {
-	r.Listening = func() { fmt.Fprintln(t.Stderr, "listening… (speak; a second of silence ends it)") }
+	r.Listening = func() { fmt.Fprintln(t.Stderr, describe.Listening()) }
 	rec, err := r.Record(ctx)
 	if err != nil {
 		return nil, err
 	}
 	if rec.End == mic.TooLong {
-		fmt.Fprintf(t.Stderr, "stopped at --max %s (never a second of silence: a noisy room? raise --threshold)\n", r.Max)
+		fmt.Fprintln(t.Stderr, describe.RecordingTooLong(r.Max))
 	}
-	fmt.Fprintf(t.Stderr, "heard %.1f s, sending…\n", rec.Length.Seconds())
+	fmt.Fprintln(t.Stderr, describe.RecordingSent(rec.Length))
 	return rec.WAV, nil
 }
+
+// answerFile is where a spoken answer goes that lumen talk could not
+// play and was given no --out for.
+const answerFile = "lumen-answer.wav"
 
 // playOrSave plays audio (agent.Play), or writes it to out.
 func (t *Term) playOrSave(ctx context.Context, audio []byte, out string, noPlay bool) error {
@@ -175,15 +180,15 @@ func (t *Term) playOrSave(ctx context.Context, audio []byte, out string, noPlay 
 		if err == nil {
 			return nil
 		}
-		fmt.Fprintf(t.Stderr, "lumen: %v; the answer is in lumen-answer.wav\n", err)
+		fmt.Fprintln(t.Stderr, describe.PlayFailed(err, answerFile))
 	}
 	if out == "" {
-		out = "lumen-answer.wav"
+		out = answerFile
 	}
 	if err := os.WriteFile(out, audio, 0o644); err != nil {
 		return err
 	}
-	fmt.Fprintf(t.Stdout, "answer audio: %s (%d bytes)\n", out, len(audio))
+	fmt.Fprintln(t.Stdout, describe.AnswerAudio(out, len(audio)))
 	return nil
 }
 
@@ -218,7 +223,7 @@ func (t *Term) Eval(ctx context.Context, cfg eval.Config, models []string, cases
 	done := 0
 	cfg.Started = func(model, name string, run, of int) {
 		if t.JSON {
-			fmt.Fprintf(t.Stderr, "lumen eval: [%d/%d] %s %s…\n", done+1, total, model, name)
+			fmt.Fprintln(t.Stderr, describe.EvalStarted(done+1, total, model, name))
 		}
 	}
 	lastModel := ""
@@ -231,7 +236,7 @@ func (t *Term) Eval(ctx context.Context, cfg eval.Config, models []string, cases
 			fmt.Fprintf(t.Stdout, "%s\n", r.Model)
 			lastModel = r.Model
 		}
-		fmt.Fprintf(t.Stdout, "  [%d/%d] %s\n", done, total, r.Line())
+		fmt.Fprintln(t.Stdout, describe.EvalCase(done, total, r.Line()))
 	}
 	results, err := eval.Run(ctx, suite, cfg)
 	summaries := eval.Summarize(results)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/lumen-home/lumen/messages"
+	"github.com/lumen-home/lumen/messages/describe"
 )
 
 // Apply replaces the light's configuration with file's (or with dryRun
@@ -32,7 +33,7 @@ func (t *Term) Apply(ctx context.Context, file, state string, replaceAll, dryRun
 	if printed, err := t.Query(ctx, messages.VerbApply, messages.WithTrue(body, "dry_run"), &r); printed || err != nil {
 		return blame(file, raw, err)
 	}
-	fmt.Fprintf(t.Stdout, "dry run, nothing applied: %s\n", r.Changes)
+	fmt.Fprintln(t.Stdout, describe.DryRun(r.Changes))
 	return nil
 }
 
@@ -80,9 +81,9 @@ func (t *Term) RunTool(ctx context.Context, name, argsJSON string) error {
 		return err
 	}
 	for _, l := range r.Log {
-		fmt.Fprintf(t.Stderr, "log: %s\n", l)
+		fmt.Fprintln(t.Stderr, describe.ToolLog(l))
 	}
 	fmt.Fprintf(t.Stdout, "%s\n", r.Result)
-	fmt.Fprintf(t.Stderr, "(%.1f ms)\n", r.Ms)
+	fmt.Fprintln(t.Stderr, describe.ToolTime(r.Ms))
 	return nil
 }

@@ -48,7 +48,7 @@ func (t *Term) tailHistory(ctx context.Context, since time.Duration, fromSeq uin
 			return err
 		}
 	}
-	fmt.Fprintf(t.Stderr, "lumen: %s from sequence %d, then live, on %s (Ctrl-C to stop)\n", filter, max(fromSeq, 1), t.where())
+	fmt.Fprintln(t.Stderr, describe.FollowingFrom(filter, fromSeq, t.where()))
 	var events describe.Events
 	err = j.Follow(ctx, filter, fromSeq, func(m journal.Msg) error {
 		if m.Time.Before(after) {
@@ -181,7 +181,7 @@ func (t *Term) Tail(ctx context.Context, since time.Duration, fromSeq uint64) er
 		return err
 	}
 	defer nc.Close()
-	fmt.Fprintf(t.Stderr, "lumen: following %s on %s (Ctrl-C to stop)\n", filter, t.where())
+	fmt.Fprintln(t.Stderr, describe.Following(filter, t.where()))
 	t.printEvents(ctx, ch, 0, 0, func(*nats.Msg) bool { return false })
 	return nil
 }

@@ -3,9 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -63,12 +61,13 @@ func (t *Term) Hub(ctx context.Context, cfg house.HubConfig, httpAddr string) er
 			return err
 		}
 	}
-	fmt.Fprintf(t.Stdout, "lumen: hub ready %s leaf %s\n", h.URL(), h.LeafAddr())
+	page := ""
 	if site != nil {
-		fmt.Fprintf(t.Stdout, "lumen: page %s/\n", site.URL())
+		page = site.URL()
 	}
+	fmt.Fprintln(t.Stdout, describe.HubReady(h.URL(), h.LeafAddr(), page))
 	<-ctx.Done()
-	fmt.Fprintln(t.Stderr, "lumen: shutting down")
+	fmt.Fprintln(t.Stderr, describe.ShuttingDown())
 	return nil // the deferred close, in order
 }
 
@@ -95,8 +94,7 @@ func (t *Term) AddPi(ctx context.Context, data, pi string, lights []string, out 
 	if err := saveRegistry(ctx, data, &reg); err != nil {
 		return err
 	}
-	fmt.Fprintf(t.Stdout, "registered Pi %s (lights %s); its credentials are in %s: copy them to the Pi and run\n  lumen up --light %s --hub tls://HUB:7422 --creds %s\n",
-		pi, strings.Join(lights, ", "), out, strings.Join(lights, " --light "), filepath.Base(out))
+	fmt.Fprintln(t.Stdout, describe.PiAdded(pi, lights, out))
 	return nil
 }
 
@@ -112,7 +110,7 @@ func (t *Term) RemovePi(ctx context.Context, data, pi string) error {
 	if err := saveRegistry(ctx, data, &reg); err != nil {
 		return err
 	}
-	fmt.Fprintf(t.Stdout, "removed Pi %s: it can no longer connect; its history stays in the house stream\n", pi)
+	fmt.Fprintln(t.Stdout, describe.PiRemoved(pi))
 	return nil
 }
 
@@ -123,35 +121,18 @@ func (t *Term) ListPis(data string) error {
 		return err
 	}
 	if len(reg.Pis) == 0 {
-		fmt.Fprintln(t.Stdout, "no Pi yet: 'lumen hub pi add NAME --light LIGHT --out FILE' registers one")
+		fmt.Fprintln(t.Stdout, describe.NoPis())
 		return nil
 	}
 	st, err := house.ReadStatus(data)
 	if err != nil {
 		return err
 	}
-	running, now := broker.InUse(data), time.Now()
-	w := tabwriter.NewWriter(t.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "PI\tLIGHTS\tSTATUS\tLAG")
+	rows := make([]describe.PiRow, 0, len(reg.Pis))
 	for _, p := range reg.Pis {
 		s, ok := st.Pis[p.Name]
-		status, lag := "hub not running", "-"
-		switch {
-		case !running:
-		case !ok:
-			status = "registered, not seen yet"
-		case s.Connected:
-			status, lag = "connected since "+describe.Ago(s.Since, now), fmt.Sprint(s.Lag)
-		default:
-			status, lag = "disconnected since "+describe.Ago(s.Since, now), fmt.Sprint(s.Lag)
-		}
-		if running && s.Connected && !s.Stalled.IsZero() {
-			lag += " (copy stalled since " + describe.Ago(s.Stalled, now) + ")"
-		}
-		if running && s.Refused != "" {
-			status += fmt.Sprintf("; refused a second Pi from %s since %s: each Pi needs its own creds (lumen hub pi add)", s.Refused, describe.Ago(s.RefusedSince, now))
-		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", p.Name, strings.Join(p.Lights, ","), status, lag)
+		rows = append(rows, describe.PiRow{Name: p.Name, Lights: p.Lights, Seen: ok, Connected: s.Connected, Since: s.Since,
+			Lag: s.Lag, Stalled: s.Stalled, Refused: s.Refused, RefusedSince: s.RefusedSince})
 	}
-	return w.Flush()
+	return describe.Pis(t.Stdout, rows, broker.InUse(data), time.Now())
 }

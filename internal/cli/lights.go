@@ -132,17 +132,14 @@ func (t *Term) mutateAll(ctx context.Context, nc *nats.Conn, verb string, body a
 	for _, r := range replies {
 		if r.Err != nil {
 			failed++
-			fmt.Fprintf(w, "%s\terror: %v\n", r.Light, t.Explain(r.Err, time.Duration(t.Timeout)))
+			fmt.Fprintln(w, describe.LightFailed(r.Light, t.Explain(r.Err, time.Duration(t.Timeout))))
 			continue
 		}
-		line := "done"
-		if rep, err := wire.As[messages.Reply](r); err == nil && len(rep.Outputs) > 0 {
-			var d describe.Events
-			for _, o := range rep.Outputs {
-				line = d.Output(o)
-			}
+		var outputs []messages.Envelope
+		if rep, err := wire.As[messages.Reply](r); err == nil {
+			outputs = rep.Outputs
 		}
-		fmt.Fprintf(w, "%s\t%s\n", r.Light, line)
+		fmt.Fprintln(w, describe.LightDid(r.Light, outputs))
 	}
 	if err := w.Flush(); err != nil {
 		return err

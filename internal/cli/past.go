@@ -11,8 +11,8 @@ import (
 	"github.com/lumen-home/lumen/actors/light/past"
 	"github.com/lumen-home/lumen/internal/atomicfile"
 	"github.com/lumen-home/lumen/messages"
+	"github.com/lumen-home/lumen/messages/describe"
 	"github.com/lumen-home/lumen/nats/journal"
-	"github.com/lumen-home/lumen/nats/repair"
 	"github.com/lumen-home/lumen/nats/subject"
 	"github.com/lumen-home/lumen/nats/wire"
 )
@@ -79,7 +79,7 @@ func (t *Term) ExportJournal(ctx context.Context, out, data string, since time.D
 			return errors.New("this journal (a hub's house copy) cannot be cut by time; export at the Pi")
 		}
 	}
-	fmt.Fprintf(t.Stderr, "lumen: reading light %s's journal…\n", t.Light)
+	fmt.Fprintln(t.Stderr, describe.ReadingJournal(t.Light))
 	s, err := past.ExportSlice(ctx, j, t.Light, from)
 	if err != nil {
 		return err
@@ -90,15 +90,11 @@ func (t *Term) ExportJournal(ctx context.Context, out, data string, since time.D
 	}); err != nil {
 		return err
 	}
-	start := "the light's first event"
-	if s.Snapshot != nil {
-		start = "its state before them"
-	}
 	first, last := uint64(0), uint64(0)
 	if n := len(s.Events); n > 0 {
 		first, last = s.Events[0].Seq, s.Events[n-1].Seq
 	}
-	fmt.Fprintf(t.Stdout, "wrote %d events of light %s (sequences %d to %d, from %s) to %s\n", len(s.Events), t.Light, first, last, start, out)
+	fmt.Fprintln(t.Stdout, describe.SliceWritten(len(s.Events), t.Light, first, last, s.Snapshot != nil, out))
 	return nil
 }
 
@@ -150,20 +146,20 @@ func (t *Term) Replay(ctx context.Context, o ReplayOpts) error {
 	}
 	defer closeFn()
 	r := past.Replay{Light: t.Light, ToSeq: o.ToSeq, Verify: o.Verify, FromSnapshot: o.FromSnapshot,
-		OnSnapshot: func(in uint64) { fmt.Fprintf(t.Stdout, "from snapshot at input %d\n", in) },
+		OnSnapshot: func(in uint64) { fmt.Fprintln(t.Stdout, describe.ReplayFromSnapshot(in)) },
 		OnGap: func(g messages.OutGapData, in uint64) {
-			fmt.Fprintf(t.Stdout, "lost %s (%s): on from the snapshot at input %d\n", repair.Range{From: g.From, To: g.To}, g.Reason, in)
+			fmt.Fprintln(t.Stdout, describe.ReplayGap(g, in))
 		}}
 	if !o.Quiet {
 		r.OnApplied = func(ap *past.Applied) { fmt.Fprintln(t.Stdout, ap.Line()) }
 	}
 	sum, err := r.Run(ctx, j)
-	fmt.Fprintf(t.Stdout, "%s: %s\n", t.Light, sum)
+	fmt.Fprintln(t.Stdout, describe.Replayed(t.Light, sum.String()))
 	if err != nil {
 		return err
 	}
 	if o.Verify {
-		fmt.Fprintln(t.Stdout, "verify: every recorded output matches")
+		fmt.Fprintln(t.Stdout, describe.Verified())
 	}
 	return nil
 }

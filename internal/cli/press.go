@@ -15,6 +15,7 @@ import (
 	"github.com/lumen-home/lumen/hardware"
 	"github.com/lumen-home/lumen/hardware/gesture"
 	"github.com/lumen-home/lumen/messages"
+	"github.com/lumen-home/lumen/messages/describe"
 )
 
 // errHeld is the simulated button's refusal of a press while it is down.
@@ -58,7 +59,7 @@ func (t *Term) release(ctx context.Context) error {
 	case err != nil:
 		return err
 	default:
-		fmt.Fprintln(t.Stdout, "released the button")
+		fmt.Fprintln(t.Stdout, describe.Released())
 	}
 	return nil
 }
@@ -88,7 +89,7 @@ func (t *Term) Press(ctx context.Context, argv []string, holdFor time.Duration) 
 		// press is two clicks.
 		var led messages.LEDReply
 		if b, err := t.requestOn(ctx, nc, messages.VerbLED, struct{}{}); err == nil && json.Unmarshal(b, &led) == nil && !led.ClickWaits {
-			fmt.Fprintln(t.Stderr, "lumen: no rule reacts to button_double_click in this state: the light takes two quick presses as two clicks")
+			fmt.Fprintln(t.Stderr, describe.DoubleIsTwoClicks())
 			want = 2
 		}
 	}
@@ -148,7 +149,7 @@ func (t *Term) GPIO(ctx context.Context, argv []string, pulseFor time.Duration) 
 		changed = changed || r.Changed
 	}
 	if !changed {
-		fmt.Fprintf(t.Stderr, "BCM %d was already %s: no edge\n", pin, argv[1])
+		fmt.Fprintln(t.Stderr, describe.NoEdge(pin, argv[1]))
 		return nil
 	}
 	// An edge no source wants (a falling edge of a rising source)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/lumen-home/lumen/hardware/render"
 	"github.com/lumen-home/lumen/messages"
+	"github.com/lumen-home/lumen/messages/describe"
 )
 
 // PreviewOpts are lumen preview's flags.
@@ -40,7 +41,7 @@ func (t *Term) Preview(ctx context.Context, arg string, o PreviewOpts) error {
 		if err := os.WriteFile(o.PNG, buf.Bytes(), 0o644); err != nil {
 			return err
 		}
-		fmt.Fprintf(t.Stdout, "%s: %d frames × %d pixels written to %s\n", st.Name, len(out), o.Pixels, o.PNG)
+		fmt.Fprintln(t.Stdout, describe.PreviewWritten(st.Name, len(out), o.Pixels, o.PNG))
 		return err
 	}
 	color := render.Terminal(t.Stdout)

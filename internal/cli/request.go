@@ -177,7 +177,7 @@ func (t *Term) printReply(b []byte) error {
 		fmt.Fprintln(t.Stdout, d.Output(o))
 	}
 	if r.Changes != nil {
-		fmt.Fprintf(t.Stdout, "changed: %s\n", r.Changes)
+		fmt.Fprintln(t.Stdout, describe.Changed(*r.Changes))
 	}
 	return nil
 }
@@ -221,11 +221,6 @@ func (t *Term) followAgent(nc *nats.Conn, session string) (stop func(), err erro
 // their tokens are shown this once, and kept nowhere.
 func (t *Term) printWebhooks(hooks []messages.WebhookGiven) {
 	for _, h := range hooks {
-		url := h.URL
-		if url == "" {
-			url = "(no HTTP: start lumen up with --http HOST:PORT) /hooks/LIGHT/" + h.Source
-		}
-		fmt.Fprintf(t.Stdout, "webhook %s: POST %s with the header Authorization: Bearer %s\n", h.Source, url, h.Token)
-		fmt.Fprintln(t.Stdout, "  (the token is shown this once and kept only as a hash: save it now)")
+		fmt.Fprintln(t.Stdout, describe.Webhook(h.Source, h.URL, h.Token))
 	}
 }

@@ -102,7 +102,7 @@ func (t *Term) ListSources(ctx context.Context) error {
 		return err
 	}
 	if len(r.Sources) == 0 {
-		fmt.Fprintf(t.Stdout, "light %s has no data sources\n", t.Light)
+		fmt.Fprintln(t.Stdout, describe.NoSources(t.Light))
 	}
 	now := time.Now()
 	for _, raw := range r.Sources {

@@ -17,12 +17,12 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/lumen-home/lumen/actors/daemon"
-	"github.com/lumen-home/lumen/actors/source/datasource"
 	"github.com/lumen-home/lumen/actors/tool"
 	"github.com/lumen-home/lumen/hardware"
 	"github.com/lumen-home/lumen/hardware/render"
 	"github.com/lumen-home/lumen/internal/memtrim"
 	"github.com/lumen-home/lumen/internal/redact"
+	"github.com/lumen-home/lumen/messages/describe"
 	"github.com/lumen-home/lumen/nats/broker"
 )
 
@@ -104,15 +104,7 @@ func (t *Term) runDaemon(ctx context.Context, cfg daemon.Config) error {
 	if err := d.Run(ctx); err != nil {
 		return startError(err, cfg)
 	}
-	fmt.Fprintf(t.Stdout, "lumen: ready %s\n", d.URL())
-	fmt.Fprintf(t.Stdout, "lumen: watch it with: nats --server %s sub 'lumen.%s.evt.>'\n", d.URL(), cfg.Lights[0])
-	if u := d.WebhookURL(); u != "" {
-		fmt.Fprintf(t.Stdout, "lumen: page %s/\n", u)
-		fmt.Fprintf(t.Stdout, "lumen: webhooks on %s%s\n", u, datasource.HookPath("LIGHT", "SOURCE"))
-	}
-	if addr := d.MQTTAddr(); addr != "" {
-		fmt.Fprintf(t.Stdout, "lumen: mqtt on mqtt://%s (topic home/doorbell is subject home.doorbell)\n", addr)
-	}
+	fmt.Fprintln(t.Stdout, describe.DaemonReady(d.URL(), cfg.Lights[0], d.WebhookURL(), d.MQTTAddr()))
 	go func() {
 		select {
 		case <-d.Warmed():
@@ -124,7 +116,7 @@ func (t *Term) runDaemon(ctx context.Context, cfg daemon.Config) error {
 		}
 	}()
 	<-ctx.Done()
-	fmt.Fprintln(t.Stderr, "lumen: shutting down")
+	fmt.Fprintln(t.Stderr, describe.ShuttingDown())
 	return d.Close()
 }
 
@@ -176,7 +168,7 @@ func sourceMinInterval(stderr io.Writer) time.Duration {
 	v := os.Getenv("LUMEN_SOURCE_MIN_INTERVAL_MS")
 	ms, err := strconv.Atoi(v)
 	if v != "" && (err != nil || ms <= 0) {
-		fmt.Fprintf(stderr, "lumen: LUMEN_SOURCE_MIN_INTERVAL_MS=%q is not a positive number of milliseconds; ignored\n", v)
+		fmt.Fprintln(stderr, describe.BadSourceMinInterval(v))
 	}
 	return time.Duration(max(ms, 0)) * time.Millisecond
 }
