@@ -65,7 +65,7 @@ func (s *Server) allLED(w http.ResponseWriter, r *http.Request) {
 
 // ledNow is the led verb's reply as an event.
 func ledNow(light string, rep messages.LEDReply) LEDEvent {
-	return LEDEvent{Light: light, LEDEvent: messages.LEDEvent{State: rep.State, Time: time.Now().UTC(), Pixels: rep.Pixels, Raw: rep.Raw}}
+	return LEDEvent{Light: light, LEDEvent: messages.LEDEvent{State: rep.State, Time: time.Now().UTC(), Pixels: rep.Pixels, Raw: rep.Raw, Brightness: rep.Brightness}}
 }
 
 // ledStream sends now, then what the LEDs of subjects announce.

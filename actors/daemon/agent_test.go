@@ -1,7 +1,6 @@
 package daemon_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -16,16 +15,13 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/lumen-home/lumen/actors/daemon"
-	"github.com/lumen-home/lumen/actors/light/past"
 	"github.com/lumen-home/lumen/agent"
 	"github.com/lumen-home/lumen/agent/agenttest"
 	"github.com/lumen-home/lumen/internal/clock/clocktest"
 	"github.com/lumen-home/lumen/internal/lumentest"
 	"github.com/lumen-home/lumen/messages"
-	"github.com/lumen-home/lumen/nats/journal"
 )
 
 // The agent in process, against a scripted OpenAI-compatible model
@@ -78,50 +74,6 @@ func agentOK(t *testing.T, nc *nats.Conn, light, verb, body string) agentReply {
 	return r
 }
 
-// agentEvents collects a light's agent events.
-type agentEvents struct {
-	ch chan messages.OutAgentData
-}
-
-func agentWatch(t *testing.T, nc *nats.Conn, light string) *agentEvents {
-	t.Helper()
-	w := &agentEvents{ch: make(chan messages.OutAgentData, 256)}
-	sub, err := nc.Subscribe("lumen."+light+".evt.out.agent", func(m *nats.Msg) {
-		var env messages.Envelope
-		if messages.DecodeEnvelope(m.Data, &env) != nil {
-			return
-		}
-		var d messages.OutAgentData
-		if json.Unmarshal(env.Data, &d) == nil {
-			w.ch <- d
-		}
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := nc.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = sub.Unsubscribe() })
-	return w
-}
-
-// next waits for the next event of kind.
-func (w *agentEvents) next(t *testing.T, kind string) messages.OutAgentData {
-	t.Helper()
-	timeout := time.After(30 * time.Second)
-	for {
-		select {
-		case d := <-w.ch:
-			if d.Kind == kind {
-				return d
-			}
-		case <-timeout:
-			t.Fatalf("no agent event of kind %s", kind)
-		}
-	}
-}
-
 // agentPress presses the demo light's simulated button as lumen press
 // does (click or hold), its edges on clk: through debounce and gesture
 // detection like a real button's.
@@ -139,19 +91,6 @@ func agentPress(t *testing.T, nc *nats.Conn, clk *clocktest.Clock, gesture strin
 	}
 	edge("up")
 	clk.Advance(500 * time.Millisecond) // past a double-click window
-}
-
-// agentVerifyReplay replays light from the journal, checking every
-// recorded output.
-func agentVerifyReplay(t *testing.T, nc *nats.Conn, light string) {
-	t.Helper()
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := (past.Replay{Light: light, Verify: true}).Run(context.Background(), journal.New(js)); err != nil {
-		t.Fatalf("replay --verify of %s: %v", light, err)
-	}
 }
 
 // The counter flow: "next 3 clicks random colors, then back to normal"
@@ -224,7 +163,7 @@ func TestAgentCounterFlow(t *testing.T) {
 		t.Errorf("why after the last click: %s %s", code, b)
 	}
 	n := len(srv.Requests())
-	agentVerifyReplay(t, nc, "demo")
+	verifyReplay(t, nc, "demo")
 	if len(srv.Requests()) != n {
 		t.Fatal("replay called the model")
 	}
@@ -281,7 +220,7 @@ func TestAgentWeatherFlow(t *testing.T) {
 	nc := connectTo(t, agentStart(t, srv, func(c *daemon.Config) {
 		c.AllowNet, c.SourceMinInterval = []string{host}, 100*time.Millisecond
 	}, "demo"))
-	events := agentWatch(t, nc, "demo")
+	events := lumentest.WatchAgent(t, nc, "demo")
 
 	done := make(chan agentReply, 1)
 	go func() {
@@ -301,7 +240,7 @@ func TestAgentWeatherFlow(t *testing.T) {
 		{"createState", `replaces the existing state "blue"`},
 		{"createState", `replaces the existing state "red"`},
 	} {
-		ev := events.next(t, messages.AgentKindApproval)
+		ev := events.Next(t, messages.AgentKindApproval)
 		if ev.Call == nil || ev.Call.Tool != want.tool || ev.Call.Tier != messages.TierConfirm || ev.Text != want.text {
 			t.Fatalf("approval %+v, want %s (%q)", ev, want.tool, want.text)
 		}
@@ -356,9 +295,9 @@ func TestAgentRejectAndForbid(t *testing.T) {
 	)
 	defer srv.Close()
 	nc := connectTo(t, agentStart(t, srv, func(c *daemon.Config) { c.Agent.Forbid = []string{"deleteState"} }, "demo"))
-	events := agentWatch(t, nc, "demo")
+	events := lumentest.WatchAgent(t, nc, "demo")
 	mustOK(t, nc, messages.VerbAsk, `{"text":"simplify","async":true}`)
-	ev := events.next(t, messages.AgentKindApproval)
+	ev := events.Next(t, messages.AgentKindApproval)
 	body := fmt.Sprintf(`{"id":%q}`, ev.Approval)
 	if r := mustOK(t, nc, messages.VerbReject, body); r["decision"] != "rejected" || r["tool"] != "deleteRules" {
 		t.Fatalf("reject: %v", r)
@@ -370,14 +309,14 @@ func TestAgentRejectAndForbid(t *testing.T) {
 			t.Errorf("a second %s of a decided call: %s, want 404", verb, r.Raw)
 		}
 	}
-	call := events.next(t, messages.AgentKindTool)
+	call := events.Next(t, messages.AgentKindTool)
 	for call.Call.Tool != "deleteState" {
-		call = events.next(t, messages.AgentKindTool)
+		call = events.Next(t, messages.AgentKindTool)
 	}
 	if call.Call.OK || call.Call.Tier != messages.TierForbidden {
 		t.Fatalf("the forbidden deleteState: %+v", call.Call)
 	}
-	if end := events.next(t, messages.AgentKindEnd); end.Status != "done" {
+	if end := events.Next(t, messages.AgentKindEnd); end.Status != "done" {
 		t.Fatalf("end %+v", end)
 	}
 	if err := srv.Err(); err != nil {
@@ -565,7 +504,7 @@ func TestAgentApprovalByButton(t *testing.T) {
 	defer srv.Close()
 	clk := clocktest.New(time.Date(2026, 11, 24, 20, 0, 0, 0, time.UTC))
 	nc := connectTo(t, agentStart(t, srv, func(c *daemon.Config) { c.Clock = clk }, "demo"))
-	events := agentWatch(t, nc, "demo")
+	events := lumentest.WatchAgent(t, nc, "demo")
 	mustOK(t, nc, messages.VerbCreateState, `{"name":"spare","r":1,"g":2,"b":3}`)
 	mustOK(t, nc, messages.VerbAppendRules, `{"rules":[{"from":"*","on":"bedtime","to":"off"}]}`)
 	mustOK(t, nc, messages.VerbFire, `{"transition":"button_click"}`)
@@ -576,26 +515,26 @@ func TestAgentApprovalByButton(t *testing.T) {
 	mustOK(t, nc, messages.VerbAsk, `{"text":"tidy up","async":true}`)
 	led := func() string { return fmt.Sprint(mustOK(t, nc, messages.VerbLED, `{}`)["state"]) }
 	for _, g := range []struct{ press, decision, tool string }{{"click", "rejected", "deleteRules"}, {"hold", "approved", "deleteState"}} {
-		ev := events.next(t, messages.AgentKindApproval)
+		ev := events.Next(t, messages.AgentKindApproval)
 		if ev.Call.Tool != g.tool {
 			t.Fatalf("approval for %s, want %s", ev.Call.Tool, g.tool)
 		}
 		lumentest.WaitFor(t, 10*time.Second, "the LED to show the approval", func() bool { return led() == "approval" })
 		agentPress(t, nc, clk, g.press)
-		dec := events.next(t, messages.AgentKindDecision)
+		dec := events.Next(t, messages.AgentKindDecision)
 		if dec.Status != g.decision || dec.Who != "button" || dec.Approval != ev.Approval {
 			t.Fatalf("decision %+v after %s", dec, g.press)
 		}
 	}
 	// The call the hold approved ran, and says who approved it.
-	call := events.next(t, messages.AgentKindTool)
+	call := events.Next(t, messages.AgentKindTool)
 	for call.Call.Tool != "deleteState" {
-		call = events.next(t, messages.AgentKindTool)
+		call = events.Next(t, messages.AgentKindTool)
 	}
 	if !call.Call.OK || call.Call.ApprovedBy != "button" {
 		t.Fatalf("the approved deleteState: %+v", call.Call)
 	}
-	if end := events.next(t, messages.AgentKindEnd); end.Status != "done" {
+	if end := events.Next(t, messages.AgentKindEnd); end.Status != "done" {
 		t.Fatalf("end %+v", end)
 	}
 	model, _ := request(t, nc, messages.VerbGet, `{}`)

@@ -166,7 +166,7 @@ func TestLearnedIntents(t *testing.T) {
 	if err != nil || strings.Contains(string(yaml), "intent") || strings.Contains(string(yaml), "reading time") {
 		t.Fatalf("the exported configuration: %v\n%s", err, yaml)
 	}
-	agentVerifyReplay(t, nc, "demo")
+	verifyReplay(t, nc, "demo")
 	if err := srv.Err(); err != nil {
 		t.Fatal(err)
 	}

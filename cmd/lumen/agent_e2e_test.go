@@ -1,7 +1,6 @@
 package main_test
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -10,8 +9,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/nats-io/nats.go"
 
 	"github.com/lumen-home/lumen/agent/agenttest"
 	"github.com/lumen-home/lumen/internal/lumentest"
@@ -23,47 +20,6 @@ func scripted(name, args string) agenttest.Call { return agenttest.Call{Name: na
 // agentArgs are the flags that point a daemon at a scripted model.
 func agentArgs(srv *agenttest.Server, extra ...string) []string {
 	return append([]string{"--openai-base-url", srv.BaseURL(), "--model", "scripted"}, extra...)
-}
-
-// agentEvents collects a light's agent events.
-type agentEvents struct {
-	ch chan messages.OutAgentData
-}
-
-func watchAgent(t *testing.T, nc *nats.Conn, light string) *agentEvents {
-	t.Helper()
-	w := &agentEvents{ch: make(chan messages.OutAgentData, 256)}
-	sub, err := nc.Subscribe("lumen."+light+".evt.out.agent", func(m *nats.Msg) {
-		var env messages.Envelope
-		if messages.DecodeEnvelope(m.Data, &env) != nil {
-			return
-		}
-		var d messages.OutAgentData
-		if json.Unmarshal(env.Data, &d) == nil {
-			w.ch <- d
-		}
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = sub.Unsubscribe() })
-	return w
-}
-
-// next waits for the next event of kind.
-func (w *agentEvents) next(t *testing.T, kind string) messages.OutAgentData {
-	t.Helper()
-	timeout := time.After(30 * time.Second)
-	for {
-		select {
-		case d := <-w.ch:
-			if d.Kind == kind {
-				return d
-			}
-		case <-timeout:
-			t.Fatalf("no agent event of kind %s", kind)
-		}
-	}
 }
 
 // lumen ask prints the request's calls in words (not their JSON) and its
@@ -131,12 +87,12 @@ func TestAgentRestartDuringApproval(t *testing.T) {
 	dir := t.TempDir()
 	d := startDaemon(t, dir, agentArgs(srv)...)
 	nc := connect(t, d.URL)
-	events := watchAgent(t, nc, "demo")
+	events := lumentest.WatchAgent(t, nc, "demo")
 	r := mustOK(t, request(t, nc, "lumen.demo.cmd.ask", `{"text":"make hold do nothing","async":true,"session":"s1"}`))
 	if r.Body["status"] != "accepted" || r.Body["session"] != "s1" {
 		t.Fatalf("async ask: %s", r.Raw)
 	}
-	ev := events.next(t, messages.AgentKindApproval)
+	ev := events.Next(t, messages.AgentKindApproval)
 	// A subscriber may see an event before the stream has stored it; the
 	// session shows it pending once it is durable.
 	lumentest.WaitFor(t, 10*time.Second, "the approval to be durable", func() bool {
@@ -168,11 +124,11 @@ func TestAgentRestartDuringApproval(t *testing.T) {
 		t.Fatalf("lumen sessions after the purge:\n%s", out)
 	}
 	nc = connect(t, d.URL)
-	events = watchAgent(t, nc, "demo")
+	events = lumentest.WatchAgent(t, nc, "demo")
 	if out, code := runCLI(t, d.URL, "approve"); code != 0 || !strings.Contains(out, "approved deleteRules ("+ev.Approval) {
 		t.Fatalf("lumen approve: exit %d: %s", code, out)
 	}
-	end := events.next(t, messages.AgentKindEnd)
+	end := events.Next(t, messages.AgentKindEnd)
 	if end.Status != "done" || end.Text != "Hold does nothing now." {
 		t.Fatalf("end %+v", end)
 	}
@@ -211,16 +167,16 @@ func TestRejectCLI(t *testing.T) {
 	defer srv.Close()
 	d := startDaemon(t, t.TempDir(), agentArgs(srv, "--agent-forbid", "deleteState")...)
 	nc := connect(t, d.URL)
-	events := watchAgent(t, nc, "demo")
+	events := lumentest.WatchAgent(t, nc, "demo")
 	mustOK(t, request(t, nc, "lumen.demo.cmd.ask", `{"text":"simplify","async":true}`))
-	ev := events.next(t, messages.AgentKindApproval)
+	ev := events.Next(t, messages.AgentKindApproval)
 	if out, code := runCLI(t, d.URL, "reject", ev.Approval); code != 0 || !strings.Contains(out, "rejected") || !strings.Contains(out, "deleteRules") {
 		t.Fatalf("lumen reject: exit %d: %s", code, out)
 	}
 	if out, code := runCLI(t, d.URL, "reject", ev.Approval); code != 1 {
 		t.Fatalf("lumen reject of a decided call: exit %d: %s", code, out)
 	}
-	if end := events.next(t, messages.AgentKindEnd); end.Status != "done" {
+	if end := events.Next(t, messages.AgentKindEnd); end.Status != "done" {
 		t.Fatalf("end %+v", end)
 	}
 	if err := srv.Err(); err != nil {
@@ -291,7 +247,7 @@ func TestAskUnconfiguredAndCtrlC(t *testing.T) {
 	srv := agenttest.New(agenttest.Step{Hang: true})
 	defer srv.Close()
 	d2 := startDaemon(t, t.TempDir(), agentArgs(srv)...)
-	events := watchAgent(t, connect(t, d2.URL), "demo")
+	events := lumentest.WatchAgent(t, connect(t, d2.URL), "demo")
 	cmd := exec.Command(lumenBin(t), "ask", "--server", d2.URL, "slow")
 	var out syncBuffer
 	cmd.Stdout, cmd.Stderr = &out, &out
@@ -303,7 +259,7 @@ func TestAskUnconfiguredAndCtrlC(t *testing.T) {
 	if err := cmd.Wait(); err != nil || !strings.Contains(out.String(), "cancelled") {
 		t.Fatalf("lumen ask after Ctrl-C: %v\n%s", err, out.String())
 	}
-	if end := events.next(t, messages.AgentKindEnd); end.Session != "default" || end.Status != "cancelled" {
+	if end := events.Next(t, messages.AgentKindEnd); end.Session != "default" || end.Status != "cancelled" {
 		t.Fatalf("end %+v", end)
 	}
 }

@@ -140,13 +140,13 @@ func TestTestToolToANewHostNeedsApproval(t *testing.T) {
 	defer srv.Close()
 	d := startDaemon(t, t.TempDir(), agentArgs(srv, "--allow-net", host)...)
 	nc := connect(t, d.URL)
-	events := watchAgent(t, nc, "demo")
+	events := lumentest.WatchAgent(t, nc, "demo")
 	done := make(chan string, 1)
 	go func() {
 		out, _ := runCLI(t, d.URL, "ask", "what does the price API say?")
 		done <- out
 	}()
-	ev := events.next(t, messages.AgentKindApproval)
+	ev := events.Next(t, messages.AgentKindApproval)
 	if ev.Call == nil || ev.Call.Tool != "testTool" || ev.Call.Tier != messages.TierConfirm {
 		t.Fatalf("approval %+v, want testTool at the confirm tier", ev)
 	}

@@ -19,8 +19,8 @@ func newPower(a *app, on bool) *cobra.Command {
 	if on {
 		cmd.Use, cmd.Short = "on", "Switch a light on: back to the state it was in before it went off"
 		cmd.Long = `Switch a light on: back to the state it was in before it went off, else its
-on_state (lumen.yaml or lumen apply), else its first state. A light that is
-already on stays as it is (changed: false).`
+on_state (a key of its configuration: lumen export, lumen apply), else its
+first state. A light that is already on stays as it is (changed: false).`
 		cmd.Example = `  lumen on
   lumen on --group upstairs`
 	}

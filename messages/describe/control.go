@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/lumen-home/lumen/messages"
+	"github.com/lumen-home/lumen/messages/color"
 )
 
 // Everyday control in words: power, the dimmer, the state color.
@@ -69,7 +70,7 @@ func controlOutput(env messages.Envelope, cause string) (string, bool) {
 // colorWords names a color as it was asked for, with its hex code:
 // "orange (#ffa500)", or "#ffa500".
 func colorWords(r, g, b uint8, as string) string {
-	hex := fmt.Sprintf("#%02x%02x%02x", r, g, b)
+	hex := color.RGB{R: r, G: g, B: b}.Hex()
 	if as == "" || as == hex {
 		return hex
 	}
