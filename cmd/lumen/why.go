@@ -124,9 +124,9 @@ func newWhatIf(a *app) *cobra.Command {
 		Long: `Replay the light's recorded inputs of the last --since (default 24h), or
 from --from-seq N, against the configuration in PROPOSED (YAML or JSON, as
 'lumen apply' takes it; its vars and initial are ignored), starting from the
-light's recorded state and variables right before. Clicks, data, set_var and
-set_state inputs are replayed; the proposal's own timers and schedules fire in
-virtual time. Nothing is journaled and nothing is sent anywhere.
+light's recorded state and variables right before. Clicks, data, set_var,
+set_state, power, brightness and color inputs are replayed; the proposal's own
+timers and schedules fire in virtual time. Nothing is journaled and nothing is sent anywhere.
 
 It prints how many inputs were replayed, how many would leave the light in
 another state than it was, and the first of those: time, input, recorded
