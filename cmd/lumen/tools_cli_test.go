@@ -70,7 +70,8 @@ func TestToolCLI(t *testing.T) {
 	}
 	lumentest.WaitFor(t, time.Minute, "lumen tool ls to list the plugins loaded", func() bool {
 		out, _ := runCLI(t, d.URL, "tool", "ls", "--light", "demo")
-		return strings.Contains(out, "hello                plugin, ready")
+		// Each plugin loads on its own: wait for both to be done.
+		return strings.Contains(out, "hello                plugin, ready") && !strings.Contains(out, "plugin, loading")
 	})
 	out, code = runCLI(t, d.URL, "tool", "ls", "--light", "demo")
 	for _, w := range []string{"weather", "api.example.com", "hello                plugin, ready", "broken               plugin, failed", "get_time             built-in: "} {
