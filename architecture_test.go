@@ -35,7 +35,7 @@ var layers = []layer{
 	{name: "pure", why: "pure logic, reused by replay, which has no network, bus, actors, sandbox or pins",
 		pkgs: []string{"messages/describe", "messages/color", "actors/light/machine", "actors/source/datasource", "hardware", "hardware/gesture", "hardware/input",
 			"hardware/render", "hardware/ws2812", "hardware/sim", "hardware/hwtest", "internal/jsbox", "internal/splitmix", "internal/argschema",
-			"internal/clip", "internal/redact", "nats/subject", "agent/phrase"},
+			"internal/clip", "internal/redact", "internal/solar", "nats/subject", "agent/phrase"},
 		forbid: ioPaths},
 	{name: "leaf", why: "small helpers with no part in the domain",
 		pkgs:   []string{"internal/atomicfile", "internal/memtrim", "internal/docgen"},
