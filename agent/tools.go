@@ -240,8 +240,10 @@ func baseTools() []tool {
 // endTools are the table's rows after everyday control.
 func endTools() []tool {
 	return []tool{
-		{Spec: Spec{ToolCreateSchedule, "Fire a transition on a cron schedule (minute hour day month weekday), in a time zone (default the light's).",
-			`{"type":"object","properties":{"name":{"type":"string"},"cron":{"type":"string","description":"e.g. \"0 19 * * *\" for 19:00 every day"},"tz":{"type":"string","description":"IANA zone such as Europe/Paris"},"fires":{"type":"string"}},"required":["name","cron","fires"]}`, messages.TierAutonomous},
+		{Spec: Spec{ToolCreateSchedule, "Fire a transition on a cron schedule (minute hour day month weekday), in a time zone (default the light's); or by the sun at the home: sunrise, sunset, dawn or dusk, with an offset.",
+			`{"type":"object","properties":{"name":{"type":"string"},"cron":{"type":"string","description":"e.g. \"0 19 * * *\" for 19:00 every day"},"tz":{"type":"string","description":"IANA zone such as Europe/Paris"},` +
+				`"sun":{"type":"string","enum":["sunrise","sunset","dawn","dusk"],"description":"instead of cron: every day at this time of the sun"},"offset":{"type":"string","description":"with sun: e.g. -30m (before), 1h (after); at most 12h"},` +
+				`"fires":{"type":"string"}},"required":["name","fires"]}`, messages.TierAutonomous},
 			direct: true, idempotent: true, verb: messages.VerbCreateSchedule, confirm: confirmCreateSchedule,
 			replaces: &replacer{what: "schedule", delete: ToolDeleteSchedule, makers: []string{ToolCreateSchedule},
 				exists: func(m *messages.GetReply) []string {

@@ -32,6 +32,7 @@ type Changes struct {
 	Layers    Diff  `json:"layers,omitzero"`
 	Initial   *Move `json:"initial,omitempty"`
 	OnState   *Move `json:"on_state,omitempty"`
+	PowerOn   *Move `json:"power_on,omitempty"`
 	State     *Move `json:"state,omitempty"`
 }
 
@@ -77,6 +78,9 @@ func DiffConfig(before, after ApplyRequest) Changes {
 	}
 	if before.OnState != after.OnState {
 		c.OnState = &Move{From: before.OnState, To: after.OnState}
+	}
+	if before.PowerOn != after.PowerOn {
+		c.PowerOn = &Move{From: before.PowerOn, To: after.PowerOn}
 	}
 	return c
 }
@@ -138,7 +142,7 @@ func (d Diff) IsZero() bool { return len(d.Added)+len(d.Changed)+len(d.Removed) 
 // Empty reports whether nothing changes.
 func (c Changes) Empty() bool {
 	return c.States.IsZero() && c.Rules.IsZero() && c.Vars.IsZero() && c.Schedules.IsZero() &&
-		c.Tools.IsZero() && c.Sources.IsZero() && c.Functions.IsZero() && c.Layers.IsZero() && c.Initial == nil && c.OnState == nil && c.State == nil
+		c.Tools.IsZero() && c.Sources.IsZero() && c.Functions.IsZero() && c.Layers.IsZero() && c.Initial == nil && c.OnState == nil && c.PowerOn == nil && c.State == nil
 }
 
 // maxNamed is how many names of one kind String shows before it counts
@@ -164,6 +168,9 @@ func (c Changes) String() string {
 	}
 	if c.OnState != nil {
 		parts = append(parts, fmt.Sprintf("on_state: %s → %s", orNone(c.OnState.From), orNone(c.OnState.To)))
+	}
+	if c.PowerOn != nil {
+		parts = append(parts, fmt.Sprintf("power_on: %s → %s", powerOn(c.PowerOn.From), powerOn(c.PowerOn.To)))
 	}
 	if c.State != nil {
 		parts = append(parts, fmt.Sprintf("state: %s → %s", c.State.From, c.State.To))
@@ -197,6 +204,9 @@ func (c Changes) Summary() string {
 	}
 	if c.OnState != nil {
 		words = append(words, fmt.Sprintf("on_state %s → %s", orNone(c.OnState.From), orNone(c.OnState.To)))
+	}
+	if c.PowerOn != nil {
+		words = append(words, fmt.Sprintf("power_on %s → %s", powerOn(c.PowerOn.From), powerOn(c.PowerOn.To)))
 	}
 	if c.State != nil {
 		words = append(words, fmt.Sprintf("state %s → %s", c.State.From, c.State.To))
@@ -232,4 +242,12 @@ func orNone(state string) string {
 		return "(none)"
 	}
 	return state
+}
+
+// powerOn names a power_on for a person: "" is restore.
+func powerOn(p string) string {
+	if p == "" {
+		return PowerOnRestore
+	}
+	return p
 }

@@ -179,6 +179,10 @@ type ApplyRequest struct {
 	// OnState is the state power on goes to when the light has no state
 	// from before it went off ("" or a deleted state: its first state).
 	OnState string `json:"on_state,omitempty"`
+	// PowerOn is what the light shows when the daemon starts after an
+	// unclean stop (a power cut): "restore" (or ""), the state it was in;
+	// "off"; or "state NAME".
+	PowerOn string `json:"power_on,omitempty"`
 	// State, when given, is the state the light goes to once the
 	// configuration is applied (lumen apply --state); no part of the
 	// configuration, so export never writes it.
@@ -267,6 +271,9 @@ type GetReply struct {
 	// OnState is the state power on goes to when the light has no state
 	// from before it went off; omitted when not set.
 	OnState string `json:"on_state,omitempty"`
+	// PowerOn is what the light shows after an unclean stop ("off",
+	// "state NAME"); omitted for restore, the default.
+	PowerOn string `json:"power_on,omitempty"`
 	// LastOn is the state the light was in before it last went off,
 	// where power on returns; omitted when it has never been on.
 	LastOn string `json:"last_on,omitempty"`

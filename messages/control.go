@@ -1,5 +1,7 @@
 package messages
 
+import "strings"
+
 // Everyday control: power, brightness and any color. Off is the built-in
 // state off; on returns to the state the light was in before it went off
 // (LastOn of the model), else the light's OnState, else its first state.
@@ -41,6 +43,24 @@ const (
 	ColorState            = "color"
 	ColorStateDescription = "the color set by set_color"
 )
+
+// What a light shows when the daemon starts after an unclean stop, its
+// configuration's power_on: restore (the default), off, or "state NAME".
+const (
+	PowerOnRestore = "restore"
+	PowerOnOff     = "off"
+	PowerOnState   = "state" // followed by a space and the state's name
+)
+
+// PowerOnTarget is the state a power_on asks for after an unclean stop:
+// off, the state of "state NAME", or "" to stay as it was (restore).
+func PowerOnTarget(powerOn string) string {
+	if powerOn == PowerOnOff {
+		return PowerOnOff
+	}
+	name, _ := strings.CutPrefix(powerOn, PowerOnState+" ")
+	return name
+}
 
 // PowerRequest is the body of power: {"on":true} or {"on":false}.
 type PowerRequest struct {

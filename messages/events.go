@@ -148,6 +148,7 @@ type InConfigData struct {
 	VarsOp    string                     `json:"vars_op,omitempty"`
 	Initial   string                     `json:"initial,omitempty"`
 	OnState   string                     `json:"on_state,omitempty"`
+	PowerOn   string                     `json:"power_on,omitempty"`
 	State     string                     `json:"state,omitempty"`
 	Schedules []Schedule                 `json:"schedules,omitempty"`
 	Name      string                     `json:"name,omitempty"`

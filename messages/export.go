@@ -61,6 +61,9 @@ func ToYAML(c ApplyRequest) ([]byte, error) {
 	if c.OnState != "" {
 		addPair(top, "on_state", str(c.OnState))
 	}
+	if c.PowerOn != "" {
+		addPair(top, "power_on", str(c.PowerOn))
+	}
 
 	states := c.States
 	if len(states) > 1 || len(c.Rules) > 0 {
@@ -119,7 +122,28 @@ func ToYAML(c ApplyRequest) ([]byte, error) {
 		for _, s := range c.Schedules {
 			m := mapNode()
 			addPair(m, "name", str(s.Name))
-			addPair(m, "cron", str(s.Cron))
+			if s.Cron != "" || s.Sun == "" {
+				addPair(m, "cron", str(s.Cron))
+			}
+			if s.Sun != "" {
+				addPair(m, "sun", str(s.Sun))
+			}
+			if s.Offset != "" {
+				addPair(m, "offset", str(s.Offset))
+			}
+			for _, c := range []struct {
+				key string
+				v   *float64
+			}{{"lat", s.Lat}, {"lon", s.Lon}} {
+				if c.v == nil {
+					continue
+				}
+				n, err := floatNode(*c.v)
+				if err != nil {
+					return nil, fmt.Errorf("schedule %s: %s: %w", s.Name, c.key, err)
+				}
+				addPair(m, c.key, n)
+			}
 			if s.TZ != "" {
 				addPair(m, "tz", str(s.TZ))
 			}

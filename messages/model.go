@@ -197,23 +197,36 @@ type RuleMatch struct {
 	To   string `json:"to,omitempty"`
 }
 
-// Schedule fires a transition on a cron schedule.
+// Schedule fires a transition on a cron schedule, or at a time of the
+// sun at a place.
 //
 //		{"name":"evening","cron":"0 19 * * *","tz":"Europe/Paris","fires":"evening"}
+//		{"name":"wake","sun":"sunrise","offset":"-30m","lat":48.85,"lon":2.35,"fires":"wake"}
 //
 //	  - cron   five fields (minute hour day month weekday) or a descriptor
 //	    such as "@hourly".
+//	  - sun    instead of cron: sunrise, sunset, dawn or dusk (civil: the
+//	    sun 6° below the horizon), every day it happens.
+//	  - offset with sun: a duration before (-30m) or after (1h15m) it,
+//	    at most 12h either way.
+//	  - lat, lon  with sun: the place, in degrees. The light's service
+//	    fills in the daemon's home (--home) before the input is
+//	    journaled, so a replay computes the same times anywhere.
 //	  - tz     IANA time zone. The light's service fills in the daemon's
 //	    (clock.Zone) before the input is journaled; an input without tz
 //	    (journaled before, or published straight to evt.in) is UTC.
 //	  - fires  the transition fired at each tick.
 //	  - next   (output only) the next tick.
 type Schedule struct {
-	Name  string     `json:"name"`
-	Cron  string     `json:"cron"`
-	TZ    string     `json:"tz,omitempty"`
-	Fires string     `json:"fires"`
-	Next  *time.Time `json:"next,omitempty"`
+	Name   string     `json:"name"`
+	Cron   string     `json:"cron,omitempty"`
+	Sun    string     `json:"sun,omitempty"`
+	Offset string     `json:"offset,omitempty"`
+	Lat    *float64   `json:"lat,omitempty"`
+	Lon    *float64   `json:"lon,omitempty"`
+	TZ     string     `json:"tz,omitempty"`
+	Fires  string     `json:"fires"`
+	Next   *time.Time `json:"next,omitempty"`
 }
 
 // Zone is the schedule's time zone: its tz, or UTC without one.
@@ -244,5 +257,5 @@ func (g GetReply) Config() ApplyRequest {
 		s.Next, s.TZ = nil, s.Zone()
 		scheds = append(scheds, s)
 	}
-	return ApplyRequest{States: g.States, Rules: g.Rules, Vars: g.Vars, Initial: g.Initial, OnState: g.OnState, Schedules: scheds, Tools: g.Tools, Sources: g.Sources, Functions: g.Functions, Layers: g.Layers}
+	return ApplyRequest{States: g.States, Rules: g.Rules, Vars: g.Vars, Initial: g.Initial, OnState: g.OnState, PowerOn: g.PowerOn, Schedules: scheds, Tools: g.Tools, Sources: g.Sources, Functions: g.Functions, Layers: g.Layers}
 }

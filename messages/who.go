@@ -19,6 +19,7 @@ const (
 	WhoTimer    = "timer"
 	WhoSchedule = "schedule"
 	WhoTool     = "tool"
+	WhoPowerOn  = "power_on" // the daemon, starting after an unclean stop (the light's power_on)
 )
 
 // maxWho bounds a by: it is a label, not a message.

@@ -63,8 +63,10 @@ func (d damaged) Is(target error) bool { return target == ErrDamaged }
 
 // Daemon is a running Lumen.
 type Daemon struct {
-	cfg    Config
-	budget int64 // the journal budget Run resolved
+	cfg     Config
+	budget  int64 // the journal budget Run resolved
+	unclean bool  // the last run ended without Close: the lights' power_on apply
+	marked  bool  // Run marked the data dir as running (markRunning)
 
 	mu        sync.Mutex
 	broker    *broker.Broker
@@ -153,6 +155,13 @@ func (d *Daemon) Run(ctx context.Context) error {
 		return err
 	}
 	d.broker = b
+	// After the broker holds the data dir: a second daemon on it stops
+	// before, and leaves the first one's mark alone.
+	unclean, err := markRunning(cfg.Data)
+	if err != nil {
+		return err
+	}
+	d.unclean, d.marked = unclean, true
 	if err := d.joinHouse(ctx); err != nil {
 		return err
 	}
@@ -342,11 +351,21 @@ func (d *Daemon) spawnLight(ctx context.Context, name string) (*Light, error) {
 	if err := light.WaitApplied(ctx, d.sys.Root, l.Machine, d.j, name); err != nil {
 		return nil, err
 	}
+	if d.unclean {
+		// Before its hardware shows anything: the LED shows the
+		// power_on state first.
+		if err := d.powerOn(l.Machine, name); err != nil {
+			logf("light %s: power_on after an unclean stop: %v", name, err)
+		}
+	}
 	var devPID atomic.Pointer[actor.PID] // the hardware actor answers the gpio pin checks once spawned
 	d.starting.served(name)
-	l.Service, err = service.Serve(d.nc, d.sys.Root, l.Machine, name, cfg.groupsOf(name), 30*time.Second,
-		service.WithSourceMinInterval(cfg.SourceMinInterval), service.WithToolCatalog(tool.NewCatalog(d.plugins)),
-		service.WithSourceCheck(device.SourceCheck(d.sys.Root, devPID.Load, 10*time.Second)), service.WithWebhookBase(d.web.URL()), service.WithJournal(d.j), service.WithZone(d.zone), service.WithClock(cfg.Clock))
+	opts := []service.ServeOption{service.WithSourceMinInterval(cfg.SourceMinInterval), service.WithToolCatalog(tool.NewCatalog(d.plugins)),
+		service.WithSourceCheck(device.SourceCheck(d.sys.Root, devPID.Load, 10*time.Second)), service.WithWebhookBase(d.web.URL()), service.WithJournal(d.j), service.WithZone(d.zone), service.WithClock(cfg.Clock)}
+	if cfg.Home != nil {
+		opts = append(opts, service.WithHome(cfg.Home.Lat, cfg.Home.Lon))
+	}
+	l.Service, err = service.Serve(d.nc, d.sys.Root, l.Machine, name, cfg.groupsOf(name), 30*time.Second, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -570,6 +589,10 @@ func (d *Daemon) Close() error {
 	if d.broker != nil {
 		d.broker.Shutdown()
 		d.broker = nil
+	}
+	if d.marked {
+		markStopped(d.cfg.Data)
+		d.marked = false
 	}
 	return err
 }

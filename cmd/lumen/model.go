@@ -279,29 +279,36 @@ func newVar(a *app) *cobra.Command {
 func newSchedule(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "schedule",
-		Short: "Add, list and remove a light's schedules: transitions fired on a cron",
+		Short: "Add, list and remove a light's schedules: transitions fired on a cron or by the sun",
 	}
 	var s messages.Schedule
 	add := mutation(a, &cobra.Command{
-		Use:   "add NAME --cron SPEC --fires TRANSITION",
+		Use:   "add NAME (--cron SPEC | --sun EVENT [--offset D]) --fires TRANSITION",
 		Short: "Add (or replace) a schedule",
 		Long: `Add a schedule that fires a transition on a cron: five fields (minute hour
 day month weekday) or a descriptor such as @hourly or @every 5m, at most once
 a second, in --tz (an IANA zone, default the daemon's: its $TZ, else the zone
-/etc/localtime links to, else UTC). A schedule whose time passed
-while the daemon was down fires once when it is back, marked late.`,
+/etc/localtime links to, else UTC). Or by the sun: --sun sunrise, sunset,
+dawn or dusk (civil twilight) every day, --offset before (-30m) or after (1h)
+it, at most 12h, at the daemon's home (lumen up --home LAT,LON), computed
+locally; a day the sun does not rise or set there (a polar day or night) is
+skipped. A schedule whose time passed while the daemon was down fires once
+when it is back, marked late.`,
 		Example: `  lumen schedule add evening --cron "0 19 * * *" --tz Europe/Paris --fires evening
+  lumen schedule add wake --sun sunrise --offset -30m --fires wake
   lumen rule add '*' evening red`,
 		Args: args(cobra.ExactArgs(1)),
 	}, messages.VerbCreateSchedule, func(argv []string) (any, error) {
-		if s.Cron == "" || s.Fires == "" {
-			return nil, cli.Usage(errors.New("give --cron and --fires"))
+		if (s.Cron == "") == (s.Sun == "") || s.Fires == "" {
+			return nil, cli.Usage(errors.New("give --cron or --sun, and --fires"))
 		}
 		s.Name = argv[0]
 		return s, nil
 	})
 	add.Flags().StringVar(&s.Cron, "cron", "", `when: "0 19 * * *", @hourly, @every 10m`)
 	add.Flags().StringVar(&s.TZ, "tz", "", "IANA time zone of the cron, e.g. Europe/Paris (default the daemon's)")
+	add.Flags().StringVar(&s.Sun, "sun", "", "instead of --cron: sunrise, sunset, dawn or dusk, at the daemon's --home")
+	add.Flags().StringVar(&s.Offset, "offset", "", "with --sun: before (-30m) or after (1h15m) it, at most 12h")
 	add.Flags().StringVar(&s.Fires, "fires", "", "the transition it fires")
 	rm := mutation(a, &cobra.Command{
 		Use:   "rm NAME",
@@ -315,7 +322,7 @@ while the daemon was down fires once when it is back, marked late.`,
 			_, err := fmt.Fprintf(a.Stdout, "light %s has no schedules\n", a.Light)
 			return err
 		}
-		return describe.Schedules(a.Stdout, g.Schedules)
+		return describe.Schedules(a.Stdout, g.Schedules, time.Now())
 	})
 	cmd.AddCommand(add, ls, rm)
 	return cmd

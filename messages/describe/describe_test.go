@@ -204,3 +204,29 @@ shed     unreachable: not running on its Pi garagepi, which is connected
 		t.Errorf("Ago of no time: %q", got)
 	}
 }
+
+// The schedules table: a cron with its zone, a sun schedule with its
+// place, and a sun that does not rise until days later said so.
+func TestSchedules(t *testing.T) {
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	at := func(d time.Duration) *time.Time { x := now.Add(d); return &x }
+	lat, lon := 69.65, 18.96
+	var b bytes.Buffer
+	err := describe.Schedules(&b, []messages.Schedule{
+		{Name: "evening", Cron: "0 19 * * *", TZ: "Europe/Paris", Fires: "evening", Next: at(6 * time.Hour)},
+		{Name: "wake", Sun: "sunrise", Offset: "-30m", Lat: &lat, Lon: &lon, Fires: "wake", Next: at(45 * 24 * time.Hour)},
+		{Name: "lamps", Sun: "sunset", Lat: &lat, Lon: &lon, Fires: "evening", Next: at(3 * time.Hour)},
+	}, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{"NAME     WHEN", "evening  0 19 * * *    Europe/Paris", "wake     sunrise -30m  69.65,18.96", "(no sunrise there before then)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("schedules lack %q:\n%s", want, out)
+		}
+	}
+	if strings.Count(out, "before then") != 1 {
+		t.Errorf("only the sunrise weeks away is a gap:\n%s", out)
+	}
+}

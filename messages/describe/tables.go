@@ -122,19 +122,42 @@ func Vars(w io.Writer, vars map[string]json.RawMessage) error {
 	return t.Flush()
 }
 
-// Schedules writes the light's schedules: each one's zone (UTC for one
-// journaled without tz), and its next tick in local time, the reader's.
-func Schedules(w io.Writer, list []messages.Schedule) error {
+// Schedules writes the light's schedules: when (a cron, or a time of the
+// sun), where (a cron's zone, UTC for one journaled without tz; a sun
+// schedule's place), and the next tick in local time, the reader's, with
+// why it is days away for a sun that does not rise or set until then
+// (now is the reader's time).
+func Schedules(w io.Writer, list []messages.Schedule, now time.Time) error {
 	t := table(w)
-	fmt.Fprintln(t, "NAME\tCRON\tTZ\tFIRES\tNEXT")
+	fmt.Fprintln(t, "NAME\tWHEN\tWHERE\tFIRES\tNEXT")
 	for _, s := range list {
 		next := "-"
 		if s.Next != nil {
 			next = s.Next.Local().Format("2006-01-02 15:04 MST")
 		}
-		fmt.Fprintf(t, "%s\t%s\t%s\t%s\t%s\n", s.Name, s.Cron, s.Zone(), s.Fires, next)
+		when, where := s.Cron, s.Zone()
+		if s.Sun != "" {
+			when, where = strings.TrimSpace(s.Sun+" "+s.Offset), "-"
+			if s.Lat != nil && s.Lon != nil {
+				where = fmt.Sprintf("%.4g,%.4g", *s.Lat, *s.Lon)
+			}
+			next += sunGap(s, now)
+		}
+		fmt.Fprintf(t, "%s\t%s\t%s\t%s\t%s\n", s.Name, when, where, s.Fires, next)
 	}
 	return t.Flush()
+}
+
+// sunGap says why a sun schedule's next time is days away: the sun does
+// not rise or set there until then (a polar night or day), or "".
+func sunGap(s messages.Schedule, now time.Time) string {
+	switch {
+	case s.Next == nil:
+		return " (no " + s.Sun + " there within a year)"
+	case s.Next.Sub(now) > 36*time.Hour:
+		return " (no " + s.Sun + " there before then)"
+	}
+	return ""
 }
 
 // Intents writes the light's learned intents by phrase: what each does,

@@ -141,6 +141,10 @@ func (c *core) opApply(in *messages.InConfigData) ([]Output, *rejection) {
 	case in.OnState != "" && stateIdx[in.OnState] == nil:
 		return nil, rejectf(404, "on_state names state %q, which is not in states; add it or pick another", in.OnState)
 	}
+	powerOn, r := checkPowerOn(in.PowerOn, stateIdx)
+	if r != nil {
+		return nil, r
+	}
 	target, r := c.applyTarget(in, stateIdx)
 	if r != nil {
 		return nil, r
@@ -160,7 +164,7 @@ func (c *core) opApply(in *messages.InConfigData) ([]Output, *rejection) {
 
 	old := c.scheds
 	cfg := configOf(states, rules, in.Initial, scheds, tools, next)
-	cfg.sources, cfg.fns, cfg.layers, cfg.onState = sources, fs, layers, in.OnState
+	cfg.sources, cfg.fns, cfg.layers, cfg.onState, cfg.powerOn = sources, fs, layers, in.OnState, powerOn
 	if err := c.commit(cfg); err != nil {
 		return nil, rejectf(500, "%v", err)
 	}
@@ -296,6 +300,9 @@ func (c *core) opDeleteState(in *messages.InConfigData) ([]Output, *rejection) {
 	}
 	if cfg.onState == in.Name {
 		cfg.onState = ""
+	}
+	if cfg.powerOn == messages.PowerOnState+" "+in.Name {
+		cfg.powerOn = ""
 	}
 	if err := c.commit(cfg); err != nil {
 		return nil, rejectf(500, "%v", err)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/dop251/goja"
 
@@ -49,6 +50,25 @@ func (c *core) jsSetBrightness(call goja.FunctionCall) goja.Value {
 	n := int(math.Round(f))
 	c.tx.bright = &n
 	return goja.Undefined()
+}
+
+// checkPowerOn reads a configuration's power_on: "" or restore (kept as
+// ""), off, or "state NAME" of a state in states.
+func checkPowerOn(p string, states map[string]*stateDef) (string, *rejection) {
+	name, isState := strings.CutPrefix(p, messages.PowerOnState+" ")
+	switch {
+	case p == "" || p == messages.PowerOnRestore:
+		return "", nil
+	case p == messages.PowerOnOff:
+		return p, nil
+	case !isState || strings.TrimSpace(name) == "":
+		return "", rejectf(400, "power_on %q: give restore (the state it was in), off, or \"state NAME\"", messages.Clip(p))
+	case states[name] == nil:
+		return "", rejectf(404, "power_on names state %q, which is not in states; add it or pick another", name)
+	case name == offState:
+		return messages.PowerOnOff, nil
+	}
+	return p, nil
 }
 
 // onTarget is where power on goes: the state before off, else on_state,

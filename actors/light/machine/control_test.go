@@ -146,3 +146,39 @@ func TestEverydayControlRejected(t *testing.T) {
 		t.Errorf("on_state of no state: %+v, want 404", r.Err)
 	}
 }
+
+// power_on is configuration: checked, normalized, exported and applied,
+// and reset to restore when its state is deleted.
+func TestPowerOnConfig(t *testing.T) {
+	l := newLight(t)
+	for _, tt := range []struct {
+		powerOn string
+		code    int
+		says    string
+	}{
+		{"sideways", 400, `give restore (the state it was in), off, or "state NAME"`},
+		{"state nope", 404, `power_on names state "nope"`},
+		{"state ", 400, "give restore"},
+	} {
+		r := l.apply(messages.InConfig, `{"op":"apply","power_on":"`+tt.powerOn+`","states":[{"name":"a","r":1,"g":1,"b":1}],"rules":[]}`)
+		if r.Err == nil || r.Err.Code != tt.code || !strings.Contains(r.Err.Error, tt.says) {
+			t.Errorf("power_on %q: %+v, want %d saying %s", tt.powerOn, r.Err, tt.code, tt.says)
+		}
+	}
+	for _, tt := range []struct{ given, kept string }{{"restore", ""}, {"", ""}, {"off", "off"}, {"state off", "off"}, {"state a", "state a"}} {
+		l.config(`{"op":"apply","power_on":"` + tt.given + `","states":[{"name":"a","r":1,"g":1,"b":1}],"rules":[]}`)
+		if g := l.m.Model(); g.PowerOn != tt.kept || l.m.Export().PowerOn != tt.kept {
+			t.Errorf("power_on %q: model %q, export %q; want %q", tt.given, g.PowerOn, l.m.Export().PowerOn, tt.kept)
+		}
+		if got := messages.PowerOnTarget(l.m.Model().PowerOn); got != map[string]string{"": "", "off": "off", "state a": "a"}[tt.kept] {
+			t.Errorf("PowerOnTarget(%q) = %q", tt.kept, got)
+		}
+	}
+	if m := l.restored(); m.Model().PowerOn != "state a" {
+		t.Errorf("restored from a snapshot: power_on %q", m.Model().PowerOn)
+	}
+	l.config(`{"op":"delete_state","name":"a"}`)
+	if g := l.m.Model(); g.PowerOn != "" {
+		t.Errorf("power_on after its state was deleted: %q, want restore", g.PowerOn)
+	}
+}

@@ -92,6 +92,7 @@ type core struct {
 	ruleIdx     map[string]*rule // the light's own rules and its layers'
 	initial     string
 	onState     string      // where power on goes without a state from before off; "": the first state
+	powerOn     string      // after an unclean stop: "" (restore), "off" or "state NAME"
 	scheds      []*schedule // in insertion order
 	schedIdx    map[string]*schedule
 	tools       []*tool // custom tools, in definition order

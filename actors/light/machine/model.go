@@ -8,6 +8,7 @@ import (
 	"github.com/dop251/goja"
 	"github.com/robfig/cron/v3"
 
+	"github.com/lumen-home/lumen/internal/solar"
 	"github.com/lumen-home/lumen/messages"
 )
 
@@ -43,14 +44,24 @@ type rule struct {
 }
 
 type schedule struct {
-	messages.Schedule // Next is always nil here
-	spec              cron.Schedule
+	messages.Schedule               // Next is always nil here
+	spec              cron.Schedule // nil for a sun schedule
 	loc               *time.Location
+	sun               solar.Event // "" for a cron schedule
+	offset            time.Duration
 	next              *time.Time
 }
 
 // after returns the first tick strictly after t, nil if there is none.
 func (s *schedule) after(t time.Time) *time.Time {
+	if s.sun != "" {
+		n, ok := solar.Next(s.sun, t, *s.Lat, *s.Lon, s.offset)
+		if !ok {
+			return nil
+		}
+		n = n.UTC()
+		return &n
+	}
 	n := s.spec.Next(t.In(s.loc))
 	if n.IsZero() {
 		return nil
@@ -60,8 +71,11 @@ func (s *schedule) after(t time.Time) *time.Time {
 }
 
 func (s *schedule) sameAs(o *schedule) bool {
-	return o != nil && s.Name == o.Name && s.Cron == o.Cron && s.TZ == o.TZ && s.Fires == o.Fires
+	return o != nil && s.Name == o.Name && s.Cron == o.Cron && s.TZ == o.TZ && s.Fires == o.Fires &&
+		s.Sun == o.Sun && s.Offset == o.Offset && samePlace(s.Lat, o.Lat) && samePlace(s.Lon, o.Lon)
 }
+
+func samePlace(a, b *float64) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
 
 // rejection is an input refused as a whole, with a code and a sentence
 // that says what to fix.
@@ -97,6 +111,7 @@ type config struct {
 	rules    []*rule
 	initial  string
 	onState  string
+	powerOn  string
 	scheds   []*schedule
 	tools    []*tool
 	sources  []*sourceDef
@@ -174,6 +189,7 @@ func (c *core) commit(cfg config) error {
 	c.exprs, c.factories = exprs, factories
 	c.initial = cfg.initial
 	c.onState = cfg.onState
+	c.powerOn = cfg.powerOn
 	if c.stateIdx[c.lastOn] == nil {
 		c.lastOn = "" // deleted: power on goes to on_state
 	}
@@ -201,7 +217,7 @@ func (c *core) commit(cfg config) error {
 }
 
 func (c *core) current() config {
-	return config{states: c.states, rules: c.rules, initial: c.initial, onState: c.onState, scheds: c.scheds, tools: c.tools, sources: c.sources, fns: c.fns, layers: c.layers, nextRule: c.nextRule}
+	return config{states: c.states, rules: c.rules, initial: c.initial, onState: c.onState, powerOn: c.powerOn, scheds: c.scheds, tools: c.tools, sources: c.sources, fns: c.fns, layers: c.layers, nextRule: c.nextRule}
 }
 
 func (c *core) defaultOff() *stateDef {

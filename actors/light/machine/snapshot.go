@@ -19,6 +19,7 @@ type snapshot struct {
 	State     string                     `json:"state"`
 	Initial   string                     `json:"initial"`
 	OnState   string                     `json:"on_state,omitempty"`   // omitted when not set, as before power existed
+	PowerOn   string                     `json:"power_on,omitempty"`   // omitted for restore, the default
 	LastOn    string                     `json:"last_on,omitempty"`    // omitted when never on
 	Bright    int                        `json:"brightness,omitempty"` // omitted at 100, as before the dimmer existed
 	NextRule  uint64                     `json:"next_rule"`
@@ -47,6 +48,7 @@ func (m *Machine) Snapshot() ([]byte, error) {
 		State:     c.cur,
 		Initial:   c.initial,
 		OnState:   c.onState,
+		PowerOn:   c.powerOn,
 		LastOn:    c.lastOn,
 		NextRule:  c.nextRule,
 		States:    c.stateList(),
@@ -161,7 +163,11 @@ func Restore(b []byte, opts ...Option) (*Machine, error) {
 		return fail(fmt.Errorf("brightness %d is out of range", s.Bright))
 	}
 	cfg := configOf(states, rules, s.Initial, scheds, tools, next)
-	cfg.sources, cfg.fns, cfg.layers, cfg.onState = sources, fs, layers, s.OnState
+	powerOn, r := checkPowerOn(s.PowerOn, stateIdx)
+	if r != nil {
+		return fail(r)
+	}
+	cfg.sources, cfg.fns, cfg.layers, cfg.onState, cfg.powerOn = sources, fs, layers, s.OnState, powerOn
 	if err := c.commit(cfg); err != nil {
 		return fail(err)
 	}

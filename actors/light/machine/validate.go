@@ -11,6 +11,7 @@ import (
 
 	"github.com/robfig/cron/v3"
 
+	"github.com/lumen-home/lumen/internal/solar"
 	"github.com/lumen-home/lumen/messages"
 )
 
@@ -216,48 +217,115 @@ func (c *core) checkSchedules(list []messages.Schedule) ([]*schedule, *rejection
 			return nil, rejectf(409, "schedule %q is listed twice; list each schedule once", ms.Name)
 		case ms.Fires == "":
 			return nil, rejectf(400, "schedule %q: fires is empty; name the transition it fires", ms.Name)
+		case ms.Sun != "":
 		case strings.TrimSpace(ms.Cron) == "":
 			return nil, rejectf(400, "schedule %q: cron is empty; use five fields (minute hour day month weekday) like \"0 19 * * *\" or a descriptor like @hourly", ms.Name)
 		case strings.HasPrefix(ms.Cron, "TZ=") || strings.HasPrefix(ms.Cron, "CRON_TZ="):
 			return nil, rejectf(400, "schedule %q: put the time zone in tz, not in cron", ms.Name)
 		}
+		// In this order, as inputs journaled before sun schedules were
+		// checked: a replay refuses them with the same words.
 		for _, r := range []*rejection{c.checkName("schedule", ms.Name), c.checkName("transition", ms.Fires), c.checkEvery(ms.Name, ms.Cron)} {
 			if r != nil {
 				return nil, r
 			}
 		}
 		seen[ms.Name] = true
-		spec, err := cron.ParseStandard(ms.Cron)
-		if err != nil {
-			return nil, rejectf(400, "schedule %q: cron %q is not valid (%v); use five fields (minute hour day month weekday) like \"0 19 * * *\" or a descriptor like @hourly", ms.Name, ms.Cron, err)
+		check := c.checkCron
+		if ms.Sun != "" {
+			check = c.checkSun
 		}
-		loc := time.UTC
-		if ms.TZ != "" {
-			if ms.TZ == "Local" {
-				return nil, rejectf(400, "schedule %q: tz Local depends on the machine; use an IANA time zone like Europe/Paris", ms.Name)
-			}
-			if loc, err = time.LoadLocation(ms.TZ); err != nil {
-				return nil, rejectf(400, "schedule %q: unknown time zone %q; use an IANA time zone like Europe/Paris, or leave tz out for UTC", ms.Name, ms.TZ)
-			}
+		s, r := check(ms)
+		if r == nil {
+			r = c.nextTick(s, list[i].Next)
 		}
-		s := &schedule{Schedule: ms, spec: spec, loc: loc}
-		if c.restoring {
-			s.next = copyTime(list[i].Next)
-			if s.next != nil {
-				*s.next = s.next.UTC()
-			}
-		} else if old := c.schedIdx[ms.Name]; s.sameAs(old) {
-			s.next = old.next
-		} else if s.next = s.after(c.now); s.next == nil {
-			return nil, rejectf(400, "schedule %q: cron %q never fires; check the day and month fields", ms.Name, ms.Cron)
+		if r != nil {
+			return nil, r
 		}
 		out = append(out, s)
 	}
 	return out, nil
 }
 
+// checkCron checks a cron schedule: its cron and time zone.
+func (c *core) checkCron(ms messages.Schedule) (*schedule, *rejection) {
+	if ms.Offset != "" || ms.Lat != nil || ms.Lon != nil {
+		return nil, rejectf(400, "schedule %q: offset, lat and lon go with sun; a cron schedule takes cron and tz", ms.Name)
+	}
+	spec, err := cron.ParseStandard(ms.Cron)
+	if err != nil {
+		return nil, rejectf(400, "schedule %q: cron %q is not valid (%v); use five fields (minute hour day month weekday) like \"0 19 * * *\" or a descriptor like @hourly", ms.Name, ms.Cron, err)
+	}
+	loc := time.UTC
+	if ms.TZ != "" {
+		if ms.TZ == "Local" {
+			return nil, rejectf(400, "schedule %q: tz Local depends on the machine; use an IANA time zone like Europe/Paris", ms.Name)
+		}
+		if loc, err = time.LoadLocation(ms.TZ); err != nil {
+			return nil, rejectf(400, "schedule %q: unknown time zone %q; use an IANA time zone like Europe/Paris, or leave tz out for UTC", ms.Name, ms.TZ)
+		}
+	}
+	return &schedule{Schedule: ms, spec: spec, loc: loc}, nil
+}
+
+// nextTick sets a checked schedule's next tick: the recorded one on a
+// restore, the one it had when it is unchanged, else the first after
+// the input.
+func (c *core) nextTick(s *schedule, recorded *time.Time) *rejection {
+	switch old := c.schedIdx[s.Name]; {
+	case c.restoring:
+		s.next = copyTime(recorded)
+		if s.next != nil {
+			*s.next = s.next.UTC()
+		}
+	case s.sameAs(old):
+		s.next = old.next
+	default:
+		if s.next = s.after(c.now); s.next == nil {
+			if s.sun != "" {
+				return rejectf(400, "schedule %q: there is no %s at %g,%g within a year", s.Name, s.Sun, *s.Lat, *s.Lon)
+			}
+			return rejectf(400, "schedule %q: cron %q never fires; check the day and month fields", s.Name, s.Cron)
+		}
+	}
+	return nil
+}
+
+// maxSunOffset bounds a sun schedule's offset either way.
+const maxSunOffset = 12 * time.Hour
+
+// checkSun checks a sun schedule: its event, offset and place.
+func (c *core) checkSun(ms messages.Schedule) (*schedule, *rejection) {
+	if ms.Cron != "" {
+		return nil, rejectf(400, "schedule %q: give cron or sun, not both", ms.Name)
+	}
+	ev, err := solar.ParseEvent(ms.Sun)
+	if err != nil {
+		return nil, rejectf(400, "schedule %q: sun %s", ms.Name, err)
+	}
+	var off time.Duration
+	if ms.Offset != "" {
+		if off, err = time.ParseDuration(ms.Offset); err != nil {
+			return nil, rejectf(400, "schedule %q: offset %q is not a duration; give e.g. -30m (before) or 1h15m (after)", ms.Name, ms.Offset)
+		}
+		if off > maxSunOffset || off < -maxSunOffset {
+			return nil, rejectf(400, "schedule %q: offset %s is more than 12h from the %s; give at most 12h either way", ms.Name, ms.Offset, ms.Sun)
+		}
+	}
+	if ms.Lat == nil || ms.Lon == nil {
+		return nil, rejectf(400, "schedule %q: a sun schedule needs lat and lon (the light's service gives it the daemon's home)", ms.Name)
+	}
+	if err := solar.Check(*ms.Lat, *ms.Lon); err != nil {
+		return nil, rejectf(400, "schedule %q: %v", ms.Name, err)
+	}
+	if ms.TZ != "" {
+		return nil, rejectf(400, "schedule %q: a sun schedule takes no tz: the sun's times are instants", ms.Name)
+	}
+	return &schedule{Schedule: ms, sun: ev, offset: off, loc: time.UTC}, nil
+}
+
 var opFields = map[string][]string{
-	messages.OpApply:            {"states", "rules", "vars", "vars_op", "initial", "on_state", "state", "schedules", "tools", "sources", "plugins", "functions", "layers"},
+	messages.OpApply:            {"states", "rules", "vars", "vars_op", "initial", "on_state", "power_on", "state", "schedules", "tools", "sources", "plugins", "functions", "layers"},
 	messages.OpCreateState:      {"states"},
 	messages.OpDeleteState:      {"name"},
 	messages.OpAppendRules:      {"rules", "layer"},
@@ -292,7 +360,7 @@ func checkFields(in *messages.InConfigData) *rejection {
 		set  bool
 	}{
 		{"states", in.States != nil}, {"rules", in.Rules != nil}, {"vars", in.Vars != nil}, {"vars_op", in.VarsOp != ""},
-		{"initial", in.Initial != ""}, {"on_state", in.OnState != ""}, {"state", in.State != ""}, {"schedules", in.Schedules != nil}, {"name", in.Name != ""},
+		{"initial", in.Initial != ""}, {"on_state", in.OnState != ""}, {"power_on", in.PowerOn != ""}, {"state", in.State != ""}, {"schedules", in.Schedules != nil}, {"name", in.Name != ""},
 		{"ids", in.IDs != nil}, {"match", in.Match != nil}, {"tools", in.Tools != nil},
 		{"sources", in.Sources != nil}, {"plugins", in.Plugins != nil}, {"functions", in.Functions != nil},
 		{"layers", in.Layers != nil}, {"layer", in.Layer != nil},

@@ -20,6 +20,7 @@ func (m *Machine) Model() messages.GetReply {
 		State:      c.cur,
 		Initial:    c.initial,
 		OnState:    c.onState,
+		PowerOn:    c.powerOn,
 		LastOn:     c.lastOn,
 		Brightness: c.bright,
 		States:     c.stateList(),
@@ -46,6 +47,7 @@ func (m *Machine) Export() messages.ApplyRequest {
 		Rules:   c.ruleList(),
 		Initial: c.initial,
 		OnState: c.onState,
+		PowerOn: c.powerOn,
 	}
 	if len(c.vars) > 0 {
 		req.Vars = c.varMap()

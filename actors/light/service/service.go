@@ -171,6 +171,13 @@ func WithZone(name string) ServeOption {
 	return func(h *handler) { h.zone = name }
 }
 
+// WithHome gives the daemon's home (--home): a sun schedule created
+// without lat and lon is journaled with it. Without it such a schedule
+// is refused, with how to set it.
+func WithHome(lat, lon float64) ServeOption {
+	return func(h *handler) { h.home = &place{lat, lon} }
+}
+
 var fleetVerbs = messages.FleetVerbs()
 
 type handler struct {
@@ -184,6 +191,7 @@ type handler struct {
 	webhookBase string           // http://HOST:PORT of the webhooks (WithWebhookBase); "": none
 	journal     *journal.Journal // for get at a seq or a time (WithJournal); nil: none
 	zone        string           // of schedules without tz (WithZone); "": none
+	home        *place           // of sun schedules without a place (WithHome); nil: none
 	clock       clock.Clock      // what now is (WithClock)
 }
 
@@ -272,7 +280,7 @@ func webhookURLs(base, light string, sources []json.RawMessage) map[string]strin
 }
 
 func (h *handler) checks() checks {
-	c := checks{minInterval: h.minInterval, zone: h.zone}
+	c := checks{minInterval: h.minInterval, zone: h.zone, home: h.home}
 	if h.catalog != nil {
 		for _, p := range h.catalog.Plugins() {
 			c.plugins = append(c.plugins, p.Name)

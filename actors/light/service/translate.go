@@ -38,7 +38,11 @@ type checks struct {
 	minInterval time.Duration // of data sources
 	plugins     []string      // the operator's plugins' names
 	zone        string        // the daemon's IANA time zone (WithZone); "": none
+	home        *place        // the daemon's home (WithHome); nil: none
 }
+
+// place is a latitude and a longitude, in degrees.
+type place struct{ lat, lon float64 }
 
 // zoned gives each schedule without a tz the daemon's zone, so that the
 // journaled input names its zone and replay or whatif elsewhere reads the
@@ -48,6 +52,12 @@ type checks struct {
 // what leaving it out now means.
 func (c checks) zoned(list []messages.Schedule) ([]messages.Schedule, error) {
 	for i := range list {
+		if list[i].Sun != "" {
+			if err := c.placed(&list[i]); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		switch tz := list[i].TZ; {
 		case tz == "":
 			list[i].TZ = c.zone
@@ -60,6 +70,23 @@ func (c checks) zoned(list []messages.Schedule) ([]messages.Schedule, error) {
 		}
 	}
 	return list, nil
+}
+
+// placed gives a sun schedule without a place the daemon's home, so that
+// the journaled input names its place and a replay anywhere computes the
+// same times; without a home it is refused with how to set one.
+func (c checks) placed(s *messages.Schedule) error {
+	switch {
+	case (s.Lat == nil) != (s.Lon == nil):
+		return bad("schedule %q: give lat and lon together, or neither for the daemon's home", s.Name)
+	case s.Lat != nil:
+		return nil
+	case c.home == nil:
+		return bad("schedule %q: a %s schedule needs the place it is at, and the daemon has no home: start it with lumen up --home LAT,LON (or home: {lat: …, lon: …} in lumen.yaml), or give lat and lon", s.Name, messages.Clip(s.Sun))
+	}
+	lat, lon := c.home.lat, c.home.lon
+	s.Lat, s.Lon = &lat, &lon
+	return nil
 }
 
 // pluginsUsed returns the plugins among the tools the sources fetch with,
@@ -361,7 +388,7 @@ func decodeApply(b []byte, c checks) (any, error) {
 		return nil, err
 	}
 	msg, err := config(messages.InConfigData{Op: messages.OpApply, States: r.States, Rules: r.Rules,
-		Vars: r.Vars, VarsOp: varsOp, Initial: r.Initial, OnState: r.OnState, State: r.State, Schedules: scheds, Tools: r.Tools, Sources: sources, Functions: r.Functions,
+		Vars: r.Vars, VarsOp: varsOp, Initial: r.Initial, OnState: r.OnState, PowerOn: r.PowerOn, State: r.State, Schedules: scheds, Tools: r.Tools, Sources: sources, Functions: r.Functions,
 		Layers: r.Layers, Plugins: pluginsUsed(sources, c.plugins)})
 	if err == nil {
 		// The same input, checked the same way, applied to a copy.

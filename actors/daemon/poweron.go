@@ -1,0 +1,66 @@
+package daemon
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/lumen-home/lumen/actors/light"
+	"github.com/lumen-home/lumen/internal/atomicfile"
+	"github.com/lumen-home/lumen/messages"
+)
+
+// runningMarker is a file in --data that exists while the daemon runs:
+// found at a start, the last run ended without Close (a power cut, a
+// SIGKILL, a crash), and each light shows what its power_on says.
+const runningMarker = "running"
+
+// markRunning records that the daemon runs, and reports whether the
+// last run ended without Close.
+func markRunning(data string) (unclean bool, err error) {
+	path := filepath.Join(data, runningMarker)
+	_, err = os.Stat(path)
+	unclean = err == nil
+	if err := atomicfile.WriteBytes(path, []byte("lumen runs here; removed when it stops cleanly\n"), 0o600); err != nil {
+		return unclean, fmt.Errorf("daemon: %w", err)
+	}
+	return unclean, nil
+}
+
+// markStopped records a clean stop.
+func markStopped(data string) {
+	_ = os.Remove(filepath.Join(data, runningMarker))
+}
+
+// powerOn moves a light that starts after an unclean stop to the state
+// its power_on names (off, or a state), journaled by power_on like any
+// input; restore, the default, leaves it as it was.
+func (d *Daemon) powerOn(pid *actor.PID, name string) error {
+	res, err := d.sys.Root.RequestFuture(pid, &light.Get{}, 10*time.Second).Result()
+	if err != nil {
+		return err
+	}
+	g, ok := res.(*messages.GetReply)
+	if !ok {
+		return fmt.Errorf("unexpected answer %T", res)
+	}
+	to := messages.PowerOnTarget(g.PowerOn)
+	if to == "" || to == g.State {
+		return nil
+	}
+	data, _ := json.Marshal(messages.InStateData{Name: to})
+	res, err = d.sys.Root.RequestFuture(pid, &light.Command{Type: messages.InState, Data: data, By: messages.WhoPowerOn}, 30*time.Second).Result()
+	if err != nil {
+		return err
+	}
+	if e, ok := res.(*messages.ErrorReply); ok {
+		return errors.New(e.Error)
+	}
+	d.cfg.Logf("light %s: started after an unclean stop: power_on %s, so %s (it was %s)", name, g.PowerOn, to, g.State)
+	return nil
+}
