@@ -55,7 +55,8 @@ type Config struct {
 	AllowNet []string `yaml:"allow_net"`
 	// Agent configures the LLM agent.
 	Agent AgentConfig `yaml:"agent"`
-	// Home is where get_weather's location "auto" is; WeatherURL and
+	// Home is the home's place: where sun schedules are (journaled with
+	// each) and get_weather's location "auto" is; WeatherURL and
 	// GeocodingURL are its endpoints (default Open-Meteo's),
 	// WeatherUnits its units (imperial, the default, or metric);
 	// SearchURL is web_search's endpoint (none by default).

@@ -101,7 +101,7 @@ too: 'lumen gpio PIN high|low|pulse' drives one.`,
 	f.StringVar(&cfg.Creds, "creds", "", "the Pi's credentials `FILE`, written on the hub by 'lumen hub pi add NAME --light …'")
 	f.StringVar(&cfg.Agent.Model, "model", os.Getenv("LUMEN_MODEL"), "the agent's model, e.g. gpt-4o-mini or llama3.1 (default $LUMEN_MODEL; none: the agent is off)")
 	agentFlags(f, &cfg.Agent)
-	f.Var(cli.HomeFlag{H: &cfg.Home}, "home", "where the built-in get_weather's location \"auto\" is, as `LAT,LON`, e.g. 48.85,2.35")
+	f.Var(cli.HomeFlag{H: &cfg.Home}, "home", "the home's place, as `LAT,LON`, e.g. 48.85,2.35: where sun schedules are and get_weather's location \"auto\" is")
 	f.StringVar(&cfg.WeatherURL, "weather-url", "", "get_weather's forecast endpoint `URL` (default Open-Meteo's, "+tool.DefaultWeatherURL+")")
 	f.StringVar(&cfg.GeocodingURL, "geocoding-url", "", "get_weather's geocoding endpoint `URL` (default Open-Meteo's, "+tool.DefaultGeocodingURL+")")
 	f.StringVar(&cfg.WeatherUnits, "weather-units", "", "get_weather's temp, high and low in `imperial|metric` (default imperial: °F)")
