@@ -22,7 +22,7 @@ type HardwareConfig struct {
 	Pixels     int     `yaml:"pixels" doc:"the simulated LED's pixel count (default 1)"`
 	Gamma      float64 `yaml:"gamma" doc:"gamma correction of every color sent to the LED, above 0 and at most 5 (default 2.2; 1: none)"`
 	Brightness float64 `yaml:"brightness" doc:"a cap on the LED's brightness from 0 to 1, a power budget (default 1)"`
-	FadeMs     int     `yaml:"fade_ms" doc:"milliseconds of cross-fade from one state's color to the next (default 0: a cut)"`
+	FadeMs     int     `yaml:"fade_ms" doc:"milliseconds of fade from one state's color to the next, in Oklab (even to the eye), 30 frames a second (default 0: a cut)"`
 	Gestures   struct {
 		DebounceMs int `yaml:"debounce_ms" doc:"milliseconds a button's level must hold to count (default 20)"`
 		DoubleMs   int `yaml:"double_ms" doc:"milliseconds within which a second click makes a double click (default 300)"`

@@ -59,9 +59,6 @@ const maxPixels = 1024
 // time.Duration.
 const maxSpeedMs = 24 * 60 * 60 * 1000
 
-// fadeTick is how often frames are due while fading: about 60 per second.
-const fadeTick = 16 * time.Millisecond
-
 // StopAfter is how many frames in a row may run past their budget
 // (Options.EvalTimeout) before the state is stopped.
 const StopAfter = 3
@@ -72,7 +69,7 @@ type Options struct {
 	Pixels      int           // pixels per frame (1 for an RGB LED); default 1
 	Gamma       float64       // gamma correction exponent applied to Out; default 2.2; 1 = none
 	Brightness  float64       // global brightness cap 0..1 applied to Out; default 1 (0 also means 1)
-	FadeMs      int           // cross-fade between consecutive states, in ms; default 0 (cut)
+	FadeMs      int           // default fade between consecutive states, in ms (SetFade sets one of its own); default 0 (cut)
 	ErrorColor  hardware.RGB  // Raw color of a frame whose expressions fail (Out corrects it like any color); default {255, 0, 128}
 	EvalTimeout time.Duration // bound on evaluating one whole frame; default 20ms
 }
@@ -144,10 +141,11 @@ type Renderer struct {
 	curN   int
 	curErr error
 
-	// fading
-	from   []hardware.RGB // Raw-space colors shown when the state was set; nil: no fade
-	shown  []hardware.RGB // Raw-space colors of the last frame (after the fade)
-	fadeAt time.Time
+	// fading (fade.go)
+	from    []hardware.RGB // Raw-space colors the fade starts from; nil: no fade
+	shown   []hardware.RGB // Raw-space colors of the last frame (after the fade)
+	fadeAt  time.Time
+	fadeDur time.Duration
 }
 
 // New returns a Renderer, or an error that says which option is wrong.
@@ -169,10 +167,9 @@ func New(opts Options) (*Renderer, error) {
 // at when FadeMs > 0. A static expression state is evaluated here, once;
 // its evaluation error, if any, comes with the first Frame.
 func (r *Renderer) SetState(st messages.State, at time.Time, seed uint64, vars map[string]json.RawMessage) error {
+	r.from = nil
 	if r.opts.FadeMs > 0 && r.shown != nil {
-		r.from, r.fadeAt = append(r.from[:0], r.shown...), at
-	} else {
-		r.from = nil
+		r.SetFade(Fade{Start: at, Duration: time.Duration(r.opts.FadeMs) * time.Millisecond})
 	}
 	r.set, r.at, r.seed, r.vars = true, at, seed, maps.Clone(vars)
 	r.period, r.prog, r.fast, r.base, r.mask = 0, nil, nil, hardware.RGB{}, [3]bool{}
@@ -373,12 +370,8 @@ func (r *Renderer) Frame(now time.Time) Frame {
 	}
 	f.Raw = raw
 	shown := raw
-	if r.from != nil {
-		if el, d := now.Sub(r.fadeAt), time.Duration(r.opts.FadeMs)*time.Millisecond; el < d {
-			shown = blend(make([]hardware.RGB, len(raw)), r.from, raw, float64(max(el, 0))/float64(d))
-		} else {
-			r.from = nil
-		}
+	if x, ok := r.fading(now); ok {
+		shown = blend(make([]hardware.RGB, len(raw)), r.from, raw, x)
 	}
 	f.Out = make([]hardware.RGB, len(shown))
 	for i, c := range shown {
@@ -411,20 +404,9 @@ func (r *Renderer) index(now time.Time) int {
 	return int(el / r.period)
 }
 
-// blend mixes a and b into dst: a at 0, b at 1.
-func blend(dst, a, b []hardware.RGB, x float64) []hardware.RGB {
-	mix := func(p, q uint8) uint8 {
-		return uint8(math.Round(float64(p) + (float64(q)-float64(p))*x))
-	}
-	for i := range dst {
-		dst[i] = hardware.RGB{R: mix(a[i].R, b[i].R), G: mix(a[i].G, b[i].G), B: mix(a[i].B, b[i].B)}
-	}
-	return dst
-}
-
 // Next says when the next frame is due after now: every Speed ms while
-// the state is animated (on the state's grid, at+k·Speed), about every
-// 16 ms while fading (and exactly at the fade's end); false when the
+// the state is animated (on the state's grid, at+k·Speed), 30 times a
+// second while fading (and exactly at the fade's end); false when the
 // state is static and no fade is running (nothing changes until the next
 // SetState). A state not rendered yet is due at now.
 func (r *Renderer) Next(now time.Time) (time.Time, bool) {
@@ -440,7 +422,7 @@ func (r *Renderer) Next(now time.Time) (time.Time, bool) {
 		next, ok = r.at.Add(time.Duration(r.index(now)+1)*r.period), true
 	}
 	if r.from != nil {
-		end := r.fadeAt.Add(time.Duration(r.opts.FadeMs) * time.Millisecond)
+		end := r.fadeEnd()
 		f := now.Add(fadeTick)
 		switch {
 		case !now.Before(end):

@@ -646,10 +646,9 @@ func TestNext(t *testing.T) {
 		},
 		probes: []probe{
 			{frame: 0, now: 0},
-			{frame: ms(1000), now: ms(1000), want: ms(1016), wantOK: true},
-			{frame: ms(1016), now: ms(1016), want: ms(1032), wantOK: true},
-			{frame: ms(1032), now: ms(1032), want: ms(1040), wantOK: true}, // the fade's end
-			{frame: -1, now: ms(1045), want: ms(1045), wantOK: true},       // its last frame is still due
+			{frame: ms(1000), now: ms(1000), want: ms(1000) + time.Second/30, wantOK: true}, // 30 a second
+			{frame: ms(1033), now: ms(1033), want: ms(1040), wantOK: true},                  // the fade's end
+			{frame: -1, now: ms(1045), want: ms(1045), wantOK: true},                        // its last frame is still due
 			{frame: ms(1045), now: ms(1045)},
 		},
 	}, {
@@ -674,7 +673,7 @@ func TestNext(t *testing.T) {
 		},
 		probes: []probe{
 			{frame: 0, now: 0},
-			{frame: ms(1000), now: ms(1000), want: ms(1016), wantOK: true},
+			{frame: ms(1000), now: ms(1000), want: ms(1000) + time.Second/30, wantOK: true},
 			{frame: ms(1100), now: ms(1100), want: ms(2000), wantOK: true},
 		},
 	}}
