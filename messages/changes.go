@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -33,7 +34,9 @@ type Changes struct {
 	Initial   *Move `json:"initial,omitempty"`
 	OnState   *Move `json:"on_state,omitempty"`
 	PowerOn   *Move `json:"power_on,omitempty"`
-	State     *Move `json:"state,omitempty"`
+	// TransitionMs moves are in ms, "" for none.
+	TransitionMs *Move `json:"transition_ms,omitempty"`
+	State        *Move `json:"state,omitempty"`
 }
 
 // Diff lists what changed in one part of a configuration: names (rule
@@ -81,6 +84,9 @@ func DiffConfig(before, after ApplyRequest) Changes {
 	}
 	if before.PowerOn != after.PowerOn {
 		c.PowerOn = &Move{From: before.PowerOn, To: after.PowerOn}
+	}
+	if a, b := msOrNone(before.TransitionMs), msOrNone(after.TransitionMs); a != b {
+		c.TransitionMs = &Move{From: a, To: b}
 	}
 	return c
 }
@@ -142,7 +148,7 @@ func (d Diff) IsZero() bool { return len(d.Added)+len(d.Changed)+len(d.Removed) 
 // Empty reports whether nothing changes.
 func (c Changes) Empty() bool {
 	return c.States.IsZero() && c.Rules.IsZero() && c.Vars.IsZero() && c.Schedules.IsZero() &&
-		c.Tools.IsZero() && c.Sources.IsZero() && c.Functions.IsZero() && c.Layers.IsZero() && c.Initial == nil && c.OnState == nil && c.PowerOn == nil && c.State == nil
+		c.Tools.IsZero() && c.Sources.IsZero() && c.Functions.IsZero() && c.Layers.IsZero() && c.Initial == nil && c.OnState == nil && c.PowerOn == nil && c.TransitionMs == nil && c.State == nil
 }
 
 // maxNamed is how many names of one kind String shows before it counts
@@ -171,6 +177,9 @@ func (c Changes) String() string {
 	}
 	if c.PowerOn != nil {
 		parts = append(parts, fmt.Sprintf("power_on: %s → %s", powerOn(c.PowerOn.From), powerOn(c.PowerOn.To)))
+	}
+	if c.TransitionMs != nil {
+		parts = append(parts, fmt.Sprintf("transition_ms: %s → %s", orNone(c.TransitionMs.From), orNone(c.TransitionMs.To)))
 	}
 	if c.State != nil {
 		parts = append(parts, fmt.Sprintf("state: %s → %s", c.State.From, c.State.To))
@@ -207,6 +216,9 @@ func (c Changes) Summary() string {
 	}
 	if c.PowerOn != nil {
 		words = append(words, fmt.Sprintf("power_on %s → %s", powerOn(c.PowerOn.From), powerOn(c.PowerOn.To)))
+	}
+	if c.TransitionMs != nil {
+		words = append(words, fmt.Sprintf("transition_ms %s → %s", orNone(c.TransitionMs.From), orNone(c.TransitionMs.To)))
 	}
 	if c.State != nil {
 		words = append(words, fmt.Sprintf("state %s → %s", c.State.From, c.State.To))
@@ -250,4 +262,12 @@ func powerOn(p string) string {
 		return PowerOnRestore
 	}
 	return p
+}
+
+// msOrNone writes a duration in ms, "" for none.
+func msOrNone(ms *int) string {
+	if ms == nil {
+		return ""
+	}
+	return strconv.Itoa(*ms)
 }

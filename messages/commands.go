@@ -158,7 +158,8 @@ type FireRequest struct {
 
 // SetStateRequest is the body of set_state: {"name":"red"}.
 type SetStateRequest struct {
-	Name string `json:"name"`
+	Name   string `json:"name"`
+	FadeMs *int   `json:"fade_ms,omitempty"`
 }
 
 // NameRequest is the body of delete_state and delete_schedule.
@@ -183,6 +184,9 @@ type ApplyRequest struct {
 	// unclean stop (a power cut): "restore" (or ""), the state it was in;
 	// "off"; or "state NAME".
 	PowerOn string `json:"power_on,omitempty"`
+	// TransitionMs is the light's default fade into a state, in ms (0 to
+	// MaxFadeMs): what a change that names no fade_ms takes.
+	TransitionMs *int `json:"transition_ms,omitempty"`
 	// State, when given, is the state the light goes to once the
 	// configuration is applied (lumen apply --state); no part of the
 	// configuration, so export never writes it.
@@ -274,6 +278,12 @@ type GetReply struct {
 	// PowerOn is what the light shows after an unclean stop ("off",
 	// "state NAME"); omitted for restore, the default.
 	PowerOn string `json:"power_on,omitempty"`
+	// TransitionMs is the light's default fade; omitted when not set.
+	TransitionMs *int `json:"transition_ms,omitempty"`
+	// Fade is the last fade into the state (or the brightness), which
+	// may be over: the LED computes where it is from the clock. Omitted
+	// when there is none.
+	Fade *Fade `json:"fade,omitempty"`
 	// LastOn is the state the light was in before it last went off,
 	// where power on returns; omitted when it has never been on.
 	LastOn string `json:"last_on,omitempty"`

@@ -1,6 +1,9 @@
 package messages
 
-import "strings"
+import (
+	"strings"
+	"time"
+)
 
 // Everyday control: power, brightness and any color. Off is the built-in
 // state off; on returns to the state the light was in before it went off
@@ -62,9 +65,23 @@ func PowerOnTarget(powerOn string) string {
 	return name
 }
 
-// PowerRequest is the body of power: {"on":true} or {"on":false}.
+// MaxFadeMs bounds a fade: a day.
+const MaxFadeMs = 24 * 60 * 60 * 1000
+
+// Fade is a fade in progress (or over): from the colors shown at Start
+// into the light's state at its brightness, over Ms. From is the color it
+// starts from, when the light knows it (a state of plain numbers before).
+type Fade struct {
+	Start time.Time `json:"start"`
+	Ms    int       `json:"ms"`
+	From  *Pixel    `json:"from,omitempty"`
+}
+
+// PowerRequest is the body of power: {"on":true} or {"on":false}; and of
+// toggle, which takes only fade_ms.
 type PowerRequest struct {
-	On *bool `json:"on"`
+	On     *bool `json:"on,omitempty"`
+	FadeMs *int  `json:"fade_ms,omitempty"`
 }
 
 // BrightnessRequest is the body of set_brightness: exactly one of
@@ -73,6 +90,7 @@ type PowerRequest struct {
 type BrightnessRequest struct {
 	Percent *int `json:"percent,omitempty"`
 	Delta   *int `json:"delta,omitempty"`
+	FadeMs  *int `json:"fade_ms,omitempty"`
 }
 
 // ColorRequest is the body of set_color: exactly one of {"r","g","b"}
@@ -86,6 +104,7 @@ type ColorRequest struct {
 	Hex    string `json:"hex,omitempty"`
 	Name   string `json:"name,omitempty"`
 	Kelvin *int   `json:"kelvin,omitempty"`
+	FadeMs *int   `json:"fade_ms,omitempty"`
 }
 
 // InPowerData switches the light: {"on":true}, {"on":false}, or
@@ -93,13 +112,15 @@ type ColorRequest struct {
 type InPowerData struct {
 	On     bool `json:"on"`
 	Toggle bool `json:"toggle,omitempty"`
+	FadeMs *int `json:"fade_ms,omitempty"`
 }
 
 // InBrightnessData sets the dimmer ({"percent":40}) or steps it
 // ({"delta":-10}, clamped to 1–100). A light that is off turns on.
 type InBrightnessData struct {
-	Percent int `json:"percent,omitempty"`
-	Delta   int `json:"delta,omitempty"`
+	Percent int  `json:"percent,omitempty"`
+	Delta   int  `json:"delta,omitempty"`
+	FadeMs  *int `json:"fade_ms,omitempty"`
 }
 
 // InColorData shows a color: the state color takes it and the light goes
@@ -107,16 +128,20 @@ type InBrightnessData struct {
 // As is how the color was asked for ("orange", "#ffa500", "2700K"), for
 // people reading the journal.
 type InColorData struct {
-	R  uint8  `json:"r"`
-	G  uint8  `json:"g"`
-	B  uint8  `json:"b"`
-	As string `json:"as,omitempty"`
+	R      uint8  `json:"r"`
+	G      uint8  `json:"g"`
+	B      uint8  `json:"b"`
+	As     string `json:"as,omitempty"`
+	FadeMs *int   `json:"fade_ms,omitempty"`
 }
 
 // OutBrightnessData reports the dimmer's new level.
 type OutBrightnessData struct {
 	Percent int `json:"percent"`
 	From    int `json:"from"`
+	// FadeMs is the fade to the new level, from the input's time, as a
+	// state's (OutStateData.FadeMs).
+	FadeMs *int `json:"fade_ms,omitempty"`
 }
 
 // OutColorData reports the state color's new color; Created when

@@ -69,7 +69,8 @@ type OutUpgradeData struct {
 
 // InStateData moves the light to a state without a rule: {"name":"red"}.
 type InStateData struct {
-	Name string `json:"name"`
+	Name   string `json:"name"`
+	FadeMs *int   `json:"fade_ms,omitempty"`
 }
 
 // InVarData sets a variable ({"name":"n","value":3}) or removes it
@@ -141,24 +142,26 @@ const (
 //   - layers     apply: the temporary layers (Layer).
 //   - layer      append_rules: add the rules as a temporary layer.
 type InConfigData struct {
-	Op        string                     `json:"op"`
-	States    []State                    `json:"states,omitempty"`
-	Rules     []Rule                     `json:"rules,omitempty"`
-	Vars      map[string]json.RawMessage `json:"vars,omitempty"`
-	VarsOp    string                     `json:"vars_op,omitempty"`
-	Initial   string                     `json:"initial,omitempty"`
-	OnState   string                     `json:"on_state,omitempty"`
-	PowerOn   string                     `json:"power_on,omitempty"`
-	State     string                     `json:"state,omitempty"`
-	Schedules []Schedule                 `json:"schedules,omitempty"`
-	Name      string                     `json:"name,omitempty"`
-	IDs       []string                   `json:"ids,omitempty"`
-	Match     *RuleMatch                 `json:"match,omitempty"`
-	Tools     []Tool                     `json:"tools,omitempty"`
-	Sources   []json.RawMessage          `json:"sources,omitempty"`
-	Functions []Function                 `json:"functions,omitempty"`
-	Layers    []Layer                    `json:"layers,omitempty"`
-	Layer     *LayerSpec                 `json:"layer,omitempty"`
+	Op      string                     `json:"op"`
+	States  []State                    `json:"states,omitempty"`
+	Rules   []Rule                     `json:"rules,omitempty"`
+	Vars    map[string]json.RawMessage `json:"vars,omitempty"`
+	VarsOp  string                     `json:"vars_op,omitempty"`
+	Initial string                     `json:"initial,omitempty"`
+	OnState string                     `json:"on_state,omitempty"`
+	PowerOn string                     `json:"power_on,omitempty"`
+	// TransitionMs is the light's default fade, 0 to MaxFadeMs; nil: none.
+	TransitionMs *int              `json:"transition_ms,omitempty"`
+	State        string            `json:"state,omitempty"`
+	Schedules    []Schedule        `json:"schedules,omitempty"`
+	Name         string            `json:"name,omitempty"`
+	IDs          []string          `json:"ids,omitempty"`
+	Match        *RuleMatch        `json:"match,omitempty"`
+	Tools        []Tool            `json:"tools,omitempty"`
+	Sources      []json.RawMessage `json:"sources,omitempty"`
+	Functions    []Function        `json:"functions,omitempty"`
+	Layers       []Layer           `json:"layers,omitempty"`
+	Layer        *LayerSpec        `json:"layer,omitempty"`
 	// Plugins are the operator's plugins that Sources fetch with, as the
 	// daemon knew them when it journaled the input (create_source,
 	// apply): the light's model does not know the plugins directory, and
@@ -196,6 +199,10 @@ type OutStateData struct {
 	Rule       *string `json:"rule"`
 	Transition string  `json:"transition,omitempty"`
 	Changed    bool    `json:"changed"`
+	// FadeMs is the fade into the state, from the input's time: the
+	// input's, the rule's, else the light's transition_ms; nil when none
+	// of them says (the hardware's fade_ms then), 0 a cut.
+	FadeMs *int `json:"fade_ms,omitempty"`
 }
 
 // OutVarData reports a variable change; value is absent when unset.

@@ -64,6 +64,9 @@ func ToYAML(c ApplyRequest) ([]byte, error) {
 	if c.PowerOn != "" {
 		addPair(top, "power_on", str(c.PowerOn))
 	}
+	if c.TransitionMs != nil {
+		addPair(top, "transition_ms", intNode(int64(*c.TransitionMs)))
+	}
 
 	states := c.States
 	if len(states) > 1 || len(c.Rules) > 0 {
@@ -405,6 +408,9 @@ func ruleNode(r Rule) *yaml.Node {
 	addPair(m, "from", str(r.From))
 	addPair(m, "on", str(r.On))
 	addPair(m, "to", str(r.To))
+	if r.FadeMs != 0 {
+		addPair(m, "fade_ms", intNode(int64(r.FadeMs)))
+	}
 	if r.Condition != "" {
 		addPair(m, "condition", str(r.Condition))
 	}

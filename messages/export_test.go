@@ -422,10 +422,10 @@ func TestToYAMLKnowsEveryField(t *testing.T) {
 		v    any
 		want string
 	}{
-		{messages.ApplyRequest{}, "states rules vars initial on_state power_on state schedules tools sources functions layers confirm_empty dry_run"},
+		{messages.ApplyRequest{}, "states rules vars initial on_state power_on transition_ms state schedules tools sources functions layers confirm_empty dry_run"},
 		{messages.Layer{}, "name rules fires_left deadline until restore began_state"},
 		{messages.State{}, "name r g b speed description"},
-		{messages.Rule{}, "id from on to condition action priority enabled"},
+		{messages.Rule{}, "id from on to fade_ms condition action priority enabled"},
 		{messages.Schedule{}, "name cron sun offset lat lon tz fires next"},
 		{messages.Tool{}, "name description params code returns hosts"},
 		{messages.Function{}, "name description params code"},

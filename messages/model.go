@@ -107,10 +107,13 @@ func (c *Channel) UnmarshalJSON(b []byte) error {
 // The seed's names state1, transition and state2 are accepted for from, on
 // and to.
 type Rule struct {
-	ID        string `json:"id,omitempty"`
-	From      string `json:"from"`
-	On        string `json:"on"`
-	To        string `json:"to"`
+	ID   string `json:"id,omitempty"`
+	From string `json:"from"`
+	On   string `json:"on"`
+	To   string `json:"to"`
+	// FadeMs is the fade into To when the rule fires (0 to MaxFadeMs);
+	// 0 leaves it to the light's transition_ms.
+	FadeMs    int    `json:"fade_ms,omitempty"`
 	Condition string `json:"condition,omitempty"`
 	Action    string `json:"action,omitempty"`
 	Priority  int    `json:"priority"`
@@ -257,5 +260,5 @@ func (g GetReply) Config() ApplyRequest {
 		s.Next, s.TZ = nil, s.Zone()
 		scheds = append(scheds, s)
 	}
-	return ApplyRequest{States: g.States, Rules: g.Rules, Vars: g.Vars, Initial: g.Initial, OnState: g.OnState, PowerOn: g.PowerOn, Schedules: scheds, Tools: g.Tools, Sources: g.Sources, Functions: g.Functions, Layers: g.Layers}
+	return ApplyRequest{States: g.States, Rules: g.Rules, Vars: g.Vars, Initial: g.Initial, OnState: g.OnState, PowerOn: g.PowerOn, TransitionMs: g.TransitionMs, Schedules: scheds, Tools: g.Tools, Sources: g.Sources, Functions: g.Functions, Layers: g.Layers}
 }

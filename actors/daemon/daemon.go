@@ -107,6 +107,10 @@ type Light struct {
 	// again, and the tools and sources their definitions, before they
 	// answer a request that follows one.
 	changes *wire.Changes
+	// shows counts, beside those, what the LED shows (a state, the
+	// dimmer, the color): a led request after one waits for a model read
+	// made after it, as the hardware actor may not have seen it yet.
+	shows *wire.Changes
 }
 
 // New checks cfg; Run starts the daemon.
@@ -157,11 +161,13 @@ func (d *Daemon) Run(ctx context.Context) error {
 	d.broker = b
 	// After the broker holds the data dir: a second daemon on it stops
 	// before, and leaves the first one's mark alone.
+	// A full disk still starts (the journal says what it needs); the
+	// lights then cannot tell the next start about this one.
 	unclean, err := markRunning(cfg.Data)
 	if err != nil {
-		return err
+		logf("%v: after a power cut, the lights' power_on will not apply", err)
 	}
-	d.unclean, d.marked = unclean, true
+	d.unclean, d.marked = unclean, err == nil
 	if err := d.joinHouse(ctx); err != nil {
 		return err
 	}
@@ -376,8 +382,12 @@ func (d *Daemon) spawnLight(ctx context.Context, name string) (*Light, error) {
 	if l.changes, err = lw.Changes(messages.OutConfig, messages.OutIntent); err != nil {
 		return nil, err
 	}
+	if l.shows, err = lw.Changes(messages.OutConfig, messages.OutIntent, messages.OutState, messages.OutBrightness, messages.OutColor); err != nil {
+		l.changes.Stop()
+		return nil, err
+	}
 	dev := d.devices.byLight[name]
-	dprops, err := device.Props(device.Config{Light: name, Device: dev, Inputs: d.devices.inputs[name], Journal: d.j, Conn: d.nc, Changes: l.changes,
+	dprops, err := device.Props(device.Config{Light: name, Device: dev, Inputs: d.devices.inputs[name], Journal: d.j, Conn: d.nc, Changes: l.shows,
 		Render: cfg.Hardware.renderOptions(dev.Pixels()), Gestures: cfg.Hardware.gestures(), Clock: cfg.Clock, Logf: logf,
 		OnShow: func(state string, raw, _ []hardware.RGB) {
 			if cfg.OnShow != nil {
@@ -556,6 +566,9 @@ func (d *Daemon) Close() error {
 	}
 	for _, l := range d.lights {
 		_ = l.Service.Stop()
+		if l.shows != nil {
+			l.shows.Stop()
+		}
 		if l.changes != nil {
 			l.changes.Stop()
 		}

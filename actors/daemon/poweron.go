@@ -27,7 +27,7 @@ func markRunning(data string) (unclean bool, err error) {
 	_, err = os.Stat(path)
 	unclean = err == nil
 	if err := atomicfile.WriteBytes(path, []byte("lumen runs here; removed when it stops cleanly\n"), 0o600); err != nil {
-		return unclean, fmt.Errorf("daemon: %w", err)
+		return unclean, fmt.Errorf("daemon: cannot mark %s as running (%w)", data, err)
 	}
 	return unclean, nil
 }

@@ -341,7 +341,13 @@ func (a *Actor) apply(ctx actor.Context, g *messages.GetReply) {
 	if g.Seq >= a.seen {
 		a.seen = g.Seq
 		a.setBrightness(g.Brightness)
-		a.enter(ctx, g.State, g.Seq)
+		var fade *render.Fade
+		if a.state == "" {
+			// The first model since the start: a fade that runs on
+			// resumes where the clock says it is.
+			fade = resumed(g.Fade, a.cfg.Render.Pixels, a.cfg.Clock.Now())
+		}
+		a.enterFading(ctx, g.State, g.Seq, fade)
 		return
 	}
 	// A state event newer than this model arrived meanwhile: keep its
@@ -377,7 +383,7 @@ func (a *Actor) follow(ctx actor.Context, m *nats.Msg) {
 		}
 		// Every state event re-renders, self-transitions included, so a
 		// random color changes on each click.
-		a.enter(ctx, d.To, env.Cause)
+		a.enterFading(ctx, d.To, env.Cause, fadeOf(d.FadeMs, env.Time))
 	case messages.OutVar:
 		var d messages.OutVarData
 		if json.Unmarshal(env.Data, &d) != nil {
@@ -406,6 +412,9 @@ func (a *Actor) follow(ctx actor.Context, m *nats.Msg) {
 		}
 		a.seen = max(a.seen, env.Cause)
 		if a.setBrightness(d.Percent) {
+			if f := fadeOf(d.FadeMs, env.Time); f != nil {
+				a.r.SetFade(*f)
+			}
 			a.frame(ctx, true)
 		}
 	}
@@ -428,14 +437,50 @@ func (a *Actor) setBrightness(percent int) bool {
 // frameEvery spaces the frames published of an animation: 30 a second.
 const frameEvery = time.Second / 30
 
-// enter starts rendering state name, caused by input cause.
+// enter starts rendering state name, caused by input cause, with the
+// renderer's default fade (hardware.fade_ms).
 func (a *Actor) enter(ctx actor.Context, name string, cause uint64) {
+	a.enterFading(ctx, name, cause, nil)
+}
+
+// fadeOf is the fade a state or brightness output asks for, from the
+// input's time (at); nil: the renderer's default.
+func fadeOf(ms *int, at time.Time) *render.Fade {
+	if ms == nil {
+		return nil
+	}
+	return &render.Fade{Start: at, Duration: time.Duration(*ms) * time.Millisecond}
+}
+
+// resumed is the light's fade as its model tells it, when it still runs
+// at now (a restart in the middle of a 30-minute sunrise): from the color
+// it started from, else from dark.
+func resumed(f *messages.Fade, pixels int, now time.Time) *render.Fade {
+	if f == nil {
+		return nil
+	}
+	end := f.Start.Add(time.Duration(f.Ms) * time.Millisecond)
+	if !now.Before(end) {
+		return nil
+	}
+	from := make([]hardware.RGB, pixels)
+	if f.From != nil {
+		for i := range from {
+			from[i] = hardware.RGB(*f.From)
+		}
+	}
+	return &render.Fade{From: from, Start: f.Start, Duration: time.Duration(f.Ms) * time.Millisecond}
+}
+
+// enterFading is enter with a fade of its own (nil: the default).
+func (a *Actor) enterFading(ctx actor.Context, name string, cause uint64, fade *render.Fade) {
 	if name == "" {
 		return
 	}
 	// One render error per entry into a state, not one per frame; a
 	// re-render of the same entry (the model read again) is no new entry.
-	if name != a.state || cause != a.cause {
+	same := name == a.state && cause == a.cause
+	if !same {
 		a.failed = ""
 	}
 	a.state, a.cause = name, cause
@@ -450,8 +495,18 @@ func (a *Actor) enter(ctx actor.Context, name string, cause uint64) {
 	if a.approval != "" {
 		st = approvalState
 	}
+	if fade == nil && same {
+		// The same entry rendered again (new definitions): a fade into it
+		// goes on as it was.
+		if f, ok := a.r.Fading(); ok {
+			fade = &f
+		}
+	}
 	if err := a.r.SetState(st, a.cfg.Clock.Now(), cause, a.vars); err != nil {
 		a.renderError(name, err)
+	}
+	if fade != nil && a.approval == "" {
+		a.r.SetFade(*fade)
 	}
 	a.frame(ctx, true)
 }

@@ -34,11 +34,13 @@ every event it caused (state change, variables, timers, rule errors).`,
 }
 
 func newState(a *app) *cobra.Command {
+	var fade cli.Fade
 	cmd := &cobra.Command{
 		Use:   "state [NAME]",
 		Short: "Show the current state, or go to state NAME at once; add and remove states",
 		Example: `  lumen state            # prints the current state
   lumen state red        # go to red now, without a rule
+  lumen state red --fade 30m
   lumen state add orange 255 140 0
   lumen state rm orange`,
 		Args: args(cobra.MaximumNArgs(1)),
@@ -51,9 +53,10 @@ func newState(a *app) *cobra.Command {
 				fmt.Fprintln(a.Stdout, g.State)
 				return nil
 			}
-			return a.Mutate(cmd.Context(), messages.VerbSetState, messages.SetStateRequest{Name: args[0]})
+			return a.Mutate(cmd.Context(), messages.VerbSetState, messages.SetStateRequest{Name: args[0], FadeMs: fade.Ms()})
 		},
 	}
+	fade.Add(cmd.Flags())
 	fanoutFlags(cmd, a)
 	jsonFlag(cmd, a)
 	cmd.AddCommand(newStateAdd(a), newStateRm(a))

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Everyday control as a person types it, over HTTP, and for the whole
@@ -127,5 +128,61 @@ func TestEverydayControlCLI(t *testing.T) {
 		if code != tc.code || !strings.Contains(out, tc.says) {
 			t.Errorf("lumen %s: exit %d\n%s\nwant exit %d saying %s", strings.Join(tc.args, " "), code, out, tc.code, tc.says)
 		}
+	}
+}
+
+// A short fade in real time, from the CLI: the LED's frames between the
+// two colors, at most 30 a second, then the target.
+func TestShortFadeRealTime(t *testing.T) {
+	t.Parallel()
+	d := startDaemon(t, t.TempDir())
+	nc := connect(t, d.URL)
+	mustOK(t, request(t, nc, "lumen.demo.cmd.apply", `{"states":[{"name":"red","r":255,"g":0,"b":0},{"name":"blue","r":0,"g":0,"b":255}],"rules":[],"state":"blue"}`))
+	frames, err := nc.SubscribeSync("lumen.demo.led.frame")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if out, code := runCLI(t, d.URL, "state", "red", "--fade", "1s"); code != 0 || !strings.Contains(out, `"fade_ms":1000`) && !strings.Contains(out, "blue → red") {
+		t.Fatalf("lumen state red --fade 1s: exit %d\n%s", code, out)
+	}
+	var between int
+	var times []time.Time
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		m, err := frames.NextMsg(time.Until(deadline))
+		if err != nil {
+			break
+		}
+		var ev struct {
+			Time   time.Time `json:"time"`
+			Pixels []struct{ R, G, B int }
+		}
+		if json.Unmarshal(m.Data, &ev) != nil || len(ev.Pixels) == 0 {
+			continue
+		}
+		times = append(times, ev.Time)
+		p := ev.Pixels[0]
+		if p.R > 0 && p.B > 0 {
+			between++
+		}
+		if p.R == 255 && p.B == 0 {
+			break
+		}
+	}
+	if between < 5 {
+		t.Errorf("%d frames between blue and red in a 1 s fade, want at least 5", between)
+	}
+	for i := 1; i < len(times); i++ {
+		if gap := times[i].Sub(times[i-1]); gap < 30*time.Millisecond {
+			t.Errorf("frames %v apart: more than 30 a second", gap)
+			break
+		}
+	}
+	var led struct{ Pixels []struct{ R, G, B int } }
+	if err := json.Unmarshal(mustOK(t, request(t, nc, "lumen.demo.cmd.led", `{}`)).Raw, &led); err != nil || len(led.Pixels) == 0 || led.Pixels[0].R != 255 || led.Pixels[0].B != 0 {
+		t.Errorf("after the fade the LED shows %+v, want red", led.Pixels)
 	}
 }

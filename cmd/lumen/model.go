@@ -89,6 +89,7 @@ func newRule(a *app) *cobra.Command {
 	var r messages.Rule
 	var (
 		disabled, noRestore bool
+		fade                cli.Fade
 		layer               messages.LayerSpec
 		fires               int
 		lasts               time.Duration
@@ -119,6 +120,9 @@ layer rm NAME' ends one early.`,
 		Args: args(cobra.ExactArgs(3)),
 	}, messages.VerbAppendRules, func(argv []string) (any, error) {
 		r.From, r.On, r.To, r.Enabled = argv[0], argv[1], argv[2], !disabled
+		if ms := fade.Ms(); ms != nil {
+			r.FadeMs = *ms
+		}
 		req := messages.RulesRequest{Rules: []messages.Rule{r}}
 		spec := layer
 		// A flag given is sent as given: --fires 0 is refused, not taken
@@ -166,6 +170,7 @@ layer rm NAME' ends one early.`,
 	f.StringVar(&r.Condition, "if", "", "condition: a JavaScript expression; the rule fires only when it is true")
 	f.StringVar(&r.Action, "do", "", "action: JavaScript run when the rule fires (setData, startTimer …)")
 	f.IntVar(&r.Priority, "priority", 0, "higher is tried first")
+	fade.Add(f)
 	f.StringVar(&r.ID, "id", "", "the rule's id (default: the next r<N>)")
 	f.BoolVar(&disabled, "disabled", false, "add it disabled ('lumen rule enable ID' turns it on)")
 	var match messages.DeleteRulesRequest

@@ -46,14 +46,15 @@ func (r *Renderer) SetFade(f Fade) {
 	}
 }
 
-// Shown is the Raw colors of the last frame, after the fade: what a fade
-// that starts now starts from. Nil before the first frame.
-func (r *Renderer) Shown() []hardware.RGB {
-	if r.shown == nil {
-		return nil
+// Fading is the fade that runs, from the colors it started from, to set
+// again on a state set anew (SetFade); false when none runs.
+func (r *Renderer) Fading() (Fade, bool) {
+	if r.from == nil {
+		return Fade{}, false
 	}
-	return append([]hardware.RGB(nil), r.shown...)
+	return Fade{From: append([]hardware.RGB(nil), r.from...), Start: r.fadeAt, Duration: r.fadeDur}, true
 }
+
 
 // fading is the fade's progress at now, 0 to 1, and whether it runs.
 func (r *Renderer) fading(now time.Time) (float64, bool) {

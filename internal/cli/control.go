@@ -6,19 +6,60 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
 
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/messages/color"
 )
 
+// Fade is --fade of the everyday commands: how long the change fades.
+type Fade struct {
+	D   time.Duration
+	Set bool // given: 0 is then a cut, not the light's default
+}
+
+// Add adds --fade to cmd.
+func (f *Fade) Add(fs *pflag.FlagSet) {
+	fs.Var(fadeValue{f}, "fade", "fade into it over this long, e.g. 2s or 30m (default the light's transition_ms; 0: a cut)")
+}
+
+// Ms is the fade_ms of a request: nil when --fade was not given.
+func (f *Fade) Ms() *int {
+	if !f.Set {
+		return nil
+	}
+	ms := int(f.D / time.Millisecond)
+	return &ms
+}
+
+type fadeValue struct{ f *Fade }
+
+func (v fadeValue) String() string {
+	if v.f == nil || !v.f.Set {
+		return ""
+	}
+	return v.f.D.String()
+}
+func (v fadeValue) Type() string   { return "duration" }
+func (v fadeValue) Set(s string) error {
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 || d > messages.MaxFadeMs*time.Millisecond {
+		return fmt.Errorf("--fade %q: give a duration from 0 to 24h, like 2s or 30m", s)
+	}
+	v.f.D, v.f.Set = d, true
+	return nil
+}
+
 // Power switches the light (or the fleet, or a group) on or off.
-func (t *Term) Power(ctx context.Context, on bool) error {
-	return t.Mutate(ctx, messages.VerbPower, messages.PowerRequest{On: &on})
+func (t *Term) Power(ctx context.Context, on bool, fade *int) error {
+	return t.Mutate(ctx, messages.VerbPower, messages.PowerRequest{On: &on, FadeMs: fade})
 }
 
 // Brightness prints the light's dimmer, or sets it: "40" (or "40%") sets
 // it, "+10" and "-10" step it.
-func (t *Term) Brightness(ctx context.Context, args []string) error {
+func (t *Term) Brightness(ctx context.Context, args []string, fade *int) error {
 	if len(args) == 0 {
 		g, err := t.Get(ctx)
 		if err != nil {
@@ -31,6 +72,7 @@ func (t *Term) Brightness(ctx context.Context, args []string) error {
 	if err != nil {
 		return Usage(err)
 	}
+	q.FadeMs = fade
 	return t.Mutate(ctx, messages.VerbSetBrightness, q)
 }
 
@@ -49,11 +91,12 @@ func BrightnessRequest(arg string) (messages.BrightnessRequest, error) {
 }
 
 // Color shows a color given as lumen color takes it.
-func (t *Term) Color(ctx context.Context, args []string) error {
+func (t *Term) Color(ctx context.Context, args []string, fade *int) error {
 	q, err := ColorRequest(args)
 	if err != nil {
 		return Usage(err)
 	}
+	q.FadeMs = fade
 	return t.Mutate(ctx, messages.VerbSetColor, q)
 }
 

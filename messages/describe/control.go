@@ -3,6 +3,7 @@ package describe
 import (
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/messages/color"
@@ -52,7 +53,7 @@ func controlOutput(env messages.Envelope, cause string) (string, bool) {
 	case messages.OutBrightness:
 		var d messages.OutBrightnessData
 		if json.Unmarshal(env.Data, &d) == nil {
-			return fmt.Sprintf("brightness %d%% → %d%%%s", d.From, d.Percent, cause), true
+			return fmt.Sprintf("brightness %d%% → %d%%%s%s", d.From, d.Percent, fading(d.FadeMs), cause), true
 		}
 	case messages.OutColor:
 		var d messages.OutColorData
@@ -65,6 +66,14 @@ func controlOutput(env messages.Envelope, cause string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// fading says how long a change fades, " fading 30m0s", or "".
+func fading(ms *int) string {
+	if ms == nil || *ms <= 0 {
+		return ""
+	}
+	return " fading " + (time.Duration(*ms) * time.Millisecond).String()
 }
 
 // colorWords names a color as it was asked for, with its hex code:

@@ -74,6 +74,7 @@ func eventTypes(t *testing.T) []string {
 func TestEveryEventInWords(t *testing.T) {
 	time.Local = time.UTC // the golden times do not depend on where it runs
 	at := time.Date(2026, 11, 24, 19, 0, 0, 0, time.UTC)
+	fade30m := 30 * 60 * 1000
 	j := func(v any) json.RawMessage {
 		b, err := json.Marshal(v)
 		if err != nil {
@@ -134,6 +135,8 @@ func TestEveryEventInWords(t *testing.T) {
 		{"out state", messages.OutStateData{From: "off", To: "red", Rule: &rule, Transition: "button_click", Changed: true}},
 		{"out var", messages.OutVarData{Name: "n", Value: json.RawMessage("3")}},
 		{"out brightness", messages.OutBrightnessData{Percent: 40, From: 100}},
+		{"out brightness", messages.OutBrightnessData{Percent: 100, From: 10, FadeMs: &fade30m}},
+		{"out state", messages.OutStateData{From: "off", To: "warm", Changed: true, FadeMs: &fade30m}},
 		{"out color", messages.OutColorData{R: 255, G: 165, As: "orange", Created: true}},
 		{"out color", messages.OutColorData{R: 255, B: 255, As: "#ff00ff"}},
 		{"out timer", messages.OutTimerData{Op: messages.TimerSet, Name: "nap", Deadline: at}},

@@ -145,6 +145,9 @@ func (c *core) opApply(in *messages.InConfigData) ([]Output, *rejection) {
 	if r != nil {
 		return nil, r
 	}
+	if r := checkFade("transition_ms", in.TransitionMs); r != nil {
+		return nil, r
+	}
 	target, r := c.applyTarget(in, stateIdx)
 	if r != nil {
 		return nil, r
@@ -164,7 +167,7 @@ func (c *core) opApply(in *messages.InConfigData) ([]Output, *rejection) {
 
 	old := c.scheds
 	cfg := configOf(states, rules, in.Initial, scheds, tools, next)
-	cfg.sources, cfg.fns, cfg.layers, cfg.onState, cfg.powerOn = sources, fs, layers, in.OnState, powerOn
+	cfg.sources, cfg.fns, cfg.layers, cfg.onState, cfg.powerOn, cfg.trans = sources, fs, layers, in.OnState, powerOn, copyInt(in.TransitionMs)
 	if err := c.commit(cfg); err != nil {
 		return nil, rejectf(500, "%v", err)
 	}

@@ -94,6 +94,9 @@ func (c *core) noStateToTurnOn(field string) Result {
 }
 
 func (c *core) powerInput(in *messages.InPowerData) Result {
+	if r := checkFade("power", in.FadeMs); r != nil {
+		return c.rejected(r)
+	}
 	on := in.On
 	if in.Toggle {
 		on = c.cur == offState
@@ -102,7 +105,7 @@ func (c *core) powerInput(in *messages.InPowerData) Result {
 	case !on && c.cur == offState:
 		return c.ignored("", "the light is already off", nil)
 	case !on:
-		return c.enter(offState, nil, "", nil)
+		return c.enterFading(offState, nil, "", nil, in.FadeMs)
 	case c.cur != offState:
 		return c.ignored("", fmt.Sprintf("the light is already on (state %s)", c.cur), nil)
 	}
@@ -110,10 +113,13 @@ func (c *core) powerInput(in *messages.InPowerData) Result {
 	if to == "" {
 		return c.noStateToTurnOn("power")
 	}
-	return c.enter(to, nil, "", nil)
+	return c.enterFading(to, nil, "", nil, in.FadeMs)
 }
 
 func (c *core) brightnessInput(in *messages.InBrightnessData) Result {
+	if r := checkFade("brightness", in.FadeMs); r != nil {
+		return c.rejected(r)
+	}
 	n := in.Percent
 	switch {
 	case in.Percent != 0 && in.Delta != 0:
@@ -135,10 +141,10 @@ func (c *core) brightnessInput(in *messages.InBrightnessData) Result {
 	}
 	var out []Output
 	if n != c.bright {
-		out = append(out, c.dim(n))
+		out = append(out, c.dim(n, in.FadeMs))
 	}
 	if to != "" {
-		return c.enter(to, nil, "", out)
+		return c.enterFading(to, nil, "", out, in.FadeMs)
 	}
 	if len(out) == 0 {
 		return c.ignored("", fmt.Sprintf("the brightness is already %d%%", n), nil)
@@ -146,11 +152,13 @@ func (c *core) brightnessInput(in *messages.InBrightnessData) Result {
 	return Result{Outputs: out, State: c.cur}
 }
 
-// dim sets the dimmer to n and reports it.
-func (c *core) dim(n int) Output {
+// dim sets the dimmer to n, fading as fade (nil: the light's
+// transition_ms) says, and reports it.
+func (c *core) dim(n int, fade *int) Output {
 	from := c.bright
+	fade = c.fadeFrom(c.cur, from, fade)
 	c.setBright(n)
-	return Output{Type: messages.OutBrightness, Data: messages.OutBrightnessData{Percent: n, From: from}}
+	return Output{Type: messages.OutBrightness, Data: messages.OutBrightnessData{Percent: n, From: from, FadeMs: fade}}
 }
 
 // ownColorState is the refusal of set_color on a light that has a state
@@ -166,6 +174,11 @@ func (c *core) colorInput(in *messages.InColorData) Result {
 	if r := c.ownColorState(); r != nil {
 		return c.rejected(r)
 	}
+	if r := checkFade("color", in.FadeMs); r != nil {
+		return c.rejected(r)
+	}
+	// A fade starts from the color before the state is recolored.
+	from := c.staticColor(c.cur, c.bright)
 	st := messages.State{Name: messages.ColorState, R: messages.Num(float64(in.R)), G: messages.Num(float64(in.G)), B: messages.Num(float64(in.B)),
 		Description: messages.ColorStateDescription}
 	def := c.newStateDef(st)
@@ -188,7 +201,11 @@ func (c *core) colorInput(in *messages.InColorData) Result {
 		c.setState(c.cur)
 		data.Created = true
 	}
-	return c.enter(messages.ColorState, nil, "", []Output{{Type: messages.OutColor, Data: data}})
+	res := c.enterFading(messages.ColorState, nil, "", []Output{{Type: messages.OutColor, Data: data}}, in.FadeMs)
+	if c.fade != nil {
+		c.fade.From = from
+	}
+	return res
 }
 
 // Refuses says why the light would refuse an input of everyday control

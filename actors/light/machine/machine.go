@@ -93,6 +93,7 @@ type core struct {
 	initial     string
 	onState     string      // where power on goes without a state from before off; "": the first state
 	powerOn     string      // after an unclean stop: "" (restore), "off" or "state NAME"
+	transition  *int        // the default fade into a state, ms; nil: none (fade.go)
 	scheds      []*schedule // in insertion order
 	schedIdx    map[string]*schedule
 	tools       []*tool // custom tools, in definition order
@@ -110,8 +111,9 @@ type core struct {
 	// state
 	cur    string
 	curJS  goja.Value
-	lastOn string // the state before the light last went off (control.go)
-	bright int    // the dimmer, 1–100 percent
+	lastOn string         // the state before the light last went off (control.go)
+	bright int            // the dimmer, 1–100 percent
+	fade   *messages.Fade // the last fade, until an input comes after its end (fade.go)
 	// brightJS is bright as expressions read it
 	brightJS goja.Value
 	vars     map[string]*value
@@ -233,7 +235,7 @@ func (c *core) apply(inputType string, payload []byte) Result {
 		if r := c.checkName("state", in.Name); r != nil && in.Name != "" {
 			return c.rejected(r)
 		}
-		return c.setStateInput(in.Name)
+		return c.setStateInput(in.Name, in.FadeMs)
 	case messages.InVar:
 		var in messages.InVarData
 		if err := messages.Decode(payload, &in); err != nil {
@@ -340,6 +342,7 @@ func (c *core) begin(ev Event) {
 	c.timedOut = ev.TimedOut
 	c.timedOutUntil = ev.TimedOutUntil
 	c.fired, c.firedJS = "", nil
+	c.fadeOver()
 }
 
 func (c *core) reject(code int, format string, args ...any) Result {
@@ -463,7 +466,11 @@ func (c *core) try(cands []*rule, js goja.Value, transition string, out []Output
 			c.tried(OutcomeFired, "it fired", &yes)
 			c.traceNotTried(r, cands[i+1:])
 		}
-		return c.enter(r.To, r.idp, transition, out), true
+		var fade *int
+		if r.FadeMs > 0 {
+			fade = &r.FadeMs
+		}
+		return c.enterFading(r.To, r.idp, transition, out, fade), true
 	}
 	return Result{Outputs: out, State: c.cur}, false
 }
@@ -509,13 +516,20 @@ func (c *core) action(e *expr, tr goja.Value) *failure {
 	return f
 }
 
-// enter moves to state to and reports it.
+// enter moves to state to and reports it, fading as the light's
+// transition_ms says.
 func (c *core) enter(to string, rule *string, transition string, out []Output) Result {
+	return c.enterFading(to, rule, transition, out, nil)
+}
+
+// enterFading is enter with a fade of its own (nil: the light's).
+func (c *core) enterFading(to string, rule *string, transition string, out []Output, fade *int) Result {
 	from := c.cur
+	fade = c.fadeFrom(from, c.bright, fade)
 	c.setState(to)
 	changed := from != to
 	out = append(out, Output{Type: messages.OutState, Data: messages.OutStateData{
-		From: from, To: to, Rule: rule, Transition: transition, Changed: changed,
+		From: from, To: to, Rule: rule, Transition: transition, Changed: changed, FadeMs: fade,
 	}})
 	return Result{Outputs: out, State: to, Changed: changed, Rule: rule}
 }
@@ -531,14 +545,17 @@ func (c *core) setState(name string) {
 
 // ---- other inputs ----
 
-func (c *core) setStateInput(name string) Result {
+func (c *core) setStateInput(name string, fade *int) Result {
 	if name == "" {
 		return c.reject(400, "state: name is empty; give the name of the state to go to")
 	}
 	if c.stateIdx[name] == nil {
 		return c.reject(404, "state %q does not exist; create it first (create_state), or pick one of: %s", name, c.stateNames())
 	}
-	return c.enter(name, nil, "", nil)
+	if r := checkFade("state", fade); r != nil {
+		return c.rejected(r)
+	}
+	return c.enterFading(name, nil, "", nil, fade)
 }
 
 func (c *core) stateNames() string {

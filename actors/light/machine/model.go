@@ -112,6 +112,7 @@ type config struct {
 	initial  string
 	onState  string
 	powerOn  string
+	trans    *int // transition_ms
 	scheds   []*schedule
 	tools    []*tool
 	sources  []*sourceDef
@@ -190,6 +191,7 @@ func (c *core) commit(cfg config) error {
 	c.initial = cfg.initial
 	c.onState = cfg.onState
 	c.powerOn = cfg.powerOn
+	c.transition = cfg.trans
 	if c.stateIdx[c.lastOn] == nil {
 		c.lastOn = "" // deleted: power on goes to on_state
 	}
@@ -217,7 +219,7 @@ func (c *core) commit(cfg config) error {
 }
 
 func (c *core) current() config {
-	return config{states: c.states, rules: c.rules, initial: c.initial, onState: c.onState, powerOn: c.powerOn, scheds: c.scheds, tools: c.tools, sources: c.sources, fns: c.fns, layers: c.layers, nextRule: c.nextRule}
+	return config{states: c.states, rules: c.rules, initial: c.initial, onState: c.onState, powerOn: c.powerOn, trans: c.transition, scheds: c.scheds, tools: c.tools, sources: c.sources, fns: c.fns, layers: c.layers, nextRule: c.nextRule}
 }
 
 func (c *core) defaultOff() *stateDef {

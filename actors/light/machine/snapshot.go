@@ -18,8 +18,10 @@ type snapshot struct {
 	V         int                        `json:"v"`
 	State     string                     `json:"state"`
 	Initial   string                     `json:"initial"`
-	OnState   string                     `json:"on_state,omitempty"`   // omitted when not set, as before power existed
-	PowerOn   string                     `json:"power_on,omitempty"`   // omitted for restore, the default
+	OnState   string                     `json:"on_state,omitempty"` // omitted when not set, as before power existed
+	PowerOn   string                     `json:"power_on,omitempty"` // omitted for restore, the default
+	Trans     *int                       `json:"transition_ms,omitempty"`
+	Fade      *messages.Fade             `json:"fade,omitempty"`
 	LastOn    string                     `json:"last_on,omitempty"`    // omitted when never on
 	Bright    int                        `json:"brightness,omitempty"` // omitted at 100, as before the dimmer existed
 	NextRule  uint64                     `json:"next_rule"`
@@ -49,6 +51,8 @@ func (m *Machine) Snapshot() ([]byte, error) {
 		Initial:   c.initial,
 		OnState:   c.onState,
 		PowerOn:   c.powerOn,
+		Trans:     copyInt(c.transition),
+		Fade:      c.fadeNow(),
 		LastOn:    c.lastOn,
 		NextRule:  c.nextRule,
 		States:    c.stateList(),
@@ -167,12 +171,20 @@ func Restore(b []byte, opts ...Option) (*Machine, error) {
 	if r != nil {
 		return fail(r)
 	}
-	cfg.sources, cfg.fns, cfg.layers, cfg.onState, cfg.powerOn = sources, fs, layers, s.OnState, powerOn
+	if r := checkFade("transition_ms", s.Trans); r != nil {
+		return fail(r)
+	}
+	cfg.sources, cfg.fns, cfg.layers, cfg.onState, cfg.powerOn, cfg.trans = sources, fs, layers, s.OnState, powerOn, copyInt(s.Trans)
 	if err := c.commit(cfg); err != nil {
 		return fail(err)
 	}
 	c.setState(s.State)
 	c.lastOn = s.LastOn
+	if s.Fade != nil {
+		f := *s.Fade
+		f.Start = f.Start.UTC()
+		c.fade = &f
+	}
 	if s.Bright != 0 {
 		c.setBright(s.Bright)
 	}

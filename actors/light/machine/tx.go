@@ -89,7 +89,7 @@ func (c *core) commitTx(out []Output) []Output {
 		}
 	}
 	if b := c.tx.bright; b != nil && *b != c.bright {
-		out = append(out, c.dim(*b))
+		out = append(out, c.dim(*b, nil))
 	}
 	for _, op := range c.tx.timers {
 		if op.op == messages.TimerSet {

@@ -136,6 +136,8 @@ func (c *core) checkRules(list []messages.Rule, states map[string]*stateDef, tak
 			return nil, 0, rejectf(400, "%s: to is empty; name the state it goes to", label)
 		case states[r.To] == nil:
 			return nil, 0, rejectf(404, "%s: to names state %q, which does not exist; create the state first or fix the rule", label, r.To)
+		case r.FadeMs < 0 || r.FadeMs > messages.MaxFadeMs:
+			return nil, 0, rejectf(400, "%s: fade_ms %d is out of range; give 0 to %d (a day)", label, r.FadeMs, messages.MaxFadeMs)
 		}
 		if rj := c.checkName("transition", r.On); rj != nil {
 			return nil, 0, rejectf(rj.code, "%s: %s", label, rj.msg)
@@ -325,7 +327,7 @@ func (c *core) checkSun(ms messages.Schedule) (*schedule, *rejection) {
 }
 
 var opFields = map[string][]string{
-	messages.OpApply:            {"states", "rules", "vars", "vars_op", "initial", "on_state", "power_on", "state", "schedules", "tools", "sources", "plugins", "functions", "layers"},
+	messages.OpApply:            {"states", "rules", "vars", "vars_op", "initial", "on_state", "power_on", "transition_ms", "state", "schedules", "tools", "sources", "plugins", "functions", "layers"},
 	messages.OpCreateState:      {"states"},
 	messages.OpDeleteState:      {"name"},
 	messages.OpAppendRules:      {"rules", "layer"},
@@ -360,7 +362,7 @@ func checkFields(in *messages.InConfigData) *rejection {
 		set  bool
 	}{
 		{"states", in.States != nil}, {"rules", in.Rules != nil}, {"vars", in.Vars != nil}, {"vars_op", in.VarsOp != ""},
-		{"initial", in.Initial != ""}, {"on_state", in.OnState != ""}, {"power_on", in.PowerOn != ""}, {"state", in.State != ""}, {"schedules", in.Schedules != nil}, {"name", in.Name != ""},
+		{"initial", in.Initial != ""}, {"on_state", in.OnState != ""}, {"power_on", in.PowerOn != ""}, {"transition_ms", in.TransitionMs != nil}, {"state", in.State != ""}, {"schedules", in.Schedules != nil}, {"name", in.Name != ""},
 		{"ids", in.IDs != nil}, {"match", in.Match != nil}, {"tools", in.Tools != nil},
 		{"sources", in.Sources != nil}, {"plugins", in.Plugins != nil}, {"functions", in.Functions != nil},
 		{"layers", in.Layers != nil}, {"layer", in.Layer != nil},

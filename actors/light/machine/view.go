@@ -17,23 +17,25 @@ import (
 func (m *Machine) Model() messages.GetReply {
 	c := m.c
 	return messages.GetReply{
-		State:      c.cur,
-		Initial:    c.initial,
-		OnState:    c.onState,
-		PowerOn:    c.powerOn,
-		LastOn:     c.lastOn,
-		Brightness: c.bright,
-		States:     c.stateList(),
-		Rules:      c.ruleList(),
-		Vars:       c.varMap(),
-		Timers:     m.PendingTimers(),
-		Schedules:  m.NextSchedules(),
-		Tools:      c.toolList(),
-		Sources:    c.sourceList(),
-		Functions:  c.functionList(),
-		LastRuns:   c.lastRuns(),
-		Intents:    c.intentList(),
-		Layers:     c.layerList(),
+		State:        c.cur,
+		Initial:      c.initial,
+		OnState:      c.onState,
+		PowerOn:      c.powerOn,
+		TransitionMs: copyInt(c.transition),
+		Fade:         c.fadeNow(),
+		LastOn:       c.lastOn,
+		Brightness:   c.bright,
+		States:       c.stateList(),
+		Rules:        c.ruleList(),
+		Vars:         c.varMap(),
+		Timers:       m.PendingTimers(),
+		Schedules:    m.NextSchedules(),
+		Tools:        c.toolList(),
+		Sources:      c.sourceList(),
+		Functions:    c.functionList(),
+		LastRuns:     c.lastRuns(),
+		Intents:      c.intentList(),
+		Layers:       c.layerList(),
 	}
 }
 
@@ -43,11 +45,12 @@ func (m *Machine) Model() messages.GetReply {
 func (m *Machine) Export() messages.ApplyRequest {
 	c := m.c
 	req := messages.ApplyRequest{
-		States:  c.stateList(),
-		Rules:   c.ruleList(),
-		Initial: c.initial,
-		OnState: c.onState,
-		PowerOn: c.powerOn,
+		States:       c.stateList(),
+		Rules:        c.ruleList(),
+		Initial:      c.initial,
+		OnState:      c.onState,
+		PowerOn:      c.powerOn,
+		TransitionMs: copyInt(c.transition),
 	}
 	if len(c.vars) > 0 {
 		req.Vars = c.varMap()

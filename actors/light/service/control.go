@@ -13,27 +13,47 @@ import (
 	"github.com/lumen-home/lumen/messages/color"
 )
 
+// fadeMs checks a request's fade_ms.
+func fadeMs(ms *int) error {
+	if ms != nil && (*ms < 0 || *ms > messages.MaxFadeMs) {
+		return bad(`"fade_ms" %d is out of range: give 0 (a cut) to %d (a day)`, *ms, messages.MaxFadeMs)
+	}
+	return nil
+}
+
 func decodePower(b []byte, _ checks) (any, error) {
-	r, err := body[messages.PowerRequest](b, `send {"on":true} or {"on":false}`)
+	r, err := body[messages.PowerRequest](b, `send {"on":true} or {"on":false}, with "fade_ms" if it fades`)
 	switch {
 	case err != nil:
 		return nil, err
 	case r.On == nil:
 		return nil, bad(`"on" is required: {"on":true} switches the light on, {"on":false} off`)
 	}
-	return command(messages.InPower, messages.InPowerData{On: *r.On})
+	if err := fadeMs(r.FadeMs); err != nil {
+		return nil, err
+	}
+	return command(messages.InPower, messages.InPowerData{On: *r.On, FadeMs: r.FadeMs})
 }
 
 func decodeToggle(b []byte, _ checks) (any, error) {
-	if _, err := body[struct{}](b, messages.VerbToggle+" takes {}"); err != nil {
+	r, err := body[struct {
+		FadeMs *int `json:"fade_ms,omitempty"`
+	}](b, messages.VerbToggle+` takes {}, or {"fade_ms":N}`)
+	if err != nil {
 		return nil, err
 	}
-	return command(messages.InPower, messages.InPowerData{Toggle: true})
+	if err := fadeMs(r.FadeMs); err != nil {
+		return nil, err
+	}
+	return command(messages.InPower, messages.InPowerData{Toggle: true, FadeMs: r.FadeMs})
 }
 
 func decodeSetBrightness(b []byte, _ checks) (any, error) {
 	r, err := body[messages.BrightnessRequest](b, `send {"percent":40} (1 to 100) or {"delta":-10}`)
 	lo, hi := messages.MinBrightness, messages.MaxBrightness
+	if err == nil {
+		err = fadeMs(r.FadeMs)
+	}
 	switch {
 	case err != nil:
 		return nil, err
@@ -50,9 +70,9 @@ func decodeSetBrightness(b []byte, _ checks) (any, error) {
 	case r.Delta != nil && (*r.Delta <= -hi || *r.Delta >= hi):
 		return nil, bad(`"delta" %d is out of range: give -%d to %d (the result is kept within %d to %d)`, *r.Delta, hi-1, hi-1, lo, hi)
 	case r.Percent != nil:
-		return command(messages.InBrightness, messages.InBrightnessData{Percent: *r.Percent})
+		return command(messages.InBrightness, messages.InBrightnessData{Percent: *r.Percent, FadeMs: r.FadeMs})
 	}
-	return command(messages.InBrightness, messages.InBrightnessData{Delta: *r.Delta})
+	return command(messages.InBrightness, messages.InBrightnessData{Delta: *r.Delta, FadeMs: r.FadeMs})
 }
 
 // colorHint is how set_color takes a color.
@@ -60,6 +80,9 @@ const colorHint = `send exactly one of {"r":255,"g":165,"b":0}, {"hex":"#ffa500"
 
 func decodeSetColor(b []byte, _ checks) (any, error) {
 	r, err := body[messages.ColorRequest](b, colorHint)
+	if err == nil {
+		err = fadeMs(r.FadeMs)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -107,7 +130,7 @@ func decodeSetColor(b []byte, _ checks) (any, error) {
 	if err != nil {
 		return nil, bad("%v", err)
 	}
-	return command(messages.InColor, messages.InColorData{R: c.R, G: c.G, B: c.B, As: as})
+	return command(messages.InColor, messages.InColorData{R: c.R, G: c.G, B: c.B, As: as, FadeMs: r.FadeMs})
 }
 
 // channels reads {"r","g","b"}: all three, each 0 to 255.
