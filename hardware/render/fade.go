@@ -55,7 +55,6 @@ func (r *Renderer) Fading() (Fade, bool) {
 	return Fade{From: append([]hardware.RGB(nil), r.from...), Start: r.fadeAt, Duration: r.fadeDur}, true
 }
 
-
 // fading is the fade's progress at now, 0 to 1, and whether it runs.
 func (r *Renderer) fading(now time.Time) (float64, bool) {
 	if r.from == nil {

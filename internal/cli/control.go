@@ -42,7 +42,7 @@ func (v fadeValue) String() string {
 	}
 	return v.f.D.String()
 }
-func (v fadeValue) Type() string   { return "duration" }
+func (v fadeValue) Type() string { return "duration" }
 func (v fadeValue) Set(s string) error {
 	d, err := time.ParseDuration(s)
 	if err != nil || d < 0 || d > messages.MaxFadeMs*time.Millisecond {
