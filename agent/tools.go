@@ -70,6 +70,10 @@ const (
 	ToolDone             = "done"
 )
 
+// fadeSchema is fade_ms, as the tools that change what the light shows
+// and rules take it.
+const fadeSchema = `"fade_ms":{"type":"integer","description":"fade into it over this many ms, e.g. 2000, or 1800000 for a 30-minute sunrise; 0 cuts; default the light's transition_ms"}`
+
 const (
 	colorSchema = `{"type":["number","string"],"description":"0-255, or a JavaScript expression string such as \"random()*255\" or \"128+127*Math.sin(frame*0.1)\""}`
 	ruleSchema  = `{"type":"object","properties":{` +
@@ -78,7 +82,7 @@ const (
 		`"to":{"type":"string","description":"destination state (must exist)"},` +
 		`"condition":{"type":"string","description":"JavaScript, e.g. getData('count') > 0"},` +
 		`"action":{"type":"string","description":"JavaScript run when the rule fires, e.g. setData('count', getData('count') - 1); startTimer('fade', 5000)"},` +
-		`"priority":{"type":"integer","description":"higher is tried first; default 0"}},"required":["from","on","to"]}`
+		`"priority":{"type":"integer","description":"higher is tried first; default 0"},` + fadeSchema + `},"required":["from","on","to"]}`
 	layerSchema = `{"type":"object","description":"add the rules as a temporary layer that ends by itself: give exactly one of fires, ms, until. While it lives its rules are tried before the light's own; when it ends the light returns to the state it had when the layer began (unless restore is false) and the light's own rules apply again as before.","properties":{` +
 		`"name":{"type":"string","description":"optional; default layer<N>"},` +
 		`"fires":{"type":"integer","description":"the layer's rules fire this many times; the next input one of them would match then only ends the layer (\"the next 3 clicks\")"},` +
@@ -230,7 +234,7 @@ func baseTools() []tool {
 		{Spec: Spec{ToolDeleteLayer, "End a temporary layer now (the light returns to the state the layer began in, if it restores).",
 			`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`, messages.TierConfirm},
 			undoesOwn: true, verb: messages.VerbDeleteLayer},
-		{Spec: Spec{ToolSetState, "Change the light to a state now.", `{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`, messages.TierAutonomous},
+		{Spec: Spec{ToolSetState, "Change the light to a state now.", `{"type":"object","properties":{"name":{"type":"string"},` + fadeSchema + `},"required":["name"]}`, messages.TierAutonomous},
 			direct: true, idempotent: true, verb: messages.VerbSetState, confirm: confirmSetState},
 		{Spec: Spec{ToolFire, "Fire a transition now (button_click, a timer's or a data source's transition), as the button or the timer would.", `{"type":"object","properties":{"transition":{"type":"string"}},"required":["transition"]}`, messages.TierAutonomous},
 			direct: true, verb: messages.VerbFire, confirm: confirmFire},

@@ -132,6 +132,7 @@ type ruleWire struct {
 	State1     *string         `json:"state1"`
 	Transition *string         `json:"transition"`
 	State2     *string         `json:"state2"`
+	FadeMs     *int            `json:"fade_ms"`
 	Condition  *string         `json:"condition"`
 	Action     *string         `json:"action"`
 	Priority   json.RawMessage `json:"priority"`
@@ -168,6 +169,9 @@ func (r *Rule) UnmarshalJSON(b []byte) error {
 	}
 	if out.To, err = pick("to", "state2", w.To, w.State2); err != nil {
 		return err
+	}
+	if w.FadeMs != nil {
+		out.FadeMs = *w.FadeMs
 	}
 	if w.Condition != nil {
 		out.Condition = *w.Condition
