@@ -299,3 +299,30 @@ func BenchmarkControlToLED(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkFadeCPU measures the CPU the whole daemon uses while a
+// 60-pixel strip fades (an hour-long fade, 30 frames a second), as a
+// percentage of one core, next to the same daemon showing a static state.
+// Goal: at most 2% of a core, as an animation.
+func BenchmarkFadeCPU(b *testing.B) {
+	d, nc := startHardwareDaemon(b, "batch")
+	mustCommand(b, nc, "apply", []byte(`{"states":[{"name":"still","r":10,"g":20,"b":30},{"name":"warm","r":255,"g":147,"b":41}],"rules":[]}`))
+	sample := func() float64 {
+		t0, c0 := time.Now(), procCPU(b, d.Pid())
+		time.Sleep(3 * time.Second)
+		return float64(procCPU(b, d.Pid())-c0) / time.Since(t0).Seconds() * 100
+	}
+	mustCommand(b, nc, "set_state", []byte(`{"name":"still"}`))
+	waitShown(b, nc, "still")
+	idle := sample()
+	mustCommand(b, nc, "set_state", []byte(`{"name":"warm","fade_ms":3600000}`))
+	waitShown(b, nc, "warm")
+	var busy float64
+	b.ResetTimer()
+	for range b.N {
+		busy += sample()
+	}
+	b.StopTimer()
+	b.ReportMetric(busy/float64(b.N), "%-core-fading")
+	b.ReportMetric(idle, "%-core-idle")
+}
