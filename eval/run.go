@@ -366,7 +366,7 @@ func (sc *scratch) step(ctx context.Context, c Case, st Step) (string, error) {
 			return "", err
 		}
 	case st.NATS != nil:
-		if err := sc.publish(st.NATS.Subject, st.NATS.Payload); err != nil {
+		if err := sc.publishHeard(st.NATS.Subject, st.NATS.Payload); err != nil {
 			return "", err
 		}
 	case st.Webhook != nil:
@@ -413,6 +413,28 @@ func (sc *scratch) publish(subj, payload string) error {
 		return err
 	}
 	return sc.nc.Flush()
+}
+
+// publishHeard publishes a message a nats source of the light is to hear,
+// again while the light journals no source run for it: a message
+// published before the source listens is lost, as on any NATS subject
+// nobody listens to yet (the source starts after its creation is
+// answered).
+func (sc *scratch) publishHeard(subj, payload string) error {
+	runs, err := sc.nc.SubscribeSync(subject.In(light, messages.InData))
+	if err != nil {
+		return err
+	}
+	defer runs.Unsubscribe() //nolint:errcheck // a scratch light's connection
+	for range 10 {
+		if err := sc.publish(subj, payload); err != nil {
+			return err
+		}
+		if _, err := runs.NextMsg(2 * time.Second); err == nil {
+			return nil
+		}
+	}
+	return fmt.Errorf("no source of the light heard 10 messages on %s", subj)
 }
 
 func (sc *scratch) fire(ctx context.Context, transition string) error {
