@@ -122,11 +122,7 @@ func BenchmarkAnimationCPU(b *testing.B) {
 	mustCommand(b, nc, "apply", []byte(`{"states":[
 		{"name":"still","r":10,"g":20,"b":30},
 		{"name":"wave","r":"sin(t*2+i*0.3)*127+128","g":"hsv(t*60+i*6,1,1)","b":"random()*50","speed":16}]}`))
-	sample := func() float64 {
-		t0, c0 := time.Now(), procCPU(b, d.Pid())
-		time.Sleep(3 * time.Second)
-		return float64(procCPU(b, d.Pid())-c0) / time.Since(t0).Seconds() * 100
-	}
+	sample := func() float64 { return cpuSample(b, d.Pid()) }
 	mustCommand(b, nc, "set_state", []byte(`{"name":"still"}`))
 	waitShown(b, nc, "still")
 	idle := sample()
@@ -150,6 +146,14 @@ func waitShown(b *testing.B, nc *nats.Conn, state string) {
 		m, err := nc.Request(subject.Cmd(benchLight, messages.VerbLED), []byte(`{}`), requestTimeout)
 		return err == nil && json.Unmarshal(m.Data, &led) == nil && led.State == state
 	})
+}
+
+// cpuSample is the CPU a process uses over three seconds, as a
+// percentage of one core (the kernel counts CPU time in 10 ms ticks).
+func cpuSample(b *testing.B, pid int) float64 {
+	t0, c0 := time.Now(), procCPU(b, pid)
+	time.Sleep(3 * time.Second)
+	return float64(procCPU(b, pid)-c0) / time.Since(t0).Seconds() * 100
 }
 
 // procCPU is a process's user+system CPU time in seconds.
@@ -307,11 +311,7 @@ func BenchmarkControlToLED(b *testing.B) {
 func BenchmarkFadeCPU(b *testing.B) {
 	d, nc := startHardwareDaemon(b, "batch")
 	mustCommand(b, nc, "apply", []byte(`{"states":[{"name":"still","r":10,"g":20,"b":30},{"name":"warm","r":255,"g":147,"b":41}],"rules":[]}`))
-	sample := func() float64 {
-		t0, c0 := time.Now(), procCPU(b, d.Pid())
-		time.Sleep(3 * time.Second)
-		return float64(procCPU(b, d.Pid())-c0) / time.Since(t0).Seconds() * 100
-	}
+	sample := func() float64 { return cpuSample(b, d.Pid()) }
 	mustCommand(b, nc, "set_state", []byte(`{"name":"still"}`))
 	waitShown(b, nc, "still")
 	idle := sample()
