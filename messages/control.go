@@ -27,11 +27,10 @@ const (
 	InColor      = "color"      // InColorData: show a color
 )
 
-// Outputs of everyday control, lumen.<light>.evt.out.<type>.
-const (
-	OutBrightness = "brightness" // OutBrightnessData: the dimmer changed
-	OutColor      = "color"      // OutColorData: the state color was created or recolored
-)
+// OutBrightness, lumen.<light>.evt.out.brightness, reports the dimmer's
+// change (OutBrightnessData). A color set_color shows is in its state
+// output (OutStateData.Color).
+const OutBrightness = "brightness"
 
 // The dimmer's range, in percent; 0 is not a brightness but off.
 const (
@@ -144,9 +143,9 @@ type OutBrightnessData struct {
 	FadeMs *int `json:"fade_ms,omitempty"`
 }
 
-// OutColorData reports the state color's new color; Created when
-// set_color made the state.
-type OutColorData struct {
+// ColorSet is the color set_color gave the state color, in the state
+// output that goes there; Created when set_color made the state.
+type ColorSet struct {
 	R       uint8  `json:"r"`
 	G       uint8  `json:"g"`
 	B       uint8  `json:"b"`

@@ -203,6 +203,9 @@ type OutStateData struct {
 	// input's, the rule's, else the light's transition_ms; nil when none
 	// of them says (the hardware's fade_ms then), 0 a cut.
 	FadeMs *int `json:"fade_ms,omitempty"`
+	// Color is the color set_color gave the state color, which To is;
+	// omitted for any other change.
+	Color *ColorSet `json:"color,omitempty"`
 }
 
 // OutVarData reports a variable change; value is absent when unset.

@@ -382,7 +382,7 @@ func (d *Daemon) spawnLight(ctx context.Context, name string) (*Light, error) {
 	if l.changes, err = lw.Changes(messages.OutConfig, messages.OutIntent); err != nil {
 		return nil, err
 	}
-	if l.shows, err = lw.Changes(messages.OutConfig, messages.OutIntent, messages.OutState, messages.OutBrightness, messages.OutColor); err != nil {
+	if l.shows, err = lw.Changes(messages.OutConfig, messages.OutIntent, messages.OutState, messages.OutBrightness); err != nil {
 		l.changes.Stop()
 		return nil, err
 	}

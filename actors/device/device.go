@@ -219,6 +219,11 @@ func (a *Actor) Receive(ctx actor.Context) {
 	case *CheckSource:
 		ctx.Respond(a.checkSource(msg))
 	case *Show:
+		if a.state == "" && a.model.Reading() {
+			// Started, its first model on the way: show what it says.
+			a.shows.Add(msg, ctx.Sender())
+			return
+		}
 		if !a.shows.Hold(&a.model, msg, ctx.Sender(), func() { a.load(ctx) }) {
 			ctx.Respond(a.shown())
 		}
@@ -378,6 +383,11 @@ func (a *Actor) follow(ctx actor.Context, m *nats.Msg) {
 			return
 		}
 		a.seen = max(a.seen, env.Cause)
+		if c := d.Color; c != nil {
+			// set_color: the state takes its color here, no model read.
+			a.states[messages.ColorState] = messages.State{Name: messages.ColorState, R: messages.Num(float64(c.R)), G: messages.Num(float64(c.G)),
+				B: messages.Num(float64(c.B)), Description: messages.ColorStateDescription}
+		}
 		if _, ok := a.states[d.To]; !ok {
 			a.load(ctx) // a state created since the model was read
 		}
@@ -397,14 +407,6 @@ func (a *Actor) follow(ctx actor.Context, m *nats.Msg) {
 		a.r.SetVars(a.vars)
 	case messages.OutConfig:
 		a.load(ctx)
-	case messages.OutColor:
-		var d messages.OutColorData
-		if json.Unmarshal(env.Data, &d) != nil {
-			return
-		}
-		// The state event that follows shows it; no model read needed.
-		a.states[messages.ColorState] = messages.State{Name: messages.ColorState, R: messages.Num(float64(d.R)), G: messages.Num(float64(d.G)),
-			B: messages.Num(float64(d.B)), Description: messages.ColorStateDescription}
 	case messages.OutBrightness:
 		var d messages.OutBrightnessData
 		if json.Unmarshal(env.Data, &d) != nil {

@@ -26,11 +26,11 @@ func TestEverydayControlCLI(t *testing.T) {
 		args []string
 		want string // a line of the output
 	}{
-		{[]string{"color", "orange"}, `color  state color created: orange \(#ffa500\)`},
-		{[]string{"color", "warm", "white"}, `state color is now warm white \(#ffa757\)`},
-		{[]string{"color", "255", "0", "10"}, `state color is now #ff000a`},
-		{[]string{"color", "2700K"}, `state color is now 2700K \(#ffa757\)`},
-		{[]string{"color", "#123456"}, `state color is now #123456`},
+		{[]string{"color", "orange"}, `state +off → color +\[set\] color orange \(#ffa500\), created`},
+		{[]string{"color", "warm", "white"}, `\[set\] color warm white \(#ffa757\) `},
+		{[]string{"color", "255", "0", "10"}, `\[set\] color #ff000a `},
+		{[]string{"color", "2700K"}, `\[set\] color 2700K \(#ffa757\) `},
+		{[]string{"color", "#123456"}, `\[set\] color #123456 `},
 		{[]string{"brightness", "40"}, `brightness 100% → 40%`},
 		{[]string{"brightness", "-10"}, `brightness 40% → 30%`},
 		{[]string{"brightness", "+5%"}, `brightness 30% → 35%`},

@@ -55,17 +55,21 @@ func controlOutput(env messages.Envelope, cause string) (string, bool) {
 		if json.Unmarshal(env.Data, &d) == nil {
 			return fmt.Sprintf("brightness %d%% → %d%%%s%s", d.From, d.Percent, fading(d.FadeMs), cause), true
 		}
-	case messages.OutColor:
-		var d messages.OutColorData
-		if json.Unmarshal(env.Data, &d) == nil {
-			what := "state color is now "
-			if d.Created {
-				what = "state color created: "
-			}
-			return fmt.Sprintf("color  %s%s%s", what, colorWords(d.R, d.G, d.B, d.As), cause), true
-		}
 	}
 	return "", false
+}
+
+// colorSet says the color set_color gave the state color: " color
+// orange (#ffa500), created", or "".
+func colorSet(c *messages.ColorSet) string {
+	if c == nil {
+		return ""
+	}
+	s := " color " + colorWords(c.R, c.G, c.B, c.As)
+	if c.Created {
+		s += ", created"
+	}
+	return s
 }
 
 // fading says how long a change fades, " fading 30m0s", or "".

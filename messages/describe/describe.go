@@ -69,7 +69,7 @@ func (e *Events) Output(env messages.Envelope) string {
 			case d.Transition != "":
 				via = d.Transition + ", a layer ended"
 			}
-			return fmt.Sprintf("state  %s → %s  [%s]%s%s", d.From, d.To, via, fading(d.FadeMs), cause)
+			return fmt.Sprintf("state  %s → %s  [%s]%s%s%s", d.From, d.To, via, colorSet(d.Color), fading(d.FadeMs), cause)
 		}
 	case messages.OutVar:
 		var d messages.OutVarData

@@ -336,7 +336,7 @@ function onEvent(ev) {
 // The journal's event types (messages/events.go).
 const types = {
   in: ["fired", "state", "var", "config", "timer", "schedule", "data", "upgrade", "power", "brightness", "color"],
-  out: ["state", "var", "timer", "schedule", "config", "ignored", "error", "restart", "upgrade", "gap", "agent", "brightness", "color"],
+  out: ["state", "var", "timer", "schedule", "config", "ignored", "error", "restart", "upgrade", "gap", "agent", "brightness"],
 };
 const journalListeners = [];
 for (const [dir, names] of Object.entries(types)) for (const t of names) journalListeners.push([`${dir}.${t}`, onEvent]);

@@ -182,7 +182,7 @@ func (c *core) colorInput(in *messages.InColorData) Result {
 	st := messages.State{Name: messages.ColorState, R: messages.Num(float64(in.R)), G: messages.Num(float64(in.G)), B: messages.Num(float64(in.B)),
 		Description: messages.ColorStateDescription}
 	def := c.newStateDef(st)
-	data := messages.OutColorData{R: in.R, G: in.G, B: in.B, As: in.As}
+	data := messages.ColorSet{R: in.R, G: in.G, B: in.B, As: in.As}
 	if i := slices.IndexFunc(c.states, func(s *stateDef) bool { return s.Name == messages.ColorState }); i >= 0 {
 		// Recolored in place: the rules, which name states, stay as they are.
 		states := slices.Clone(c.states)
@@ -201,7 +201,12 @@ func (c *core) colorInput(in *messages.InColorData) Result {
 		c.setState(c.cur)
 		data.Created = true
 	}
-	res := c.enterFading(messages.ColorState, nil, "", []Output{{Type: messages.OutColor, Data: data}}, in.FadeMs)
+	res := c.enterFading(messages.ColorState, nil, "", nil, in.FadeMs)
+	// One output, the state's, says the color too: the LED needs both.
+	last := &res.Outputs[len(res.Outputs)-1]
+	out := last.Data.(messages.OutStateData)
+	out.Color = &data
+	last.Data = out
 	if c.fade != nil {
 		c.fade.From = from
 	}
