@@ -74,6 +74,9 @@ const (
 // and rules take it.
 const fadeSchema = `"fade_ms":{"type":"integer","description":"fade into it over this many ms, e.g. 2000, or 1800000 for a 30-minute sunrise; 0 cuts; default the light's transition_ms"}`
 
+// ruleFadeSchema is a rule's fade_ms: 0 there is the light's default.
+const ruleFadeSchema = `"fade_ms":{"type":"integer","description":"fade into to over this many ms when the rule fires, e.g. 1800000 for a 30-minute sunrise; 0 or none: the light's transition_ms"}`
+
 const (
 	colorSchema = `{"type":["number","string"],"description":"0-255, or a JavaScript expression string such as \"random()*255\" or \"128+127*Math.sin(frame*0.1)\""}`
 	ruleSchema  = `{"type":"object","properties":{` +
@@ -82,7 +85,7 @@ const (
 		`"to":{"type":"string","description":"destination state (must exist)"},` +
 		`"condition":{"type":"string","description":"JavaScript, e.g. getData('count') > 0"},` +
 		`"action":{"type":"string","description":"JavaScript run when the rule fires, e.g. setData('count', getData('count') - 1); startTimer('fade', 5000)"},` +
-		`"priority":{"type":"integer","description":"higher is tried first; default 0"},` + fadeSchema + `},"required":["from","on","to"]}`
+		`"priority":{"type":"integer","description":"higher is tried first; default 0"},` + ruleFadeSchema + `},"required":["from","on","to"]}`
 	layerSchema = `{"type":"object","description":"add the rules as a temporary layer that ends by itself: give exactly one of fires, ms, until. While it lives its rules are tried before the light's own; when it ends the light returns to the state it had when the layer began (unless restore is false) and the light's own rules apply again as before.","properties":{` +
 		`"name":{"type":"string","description":"optional; default layer<N>"},` +
 		`"fires":{"type":"integer","description":"the layer's rules fire this many times; the next input one of them would match then only ends the layer (\"the next 3 clicks\")"},` +
