@@ -30,37 +30,6 @@ import (
 // schedules and timers, refusals, re-applying an export, and the
 // journal's retention.
 
-// coreEvents collects every event of light.
-func coreEvents(t *testing.T, nc *nats.Conn, light string) chan *nats.Msg {
-	t.Helper()
-	ch := make(chan *nats.Msg, 4096)
-	sub, err := nc.ChanSubscribe("lumen."+light+".evt.>", ch)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = sub.Unsubscribe() })
-	if err := nc.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	return ch
-}
-
-// coreWaitEvent waits for an event on subj whose body contains contains.
-func coreWaitEvent(t *testing.T, ch chan *nats.Msg, subj, contains string) *nats.Msg {
-	t.Helper()
-	deadline := time.After(15 * time.Second)
-	for {
-		select {
-		case m := <-ch:
-			if m.Subject == subj && strings.Contains(string(m.Data), contains) {
-				return m
-			}
-		case <-deadline:
-			t.Fatalf("no event on %s containing %q", subj, contains)
-		}
-	}
-}
-
 // coreDurConfig counts ticks and arms a timer.
 const coreDurConfig = `{
   "states":[{"name":"on","r":255,"g":255,"b":255}],
@@ -75,7 +44,7 @@ const coreDurConfig = `{
 // from any state; a transition no rule takes changes nothing.
 func TestDemoLightOverNATS(t *testing.T) {
 	nc := connectTo(t, start(t, t.TempDir(), "demo"))
-	events := coreEvents(t, nc, "demo")
+	events := lumentest.Events(t, nc, "demo")
 
 	g := mustOK(t, nc, messages.VerbGet, `{}`)
 	if g["state"] != "off" {
@@ -100,8 +69,8 @@ func TestDemoLightOverNATS(t *testing.T) {
 			t.Errorf("output %d: cause/id not derived from input %v: %v", i, seq, o)
 		}
 	}
-	coreWaitEvent(t, events, "lumen.demo.evt.in.fired", `"button_click"`)
-	coreWaitEvent(t, events, "lumen.demo.evt.out.state", fmt.Sprintf(`"cause":%d`, int(seq)))
+	lumentest.WaitEvent(t, events, "lumen.demo.evt.in.fired", `"button_click"`)
+	lumentest.WaitEvent(t, events, "lumen.demo.evt.out.state", fmt.Sprintf(`"cause":%d`, int(seq)))
 
 	// A hold turns it off from any state (the demo's wildcard rule).
 	if m := mustOK(t, nc, messages.VerbFire, `{"transition":"button_hold"}`); m["state"] != "off" {

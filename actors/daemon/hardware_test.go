@@ -91,17 +91,7 @@ func (r *simRig) waitLED(state string) messages.LEDReply {
 // waitEvent waits for an event on subj whose body contains contains.
 func (r *simRig) waitEvent(subj, contains string) *nats.Msg {
 	r.t.Helper()
-	deadline := time.After(15 * time.Second)
-	for {
-		select {
-		case m := <-r.events:
-			if m.Subject == subj && strings.Contains(string(m.Data), contains) {
-				return m
-			}
-		case <-deadline:
-			r.t.Fatalf("no event on %s containing %q", subj, contains)
-		}
-	}
+	return lumentest.WaitEvent(r.t, r.events, subj, contains)
 }
 
 // settle makes sure every event journaled so far has been delivered: a

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/lumen-home/lumen/internal/lumentest"
 )
 
 // An empty file does not empty the light: apply refuses it and says how
@@ -39,7 +41,7 @@ func TestApplyKeepsVariables(t *testing.T) {
 	t.Parallel()
 	d := startDaemon(t, t.TempDir())
 	nc := connect(t, d.URL)
-	events := subscribeEvents(t, nc, "demo")
+	events := lumentest.Events(t, nc, "demo")
 	mustOK(t, request(t, nc, "lumen.demo.cmd.set_var", `{"name":"n","value":3}`))
 	dir := t.TempDir()
 	file := func(name, body string) string {
@@ -59,7 +61,7 @@ func TestApplyKeepsVariables(t *testing.T) {
 	if code != 0 || vars()["n"] != nil || vars()["m"] != 1.0 || !strings.Contains(out, "var    n unset") || !strings.Contains(out, "var    m = 1") {
 		t.Fatalf("apply with vars: exit %d, vars %v\n%s", code, vars(), out)
 	}
-	waitEvent(t, events, "lumen.demo.evt.out.var", `"name":"n","unset":true`)
+	lumentest.WaitEvent(t, events, "lumen.demo.evt.out.var", `"name":"n","unset":true`)
 	if out, code := runCLI(t, d.URL, "replay", "--light", "demo", "--verify", "--quiet"); code != 0 {
 		t.Fatalf("replay --verify: %s", out)
 	}

@@ -6,40 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go"
-
 	"github.com/lumen-home/lumen/internal/lumentest"
 )
-
-// subscribeEvents collects every event of a light.
-func subscribeEvents(t *testing.T, nc *nats.Conn, light string) chan *nats.Msg {
-	t.Helper()
-	ch := make(chan *nats.Msg, 4096)
-	sub, err := nc.ChanSubscribe("lumen."+light+".evt.>", ch)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = sub.Unsubscribe() })
-	if err := nc.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	return ch
-}
-
-func waitEvent(t *testing.T, ch chan *nats.Msg, subj string, contains string) *nats.Msg {
-	t.Helper()
-	deadline := time.After(15 * time.Second)
-	for {
-		select {
-		case m := <-ch:
-			if m.Subject == subj && strings.Contains(string(m.Data), contains) {
-				return m
-			}
-		case <-deadline:
-			t.Fatalf("no event on %s containing %q", subj, contains)
-		}
-	}
-}
 
 func TestCLI(t *testing.T) {
 	t.Parallel()

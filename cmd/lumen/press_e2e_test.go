@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lumen-home/lumen/internal/lumentest"
 )
 
 // A Ctrl-C during lumen press hold releases the button it pressed, and
@@ -14,7 +16,7 @@ import (
 func TestPressInterruptedReleases(t *testing.T) {
 	d := startDaemon(t, t.TempDir())
 	nc := connect(t, d.URL)
-	events := subscribeEvents(t, nc, "demo")
+	events := lumentest.Events(t, nc, "demo")
 
 	hold := exec.Command(lumenBin(t), "press", "hold", "--for", "20s")
 	hold.Env = append(os.Environ(), "NATS_URL="+d.URL, "LUMEN_LIGHT=")
@@ -24,7 +26,7 @@ func TestPressInterruptedReleases(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The light has seen the press once it decides it is a hold.
-	waitEvent(t, events, "lumen.demo.evt.in.fired", "button_hold")
+	lumentest.WaitEvent(t, events, "lumen.demo.evt.in.fired", "button_hold")
 	if err := hold.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +41,7 @@ func TestPressInterruptedReleases(t *testing.T) {
 	if !strings.Contains(out.String(), "interrupted: the button is released") {
 		t.Errorf("press hold on SIGINT said:\n%s", out.String())
 	}
-	waitEvent(t, events, "lumen.demo.evt.in.fired", "button_release")
+	lumentest.WaitEvent(t, events, "lumen.demo.evt.in.fired", "button_release")
 	if got, code := runCLI(t, d.URL, "press"); code != 0 {
 		t.Fatalf("press after an interrupted hold: exit %d:\n%s", code, got)
 	}
