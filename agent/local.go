@@ -1,7 +1,12 @@
 package agent
 
 import (
+	"context"
+	"encoding/json"
+	"fmt"
 	"strings"
+
+	"github.com/nats-io/nuid"
 
 	"github.com/lumen-home/lumen/agent/phrase"
 	"github.com/lumen-home/lumen/messages"
@@ -66,4 +71,57 @@ func MatchLocal(text string, states []string) (LocalAction, bool) {
 		}
 	}
 	return LocalAction{}, false
+}
+
+// localRead is what a request is without a model: the call a direct
+// command makes, or the name of a light there is not, with the world it
+// was read in (nil when the light could not be read).
+type localRead struct {
+	call    *messages.AgentToolCall
+	unknown string
+	world   *World
+}
+
+// readLocal reads text as a direct command: an everyday command
+// (World.Understand), else one of the light's states or a click named
+// alone (MatchLocal), else a learned intent's phrase (MatchLearned).
+func (t *Tools) readLocal(ctx context.Context, text string) localRead {
+	d, err := t.directory(ctx)
+	if err != nil {
+		return localRead{}
+	}
+	w, err := t.world(ctx)
+	if err != nil {
+		return localRead{}
+	}
+	out := localRead{world: w}
+	r := w.Understand(text)
+	switch r.Outcome {
+	case Understood:
+		args := r.Command.Args()
+		if target := r.Command.Target.Arg(w.Self); target != "" {
+			args[lightArg] = target
+		}
+		args[SpeakDirectly] = true
+		b, _ := json.Marshal(args)
+		out.call = &messages.AgentToolCall{ID: localCall + nuid.Next(), Name: r.Command.Tool, Args: string(b)}
+		return out
+	case UnknownName:
+		out.unknown = r.Unknown
+		return out
+	}
+	act, ok := MatchLocal(text, d.states)
+	if !ok {
+		act, ok = MatchLearned(text, d.intents)
+	}
+	if !ok {
+		return out
+	}
+	call := messages.AgentToolCall{ID: localCall + nuid.Next(), Name: ToolSetState,
+		Args: fmt.Sprintf(`{"name":%q,%q:true}`, act.Arg, SpeakDirectly)}
+	if act.Verb == messages.VerbFire {
+		call.Name, call.Args = ToolFire, fmt.Sprintf(`{"transition":%q,%q:true}`, act.Arg, SpeakDirectly)
+	}
+	out.call = &call
+	return out
 }

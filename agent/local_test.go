@@ -70,7 +70,7 @@ func TestDirectCommand(t *testing.T) {
 	}
 	// With no model at all.
 	f.loop.Model = nil
-	if r := f.ask(t, "off"); r.Status != messages.AgentDone || r.Answer != "The light is off now." {
+	if r := f.ask(t, "off"); r.Status != messages.AgentDone || r.Answer != "The light is off." || len(f.light.commands(messages.VerbPower)) != 1 {
 		t.Fatalf("off with no model: %+v", r)
 	}
 }

@@ -10,8 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/nats-io/nuid"
-
 	"github.com/lumen-home/lumen/internal/clip"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/wire"
@@ -142,29 +140,17 @@ func (l *Loop) ask(ctx context.Context, s *State, env Env, text, who string, dir
 // localCall is the id prefix of a direct command's call.
 const localCall = "local_"
 
-// local is the call a direct command makes, when text is one: MatchLocal
-// over the light's states, else a learned intent's phrase (MatchLearned).
+// local is the call a direct command makes, when text is one
+// (Tools.readLocal).
 func (l *Loop) local(ctx context.Context, text string) (messages.AgentToolCall, bool) {
 	if l.Tools == nil {
 		return messages.AgentToolCall{}, false
 	}
-	d, err := l.Tools.directory(ctx)
-	if err != nil {
+	r := l.Tools.readLocal(ctx, text)
+	if r.call == nil {
 		return messages.AgentToolCall{}, false
 	}
-	act, ok := MatchLocal(text, d.states)
-	if !ok {
-		act, ok = MatchLearned(text, d.intents)
-	}
-	if !ok {
-		return messages.AgentToolCall{}, false
-	}
-	call := messages.AgentToolCall{ID: localCall + nuid.Next(), Name: ToolSetState,
-		Args: fmt.Sprintf(`{"name":%q,%q:true}`, act.Arg, SpeakDirectly)}
-	if act.Verb == messages.VerbFire {
-		call.Name, call.Args = ToolFire, fmt.Sprintf(`{"transition":%q,%q:true}`, act.Arg, SpeakDirectly)
-	}
-	return call, true
+	return *r.call, true
 }
 
 // Continue runs the session's open request from where its journal stands:
@@ -506,6 +492,9 @@ func callOf(s *State, id string) (messages.ToolStep, bool) {
 // Confirmation is the short sentence that says a call is done, for a
 // person: what a speak_directly call answers.
 func Confirmation(c messages.ToolStep) string {
+	if s, ok := confirmRouted(c); ok {
+		return s
+	}
 	if t, ok := toolOf(c.Tool); ok && t.confirm != nil {
 		return t.confirm(c)
 	}

@@ -62,6 +62,12 @@ func (f *fakeLight) Command(_ context.Context, verb string, body []byte) ([]byte
 			return nil, &wire.Error{Code: 404, Msg: fmt.Sprintf("no state %q", n.Name)}
 		}
 		f.model.State = n.Name
+	case messages.VerbPower:
+		var p messages.PowerRequest
+		_ = json.Unmarshal(body, &p)
+		if p.On != nil && !*p.On {
+			f.model.State = "off"
+		}
 	case messages.VerbLearnIntent:
 		var in messages.LearnIntentRequest
 		if err := json.Unmarshal(body, &in); err != nil {
@@ -281,7 +287,7 @@ func TestDuplicateCallBlocked(t *testing.T) {
 			return nil
 		}},
 	)
-	if r := f.ask(t, "red"); r.Status != messages.AgentDone || !r.Calls[2].Blocked {
+	if r := f.ask(t, "create a state red"); r.Status != messages.AgentDone || !r.Calls[2].Blocked {
 		t.Fatalf("reply %+v", r)
 	}
 	if n := len(f.light.commands("create_state")); n != 1 {
@@ -331,7 +337,7 @@ func TestModelFailures(t *testing.T) {
 			f := newFixture(t, agent.ModelConfig{},
 				agenttest.Step{Calls: []agenttest.Call{call("createState", `{"name":"red","r":255,"g":0,"b":0}`)}}, tc.step)
 			f.loop.CallTimeout = 300 * time.Millisecond
-			r := f.ask(t, "red")
+			r := f.ask(t, "make a red state")
 			if r.Status != messages.AgentFailed || !strings.Contains(r.Answer, tc.want) || !strings.Contains(r.Answer, "What I did so far stays (createState)") {
 				t.Fatalf("reply %+v", r)
 			}
@@ -539,7 +545,7 @@ func TestSpeakDirectly(t *testing.T) {
 				return nil
 			}},
 	)
-	r := f.ask(t, "make it red")
+	r := f.ask(t, "make a red state")
 	if r.Status != messages.AgentDone || r.Answer != "The light is red now." || len(f.srv.Requests()) != 2 {
 		t.Fatalf("reply %+v after %d model calls", r, len(f.srv.Requests()))
 	}
@@ -558,7 +564,7 @@ func TestStateSnapshotRoundTrip(t *testing.T) {
 		agenttest.Step{Calls: []agenttest.Call{call("getStates", `{}`), call("createState", `{"name":"red","r":255,"g":0,"b":0}`)}},
 		agenttest.Step{Calls: []agenttest.Call{call("createState", `{"name":"red","r":255,"g":0,"b":0}`), call("done", `{"message":"ok"}`)}},
 	)
-	f.ask(t, "red")
+	f.ask(t, "make a red state")
 	b, err := json.Marshal(f.env.s)
 	if err != nil {
 		t.Fatal(err)

@@ -192,11 +192,17 @@ func (m *Manager) unconfigured(ctx actor.Context, msg *Ask) {
 	go func() {
 		c, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		if call, ok := loop.local(c, msg.Req.Text); ok {
-			root.Send(self, &directAsk{ask: msg, session: name, call: call})
-			return
+		r := loop.Tools.readLocal(c, msg.Req.Text)
+		switch {
+		case r.call != nil:
+			root.Send(self, &directAsk{ask: msg, session: name, call: *r.call})
+		case r.world == nil:
+			msg.Reply(&messages.ErrorReply{Code: 409, Error: Unconfigured})
+		case r.unknown != "":
+			msg.Reply(&messages.ErrorReply{Code: 409, Error: NoSuchLight(r.unknown, r.world) + " " + Unconfigured})
+		default:
+			msg.Reply(&messages.ErrorReply{Code: 409, Error: WithoutModel(msg.Req.Text, r.world)})
 		}
-		msg.Reply(&messages.ErrorReply{Code: 409, Error: Unconfigured})
 	}()
 }
 

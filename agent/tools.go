@@ -237,9 +237,9 @@ func baseTools() []tool {
 		{Spec: Spec{ToolDeleteLayer, "End a temporary layer now (the light returns to the state the layer began in, if it restores).",
 			`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`, messages.TierConfirm},
 			undoesOwn: true, verb: messages.VerbDeleteLayer},
-		{Spec: Spec{ToolSetState, "Change the light to a state now.", `{"type":"object","properties":{"name":{"type":"string"},` + fadeSchema + `},"required":["name"]}`, messages.TierAutonomous},
+		{Spec: Spec{ToolSetState, "Change the light to a state now.", `{"type":"object","properties":{"name":{"type":"string"},` + fadeSchema + `,` + lightSchema + `},"required":["name"]}`, messages.TierAutonomous},
 			direct: true, idempotent: true, verb: messages.VerbSetState, confirm: confirmSetState},
-		{Spec: Spec{ToolFire, "Fire a transition now (button_click, a timer's or a data source's transition), as the button or the timer would.", `{"type":"object","properties":{"transition":{"type":"string"}},"required":["transition"]}`, messages.TierAutonomous},
+		{Spec: Spec{ToolFire, "Fire a transition now (button_click, a timer's or a data source's transition), as the button or the timer would.", `{"type":"object","properties":{"transition":{"type":"string"},` + lightSchema + `},"required":["transition"]}`, messages.TierAutonomous},
 			direct: true, verb: messages.VerbFire, confirm: confirmFire},
 	}
 }
@@ -326,6 +326,9 @@ const maxResult = 8 << 10
 // Tools runs the agent's tool calls against a light.
 type Tools struct {
 	Light     Light
+	// House, when set, reaches the other lights requests may name
+	// (route.go); nil: this light only.
+	House     House
 	Forbidden []string // tools the operator forbids
 	// Changed, when set, reports whether the light's states or learned
 	// intents may have changed since it was last called (a
@@ -346,6 +349,7 @@ type Tools struct {
 type directory struct {
 	states  []string
 	intents []messages.Intent
+	self    Named // the light as requests name it
 }
 
 // directory returns the light's states and intents, read again only
@@ -365,6 +369,7 @@ func (t *Tools) directory(ctx context.Context) (*directory, error) {
 		for i, s := range m.States {
 			d.states[i] = s.Name
 		}
+		d.self = Named{Light: m.Light, Room: m.Room, Aliases: m.Aliases, States: d.states}
 		if t.Changed != nil {
 			t.known = d
 		}
@@ -576,6 +581,17 @@ func (t *Tools) Run(ctx context.Context, name string, args json.RawMessage) (jso
 			names = append(names, s.Name)
 		}
 		return nil, fmt.Errorf("%w: there is no tool %q; the tools are %s", errArgs, name, strings.Join(names, ", "))
+	case routable(name) && a[lightArg] != nil:
+		var target string
+		if err := json.Unmarshal(a[lightArg], &target); err != nil {
+			return nil, fmt.Errorf("%w: %s's %q is a string: a light's name, room:NAME, group:NAME or all", errArgs, name, lightArg)
+		}
+		delete(a, lightArg)
+		args, _ = json.Marshal(a)
+		if d, err := t.directory(ctx); err == nil && (target == "" || target == d.self.Light) {
+			return t.command(ctx, row.verb, args)
+		}
+		return t.routed(ctx, row.verb, target, args)
 	case row.verb != "":
 		return t.command(ctx, row.verb, args)
 	}

@@ -122,6 +122,19 @@ func (c *Client) Call(ctx context.Context, light, verb string, body, out any) er
 // verb, and returns the body of a success, as Request does.
 func (c *Client) RequestMsg(ctx context.Context, light, verb string, m *nats.Msg) ([]byte, error) {
 	m.Subject = subject.Cmd(light, verb)
+	return c.requestOn(ctx, m)
+}
+
+// HouseRequest asks the house's hub for an everyday verb of light, a
+// light of another Pi (subject.HouseCmd), and returns the body of a
+// success, as Request does.
+func (c *Client) HouseRequest(ctx context.Context, light, verb string, body []byte) ([]byte, error) {
+	return c.requestOn(ctx, &nats.Msg{Subject: subject.HouseCmd(light, verb), Data: body})
+}
+
+// requestOn sends m on its subject, with who asks (the context's, else
+// the client's), and returns the body of a success.
+func (c *Client) requestOn(ctx context.Context, m *nats.Msg) ([]byte, error) {
 	who, _ := ctx.Value(whoKey{}).(string)
 	if who == "" {
 		who = c.who
