@@ -391,7 +391,7 @@ func decodeApply(b []byte, c checks) (any, error) {
 		return nil, err
 	}
 	msg, err := config(messages.InConfigData{Op: messages.OpApply, States: r.States, Rules: r.Rules,
-		Vars: r.Vars, VarsOp: varsOp, Initial: r.Initial, OnState: r.OnState, PowerOn: r.PowerOn, TransitionMs: r.TransitionMs, State: r.State, Schedules: scheds, Tools: r.Tools, Sources: sources, Functions: r.Functions,
+		Vars: r.Vars, VarsOp: varsOp, Initial: r.Initial, OnState: r.OnState, PowerOn: r.PowerOn, TransitionMs: r.TransitionMs, Room: r.Room, Aliases: r.Aliases, State: r.State, Schedules: scheds, Tools: r.Tools, Sources: sources, Functions: r.Functions,
 		Layers: r.Layers, Plugins: pluginsUsed(sources, c.plugins)})
 	if err == nil {
 		// The same input, checked the same way, applied to a copy.
