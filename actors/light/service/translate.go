@@ -382,6 +382,11 @@ func decodeApply(b []byte, c checks) (any, error) {
 			return nil, bad("%v", err)
 		}
 	}
+	// Refused before it is journaled; the light checks and normalises
+	// the names again, as given, so that replay does the same.
+	if _, _, err := messages.NormalLightNames(r.Room, r.Aliases); err != nil {
+		return nil, bad("%v", err)
+	}
 	varsOp := messages.VarsReplace
 	if r.Vars == nil {
 		varsOp = messages.VarsKeep
