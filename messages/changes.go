@@ -36,7 +36,12 @@ type Changes struct {
 	PowerOn   *Move `json:"power_on,omitempty"`
 	// TransitionMs moves are in ms, "" for none.
 	TransitionMs *Move `json:"transition_ms,omitempty"`
-	State        *Move `json:"state,omitempty"`
+	// Room moves "" for none; Aliases are added and removed by name (an
+	// alias is never changed, and a new order of the same names is no
+	// change: they name the light the same).
+	Room    *Move `json:"room,omitempty"`
+	Aliases Diff  `json:"aliases,omitzero"`
+	State   *Move `json:"state,omitempty"`
 }
 
 // Diff lists what changed in one part of a configuration: names (rule
@@ -88,6 +93,10 @@ func DiffConfig(before, after ApplyRequest) Changes {
 	if a, b := msOrNone(before.TransitionMs), msOrNone(after.TransitionMs); a != b {
 		c.TransitionMs = &Move{From: a, To: b}
 	}
+	if before.Room != after.Room {
+		c.Room = &Move{From: before.Room, To: after.Room}
+	}
+	c.Aliases = diffBy(before.Aliases, after.Aliases, func(a string) string { return a }, func(_, _ string) bool { return true })
 	return c
 }
 
@@ -148,7 +157,7 @@ func (d Diff) IsZero() bool { return len(d.Added)+len(d.Changed)+len(d.Removed) 
 // Empty reports whether nothing changes.
 func (c Changes) Empty() bool {
 	return c.States.IsZero() && c.Rules.IsZero() && c.Vars.IsZero() && c.Schedules.IsZero() &&
-		c.Tools.IsZero() && c.Sources.IsZero() && c.Functions.IsZero() && c.Layers.IsZero() && c.Initial == nil && c.OnState == nil && c.PowerOn == nil && c.TransitionMs == nil && c.State == nil
+		c.Tools.IsZero() && c.Sources.IsZero() && c.Functions.IsZero() && c.Layers.IsZero() && c.Initial == nil && c.OnState == nil && c.PowerOn == nil && c.TransitionMs == nil && c.Room == nil && c.Aliases.IsZero() && c.State == nil
 }
 
 // maxNamed is how many names of one kind String shows before it counts
@@ -158,7 +167,9 @@ const maxNamed = 8
 // String renders the changes on one line for people: "states: +blue
 // ~red -green; rules: +r7 -r2; vars: unchanged". States, rules and
 // variables are always shown; schedules, tools, sources, functions,
-// layers, the initial state and the state only when they change.
+// layers, the initial state, on_state, power_on, transition_ms, room,
+// aliases ("aliases: +bedroom lamp, -lamp") and the state only when they
+// change.
 func (c Changes) String() string {
 	parts := []string{"states: " + c.States.String(), "rules: " + c.Rules.String(), "vars: " + c.Vars.String()}
 	for _, p := range []struct {
@@ -180,6 +191,12 @@ func (c Changes) String() string {
 	}
 	if c.TransitionMs != nil {
 		parts = append(parts, fmt.Sprintf("transition_ms: %s → %s", orNone(c.TransitionMs.From), orNone(c.TransitionMs.To)))
+	}
+	if c.Room != nil {
+		parts = append(parts, fmt.Sprintf("room: %s → %s", orNone(c.Room.From), orNone(c.Room.To)))
+	}
+	if !c.Aliases.IsZero() {
+		parts = append(parts, "aliases: "+c.Aliases.names())
 	}
 	if c.State != nil {
 		parts = append(parts, fmt.Sprintf("state: %s → %s", c.State.From, c.State.To))
@@ -220,6 +237,21 @@ func (c Changes) Summary() string {
 	if c.TransitionMs != nil {
 		words = append(words, fmt.Sprintf("transition_ms %s → %s", orNone(c.TransitionMs.From), orNone(c.TransitionMs.To)))
 	}
+	if c.Room != nil {
+		words = append(words, fmt.Sprintf("room %s → %s", orNone(c.Room.From), orNone(c.Room.To)))
+	}
+	for _, l := range []struct {
+		sign  string
+		names []string
+	}{{"+", c.Aliases.Added}, {"-", c.Aliases.Removed}} {
+		for i, n := range l.names {
+			if i == maxNamed {
+				words = append(words, fmt.Sprintf("%s%d more aliases", l.sign, len(l.names)-maxNamed))
+				break
+			}
+			words = append(words, l.sign+"alias "+n)
+		}
+	}
 	if c.State != nil {
 		words = append(words, fmt.Sprintf("state %s → %s", c.State.From, c.State.To))
 	}
@@ -232,6 +264,15 @@ func (d Diff) String() string {
 	if d.IsZero() {
 		return "unchanged"
 	}
+	return d.join(" ")
+}
+
+// names renders a diff of names that may hold spaces and '-' (the
+// aliases): "+bedroom lamp, -lamp".
+func (d Diff) names() string { return d.join(", ") }
+
+// join writes each name with its sign, up to maxNamed of each sign.
+func (d Diff) join(sep string) string {
 	var words []string
 	for _, l := range []struct {
 		sign  string
@@ -245,7 +286,7 @@ func (d Diff) String() string {
 			words = append(words, l.sign+n)
 		}
 	}
-	return strings.Join(words, " ")
+	return strings.Join(words, sep)
 }
 
 // orNone names an unset state for a person.

@@ -62,6 +62,14 @@ func TestDiffConfig(t *testing.T) {
 		{"no tz is UTC (an exported schedule applied again)", func(c *messages.ApplyRequest) {
 			c.Schedules = []messages.Schedule{{Name: "evening", Cron: "0 19 * * *", TZ: "UTC", Fires: "evening"}}
 		}, `{}`, "states: unchanged; rules: unchanged; vars: unchanged"},
+		{"a room is set, changed and removed as a move", func(c *messages.ApplyRequest) { c.Room = "bedroom" },
+			`{"room":{"from":"","to":"bedroom"}}`, "states: unchanged; rules: unchanged; vars: unchanged; room: (none) → bedroom"},
+		{"aliases are added and removed by name", func(c *messages.ApplyRequest) { c.Aliases = []string{"bedroom lamp", "bedside"} },
+			`{"aliases":{"added":["bedroom lamp","bedside"]}}`, "states: unchanged; rules: unchanged; vars: unchanged; aliases: +bedroom lamp, +bedside"},
+		{"the room and aliases together", func(c *messages.ApplyRequest) {
+			c.Room, c.Aliases = "bedroom", []string{"bedside"}
+		}, `{"room":{"from":"","to":"bedroom"},"aliases":{"added":["bedside"]}}`,
+			"states: unchanged; rules: unchanged; vars: unchanged; room: (none) → bedroom; aliases: +bedside"},
 		{"a zone is configuration", func(c *messages.ApplyRequest) {
 			c.Schedules = []messages.Schedule{{Name: "evening", Cron: "0 19 * * *", TZ: "Europe/Paris", Fires: "evening"}}
 		}, `{"schedules":{"changed":["evening"]}}`, "states: unchanged; rules: unchanged; vars: unchanged; schedules: ~evening"},
@@ -127,10 +135,45 @@ func TestChangesSummary(t *testing.T) {
 			"~state red, +rule r7, -source weather"},
 		{messages.Changes{Initial: &messages.Move{From: "off", To: "red"}}, "initial off → red"},
 		{messages.Changes{State: &messages.Move{From: "red", To: "blue"}}, "state red → blue"},
+		{messages.Changes{Room: &messages.Move{To: "bedroom"}}, "room (none) → bedroom"},
+		{messages.Changes{Room: &messages.Move{From: "bedroom", To: "study"}, Aliases: messages.Diff{Added: []string{"study lamp", "desk"}, Removed: []string{"bedside"}}},
+			"room bedroom → study, +alias study lamp, +alias desk, -alias bedside"},
+		{messages.Changes{Aliases: messages.Diff{Added: many}}, "+alias s0, +alias s1, +alias s2, +alias s3, +alias s4, +alias s5, +alias s6, +alias s7, +2 more aliases"},
 		{messages.Changes{States: messages.Diff{Added: many}}, "+state s0, +state s1, +state s2, +state s3, +state s4, +state s5, +state s6, +state s7, +2 more states"},
 	} {
 		if got := tc.c.Summary(); got != tc.want {
 			t.Errorf("Summary() = %q, want %q", got, tc.want)
+		}
+	}
+}
+
+// The room moves; aliases name the light as a set: the same names in
+// another order are no change, and each alias added or removed is
+// listed once.
+func TestDiffConfigNames(t *testing.T) {
+	c := func(room string, aliases ...string) messages.ApplyRequest {
+		return messages.ApplyRequest{Room: room, Aliases: aliases}
+	}
+	for _, tc := range []struct {
+		before, after messages.ApplyRequest
+		want          string // the JSON of the changes
+		summary       string
+	}{
+		{c("bedroom"), c("study"), `{"room":{"from":"bedroom","to":"study"}}`, "room bedroom → study"},
+		{c("bedroom"), c(""), `{"room":{"from":"bedroom","to":""}}`, "room bedroom → (none)"},
+		{c("", "a", "b"), c("", "b", "a"), `{}`, ""},
+		{c("", "a", "b"), c("", "b", "c"), `{"aliases":{"added":["c"],"removed":["a"]}}`, "+alias c, -alias a"},
+		{c("", "desk lamp"), c(""), `{"aliases":{"removed":["desk lamp"]}}`, "-alias desk lamp"},
+		{c("", "bedside"), c("bedroom", "bedroom lamp", "bedside"), `{"room":{"from":"","to":"bedroom"},"aliases":{"added":["bedroom lamp"]}}`,
+			"room (none) → bedroom, +alias bedroom lamp"},
+	} {
+		ch := messages.DiffConfig(tc.before, tc.after)
+		b, err := json.Marshal(ch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(b) != tc.want || ch.Summary() != tc.summary || ch.Empty() != (tc.want == `{}`) {
+			t.Errorf("%+v → %+v: %s, %q (empty %v); want %s, %q", tc.before, tc.after, b, ch.Summary(), ch.Empty(), tc.want, tc.summary)
 		}
 	}
 }

@@ -187,6 +187,13 @@ type ApplyRequest struct {
 	// TransitionMs is the light's default fade into a state, in ms (0 to
 	// MaxFadeMs): what a change that names no fade_ms takes.
 	TransitionMs *int `json:"transition_ms,omitempty"`
+	// Room and Aliases are the names people use for the light (its
+	// room, its other names), read by the local understanding of
+	// everyday commands: 1 to MaxLightName letters, digits, spaces, '-',
+	// '_' and apostrophes each, at most MaxAliases aliases, kept
+	// lower-case with single spaces (NormalLightNames).
+	Room    string   `json:"room,omitempty"`
+	Aliases []string `json:"aliases,omitempty"`
 	// State, when given, is the state the light goes to once the
 	// configuration is applied (lumen apply --state); no part of the
 	// configuration, so export never writes it.
@@ -280,6 +287,10 @@ type GetReply struct {
 	PowerOn string `json:"power_on,omitempty"`
 	// TransitionMs is the light's default fade; omitted when not set.
 	TransitionMs *int `json:"transition_ms,omitempty"`
+	// Room and Aliases are the names people use for the light, as it
+	// keeps them (lower-case, single spaces); omitted when not set.
+	Room    string   `json:"room,omitempty"`
+	Aliases []string `json:"aliases,omitempty"`
 	// Fade is the last fade into the state (or the brightness), which
 	// may be over: the LED computes where it is from the clock. Omitted
 	// when there is none.

@@ -151,17 +151,21 @@ type InConfigData struct {
 	OnState string                     `json:"on_state,omitempty"`
 	PowerOn string                     `json:"power_on,omitempty"`
 	// TransitionMs is the light's default fade, 0 to MaxFadeMs; nil: none.
-	TransitionMs *int              `json:"transition_ms,omitempty"`
-	State        string            `json:"state,omitempty"`
-	Schedules    []Schedule        `json:"schedules,omitempty"`
-	Name         string            `json:"name,omitempty"`
-	IDs          []string          `json:"ids,omitempty"`
-	Match        *RuleMatch        `json:"match,omitempty"`
-	Tools        []Tool            `json:"tools,omitempty"`
-	Sources      []json.RawMessage `json:"sources,omitempty"`
-	Functions    []Function        `json:"functions,omitempty"`
-	Layers       []Layer           `json:"layers,omitempty"`
-	Layer        *LayerSpec        `json:"layer,omitempty"`
+	TransitionMs *int `json:"transition_ms,omitempty"`
+	// Room and Aliases are the names people use for the light, as
+	// given: the light keeps them normalised (NormalLightNames).
+	Room      string            `json:"room,omitempty"`
+	Aliases   []string          `json:"aliases,omitempty"`
+	State     string            `json:"state,omitempty"`
+	Schedules []Schedule        `json:"schedules,omitempty"`
+	Name      string            `json:"name,omitempty"`
+	IDs       []string          `json:"ids,omitempty"`
+	Match     *RuleMatch        `json:"match,omitempty"`
+	Tools     []Tool            `json:"tools,omitempty"`
+	Sources   []json.RawMessage `json:"sources,omitempty"`
+	Functions []Function        `json:"functions,omitempty"`
+	Layers    []Layer           `json:"layers,omitempty"`
+	Layer     *LayerSpec        `json:"layer,omitempty"`
 	// Plugins are the operator's plugins that Sources fetch with, as the
 	// daemon knew them when it journaled the input (create_source,
 	// apply): the light's model does not know the plugins directory, and

@@ -24,8 +24,8 @@ import (
 // ToYAML writes c as YAML that a person reads and that ToJSON (lumen
 // apply -f) takes back to the same configuration.
 //
-// The top-level keys come in the order a light is read: where it starts
-// (initial), what it shows (states), how it moves between them (rules,
+// The top-level keys come in the order a light is read: what people call
+// it (room, aliases), where it starts (initial), what it shows (states), how it moves between them (rules,
 // which name states), the functions their expressions call, the
 // temporary layers of rules over them, the data rules read and write
 // (vars), then what fires transitions from outside: schedules, tools (the
@@ -55,6 +55,16 @@ import (
 // is not finite is an error.
 func ToYAML(c ApplyRequest) ([]byte, error) {
 	top := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+	if c.Room != "" {
+		addPair(top, "room", str(c.Room))
+	}
+	if len(c.Aliases) > 0 {
+		seq := seqNode()
+		for _, a := range c.Aliases {
+			seq.Content = append(seq.Content, str(a))
+		}
+		addPair(top, "aliases", seq)
+	}
 	if c.Initial != "" {
 		addPair(top, "initial", str(c.Initial))
 	}

@@ -392,6 +392,12 @@ func TestToYAMLRoundTrip(t *testing.T) {
     on: y
     to: a
 `},
+		{name: "room and aliases, names with spaces and apostrophes plain",
+			given:    messages.ApplyRequest{Room: "bedroom", Aliases: []string{"bedroom lamp", "kid's lamp", "o'clock", "2nd"}},
+			wantText: "room: bedroom\naliases:\n  - bedroom lamp\n  - kid's lamp\n  - o'clock\n  - 2nd\n", whole: true},
+		{name: "names YAML would read as something else are quoted",
+			given:    messages.ApplyRequest{Room: "yes", Aliases: []string{"null", "1", "-"}},
+			wantText: "room: yes\naliases:\n  - \"null\"\n  - \"1\"\n  - '-'\n", whole: true},
 		{name: "a speed of 0 is written",
 			given:    messages.ApplyRequest{States: []messages.State{{Name: "a", Speed: &speed}}},
 			wantText: "    speed: 0\n"},
@@ -422,7 +428,7 @@ func TestToYAMLKnowsEveryField(t *testing.T) {
 		v    any
 		want string
 	}{
-		{messages.ApplyRequest{}, "states rules vars initial on_state power_on transition_ms state schedules tools sources functions layers confirm_empty dry_run"},
+		{messages.ApplyRequest{}, "states rules vars initial on_state power_on transition_ms room aliases state schedules tools sources functions layers confirm_empty dry_run"},
 		{messages.Layer{}, "name rules fires_left deadline until restore began_state"},
 		{messages.State{}, "name r g b speed description"},
 		{messages.Rule{}, "id from on to fade_ms condition action priority enabled"},
@@ -475,7 +481,7 @@ func TestToYAMLKeyOrder(t *testing.T) {
 		n    *yaml.Node
 		want string
 	}{
-		{"top", top, "initial states rules functions layers vars schedules tools sources"},
+		{"top", top, "room aliases initial states rules functions layers vars schedules tools sources"},
 		{"a layer", field(top, "layers").Content[0], "name fires_left began_state rules"},
 		{"a layer with a deadline, not restoring", field(top, "layers").Content[1], "name deadline restore began_state rules"},
 		{"a layer until", field(top, "layers").Content[2], "name until began_state rules"},
@@ -538,6 +544,8 @@ func exportConfig() messages.ApplyRequest {
 	cold := rule("r7", "night/warm", "button_double_click", "blue", 0)
 	cold.Enabled = false
 	return messages.ApplyRequest{
+		Room:    "bedroom",
+		Aliases: []string{"bedroom lamp", "bedside", "kid's lamp"},
 		Initial: "off",
 		States: []messages.State{
 			state("off", 0, 0, 0, ""),

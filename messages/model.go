@@ -264,5 +264,5 @@ func (g GetReply) Config() ApplyRequest {
 		s.Next, s.TZ = nil, s.Zone()
 		scheds = append(scheds, s)
 	}
-	return ApplyRequest{States: g.States, Rules: g.Rules, Vars: g.Vars, Initial: g.Initial, OnState: g.OnState, PowerOn: g.PowerOn, TransitionMs: g.TransitionMs, Schedules: scheds, Tools: g.Tools, Sources: g.Sources, Functions: g.Functions, Layers: g.Layers}
+	return ApplyRequest{States: g.States, Rules: g.Rules, Vars: g.Vars, Initial: g.Initial, OnState: g.OnState, PowerOn: g.PowerOn, TransitionMs: g.TransitionMs, Room: g.Room, Aliases: g.Aliases, Schedules: scheds, Tools: g.Tools, Sources: g.Sources, Functions: g.Functions, Layers: g.Layers}
 }

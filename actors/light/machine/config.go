@@ -148,6 +148,10 @@ func (c *core) opApply(in *messages.InConfigData) ([]Output, *rejection) {
 	if r := checkFade("transition_ms", in.TransitionMs); r != nil {
 		return nil, r
 	}
+	room, aliases, err := messages.NormalLightNames(in.Room, in.Aliases)
+	if err != nil {
+		return nil, rejectf(400, "%v", err)
+	}
 	target, r := c.applyTarget(in, stateIdx)
 	if r != nil {
 		return nil, r
@@ -168,6 +172,7 @@ func (c *core) opApply(in *messages.InConfigData) ([]Output, *rejection) {
 	old := c.scheds
 	cfg := configOf(states, rules, in.Initial, scheds, tools, next)
 	cfg.sources, cfg.fns, cfg.layers, cfg.onState, cfg.powerOn, cfg.trans = sources, fs, layers, in.OnState, powerOn, copyInt(in.TransitionMs)
+	cfg.room, cfg.aliases = room, aliases
 	if err := c.commit(cfg); err != nil {
 		return nil, rejectf(500, "%v", err)
 	}

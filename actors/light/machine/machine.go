@@ -94,6 +94,8 @@ type core struct {
 	onState     string      // where power on goes without a state from before off; "": the first state
 	powerOn     string      // after an unclean stop: "" (restore), "off" or "state NAME"
 	transition  *int        // the default fade into a state, ms; nil: none (fade.go)
+	room        string      // the names people use for the light, normalised; "": none
+	aliases     []string    // never changed in place: a commit replaces the slice
 	scheds      []*schedule // in insertion order
 	schedIdx    map[string]*schedule
 	tools       []*tool // custom tools, in definition order

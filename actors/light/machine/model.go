@@ -112,7 +112,9 @@ type config struct {
 	initial  string
 	onState  string
 	powerOn  string
-	trans    *int // transition_ms
+	trans    *int     // transition_ms
+	room     string   // normalised (messages.NormalLightNames); "": none
+	aliases  []string // normalised, in their order; nil: none
 	scheds   []*schedule
 	tools    []*tool
 	sources  []*sourceDef
@@ -192,6 +194,7 @@ func (c *core) commit(cfg config) error {
 	c.onState = cfg.onState
 	c.powerOn = cfg.powerOn
 	c.transition = cfg.trans
+	c.room, c.aliases = cfg.room, cfg.aliases
 	if c.stateIdx[c.lastOn] == nil {
 		c.lastOn = "" // deleted: power on goes to on_state
 	}
@@ -219,7 +222,7 @@ func (c *core) commit(cfg config) error {
 }
 
 func (c *core) current() config {
-	return config{states: c.states, rules: c.rules, initial: c.initial, onState: c.onState, powerOn: c.powerOn, trans: c.transition, scheds: c.scheds, tools: c.tools, sources: c.sources, fns: c.fns, layers: c.layers, nextRule: c.nextRule}
+	return config{states: c.states, rules: c.rules, initial: c.initial, onState: c.onState, powerOn: c.powerOn, trans: c.transition, room: c.room, aliases: c.aliases, scheds: c.scheds, tools: c.tools, sources: c.sources, fns: c.fns, layers: c.layers, nextRule: c.nextRule}
 }
 
 func (c *core) defaultOff() *stateDef {

@@ -21,6 +21,8 @@ type snapshot struct {
 	OnState   string                     `json:"on_state,omitempty"` // omitted when not set, as before power existed
 	PowerOn   string                     `json:"power_on,omitempty"` // omitted for restore, the default
 	Trans     *int                       `json:"transition_ms,omitempty"`
+	Room      string                     `json:"room,omitempty"`    // omitted when not set, as before names existed
+	Aliases   []string                   `json:"aliases,omitempty"` // omitted when none, as before names existed
 	Fade      *messages.Fade             `json:"fade,omitempty"`
 	LastOn    string                     `json:"last_on,omitempty"`    // omitted when never on
 	Bright    int                        `json:"brightness,omitempty"` // omitted at 100, as before the dimmer existed
@@ -52,6 +54,8 @@ func (m *Machine) Snapshot() ([]byte, error) {
 		OnState:   c.onState,
 		PowerOn:   c.powerOn,
 		Trans:     copyInt(c.transition),
+		Room:      c.room,
+		Aliases:   slices.Clone(c.aliases),
 		Fade:      c.fadeNow(),
 		LastOn:    c.lastOn,
 		NextRule:  c.nextRule,
@@ -174,7 +178,12 @@ func Restore(b []byte, opts ...Option) (*Machine, error) {
 	if r := checkFade("transition_ms", s.Trans); r != nil {
 		return fail(r)
 	}
+	room, aliases, err := messages.NormalLightNames(s.Room, s.Aliases)
+	if err != nil {
+		return fail(err)
+	}
 	cfg.sources, cfg.fns, cfg.layers, cfg.onState, cfg.powerOn, cfg.trans = sources, fs, layers, s.OnState, powerOn, copyInt(s.Trans)
+	cfg.room, cfg.aliases = room, aliases
 	if err := c.commit(cfg); err != nil {
 		return fail(err)
 	}

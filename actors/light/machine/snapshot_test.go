@@ -151,6 +151,8 @@ func TestRestoreRejects(t *testing.T) {
 		{"another version", `{"v":2}`},
 		{"an unknown state", `{"v":1,"state":"nope","states":[]}`},
 		{"a rule to nowhere", `{"v":1,"state":"off","states":[],"rules":[{"id":"r1","from":"*","on":"x","to":"nope"}]}`},
+		{"an alias that is no name", `{"v":1,"state":"off","states":[],"aliases":["a/b"]}`},
+		{"an alias twice", `{"v":1,"state":"off","states":[],"aliases":["a","a"]}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

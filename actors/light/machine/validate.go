@@ -327,7 +327,7 @@ func (c *core) checkSun(ms messages.Schedule) (*schedule, *rejection) {
 }
 
 var opFields = map[string][]string{
-	messages.OpApply:            {"states", "rules", "vars", "vars_op", "initial", "on_state", "power_on", "transition_ms", "state", "schedules", "tools", "sources", "plugins", "functions", "layers"},
+	messages.OpApply:            {"states", "rules", "vars", "vars_op", "initial", "on_state", "power_on", "transition_ms", "room", "aliases", "state", "schedules", "tools", "sources", "plugins", "functions", "layers"},
 	messages.OpCreateState:      {"states"},
 	messages.OpDeleteState:      {"name"},
 	messages.OpAppendRules:      {"rules", "layer"},
@@ -362,7 +362,7 @@ func checkFields(in *messages.InConfigData) *rejection {
 		set  bool
 	}{
 		{"states", in.States != nil}, {"rules", in.Rules != nil}, {"vars", in.Vars != nil}, {"vars_op", in.VarsOp != ""},
-		{"initial", in.Initial != ""}, {"on_state", in.OnState != ""}, {"power_on", in.PowerOn != ""}, {"transition_ms", in.TransitionMs != nil}, {"state", in.State != ""}, {"schedules", in.Schedules != nil}, {"name", in.Name != ""},
+		{"initial", in.Initial != ""}, {"on_state", in.OnState != ""}, {"power_on", in.PowerOn != ""}, {"transition_ms", in.TransitionMs != nil}, {"room", in.Room != ""}, {"aliases", in.Aliases != nil}, {"state", in.State != ""}, {"schedules", in.Schedules != nil}, {"name", in.Name != ""},
 		{"ids", in.IDs != nil}, {"match", in.Match != nil}, {"tools", in.Tools != nil},
 		{"sources", in.Sources != nil}, {"plugins", in.Plugins != nil}, {"functions", in.Functions != nil},
 		{"layers", in.Layers != nil}, {"layer", in.Layer != nil},

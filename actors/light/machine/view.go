@@ -22,6 +22,8 @@ func (m *Machine) Model() messages.GetReply {
 		OnState:      c.onState,
 		PowerOn:      c.powerOn,
 		TransitionMs: copyInt(c.transition),
+		Room:         c.room,
+		Aliases:      slices.Clone(c.aliases),
 		Fade:         c.fadeNow(),
 		LastOn:       c.lastOn,
 		Brightness:   c.bright,
@@ -51,6 +53,8 @@ func (m *Machine) Export() messages.ApplyRequest {
 		OnState:      c.onState,
 		PowerOn:      c.powerOn,
 		TransitionMs: copyInt(c.transition),
+		Room:         c.room,
+		Aliases:      slices.Clone(c.aliases),
 	}
 	if len(c.vars) > 0 {
 		req.Vars = c.varMap()

@@ -382,6 +382,11 @@ func decodeApply(b []byte, c checks) (any, error) {
 			return nil, bad("%v", err)
 		}
 	}
+	// Refused before it is journaled; the light checks and normalises
+	// the names again, as given, so that replay does the same.
+	if _, _, err := messages.NormalLightNames(r.Room, r.Aliases); err != nil {
+		return nil, bad("%v", err)
+	}
 	varsOp := messages.VarsReplace
 	if r.Vars == nil {
 		varsOp = messages.VarsKeep
@@ -391,7 +396,7 @@ func decodeApply(b []byte, c checks) (any, error) {
 		return nil, err
 	}
 	msg, err := config(messages.InConfigData{Op: messages.OpApply, States: r.States, Rules: r.Rules,
-		Vars: r.Vars, VarsOp: varsOp, Initial: r.Initial, OnState: r.OnState, PowerOn: r.PowerOn, TransitionMs: r.TransitionMs, State: r.State, Schedules: scheds, Tools: r.Tools, Sources: sources, Functions: r.Functions,
+		Vars: r.Vars, VarsOp: varsOp, Initial: r.Initial, OnState: r.OnState, PowerOn: r.PowerOn, TransitionMs: r.TransitionMs, Room: r.Room, Aliases: r.Aliases, State: r.State, Schedules: scheds, Tools: r.Tools, Sources: sources, Functions: r.Functions,
 		Layers: r.Layers, Plugins: pluginsUsed(sources, c.plugins)})
 	if err == nil {
 		// The same input, checked the same way, applied to a copy.

@@ -348,3 +348,34 @@ func TestDecodersAreTheLightsVerbs(t *testing.T) {
 		t.Errorf("decoders of %v, the table's light verbs are %v", got, want)
 	}
 }
+
+// apply carries the names people use for the light to its input as
+// given, dry run or not: the light normalises them, so that replay does
+// the same. Names the light would refuse are refused before they are
+// journaled.
+func TestTranslateApplyNames(t *testing.T) {
+	for _, body := range []string{
+		`{"room":"Bedroom","aliases":["Bedroom Lamp","bedside"],"states":[{"name":"red","r":255}],"rules":[]}`,
+		`{"room":"Bedroom","aliases":["Bedroom Lamp","bedside"],"states":[{"name":"red","r":255}],"rules":[],"dry_run":true}`,
+	} {
+		msg, err := translate(messages.VerbApply, []byte(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var in messages.InConfigData
+		if err := messages.Decode(msg.(*light.Command).Data, &in); err != nil {
+			t.Fatal(err)
+		}
+		if in.Room != "Bedroom" || strings.Join(in.Aliases, "|") != "Bedroom Lamp|bedside" {
+			t.Errorf("%s: input room %q, aliases %q", body, in.Room, in.Aliases)
+		}
+	}
+	for body, says := range map[string]string{
+		`{"room":"bed/room","states":[{"name":"red","r":255}],"rules":[]}`:                        `room "bed/room" holds '/'`,
+		`{"aliases":["lamp","Lamp"],"states":[{"name":"red","r":255}],"rules":[],"dry_run":true}`: `aliases[1] "Lamp" is aliases[0] "lamp" again`,
+	} {
+		if _, err := translate(messages.VerbApply, []byte(body)); err == nil || !strings.Contains(err.Error(), says) {
+			t.Errorf("%s: %v, want a refusal that says %q", body, err, says)
+		}
+	}
+}

@@ -1,0 +1,94 @@
+package messages
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// The names people use for a light: its room and its aliases, read by
+// the local understanding of everyday commands ("turn on the bedroom
+// lamp"). They are kept as people say them, lower-case with single
+// spaces, so that matching an utterance is a plain comparison.
+const (
+	// MaxLightName bounds a room or an alias, in characters.
+	MaxLightName = 40
+	// MaxAliases bounds how many aliases a light has.
+	MaxAliases = 16
+)
+
+// NormalLightName returns a room or an alias as the light keeps it, and
+// what is wrong with it: lower-case, each run of spaces one space, no
+// space at either end, a typographic apostrophe (’, as phones type it)
+// the plain one; 1 to MaxLightName characters of letters, digits,
+// spaces, '-', '_' and apostrophes. key names it in the error ("room",
+// "aliases[2]").
+func NormalLightName(key, name string) (string, error) {
+	if !utf8.ValidString(name) {
+		return "", fmt.Errorf("%s %s is not valid UTF-8", key, Clip(name))
+	}
+	var b strings.Builder
+	space := false
+	for _, r := range strings.ToLower(name) {
+		switch {
+		case r == ' ':
+			space = true
+			continue
+		case r == '’':
+			r = '\''
+		case unicode.IsLetter(r), unicode.IsDigit(r), r == '-', r == '_', r == '\'':
+		default:
+			return "", fmt.Errorf("%s %q holds %q; a room or an alias is letters, digits, spaces, '-', '_' and apostrophes only", key, name, r)
+		}
+		if space && b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		space = false
+		b.WriteRune(r)
+	}
+	norm := b.String()
+	switch n := utf8.RuneCountInString(norm); {
+	case n == 0:
+		what := "is empty"
+		if name != "" {
+			what = "is only spaces"
+		}
+		return "", fmt.Errorf("%s %q %s; give it 1 to %d characters, or leave it out", key, name, what, MaxLightName)
+	case n > MaxLightName:
+		return "", fmt.Errorf("%s %s is %d characters long; a room or an alias is at most %d", key, Clip(name), n, MaxLightName)
+	}
+	return norm, nil
+}
+
+// NormalLightNames checks a light's room ("" for none) and aliases as
+// NormalLightName does each, and that there are at most MaxAliases
+// aliases, no two the same once normalised; it returns them as the light
+// keeps them, the aliases in their order (nil for none). An alias may be
+// the room's name.
+func NormalLightNames(room string, aliases []string) (string, []string, error) {
+	if room != "" {
+		r, err := NormalLightName("room", room)
+		if err != nil {
+			return "", nil, err
+		}
+		room = r
+	}
+	if len(aliases) > MaxAliases {
+		return "", nil, fmt.Errorf("aliases lists %d names; a light has at most %d", len(aliases), MaxAliases)
+	}
+	var out []string
+	seen := make(map[string]int, len(aliases))
+	for i, a := range aliases {
+		n, err := NormalLightName(fmt.Sprintf("aliases[%d]", i), a)
+		if err != nil {
+			return "", nil, err
+		}
+		if j, dup := seen[n]; dup {
+			return "", nil, fmt.Errorf("aliases[%d] %q is aliases[%d] %q again (both are %q); list each name once", i, a, j, aliases[j], n)
+		}
+		seen[n] = i
+		out = append(out, n)
+	}
+	return room, out, nil
+}
