@@ -73,6 +73,8 @@ type Hub struct {
 	relays map[string]*nats.Subscription
 	// lags is how far the house stream is behind each Pi (status.go).
 	lags map[string]measured
+	// dir is the house's directory for the Pis (directory.go).
+	dir directory
 }
 
 // watchEvery is how often the hub reads its registry and writes the Pis'

@@ -15,7 +15,8 @@ import (
 // of its house consumer; it receives from it the Pi's lights' events,
 // LED and gpio announcements (under the Pi's prefix, which the hub
 // relays: relay.go) and the house consumer's deliveries; the Pi may ask
-// the hub's account for the house's everyday verbs (HouseCmd). Nothing
+// the hub's account for the house's everyday verbs (HouseCmd) and its
+// directory (HouseLights), both under lumen.sys.house.>. Nothing
 // else crosses: a Pi sees no other Pi's traffic or replies, and nothing
 // it says reaches the hub's clients but as its own lights' words.
 

@@ -19,7 +19,8 @@ import (
 // The hub's services, in its own account: what the house's clients
 // reach that no single Pi may answer. Discovery asks each Pi's account
 // and passes on only what its own lights say; a Pi's ask for an everyday
-// verb of any light goes to that light, journaled by pi:<name>. (The
+// verb of any light goes to that light, journaled by pi:<name>; its ask
+// for the house's lights is answered from the hub's directory. (The
 // fleet's and groups' commands need no service: the server hands each
 // Pi's account its own lights' addressed form, perms.go.) So no Pi
 // answers for a light of another.
@@ -42,6 +43,8 @@ func (h *Hub) serve() error {
 		{WhySubject, h.answerWhy},
 		{"$SRV.>", h.discovery},
 		{subject.PiHouse("*") + ".>", h.ask},
+		// The hub's own clients may read the directory too.
+		{subject.HouseLights(), h.answerLights},
 	} {
 		if _, err := h.nc.Subscribe(s.subj, s.cb); err != nil {
 			return fmt.Errorf("house: serve %s: %w", s.subj, err)
@@ -161,11 +164,16 @@ func ownService(p Pi, data []byte) (micro.Info, bool) {
 
 // ask serves a Pi's lumen.sys.house.<light>.cmd.<verb>: an everyday verb
 // of any light of the house, journaled by pi:<name> (and who asked on
-// the Pi, when it says).
+// the Pi, when it says); and its lumen.sys.house.lights, the house's
+// directory (directory.go).
 func (h *Hub) ask(m *nats.Msg) {
+	if _, ok := subject.ParsePiHouseLights(m.Subject); ok {
+		h.answerLights(m)
+		return
+	}
 	pi, light, verb, ok := subject.ParsePiHouse(m.Subject)
 	if !ok {
-		_ = wire.ReplyError(m, 400, fmt.Sprintf("ask the house on %s", subject.HouseCmd("LIGHT", "VERB")))
+		_ = wire.ReplyError(m, 400, fmt.Sprintf("ask the house on %s, or for its lights on %s", subject.HouseCmd("LIGHT", "VERB"), subject.HouseLights()))
 		return
 	}
 	if !slices.Contains(messages.HouseVerbs(), verb) {

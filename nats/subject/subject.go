@@ -331,7 +331,13 @@ func HouseCmd(light, verb string) string {
 	return housePrefix + "." + light + "." + tokCmd + "." + verb
 }
 
-// AllHouse matches HouseCmd of every light and verb.
+// HouseLights is where a Pi asks the house for its directory: every
+// light, its Pi, room, aliases, groups and states (messages.HouseLightsReply):
+// lumen.sys.house.lights. It has four tokens where HouseCmd has six, so a
+// light named lights does not collide with it.
+func HouseLights() string { return housePrefix + ".lights" }
+
+// AllHouse matches HouseCmd of every light and verb, and HouseLights.
 func AllHouse() string { return housePrefix + ".>" }
 
 // PiPrefix is where the hub's account reaches one Pi's account (the
@@ -341,6 +347,17 @@ func PiPrefix(pi string) string { return tokRoot + "." + tokSys + ".pi." + pi }
 // PiHouse is where the hub's account receives what Pi pi asks the house
 // (its HouseCmd): lumen.sys.pi.<pi>.house.
 func PiHouse(pi string) string { return PiPrefix(pi) + ".house" }
+
+// ParsePiHouseLights reads what Pi pi's HouseLights is at the hub's
+// account (lumen.sys.pi.<pi>.house.lights): the Pi; ok is false for
+// anything else.
+func ParsePiHouseLights(subj string) (pi string, ok bool) {
+	parts := strings.Split(subj, ".")
+	if len(parts) != 6 || parts[0] != tokRoot || parts[1] != tokSys || parts[2] != "pi" || parts[4] != "house" || parts[5] != "lights" || parts[3] == "" {
+		return "", false
+	}
+	return parts[3], true
+}
 
 // ParsePiHouse reads a PiHouse subject: the Pi, and the light and verb
 // it asks for; ok is false for anything else.

@@ -174,3 +174,37 @@ func ExampleIn() {
 	// lumen.kitchen.evt.in.button
 	// kitchen out state true
 }
+
+// The house's directory and its everyday verbs share lumen.sys.house.>,
+// which a Pi's account routes to the hub under its prefix; the two
+// parses never take each other's subject, not even for a light named
+// lights.
+func TestPiHouseParses(t *testing.T) {
+	const pre = "lumen.sys.pi.kitchenpi.house"
+	if got := subject.HouseLights(); got != "lumen.sys.house.lights" {
+		t.Errorf("HouseLights = %s", got)
+	}
+	tests := []struct {
+		subj        string
+		lights, cmd bool
+		light, verb string
+	}{
+		{subj: pre + ".lights", lights: true},
+		{subj: pre + ".lights.cmd.fire", cmd: true, light: "lights", verb: "fire"},
+		{subj: pre + ".hall.cmd.set_state", cmd: true, light: "hall", verb: "set_state"},
+		{subj: pre + ".lights.x"},
+		{subj: pre + ".other"},
+		{subj: "lumen.sys.pi..house.lights"},
+		{subj: "lumen.sys.house.lights"},
+	}
+	for _, tc := range tests {
+		pi, ok := subject.ParsePiHouseLights(tc.subj)
+		if ok != tc.lights || (ok && pi != "kitchenpi") {
+			t.Errorf("ParsePiHouseLights(%s) = %q, %v", tc.subj, pi, ok)
+		}
+		_, light, verb, ok := subject.ParsePiHouse(tc.subj)
+		if ok != tc.cmd || light != tc.light || verb != tc.verb {
+			t.Errorf("ParsePiHouse(%s) = %q %q %v", tc.subj, light, verb, ok)
+		}
+	}
+}
