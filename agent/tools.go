@@ -325,7 +325,7 @@ const maxResult = 8 << 10
 
 // Tools runs the agent's tool calls against a light.
 type Tools struct {
-	Light     Light
+	Light Light
 	// House, when set, reaches the other lights requests may name
 	// (route.go); nil: this light only.
 	House     House

@@ -34,11 +34,11 @@ type Named struct {
 // (Self): the names of its lights, rooms and groups. Build it with
 // NewWorld; it is read-only after.
 type World struct {
-	Self   string
-	lights map[string]*Named
-	names  map[string]Target // a name's words, space-joined -> its target
-	groups map[string][]string
-	rooms  map[string][]string
+	Self    string
+	lights  map[string]*Named
+	names   map[string]Target // a name's words, space-joined -> its target
+	groups  map[string][]string
+	rooms   map[string][]string
 	longest int // words of the longest name
 }
 
@@ -534,10 +534,10 @@ func (w *World) read(toks []token, target *Target) Reading {
 	toks = joinNumbers(toks)
 	var (
 		on, off, toggle, click, up, down, fade, slow, by, to, brightness, all, self bool
-		step, abs, num, kelvin, fadeMs = -1, -1, -1, -1, -1
-		col, state                     string
-		actions                        int
-		percent                        bool
+		step, abs, num, kelvin, fadeMs                                              = -1, -1, -1, -1, -1
+		col, state                                                                  string
+		actions                                                                     int
+		percent                                                                     bool
 	)
 	unknown := -1 // the first unknown word
 	for i := 0; i < len(toks); i++ {
