@@ -90,6 +90,7 @@ type Daemon struct {
 	model     *agent.OpenAI
 	metrics   *metrics.Metrics // served on GET /metrics
 	zone      string           // of schedules created without tz (clock.Zone)
+	names     *names           // the lights the agents' requests may name
 
 	stopLink context.CancelFunc // the hub link's watch; nil without a hub
 	warmed   chan struct{}      // closed once the tool engine is compiled or loaded
@@ -221,6 +222,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 		logf("time zone: the system's zone has no IANA name (neither TZ nor /etc/localtime names one in zoneinfo); schedules created without tz run in UTC: set TZ, e.g. TZ=Europe/Paris")
 	}
 	d.zone = zone
+	d.names = newNames(wire.New(d.nc), cfg.Hub != "", cfg.groupsOf)
 	for _, name := range cfg.Lights {
 		l, err := d.spawnLight(ctx, name)
 		if err != nil {
@@ -386,6 +388,7 @@ func (d *Daemon) spawnLight(ctx context.Context, name string) (*Light, error) {
 		l.changes.Stop()
 		return nil, err
 	}
+	d.names.add(name, l.changes)
 	dev := d.devices.byLight[name]
 	dprops, err := device.Props(device.Config{Light: name, Device: dev, Inputs: d.devices.inputs[name], Journal: d.j, Conn: d.nc, Changes: l.shows,
 		Render: cfg.Hardware.renderOptions(dev.Pixels()), Gestures: cfg.Hardware.gestures(), Clock: cfg.Clock, Logf: logf,
@@ -429,7 +432,7 @@ func (d *Daemon) spawnLight(ctx context.Context, name string) (*Light, error) {
 	}
 	d.hooks.Add(name, l.Sources, l.changes.Sync)
 	acfg := agent.Config{Light: name, Journal: d.j, Clock: cfg.Clock, MaxTurns: cfg.Agent.MaxTurns, CallTimeout: cfg.Agent.Timeout, Logf: logf, Meter: meter,
-		Tools: &agent.Tools{Light: lw, Forbidden: slices.Clone(cfg.Agent.Forbid), Changed: l.changes.Changed}}
+		Tools: &agent.Tools{Light: lw, House: d.names, Forbidden: slices.Clone(cfg.Agent.Forbid), Changed: l.changes.Changed}}
 	if d.model != nil { // a nil *OpenAI must not become a non-nil Model
 		acfg.Model = d.model
 	}
