@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -25,7 +26,7 @@ func MatchLearned(text string, intents []messages.Intent) (LocalAction, bool) {
 	}
 	p := phrase.Normal(text)
 	for _, in := range intents {
-		if in.Phrase == p && (in.Verb == messages.VerbSetState || in.Verb == messages.VerbFire) {
+		if _, err := messages.IntentBody(in.Verb, in.Arg); in.Phrase == p && err == nil {
 			return LocalAction{Verb: in.Verb, Arg: in.Arg}, true
 		}
 	}
@@ -34,7 +35,9 @@ func MatchLearned(text string, intents []messages.Intent) (LocalAction, bool) {
 
 // LearnedIntent is what the request s just ended teaches the light, if
 // anything: its words and its one change, when it ended done and its
-// model made exactly one change, a setState or a fire that succeeded on
+// model made exactly one change, a setState, a fire or an everyday
+// control of this light (power, toggle, setBrightness, setColor, with no
+// fade and no other light: intentOf) that succeeded on
 // its own authority (autonomous: no approval), reads aside; and its words
 // mean the same whenever they are said (phrase.Learnable: no "back",
 // "again", "that", "for", "until", "then", number …). A direct command
@@ -56,22 +59,12 @@ func LearnedIntent(s *State) (messages.LearnIntentRequest, bool) {
 	if act == nil || !act.OK || act.Blocked || act.Tier != messages.TierAutonomous || act.Approval != "" || strings.HasPrefix(act.ID, localCall) {
 		return messages.LearnIntentRequest{}, false
 	}
-	var a struct {
-		Name       string `json:"name"`
-		Transition string `json:"transition"`
-	}
-	_ = json.Unmarshal(act.Args, &a)
-	var out messages.LearnIntentRequest
-	switch act.Tool {
-	case ToolSetState:
-		out.Verb, out.Arg = messages.VerbSetState, a.Name
-	case ToolFire:
-		out.Verb, out.Arg = messages.VerbFire, a.Transition
-	default:
+	out, ok := intentOf(act.Tool, act.Args)
+	if !ok {
 		return messages.LearnIntentRequest{}, false
 	}
 	p, err := phrase.Learnable(s.LastAsk)
-	if err != nil || out.Arg == "" {
+	if err != nil {
 		return messages.LearnIntentRequest{}, false
 	}
 	out.Phrase = p
@@ -94,4 +87,68 @@ func (l *Loop) learn(ctx context.Context, s *State) {
 	if err != nil && l.Logf != nil {
 		l.Logf("agent: session %s: learn %q: %v", s.ID, in.Phrase, err)
 	}
+}
+
+// intentOf is the intent a call of tool with args teaches: its verb and
+// its arguments in a word (messages.IntentBody reads them back). A call
+// with a fade or for other lights teaches nothing: its words say more
+// than the one word keeps.
+func intentOf(tool string, args json.RawMessage) (messages.LearnIntentRequest, bool) {
+	var a struct {
+		Name       string           `json:"name"`
+		Transition string           `json:"transition"`
+		On         *bool            `json:"on"`
+		Percent    *int             `json:"percent"`
+		Delta      *int             `json:"delta"`
+		Hex        string           `json:"hex"`
+		Kelvin     *int             `json:"kelvin"`
+		R          *int             `json:"r"`
+		FadeMs     *json.RawMessage `json:"fade_ms"`
+		Light      *string          `json:"light"`
+	}
+	if json.Unmarshal(args, &a) != nil || a.FadeMs != nil || a.Light != nil {
+		return messages.LearnIntentRequest{}, false
+	}
+	var out messages.LearnIntentRequest
+	switch tool {
+	case ToolSetState:
+		out.Verb, out.Arg = messages.VerbSetState, a.Name
+	case ToolFire:
+		out.Verb, out.Arg = messages.VerbFire, a.Transition
+	case ToolPower:
+		if a.On == nil {
+			return out, false
+		}
+		out.Verb, out.Arg = messages.VerbPower, map[bool]string{true: "on", false: "off"}[*a.On]
+	case ToolToggle:
+		out.Verb, out.Arg = messages.VerbToggle, messages.VerbToggle
+	case ToolSetBrightness:
+		switch {
+		case a.Percent != nil && a.Delta == nil:
+			out.Arg = strconv.Itoa(*a.Percent)
+		case a.Delta != nil && a.Percent == nil:
+			out.Arg = fmt.Sprintf("%+d", *a.Delta)
+		default:
+			return out, false
+		}
+		out.Verb = messages.VerbSetBrightness
+	case ToolSetColor:
+		switch {
+		case a.R != nil:
+			return out, false // r, g, b: kept as hex only when said so
+		case a.Kelvin != nil:
+			out.Arg = fmt.Sprintf("%dK", *a.Kelvin)
+		case a.Hex != "":
+			out.Arg = a.Hex
+		default:
+			out.Arg = a.Name
+		}
+		out.Verb = messages.VerbSetColor
+	default:
+		return out, false
+	}
+	if _, err := messages.IntentBody(out.Verb, out.Arg); err != nil || out.Arg == "" {
+		return out, false
+	}
+	return out, true
 }

@@ -37,6 +37,16 @@ func TestLearnedIntent(t *testing.T) {
 		{"deictic words", "make it like that again", messages.AgentDone, []messages.ToolStep{setReading}, ""},
 		{"a time", "reading for an hour", messages.AgentDone, []messages.ToolStep{setReading}, ""},
 		{"a direct command", "reading", messages.AgentDone, []messages.ToolStep{{ID: "local_x", Tool: agent.ToolSetState, Args: json.RawMessage(`{"name":"reading"}`), Tier: messages.TierAutonomous, OK: true}}, ""},
+		{"power off", "kill it", messages.AgentDone, []messages.ToolStep{step(agent.ToolPower, `{"on":false,"speak_directly":true}`, true)}, "kill power off"},
+		{"toggle", "flip it over", messages.AgentDone, []messages.ToolStep{step(agent.ToolToggle, `{}`, true)}, "flip over toggle toggle"},
+		{"a brightness step", "way too bright", messages.AgentDone, []messages.ToolStep{step(agent.ToolSetBrightness, `{"delta":-20}`, true)}, "way too bright set_brightness -20"},
+		{"a brightness", "reading level", messages.AgentDone, []messages.ToolStep{step(agent.ToolSetBrightness, `{"percent":70}`, true)}, "reading level set_brightness 70"},
+		{"a color by name", "like the sea", messages.AgentDone, []messages.ToolStep{step(agent.ToolSetColor, `{"name":"teal"}`, true)}, "like sea set_color teal"},
+		{"a kelvin", "candle light", messages.AgentDone, []messages.ToolStep{step(agent.ToolSetColor, `{"kelvin":1900}`, true)}, "candle set_color 1900K"},
+		{"a hex", "brand colors", messages.AgentDone, []messages.ToolStep{step(agent.ToolSetColor, `{"hex":"#ff8800"}`, true)}, "brand colors set_color #ff8800"},
+		{"r g b is not kept", "brand colors", messages.AgentDone, []messages.ToolStep{step(agent.ToolSetColor, `{"r":1,"g":2,"b":3}`, true)}, ""},
+		{"a fade is not kept", "sleepy", messages.AgentDone, []messages.ToolStep{step(agent.ToolPower, `{"on":false,"fade_ms":60000}`, true)}, ""},
+		{"another light is not kept", "kitchen done", messages.AgentDone, []messages.ToolStep{step(agent.ToolPower, `{"on":false,"light":"kitchen"}`, true)}, ""},
 		{"an approved call", "reading light", messages.AgentDone, []messages.ToolStep{{ID: "c", Tool: agent.ToolSetState, Args: json.RawMessage(`{"name":"reading"}`), Tier: messages.TierConfirm, OK: true, Approval: "default-3"}}, ""},
 	}
 	for _, tt := range tests {
@@ -95,5 +105,27 @@ func TestLearnAndRunLocally(t *testing.T) {
 	f.loop.Model = nil
 	if r := f.ask(t, "I'm going to read a book"); r.Status != messages.AgentDone || r.Answer != "The light is reading now." {
 		t.Fatalf("with no model: %+v", r)
+	}
+}
+
+// A request the model answers with one everyday control is learned as
+// one: the same words then dim the light with no model.
+func TestLearnEverydayControl(t *testing.T) {
+	f := newFixture(t, agent.ModelConfig{},
+		agenttest.Step{Calls: []agenttest.Call{call("setBrightness", `{"delta":-20,"speak_directly":true}`)}},
+	)
+	if r := f.ask(t, "it's way too bright"); r.Status != messages.AgentDone || len(f.srv.Requests()) != 1 {
+		t.Fatalf("first ask: %+v", r)
+	}
+	learned := f.light.commands(messages.VerbLearnIntent)
+	if len(learned) != 1 || learned[0] != `learn_intent {"phrase":"it's way too bright","verb":"set_brightness","arg":"-20"}` {
+		t.Fatalf("learn_intent sent %q", learned)
+	}
+	f.loop.Model = nil
+	if r := f.ask(t, "It's WAY too bright!"); r.Status != messages.AgentDone || r.Answer != "I dimmed the light." {
+		t.Fatalf("the learned phrase with no model: %+v", r)
+	}
+	if sent := f.light.commands(messages.VerbSetBrightness); len(sent) != 2 || sent[1] != `set_brightness {"delta":-20}` {
+		t.Fatalf("set_brightness sent %q", sent)
 	}
 }

@@ -3,7 +3,6 @@ package agent
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"strings"
 
 	"github.com/nats-io/nuid"
@@ -117,11 +116,30 @@ func (t *Tools) readLocal(ctx context.Context, text string) localRead {
 	if !ok {
 		return out
 	}
-	call := messages.AgentToolCall{ID: localCall + nuid.Next(), Name: ToolSetState,
-		Args: fmt.Sprintf(`{"name":%q,%q:true}`, act.Arg, SpeakDirectly)}
-	if act.Verb == messages.VerbFire {
-		call.Name, call.Args = ToolFire, fmt.Sprintf(`{"transition":%q,%q:true}`, act.Arg, SpeakDirectly)
+	if call, ok := actionCall(act); ok {
+		out.call = &call
 	}
-	out.call = &call
 	return out
+}
+
+// actionCall is the call of a direct command's action: the tool that sends
+// its verb, with the arguments its Arg says (messages.IntentBody).
+func actionCall(act LocalAction) (messages.AgentToolCall, bool) {
+	body, err := messages.IntentBody(act.Verb, act.Arg)
+	if err != nil {
+		return messages.AgentToolCall{}, false
+	}
+	var args map[string]any
+	b, _ := json.Marshal(body)
+	if json.Unmarshal(b, &args) != nil || args == nil {
+		args = map[string]any{}
+	}
+	args[SpeakDirectly] = true
+	b, _ = json.Marshal(args)
+	for _, row := range toolTable() {
+		if row.verb == act.Verb {
+			return messages.AgentToolCall{ID: localCall + nuid.Next(), Name: row.Name, Args: string(b)}, true
+		}
+	}
+	return messages.AgentToolCall{}, false
 }

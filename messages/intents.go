@@ -1,6 +1,13 @@
 package messages
 
-import "time"
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/lumen-home/lumen/messages/color"
+)
 
 // Learned intents (issue 18): when the agent's model resolves a request
 // into one direct action (one set_state or fire, nothing else changed),
@@ -67,4 +74,71 @@ type IntentsReply struct {
 	OK      bool     `json:"ok"`
 	Light   string   `json:"light"`
 	Intents []Intent `json:"intents"`
+}
+
+// An intent's action beside set_state and fire: an everyday-control verb
+// whose arguments Arg says in a word — power "on" or "off", toggle
+// "toggle", set_brightness "50" (percent) or "+10"/"-10" (a step),
+// set_color a color name, "#rrggbb" or "2700K" (kelvin).
+
+// IntentVerbs are the verbs an intent may do.
+var intentVerbs = []string{VerbFire, VerbPower, VerbSetBrightness, VerbSetColor, VerbSetState, VerbToggle}
+
+// IntentVerbs lists the verbs an intent may do, sorted.
+func IntentVerbs() []string { return append([]string(nil), intentVerbs...) }
+
+// IntentBody is the request an intent's verb is sent with, from its
+// Arg; an error says what is wrong with Arg.
+func IntentBody(verb, arg string) (any, error) {
+	switch verb {
+	case VerbSetState:
+		return SetStateRequest{Name: arg}, nil
+	case VerbFire:
+		return FireRequest{Transition: arg}, nil
+	case VerbPower:
+		if arg != "on" && arg != "off" {
+			return nil, fmt.Errorf("the arg of power is on or off, not %q", arg)
+		}
+		on := arg == "on"
+		return PowerRequest{On: &on}, nil
+	case VerbToggle:
+		if arg != VerbToggle {
+			return nil, fmt.Errorf("the arg of toggle is toggle, not %q", arg)
+		}
+		return struct{}{}, nil
+	case VerbSetBrightness:
+		n, err := strconv.Atoi(arg)
+		switch {
+		case err != nil:
+			return nil, fmt.Errorf("the arg of set_brightness is a percent (50) or a step (+10, -10), not %q", arg)
+		case strings.HasPrefix(arg, "+") || strings.HasPrefix(arg, "-"):
+			if n == 0 || n < -99 || n > 99 {
+				return nil, fmt.Errorf("a set_brightness step is -99..99 and not 0, not %q", arg)
+			}
+			return BrightnessRequest{Delta: &n}, nil
+		case n < MinBrightness || n > MaxBrightness:
+			return nil, fmt.Errorf("a set_brightness percent is %d..%d, not %q", MinBrightness, MaxBrightness, arg)
+		}
+		return BrightnessRequest{Percent: &n}, nil
+	case VerbSetColor:
+		if k, ok := strings.CutSuffix(arg, "K"); ok {
+			if n, err := strconv.Atoi(k); err == nil {
+				if _, err := color.Kelvin(n); err != nil {
+					return nil, fmt.Errorf("set_color %s: %w", arg, err)
+				}
+				return ColorRequest{Kelvin: &n}, nil
+			}
+		}
+		if strings.HasPrefix(arg, "#") {
+			if _, err := color.Hex(arg); err != nil {
+				return nil, fmt.Errorf("set_color %s: %w", arg, err)
+			}
+			return ColorRequest{Hex: arg}, nil
+		}
+		if _, ok := color.Named(arg); !ok {
+			return nil, fmt.Errorf("the arg of set_color is a color name, #rrggbb or a kelvin such as 2700K, not %q", arg)
+		}
+		return ColorRequest{Name: arg}, nil
+	}
+	return nil, fmt.Errorf("verb %q is none of %s: an intent does one of those, never a configuration change", verb, strings.Join(intentVerbs, ", "))
 }

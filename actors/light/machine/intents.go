@@ -10,7 +10,8 @@ import (
 )
 
 // Learned intents are phrases the agent taught the light, each doing one
-// set_state or fire. They are the light's state, not its configuration:
+// set_state or fire, or one everyday-control verb (power, toggle,
+// set_brightness, set_color; messages.IntentBody). They are the light's state, not its configuration:
 // only the intent input changes them, apply and export do not carry them,
 // and a configuration change that deletes an intent's state or transition
 // drops it, with an intent output that says why. The phrase is taken as
@@ -56,7 +57,10 @@ func (c *core) intentInput(in *messages.InIntentData) Result {
 			return c.reject(404, "intent %q: no rule, source or schedule uses transition %q; an intent fires a transition the light reacts to", in.Phrase, in.Arg)
 		}
 	default:
-		return c.reject(400, "intent %q: verb %q is neither set_state nor fire; an intent does one of those, never a configuration change", in.Phrase, in.Verb)
+		// An everyday-control verb, its arguments in Arg.
+		if _, err := messages.IntentBody(in.Verb, in.Arg); err != nil {
+			return c.reject(400, "intent %q: %v", in.Phrase, err)
+		}
 	}
 	if _, ok := c.intents[in.Phrase]; !ok && len(c.intents) >= messages.MaxIntents {
 		return c.reject(409, "intent %q: the light keeps at most %d learned intents; delete some first (lumen intents rm)", in.Phrase, messages.MaxIntents)

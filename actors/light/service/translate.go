@@ -568,7 +568,8 @@ func decodeCreateSchedule(b []byte, c checks) (any, error) {
 // learnIntent turns learn_intent into an intent input: the phrase in its
 // normal form, refused when it ties the request to its moment or context
 // (the same words would not mean the same next time), and an action that
-// is a set_state or a fire, never a configuration change.
+// is a set_state, a fire or an everyday-control verb, never a
+// configuration change.
 func learnIntent(body []byte) (any, error) {
 	var r messages.LearnIntentRequest
 	if err := messages.Decode(body, &r); err != nil {
@@ -583,16 +584,16 @@ func learnIntent(body []byte) (any, error) {
 	case len(p) > messages.MaxPhrase:
 		return nil, bad("the phrase is %d bytes long; a phrase is at most %d bytes", len(p), messages.MaxPhrase)
 	}
-	kind := "state"
 	switch r.Verb {
-	case messages.VerbSetState:
-	case messages.VerbFire:
-		kind = "transition"
+	case messages.VerbSetState, messages.VerbFire:
+		kind := map[string]string{messages.VerbSetState: "state", messages.VerbFire: "transition"}[r.Verb]
+		if err := messages.CheckName(kind, r.Arg); err != nil {
+			return nil, bad(`"arg": %v`, err)
+		}
 	default:
-		return nil, bad(`"verb" %q is neither set_state nor fire: an intent does one of those, never a configuration change`, r.Verb)
-	}
-	if err := messages.CheckName(kind, r.Arg); err != nil {
-		return nil, bad(`"arg": %v`, err)
+		if _, err := messages.IntentBody(r.Verb, r.Arg); err != nil {
+			return nil, bad(`"verb" and "arg": %v`, err)
+		}
 	}
 	data, err := json.Marshal(messages.InIntentData{Phrase: p, Verb: r.Verb, Arg: r.Arg})
 	if err != nil {
