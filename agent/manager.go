@@ -250,7 +250,7 @@ func (m *Manager) list(ctx actor.Context, msg *ListSessions) {
 // talk transcribes off the actor's goroutine, then asks like text would
 // (an empty transcript only aborts), then speaks the answer.
 func (m *Manager) talk(ctx actor.Context, msg *Talk) {
-	if m.cfg.Model == nil || m.cfg.Transcriber == nil {
+	if m.cfg.Transcriber == nil {
 		msg.Reply(&messages.ErrorReply{Code: 409, Error: Unconfigured})
 		return
 	}

@@ -67,8 +67,15 @@ func (c *AgentConfig) model() *agent.OpenAI {
 }
 
 // voice returns the speech-to-text and text-to-speech of the agent.
+// With an endpoint but no chat model (a speech-to-text server alone, such
+// as a local Whisper), spoken requests are transcribed there and
+// understood locally, like typed ones.
 func (c *AgentConfig) voice(model *agent.OpenAI, logf func(string, ...any)) (agent.Transcriber, agent.Speaker) {
 	speaker := agent.Fallback{Secondary: agent.Espeak{}, Logf: logf}
+	if model == nil && (c.BaseURL != "" || c.APIKey != "") && c.TranscribeModel != "" {
+		model = agent.NewOpenAI(agent.ModelConfig{BaseURL: c.BaseURL, APIKey: c.APIKey,
+			Voice: agent.VoiceConfig{TranscribeModel: c.TranscribeModel, SpeechModel: c.SpeechModel, Voice: c.Voice}})
+	}
 	if model == nil {
 		return nil, speaker
 	}

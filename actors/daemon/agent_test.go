@@ -686,3 +686,37 @@ func TestAgentTalk(t *testing.T) {
 		t.Fatalf("9 MiB of audio: %q %.200s", code, b)
 	}
 }
+
+// Voice with a speech-to-text endpoint and no chat model: the transcript
+// is understood locally, carried out, and its answer spoken; the
+// endpoint is never asked for a chat turn.
+func TestAgentTalkWithoutModel(t *testing.T) {
+	agentNeedEspeak(t)
+	srv := agenttest.New()
+	defer srv.Close()
+	nc := connectTo(t, startWith(t, func(c *daemon.Config) { c.Agent.BaseURL = srv.BaseURL() }, "demo"))
+	mustOK(t, nc, messages.VerbSetState, `{"name":"red"}`)
+	wav := filepath.Join(t.TempDir(), "request.wav")
+	if out, err := exec.Command("espeak-ng", "-w", wav, "turn off the light").CombinedOutput(); err != nil {
+		t.Fatalf("espeak-ng: %v: %s", err, out)
+	}
+	audio, err := os.ReadFile(wav)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.SetTranscript("Turn off the light, please.")
+	m, err := nc.Request("lumen.demo.cmd."+messages.VerbTalk, audio, 30*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r messages.TalkReply
+	if err := json.Unmarshal(m.Data, &r); err != nil || r.Status != messages.AgentDone || r.Answer != "The light is off." || r.SpokenBy == "" || len(r.Audio) == 0 {
+		t.Fatalf("talk: %v %+v spoken by %q", err, r.AskReply, r.SpokenBy)
+	}
+	if st := mustOK(t, nc, messages.VerbGet, `{}`)["state"]; st != "off" {
+		t.Fatalf("state %v after %q", st, r.Transcript)
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Fatalf("%d chat calls with no chat model", n)
+	}
+}

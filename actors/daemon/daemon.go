@@ -210,8 +210,11 @@ func (d *Daemon) Run(ctx context.Context) error {
 		logf("secrets: %v; tools run without secrets", err)
 		d.secrets = nil
 	}
-	if d.model = cfg.Agent.model(); d.model == nil {
-		logf("agent: off (no model configured); set LUMEN_MODEL and OPENAI_BASE_URL or OPENAI_API_KEY to talk to the light")
+	switch d.model = cfg.Agent.model(); {
+	case d.model == nil && cfg.Agent.BaseURL != "":
+		logf("agent: no chat model (set LUMEN_MODEL); everyday commands are understood locally, spoken ones transcribed at %s", cfg.Agent.BaseURL)
+	case d.model == nil:
+		logf("agent: off (no model configured); everyday commands are understood locally; set LUMEN_MODEL and OPENAI_BASE_URL or OPENAI_API_KEY for the rest")
 	}
 	d.hooks = source.NewHooks(d.sys.Root, cfg.User, cfg.Password)
 	if d.web, err = web.Listen("--http", cfg.HTTP, cfg.User != "", logf); err != nil {
