@@ -113,6 +113,9 @@ func (l *Loop) ask(ctx context.Context, s *State, env Env, text, who string, dir
 	// An answer to the model's question means what the question made it
 	// mean: it is never learned.
 	answers := s.Status == messages.AgentQuestion
+	if direct != nil {
+		ctx = l.runFirst(ctx, s, *direct)
+	}
 	if err := env.Record(ctx, messages.OutAgentData{Kind: messages.AgentKindAsk, Text: text, Who: who}); err != nil {
 		l.meter().AgentRequest(messages.AgentFailed)
 		return reply(s, messages.AgentFailed, "I could not record your request, so I did nothing: "+err.Error())
@@ -139,6 +142,36 @@ func (l *Loop) ask(ctx context.Context, s *State, env Env, text, who string, dir
 
 // localCall is the id prefix of a direct command's call.
 const localCall = "local_"
+
+// ranKey holds, in a request's context, the result of the direct call
+// runFirst carried out before the request's steps were journaled.
+type ranKey struct{}
+
+type ran struct {
+	id  string
+	res json.RawMessage
+	err error
+}
+
+// runFirst carries out a direct command's call at once, when the
+// operator allows it with no approval, before the request's steps are
+// journaled: the light journals the change itself (by local), and the
+// session's steps, journaled after, only tell the conversation. Nothing
+// of the request is then in the session's journal before the change, so
+// a restart in between cannot run it again. The steps' writes no longer
+// go before the light's own, and the everyday command is as quick as
+// the verb it sends.
+func (l *Loop) runFirst(ctx context.Context, s *State, tc messages.AgentToolCall) context.Context {
+	if l.Tools == nil {
+		return ctx
+	}
+	args := json.RawMessage(tc.Args)
+	if tier, _ := l.Tools.Permission(ctx, tc.Name, args, s.Calls); tier != messages.TierAutonomous {
+		return ctx
+	}
+	res, err := l.Tools.Run(wire.AsWho(ctx, messages.WhoLocal), tc.Name, args)
+	return context.WithValue(ctx, ranKey{}, ran{id: tc.ID, res: res, err: err})
+}
 
 // local is the call a direct command makes, when text is one
 // (Tools.readLocal).
@@ -330,7 +363,9 @@ func (l *Loop) call(ctx context.Context, s *State, env Env, tc messages.AgentToo
 		}
 		step.ApprovedBy = dec.Who
 	}
-	if !readOnly(tc.Name) && !idempotent(tc.Name) && tc.Name != ToolDone && tc.Name != ToolAskUser {
+	done, pre := ctx.Value(ranKey{}).(ran)
+	pre = pre && done.id == tc.ID
+	if !pre && !readOnly(tc.Name) && !idempotent(tc.Name) && tc.Name != ToolDone && tc.Name != ToolAskUser {
 		// A change is journaled as started first, so a restart between
 		// doing it and recording it is not taken for "never ran". One
 		// that gives the same light when made twice needs no such care.
@@ -344,7 +379,10 @@ func (l *Loop) call(ctx context.Context, s *State, env Env, tc messages.AgentToo
 	if strings.HasPrefix(tc.ID, localCall) {
 		who = messages.WhoLocal
 	}
-	res, err := l.Tools.Run(wire.AsWho(ctx, who), tc.Name, args)
+	res, err := done.res, done.err
+	if !pre {
+		res, err = l.Tools.Run(wire.AsWho(ctx, who), tc.Name, args)
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
