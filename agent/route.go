@@ -76,9 +76,17 @@ func (t *Tools) world(ctx context.Context) (*World, error) {
 	if err != nil || len(lights) == 0 {
 		return NewWorld(d.self.Light, []Named{d.self}), nil
 	}
-	// The light's own entry as the light says it now.
-	lights = slices.DeleteFunc(slices.Clone(lights), func(n Named) bool { return n.Light == d.self.Light })
-	return NewWorld(d.self.Light, append(lights, d.self)), nil
+	// The light's own entry as the light says it now, in the groups the
+	// house puts it in (the light itself knows none).
+	self := d.self
+	lights = slices.DeleteFunc(slices.Clone(lights), func(n Named) bool {
+		if n.Light == self.Light {
+			self.Groups = n.Groups
+			return true
+		}
+		return false
+	})
+	return NewWorld(self.Light, append(lights, self)), nil
 }
 
 // lightsOf resolves a "light" argument to the lights it names, sorted;

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"fmt"
+	"io"
 	"slices"
 )
 
@@ -82,4 +83,89 @@ func (r Result) Line() string {
 func (s Summary) String() string {
 	return fmt.Sprintf("%s: %d/%d passed (%.0f%%), median %.1f turns, %.1f s a case, %d tokens in all",
 		s.Model, s.Passed, s.Runs, 100*s.PassRate, s.MedianTurns, s.MedianSeconds, s.Tokens)
+}
+
+// EverydaySummary is one mode's results over an everyday corpus.
+type EverydaySummary struct {
+	Mode     string  `json:"mode"`
+	Everyday int     `json:"everyday"` // the cases with a command
+	Passed   int     `json:"passed"`   // of them, carried out as expected
+	PassRate float64 `json:"pass_rate"`
+	// ForModel are the cases for the model; Refused, of them, those the
+	// light refused and left the lights alone (judged in mode Local
+	// only).
+	ForModel int `json:"for_model"`
+	Refused  int `json:"refused"`
+	// Asked is how many cases the model was called for (the light
+	// carries out what it understands itself, model or not).
+	Asked   int     `json:"model_asked"`
+	Tokens  int     `json:"tokens"`
+	Seconds float64 `json:"seconds"`
+}
+
+// SummarizeEveryday groups everyday results by mode, in the order the
+// modes ran.
+func SummarizeEveryday(results []EverydayResult) []EverydaySummary {
+	var out []EverydaySummary
+	at := map[string]int{}
+	for _, r := range results {
+		i, ok := at[r.Mode]
+		if !ok {
+			i = len(out)
+			at[r.Mode] = i
+			out = append(out, EverydaySummary{Mode: r.Mode})
+		}
+		s := &out[i]
+		s.Seconds += r.Seconds
+		s.Tokens += r.Tokens
+		if r.Turns > 0 {
+			s.Asked++
+		}
+		switch {
+		case r.Want == "model":
+			s.ForModel++
+			if r.Judged && r.Pass {
+				s.Refused++
+			}
+		default:
+			s.Everyday++
+			if r.Pass {
+				s.Passed++
+			}
+		}
+	}
+	for i := range out {
+		out[i].PassRate = float64(out[i].Passed) / float64(max(out[i].Everyday, 1))
+	}
+	return out
+}
+
+// String is a mode's line of the everyday report.
+func (s EverydaySummary) String() string {
+	line := fmt.Sprintf("%-14s %4d/%d everyday commands carried out (%.1f%%)", s.Mode, s.Passed, s.Everyday, 100*s.PassRate)
+	if s.Mode == Local {
+		line += fmt.Sprintf("; %d/%d for the model refused, nothing changed", s.Refused, s.ForModel)
+	} else {
+		line += fmt.Sprintf("; the model asked for %d, %d tokens; %d for the model not judged", s.Asked, s.Tokens, s.ForModel)
+	}
+	return line + fmt.Sprintf("; %.1f s", s.Seconds)
+}
+
+// String is a failed everyday result as the report lists it.
+func (r EverydayResult) String() string {
+	return fmt.Sprintf("%s  line %d: %q => %s\n      got: %s", r.Mode, r.Line, r.Sentence, r.Want, r.Got)
+}
+
+// WriteEveryday writes the everyday report: the failures, mode by mode,
+// then a line per mode, side by side.
+func WriteEveryday(w io.Writer, corpus string, results []EverydayResult) {
+	for _, r := range results {
+		if r.Judged && !r.Pass {
+			fmt.Fprintln(w, "FAIL", r)
+		}
+	}
+	fmt.Fprintf(w, "\n%s:\n", corpus)
+	for _, s := range SummarizeEveryday(results) {
+		fmt.Fprintln(w, s)
+	}
 }

@@ -48,6 +48,9 @@ type Config struct {
 	// Started and Finished, when set, are told of each case's progress.
 	Started  func(model, name string, run, of int)
 	Finished func(Result)
+	// EverydayFinished, when set, is told of each sentence of the
+	// everyday suite (RunEveryday) once judged.
+	EverydayFinished func(EverydayResult)
 	// Dir is where scratch lights live (default the system's temporary
 	// directory); each is removed once its case is judged.
 	Dir string

@@ -192,9 +192,10 @@ func (t *Term) playOrSave(ctx context.Context, audio []byte, out string, noPlay 
 	return nil
 }
 
-// Eval judges models with the suite (the built-in one, or casesFile)
-// and prints each case and a summary per model.
-func (t *Term) Eval(ctx context.Context, cfg eval.Config, models []string, casesFile string) error {
+// evalModels are the models to evaluate: models, else $LUMEN_MODEL (or
+// OpenAI's default with only $OPENAI_API_KEY); ok is false when there is
+// none or no endpoint for them.
+func evalModels(cfg *eval.Config, models []string) ([]string, bool) {
 	cfg.Agent.APIKey = os.Getenv("OPENAI_API_KEY")
 	if len(models) == 0 {
 		cfg.Agent.Model = os.Getenv("LUMEN_MODEL")
@@ -202,8 +203,59 @@ func (t *Term) Eval(ctx context.Context, cfg eval.Config, models []string, cases
 			models = []string{m}
 		}
 	}
-	if len(models) == 0 || !(agent.ModelConfig{BaseURL: cfg.Agent.BaseURL, APIKey: cfg.Agent.APIKey, Model: models[0]}).Configured() {
-		return Usage(errors.New("no model to evaluate: give --model (or $LUMEN_MODEL) and --openai-base-url (or $OPENAI_BASE_URL, or $OPENAI_API_KEY for OpenAI); for example --openai-base-url http://localhost:11434/v1 --model llama3.1 for Ollama"))
+	return models, len(models) > 0 && (agent.ModelConfig{BaseURL: cfg.Agent.BaseURL, APIKey: cfg.Agent.APIKey, Model: models[0]}).Configured()
+}
+
+const noModel = "no model to evaluate: give --model (or $LUMEN_MODEL) and --openai-base-url (or $OPENAI_BASE_URL, or $OPENAI_API_KEY for OpenAI); for example --openai-base-url http://localhost:11434/v1 --model llama3.1 for Ollama"
+
+// EvalEveryday runs the everyday corpus (the built-in one, or file)
+// without a model and with each model there is, and prints the failures
+// and a line per mode.
+func (t *Term) EvalEveryday(ctx context.Context, cfg eval.Config, models []string, file string) error {
+	models, ok := evalModels(&cfg, models)
+	switch {
+	case ok:
+		cfg.Models = models
+	case len(models) > 0: // a model, but no endpoint
+		return Usage(errors.New(noModel))
+	}
+	e, err := eval.BuiltinEveryday()
+	if file != "" {
+		e, err = eval.LoadEveryday(file)
+	}
+	if err != nil {
+		return err
+	}
+	if !t.JSON && len(cfg.Models) > 0 {
+		done := map[string]int{}
+		cfg.EverydayFinished = func(r eval.EverydayResult) {
+			if done[r.Mode]++; r.Mode != eval.Local && done[r.Mode]%50 == 0 {
+				fmt.Fprintln(t.Stderr, describe.EvalCase(done[r.Mode], len(e.Cases), r.Mode))
+			}
+		}
+	}
+	results, err := eval.RunEveryday(ctx, e, cfg)
+	if t.JSON {
+		b, jerr := json.MarshalIndent(struct {
+			Results   []eval.EverydayResult  `json:"results"`
+			Summaries []eval.EverydaySummary `json:"summaries"`
+		}{results, eval.SummarizeEveryday(results)}, "", "  ")
+		if jerr != nil {
+			return jerr
+		}
+		fmt.Fprintln(t.Stdout, string(b))
+	} else {
+		eval.WriteEveryday(t.Stdout, e.Name, results)
+	}
+	return err
+}
+
+// Eval judges models with the suite (the built-in one, or casesFile)
+// and prints each case and a summary per model.
+func (t *Term) Eval(ctx context.Context, cfg eval.Config, models []string, casesFile string) error {
+	models, ok := evalModels(&cfg, models)
+	if !ok {
+		return Usage(errors.New(noModel))
 	}
 	if cfg.Repeat < 1 {
 		return Usage(fmt.Errorf("--repeat %d: give how many times to run each case, 1 or more", cfg.Repeat))
