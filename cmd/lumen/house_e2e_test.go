@@ -140,6 +140,17 @@ func TestHouse(t *testing.T) {
 	if out, _ := runCLI(t, hub.URL, "state", "--light", "porch"); strings.TrimSpace(out) != "green" {
 		t.Errorf("porch changed: %s", out)
 	}
+	// An everyday command said to a light of Pi A, with no model, goes
+	// through the hub to Pi B's porch, journaled by Pi A.
+	if out, code := runCLI(t, a.URL, "ask", "--light", "kitchen", "turn off the porch light"); code != 0 || !strings.Contains(out, "porch: off.") {
+		t.Errorf("ask kitchen to turn off the porch: exit %d\n%s", code, out)
+	}
+	if out, _ := runCLI(t, hub.URL, "state", "--light", "porch"); strings.TrimSpace(out) != "off" {
+		t.Errorf("porch after the ask: %s", out)
+	}
+	if by := lastBy(t, jsOf(t, b.URL), "porch"); !strings.HasPrefix(by+":", "pi:pia:") {
+		t.Errorf("the porch turned off from Pi A is journaled by %q, want pi:pia", by)
+	}
 	// A Pi's journal holds its own lights only.
 	if s, err := jsOf(t, b.URL).Stream(context.Background(), "LUMEN"); err != nil || !slices.Equal(s.CachedInfo().Config.Subjects, []string{"lumen.porch.evt.>"}) {
 		t.Errorf("Pi B's journal takes %v (%v)", s.CachedInfo().Config.Subjects, err)
