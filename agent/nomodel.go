@@ -3,26 +3,23 @@ package agent
 import (
 	"fmt"
 	"slices"
-	"strings"
 )
 
 // What a light says, with no model configured, to a request its local
 // understanding does not take: what works without a model and, when
 // the request is one a command of the CLI does, that command.
 
-// WithoutModel is the refusal of text said to w.Self with no model: the
-// command that does it when there is one ("next 3 clicks red" is a
-// temporary rule), then what works without a model and how to configure
-// one (Unconfigured).
+// WithoutModel is the refusal of text said to w.Self with no model: how
+// to configure one (Unconfigured), and the command that does it when
+// there is one ("next 3 clicks red" is a temporary rule), else what
+// works without a model.
 func WithoutModel(text string, w *World) string {
-	var b strings.Builder
+	// One line (a refusal travels in a header too): the command last, to
+	// be copied whole.
 	if cmd := commandFor(text, w); cmd != "" {
-		fmt.Fprintf(&b, "Without a model I cannot do that myself, but this command does it: %s\n", cmd)
-	} else {
-		b.WriteString("Without a model I understand everyday commands only: on, off, toggle, brighter, dimmer, 50%, a color (purple, warm white, #ff8800, 2700 kelvin), a state by its name, next; said of this light, another light, a room, a group or all the lights, and \"slowly\" or \"over 10 minutes\" for a fade.\n")
+		return Unconfigured + " Without a model I cannot do that myself, but this command does it: " + cmd
 	}
-	b.WriteString(Unconfigured)
-	return b.String()
+	return "Without a model I understand everyday commands only: on, off, toggle, brighter, dimmer, 50%, a color (purple, warm white, #ff8800, 2700 kelvin), a state by its name, next; said of this light, another light, a room, a group or all the lights, with \"slowly\" or \"over 10 minutes\" for a fade. " + Unconfigured
 }
 
 // NoSuchLight is the answer to an everyday command about a name no light,
