@@ -102,9 +102,10 @@ func (t *Tools) lightsOf(ctx context.Context, target string) ([]string, error) {
 	case name == TargetAll:
 		out = w.Lights()
 	case strings.HasPrefix(name, "group:"):
-		out = slices.Clone(w.groups[sayable(strings.TrimPrefix(name, "group:"))])
-		if g := strings.TrimPrefix(name, "group:"); out == nil {
-			out = slices.Clone(w.groups[g])
+		g := strings.TrimPrefix(name, "group:")
+		out = slices.Clone(w.groups[g])
+		if tg, ok := w.names[sayable(g)]; out == nil && ok && tg.Group != "" {
+			out = slices.Clone(tg.Lights) // "first floor" for first_floor
 		}
 	case strings.HasPrefix(name, "room:"):
 		out = slices.Clone(w.rooms[sayable(strings.TrimPrefix(name, "room:"))])

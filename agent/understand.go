@@ -303,10 +303,7 @@ func (w *World) Understand(text string) Reading {
 	if len(words) == 0 || len(words) > 24 {
 		return Reading{}
 	}
-	toks, ok := w.names1(words)
-	if !ok {
-		return Reading{}
-	}
+	toks := w.names1(words)
 	var target *Target
 	for _, t := range toks {
 		if t.kind == kName {
@@ -366,7 +363,7 @@ func splitWords(text string) []string {
 }
 
 // names1 finds the names of the house in words, the longest first.
-func (w *World) names1(words []string) ([]token, bool) {
+func (w *World) names1(words []string) []token {
 	toks := make([]token, 0, len(words))
 	for i := 0; i < len(words); {
 		found := false
@@ -384,7 +381,7 @@ func (w *World) names1(words []string) ([]token, bool) {
 			i++
 		}
 	}
-	return toks, true
+	return toks
 }
 
 // insideColor: a name that is the end of a color's words is the color's
@@ -533,7 +530,7 @@ func number(w string) (int, bool) {
 func (w *World) read(toks []token, target *Target) Reading {
 	toks = joinNumbers(toks)
 	var (
-		on, off, toggle, click, up, down, fade, slow, by, to, brightness, all, self bool
+		on, off, toggle, click, up, down, fade, slow, by, to, brightness, all bool
 		step, abs, num, kelvin, fadeMs                                              = -1, -1, -1, -1, -1
 		col, state                                                                  string
 		actions                                                                     int
@@ -554,9 +551,7 @@ func (w *World) read(toks []token, target *Target) Reading {
 			if unknown < 0 {
 				unknown = i
 			}
-		case kFiller, kNoun, kName, kThe:
-		case kSelf:
-			self = true
+		case kFiller, kNoun, kName, kThe, kSelf: // "it", "here": the light spoken to, as with no name
 		case kAll:
 			all = true
 		case kOn:
@@ -622,7 +617,7 @@ func (w *World) read(toks []token, target *Target) Reading {
 			if unit.word == "min" {
 				unit.kind, unit.n = kUnit, 60_000
 			}
-			if n.kind != kNumber || unit.kind != kUnit {
+			if n.kind != kNumber || unit.kind != kUnit || n.n > messages.MaxFadeMs/unit.n {
 				return Reading{}
 			}
 			fadeMs = n.n * unit.n
@@ -669,7 +664,6 @@ func (w *World) read(toks []token, target *Target) Reading {
 			state = t.s
 		}
 	}
-	_ = self // "it", "here": the light spoken to, as with no name
 	cmd := Command{}
 	// what to do
 	bright := up || down || abs >= 0 || num >= 0 || brightness

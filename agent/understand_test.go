@@ -162,3 +162,30 @@ func BenchmarkUnderstand(b *testing.B) {
 		w.Understand(cases[i%len(cases)].sentence)
 	}
 }
+
+// Whatever is said, the understanding answers without panicking, and
+// what it takes is a command the everyday tools accept: one tool, a
+// brightness in range, a fade within a day.
+func FuzzUnderstand(f *testing.F) {
+	w := testWorld(f)
+	for _, c := range readCorpus(f, "testdata/understand/corpus.txt")[:40] {
+		f.Add(c.sentence)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		r := w.Understand(text)
+		if r.Outcome != agent.Understood {
+			return
+		}
+		c := r.Command
+		switch {
+		case c.Tool == "":
+			t.Fatalf("%q: no tool", text)
+		case c.Tool == agent.ToolSetBrightness && c.Delta == 0 && (c.Percent < 1 || c.Percent > 100):
+			t.Fatalf("%q: brightness %d", text, c.Percent)
+		case c.Fade && (c.FadeMs < 0 || c.FadeMs > 24*60*60*1000):
+			t.Fatalf("%q: fade %d ms", text, c.FadeMs)
+		case len(c.Target.Lights) == 0 && !c.Target.All && c.Target.Group == "":
+			t.Fatalf("%q: no target", text)
+		}
+	})
+}
