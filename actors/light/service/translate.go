@@ -591,8 +591,17 @@ func learnIntent(body []byte) (any, error) {
 			return nil, bad(`"arg": %v`, err)
 		}
 	default:
-		if _, err := messages.IntentBody(r.Verb, r.Arg); err != nil {
+		body, err := messages.IntentBody(r.Verb, r.Arg)
+		if err != nil {
 			return nil, bad(`"verb" and "arg": %v`, err)
+		}
+		// The verb's own checks (a color it knows, a brightness in range).
+		check := map[string]decoder{messages.VerbPower: decodePower, messages.VerbToggle: decodeToggle,
+			messages.VerbSetBrightness: decodeSetBrightness, messages.VerbSetColor: decodeSetColor}[r.Verb]
+		if b, err := json.Marshal(body); err == nil && check != nil {
+			if _, err := check(b, checks{}); err != nil {
+				return nil, err
+			}
 		}
 	}
 	data, err := json.Marshal(messages.InIntentData{Phrase: p, Verb: r.Verb, Arg: r.Arg})

@@ -253,7 +253,8 @@ func TestTranslateApplyDryRun(t *testing.T) {
 }
 
 // learn_intent keeps a phrase in its normal form and refuses one tied to
-// its moment or context, or an action that is not set_state or fire;
+// its moment or context, or an action that is no set_state, fire or
+// everyday control (checked as that verb checks its body);
 // delete_intent finds a phrase however it is said.
 func TestTranslateIntents(t *testing.T) {
 	tests := []struct {
@@ -276,6 +277,14 @@ func TestTranslateIntents(t *testing.T) {
 		{messages.VerbLearnIntent, `{"phrase":"cosy","verb":"create_state","arg":"cosy"}`, "", "never a configuration change"},
 		{messages.VerbLearnIntent, `{"phrase":"cosy","verb":"set_state","arg":""}`, "", "arg"},
 		{messages.VerbLearnIntent, `{"phrase":"cosy","verb":"set_state","arg":"cosy","extra":1}`, "", "extra"},
+		{messages.VerbLearnIntent, `{"phrase":"way too bright","verb":"set_brightness","arg":"-20"}`,
+			`{"phrase":"way too bright","verb":"set_brightness","arg":"-20"}`, ""},
+		{messages.VerbLearnIntent, `{"phrase":"like the sea","verb":"set_color","arg":"teal"}`,
+			`{"phrase":"like sea","verb":"set_color","arg":"teal"}`, ""},
+		{messages.VerbLearnIntent, `{"phrase":"like the sea","verb":"set_color","arg":"seaweed"}`, "", "no color I know"},
+		{messages.VerbLearnIntent, `{"phrase":"hot","verb":"set_color","arg":"90000K"}`, "", "out of range"},
+		{messages.VerbLearnIntent, `{"phrase":"kill it","verb":"power","arg":"maybe"}`, "", "on or off"},
+		{messages.VerbLearnIntent, `{"phrase":"blinding","verb":"set_brightness","arg":"300"}`, "", "1..100"},
 		{messages.VerbDeleteIntent, `{"phrase":"Make it COSY, please."}`, `{"phrase":"cosy","delete":true}`, ""},
 		{messages.VerbDeleteIntent, `{"phrase":"please"}`, "", "phrase"},
 	}
