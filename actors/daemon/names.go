@@ -2,7 +2,6 @@ package daemon
 
 import (
 	"context"
-	"errors"
 	"slices"
 	"sync"
 	"time"
@@ -31,8 +30,12 @@ type names struct {
 	houseAt time.Time
 }
 
-// houseEvery bounds how often the hub's directory is read.
-const houseEvery = 5 * time.Second
+// houseEvery bounds how often the hub's directory is read, houseWait how
+// long a request waits for it.
+const (
+	houseEvery = 5 * time.Second
+	houseWait  = time.Second
+)
 
 func newNames(c *wire.Client, inHouse bool, groups func(string) []string) *names {
 	return &names{c: c, inHouse: inHouse, groups: groups, changes: map[string]*wire.Changes{}}
@@ -64,15 +67,17 @@ func (n *names) Lights(ctx context.Context) ([]agent.Named, error) {
 		}
 	}
 	if n.inHouse && time.Since(n.houseAt) >= houseEvery {
+		// A hub away or slow costs a request houseWait at most, once
+		// every houseEvery: the house's lights are then those last read.
 		n.houseAt = time.Now()
-		if hl, err := n.c.HouseLights(ctx); err == nil {
-			n.house = n.house[:0]
+		hctx, cancel := context.WithTimeout(ctx, houseWait)
+		if hl, err := n.c.HouseLights(hctx); err == nil {
+			n.house = make([]agent.Named, 0, len(hl))
 			for _, l := range hl {
 				n.house = append(n.house, agent.Named{Light: l.Light, Room: l.Room, Aliases: l.Aliases, Groups: l.Groups, States: l.States})
 			}
-		} else if !errors.Is(err, wire.ErrNoHouse) {
-			n.houseAt = time.Time{} // a slow hub: ask again next time
 		}
+		cancel()
 	}
 	out := slices.Clone(n.local)
 	if n.local == nil {
