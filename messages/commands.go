@@ -261,8 +261,8 @@ type EnableRulesRequest struct {
 //   - changed  whether the state name changed.
 //   - rule     the rule that fired, or null.
 //   - outputs  every output event the input caused.
-//   - changes  apply only: what the configuration gained, changed and
-//     lost (DiffConfig).
+//   - changes  apply and set_names only: what the configuration gained,
+//     changed and lost (DiffConfig).
 type Reply struct {
 	OK      bool       `json:"ok"`
 	Seq     uint64     `json:"seq"`

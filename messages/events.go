@@ -132,6 +132,8 @@ const (
 //   - state      apply, from check level 2: the state to go to once the
 //     configuration is applied (default: stay).
 //   - schedules  apply, create_schedule.
+//   - room, aliases  apply, set_names (keep_room, keep_aliases: the part
+//     set_names leaves as it is).
 //   - name       delete_state, delete_schedule, delete_tool, delete_source,
 //     delete_function, delete_layer.
 //   - ids        delete_rules by id.
@@ -154,18 +156,23 @@ type InConfigData struct {
 	TransitionMs *int `json:"transition_ms,omitempty"`
 	// Room and Aliases are the names people use for the light, as
 	// given: the light keeps them normalised (NormalLightNames).
-	Room      string            `json:"room,omitempty"`
-	Aliases   []string          `json:"aliases,omitempty"`
-	State     string            `json:"state,omitempty"`
-	Schedules []Schedule        `json:"schedules,omitempty"`
-	Name      string            `json:"name,omitempty"`
-	IDs       []string          `json:"ids,omitempty"`
-	Match     *RuleMatch        `json:"match,omitempty"`
-	Tools     []Tool            `json:"tools,omitempty"`
-	Sources   []json.RawMessage `json:"sources,omitempty"`
-	Functions []Function        `json:"functions,omitempty"`
-	Layers    []Layer           `json:"layers,omitempty"`
-	Layer     *LayerSpec        `json:"layer,omitempty"`
+	Room    string   `json:"room,omitempty"`
+	Aliases []string `json:"aliases,omitempty"`
+	// KeepRoom and KeepAliases, on set_names, keep the part its request
+	// did not give (NamesRequest); without them it sets both, an empty
+	// one cleared.
+	KeepRoom    bool              `json:"keep_room,omitempty"`
+	KeepAliases bool              `json:"keep_aliases,omitempty"`
+	State       string            `json:"state,omitempty"`
+	Schedules   []Schedule        `json:"schedules,omitempty"`
+	Name        string            `json:"name,omitempty"`
+	IDs         []string          `json:"ids,omitempty"`
+	Match       *RuleMatch        `json:"match,omitempty"`
+	Tools       []Tool            `json:"tools,omitempty"`
+	Sources     []json.RawMessage `json:"sources,omitempty"`
+	Functions   []Function        `json:"functions,omitempty"`
+	Layers      []Layer           `json:"layers,omitempty"`
+	Layer       *LayerSpec        `json:"layer,omitempty"`
 	// Plugins are the operator's plugins that Sources fetch with, as the
 	// daemon knew them when it journaled the input (create_source,
 	// apply): the light's model does not know the plugins directory, and

@@ -92,3 +92,42 @@ func NormalLightNames(room string, aliases []string) (string, []string, error) {
 	}
 	return room, out, nil
 }
+
+// VerbSetNames sets a light's room, its aliases or both, leaving the
+// rest of its configuration as it is: NamesRequest.
+const VerbSetNames = "set_names"
+
+// OpSetNames is the config op of set_names (InConfigData.Op): Room and
+// Aliases as given, KeepRoom and KeepAliases for the part not given.
+const OpSetNames = "set_names"
+
+// NamesRequest is the body of set_names:
+// {"room":"bedroom","aliases":["bedroom lamp","bedside"]}. Each key
+// given replaces that part, checked as apply checks it; a key left out
+// keeps it: "room":"" clears the room, "aliases":[] the aliases. {} sets
+// nothing and is refused.
+type NamesRequest struct {
+	Room    *string   `json:"room,omitempty"`
+	Aliases *[]string `json:"aliases,omitempty"`
+}
+
+// Input is the set_names config input of r, or an error when it sets
+// nothing or its names are not names (NormalLightNames's sentences).
+// The names stay as given: the light normalises them, so that replay
+// does the same.
+func (r NamesRequest) Input() (InConfigData, error) {
+	if r.Room == nil && r.Aliases == nil {
+		return InConfigData{}, fmt.Errorf(`set_names sets nothing; give "room", "aliases" or both, e.g. {"room":"bedroom","aliases":["bedroom lamp","bedside"]} ("room":"" clears the room, "aliases":[] the aliases)`)
+	}
+	in := InConfigData{Op: OpSetNames, KeepRoom: r.Room == nil, KeepAliases: r.Aliases == nil}
+	if r.Room != nil {
+		in.Room = *r.Room
+	}
+	if r.Aliases != nil {
+		in.Aliases = *r.Aliases
+	}
+	if _, _, err := NormalLightNames(in.Room, in.Aliases); err != nil {
+		return InConfigData{}, err
+	}
+	return in, nil
+}

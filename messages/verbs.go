@@ -92,6 +92,7 @@ var verbTable = sync.OnceValue(func() []Verb {
 		{Name: VerbSessions, Part: PartAgent, Request: typeOf[SessionsRequest]()},
 		{Name: VerbSetBrightness, Part: PartLight, Request: typeOf[BrightnessRequest](), Fleet: true, House: true, CLI: "lumen brightness"},
 		{Name: VerbSetColor, Part: PartLight, Request: typeOf[ColorRequest](), Fleet: true, House: true, CLI: "lumen color"},
+		{Name: VerbSetNames, Part: PartLight, Request: typeOf[NamesRequest](), CLI: "lumen names"},
 		{Name: VerbSetState, Part: PartLight, Request: typeOf[SetStateRequest](), Fleet: true, House: true, CLI: "lumen state"},
 		{Name: VerbSetVar, Part: PartLight, Request: typeOf[InVarData](), Fleet: true, CLI: "lumen var set"},
 		{Name: VerbTalk, Part: PartAgent, Slow: true},

@@ -66,7 +66,7 @@ func TestVerbLists(t *testing.T) {
 			t.Errorf("%s verbs = %v, want %v", c.name, c.got, c.want)
 		}
 	}
-	if n := len(messages.Verbs()); n != 45 {
-		t.Errorf("%d verbs, want 45", n)
+	if n := len(messages.Verbs()); n != 46 {
+		t.Errorf("%d verbs, want 46", n)
 	}
 }

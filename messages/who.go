@@ -19,7 +19,8 @@ const (
 	WhoTimer    = "timer"
 	WhoSchedule = "schedule"
 	WhoTool     = "tool"
-	WhoPowerOn  = "power_on" // the daemon, starting after an unclean stop (the light's power_on)
+	WhoPowerOn  = "power_on"   // the daemon, starting after an unclean stop (the light's power_on)
+	WhoConfig   = "lumen.yaml" // the daemon, starting: what lumen.yaml says of a light (its names)
 )
 
 // maxWho bounds a by: it is a label, not a message.

@@ -48,6 +48,10 @@ type Config struct {
 	ClockMode string `yaml:"clock"`
 	// Groups maps a group name to its lights, for lumen.group.<g>.cmd.<verb>.
 	Groups map[string][]string `yaml:"groups"`
+	// Names are the names people use for the lights, by light: set at
+	// each start on the lights whose names differ (set_names, by
+	// lumen.yaml).
+	Names map[string]LightNames `yaml:"names" doc:"the names people use for each light, as LIGHT: {room: ROOM, aliases: [NAME, …]}: at each start a light whose room or aliases differ gets these (journaled by lumen.yaml), so that 'turn off the bedside' finds it; a key left out keeps what the light has, room: \"\" and aliases: [] clear"`
 	// Hardware configures the LED and button (or their simulators).
 	Hardware HardwareConfig `yaml:"hardware"`
 	// AllowNet lets tools reach these hosts, IPs or CIDRs (with an
@@ -156,6 +160,9 @@ func (c *Config) Validate() error {
 				return fmt.Errorf("group %q names light %q, which is not one of --light %s", g, l, strings.Join(c.Lights, ", "))
 			}
 		}
+	}
+	if err := c.validateNames(seen); err != nil {
+		return err
 	}
 	if c.ClockMode == "" {
 		c.ClockMode = clock.Auto

@@ -369,6 +369,12 @@ func (d *Daemon) spawnLight(ctx context.Context, name string) (*Light, error) {
 			logf("light %s: power_on after an unclean stop: %v", name, err)
 		}
 	}
+	if n, ok := cfg.Names[name]; ok {
+		// Before it serves: its first answers have these names.
+		if err := d.setNames(l.Machine, name, n); err != nil {
+			logf("names: %s: %v (from lumen.yaml)", name, err)
+		}
+	}
 	var devPID atomic.Pointer[actor.PID] // the hardware actor answers the gpio pin checks once spawned
 	d.starting.served(name)
 	opts := []service.ServeOption{service.WithSourceMinInterval(cfg.SourceMinInterval), service.WithToolCatalog(tool.NewCatalog(d.plugins)),

@@ -579,8 +579,8 @@ func reply(seq uint64, res machine.Result, outs [][]byte, changes *messages.Chan
 	return &messages.Reply{OK: true, Seq: seq, State: res.State, Changed: res.Changed, Rule: res.Rule, Outputs: envs, Changes: changes}
 }
 
-// repliesChanges reports whether in is an apply a command waits for,
-// whose reply says what it changed. Only those pay for the two exports
+// repliesChanges reports whether in is an apply (or a set_names) a
+// command waits for, whose reply says what it changed. Only those pay for the two exports
 // the diff needs; replay and the inputs nobody waits for never do.
 func (a *Actor) repliesChanges(in past.Input) bool {
 	if in.Type != messages.InConfig || in.ID == "" || a.waiters[in.ID] == nil {
@@ -589,7 +589,7 @@ func (a *Actor) repliesChanges(in past.Input) bool {
 	var d struct {
 		Op string `json:"op"`
 	}
-	return json.Unmarshal(in.Data, &d) == nil && d.Op == messages.OpApply
+	return json.Unmarshal(in.Data, &d) == nil && (d.Op == messages.OpApply || d.Op == messages.OpSetNames)
 }
 
 // dryRun applies a command's input to a copy of the machine, as the

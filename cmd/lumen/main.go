@@ -85,7 +85,7 @@ nats://127.0.0.1:4222).`,
 
 	root.AddCommand(newUp(a), newFire(a), newState(a), newGet(a), newApply(a), newExport(a), newHistory(a), newDiff(a), newRollback(a), newWhy(a), newWhatIf(a), newJournal(a), newTail(a), newReplay(a), newPress(a), newGPIO(a), newPreview(a), newService(a), newSecret(a), newTool(a), newFunction(a), newAsk(a), newApproval(a, true), newApproval(a, false), newSessions(a), newTalk(a), newEval(a), newSource(a), newLs(a),
 		newStates(a), newRules(a), newVars(a), newRule(a), newVar(a), newSchedule(a), newHub(a), newLayers(a), newLayer(a))
-	root.AddCommand(newIntents(a), newPower(a, true), newPower(a, false), newToggle(a), newBrightness(a), newColor(a))
+	root.AddCommand(newIntents(a), newNames(a), newPower(a, true), newPower(a, false), newToggle(a), newBrightness(a), newColor(a))
 	return root
 }
 

@@ -272,3 +272,42 @@ func NoEdge(pin int, level string) string {
 func PreviewWritten(state string, frames, pixels int, file string) string {
 	return fmt.Sprintf("%s: %d frames × %d pixels written to %s", state, frames, pixels, file)
 }
+
+// LightNames is lumen names of light: its room and its aliases, or how
+// to give them.
+func LightNames(light, room string, aliases []string) string {
+	if room == "" && len(aliases) == 0 {
+		return fmt.Sprintf("light %s has no room and no aliases: people can call it %s only; give it names with\n  lumen names --light %s --room bedroom --alias \"bedroom lamp\" --alias bedside",
+			light, strings.ReplaceAll(light, "_", " "), light)
+	}
+	r, a := "(none)", "(none)"
+	if room != "" {
+		r = room
+	}
+	if len(aliases) > 0 {
+		a = strings.Join(aliases, ", ")
+	}
+	return fmt.Sprintf("room: %s\naliases: %s", r, a)
+}
+
+// NamesChanged is what lumen names did (c, the light's changes) and,
+// when q gives a name, one people can now say.
+func NamesChanged(c messages.Changes, q messages.NamesRequest) string {
+	s := "names: unchanged"
+	if sum := c.Summary(); sum != "" {
+		s = "names: " + sum
+	}
+	in, err := q.Input()
+	if err != nil {
+		return s
+	}
+	room, aliases, err := messages.NormalLightNames(in.Room, in.Aliases)
+	switch {
+	case err != nil:
+	case len(aliases) > 0:
+		s += fmt.Sprintf("\nnow say e.g. \"turn off the %s\" (lumen ask, the page)", aliases[len(aliases)-1])
+	case room != "":
+		s += fmt.Sprintf("\nnow say e.g. \"turn off the %s\": the lights of room %s", room, room)
+	}
+	return s
+}

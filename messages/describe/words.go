@@ -145,8 +145,34 @@ func Config(d messages.InConfigData) string {
 		return "define " + names("function", functionNames(d.Functions))
 	case messages.OpDefineTransition:
 		return "define " + names("transition", sourceNames(d.Sources))
+	case messages.OpSetNames:
+		return "set names: " + lightNames(d)
 	}
 	return strings.ReplaceAll(d.Op, "_", " ") + " " + applied(d)
+}
+
+// lightNames says what a set_names sets: the room, the aliases or both,
+// as the light keeps them when they are names.
+func lightNames(d messages.InConfigData) string {
+	room, aliases := d.Room, d.Aliases
+	if r, a, err := messages.NormalLightNames(room, aliases); err == nil {
+		room, aliases = r, a
+	}
+	var parts []string
+	if !d.KeepRoom {
+		if room == "" {
+			room = "(none)"
+		}
+		parts = append(parts, "room "+room)
+	}
+	if !d.KeepAliases {
+		if len(aliases) == 0 {
+			parts = append(parts, "no aliases")
+		} else {
+			parts = append(parts, "aliases "+strings.Join(aliases, ", "))
+		}
+	}
+	return strings.Join(parts, "; ")
 }
 
 // applied says what an apply carries, by name, and what it does with the

@@ -59,6 +59,8 @@ func (c *core) configInput(in *messages.InConfigData) Result {
 		out, r = c.opDefineFunction(in)
 	case messages.OpDeleteFunction:
 		out, r = c.opDeleteFunction(in)
+	case messages.OpSetNames:
+		out, r = c.opSetNames(in)
 	}
 	if r != nil {
 		return c.rejected(r)
@@ -485,6 +487,35 @@ func (c *core) opDeleteSchedule(in *messages.InConfigData) ([]Output, *rejection
 		{Type: messages.OutConfig, Data: messages.OutConfigData{Op: in.Op, Schedules: []string{s.Name}}},
 		{Type: messages.OutSchedule, Data: messages.OutScheduleData{Op: scheduleDelete, Schedule: s.Schedule}},
 	}, nil
+}
+
+// opSetNames sets the room, the aliases or both, checked as apply checks
+// them; the part the request did not give stays, and nothing else
+// changes.
+func (c *core) opSetNames(in *messages.InConfigData) ([]Output, *rejection) {
+	switch {
+	case in.KeepRoom && in.KeepAliases:
+		return nil, rejectf(400, `set_names sets nothing; give "room", "aliases" or both`)
+	case in.KeepRoom && in.Room != "":
+		return nil, rejectf(400, "set_names: keep_room with a room; give one or the other")
+	case in.KeepAliases && in.Aliases != nil:
+		return nil, rejectf(400, "set_names: keep_aliases with aliases; give one or the other")
+	}
+	room, aliases, err := messages.NormalLightNames(in.Room, in.Aliases)
+	if err != nil {
+		return nil, rejectf(400, "%v", err)
+	}
+	cfg := c.current()
+	if !in.KeepRoom {
+		cfg.room = room
+	}
+	if !in.KeepAliases {
+		cfg.aliases = aliases
+	}
+	if err := c.commit(cfg); err != nil {
+		return nil, rejectf(500, "%v", err)
+	}
+	return []Output{{Type: messages.OutConfig, Data: messages.OutConfigData{Op: in.Op}}}, nil
 }
 
 // mergeByName replaces the items of base that add names again, in place,

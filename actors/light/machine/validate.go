@@ -345,6 +345,7 @@ var opFields = map[string][]string{
 	messages.OpDefineFunction:   {"functions"},
 	messages.OpDeleteFunction:   {"name"},
 	messages.OpDeleteLayer:      {"name"},
+	messages.OpSetNames:         {"room", "aliases", "keep_room", "keep_aliases"},
 }
 
 // checkFields rejects an unknown op and fields the op does not take.
@@ -362,7 +363,8 @@ func checkFields(in *messages.InConfigData) *rejection {
 		set  bool
 	}{
 		{"states", in.States != nil}, {"rules", in.Rules != nil}, {"vars", in.Vars != nil}, {"vars_op", in.VarsOp != ""},
-		{"initial", in.Initial != ""}, {"on_state", in.OnState != ""}, {"power_on", in.PowerOn != ""}, {"transition_ms", in.TransitionMs != nil}, {"room", in.Room != ""}, {"aliases", in.Aliases != nil}, {"state", in.State != ""}, {"schedules", in.Schedules != nil}, {"name", in.Name != ""},
+		{"initial", in.Initial != ""}, {"on_state", in.OnState != ""}, {"power_on", in.PowerOn != ""}, {"transition_ms", in.TransitionMs != nil}, {"room", in.Room != ""}, {"aliases", in.Aliases != nil},
+		{"keep_room", in.KeepRoom}, {"keep_aliases", in.KeepAliases}, {"state", in.State != ""}, {"schedules", in.Schedules != nil}, {"name", in.Name != ""},
 		{"ids", in.IDs != nil}, {"match", in.Match != nil}, {"tools", in.Tools != nil},
 		{"sources", in.Sources != nil}, {"plugins", in.Plugins != nil}, {"functions", in.Functions != nil},
 		{"layers", in.Layers != nil}, {"layer", in.Layer != nil},

@@ -194,6 +194,7 @@ var decoders = map[string]decoder{
 	messages.VerbData:             decodeData,
 	messages.VerbSetVar:           decodeSetVar,
 	messages.VerbCreateSchedule:   decodeCreateSchedule,
+	messages.VerbSetNames:         decodeSetNames,
 }
 
 // command is the input a mutation journals.
@@ -563,6 +564,18 @@ func decodeCreateSchedule(b []byte, c checks) (any, error) {
 		return nil, err
 	}
 	return config(messages.InConfigData{Op: messages.OpCreateSchedule, Schedules: scheds})
+}
+
+func decodeSetNames(b []byte, _ checks) (any, error) {
+	r, err := body[messages.NamesRequest](b, `send {"room":"bedroom","aliases":["bedroom lamp","bedside"]}`)
+	if err != nil {
+		return nil, err
+	}
+	in, err := r.Input()
+	if err != nil {
+		return nil, bad("%v", err)
+	}
+	return config(in)
 }
 
 // learnIntent turns learn_intent into an intent input: the phrase in its

@@ -3,6 +3,7 @@ package service
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"reflect"
@@ -385,6 +386,43 @@ func TestTranslateApplyNames(t *testing.T) {
 	} {
 		if _, err := translate(messages.VerbApply, []byte(body)); err == nil || !strings.Contains(err.Error(), says) {
 			t.Errorf("%s: %v, want a refusal that says %q", body, err, says)
+		}
+	}
+}
+
+// set_names journals the parts given, as given, and keeps the others;
+// "" and [] clear; {} and names apply would refuse are refused before
+// anything is journaled, with apply's sentences.
+func TestTranslateSetNames(t *testing.T) {
+	for _, tc := range []struct{ body, input string }{
+		{`{"room":"Bedroom","aliases":["Bedroom Lamp","bedside"]}`, `{"op":"set_names","room":"Bedroom","aliases":["Bedroom Lamp","bedside"]}`},
+		{`{"room":"bedroom"}`, `{"op":"set_names","room":"bedroom","keep_aliases":true}`},
+		{`{"aliases":["bedside"]}`, `{"op":"set_names","aliases":["bedside"],"keep_room":true}`},
+		{`{"room":""}`, `{"op":"set_names","keep_aliases":true}`},
+		{`{"aliases":[]}`, `{"op":"set_names","keep_room":true}`},
+		{`{"room":"","aliases":[]}`, `{"op":"set_names"}`},
+	} {
+		msg, err := translate(messages.VerbSetNames, []byte(tc.body))
+		if err != nil {
+			t.Errorf("%s: %v", tc.body, err)
+			continue
+		}
+		c := msg.(*light.Command)
+		if c.Type != messages.InConfig || string(c.Data) != tc.input {
+			t.Errorf("%s: %s input %s, want config %s", tc.body, c.Type, c.Data, tc.input)
+		}
+	}
+	for body, says := range map[string]string{
+		`{}`:                           `set_names sets nothing; give "room", "aliases" or both`,
+		`{"room":null}`:                `set_names sets nothing`,
+		`{"room":"bed/room"}`:          `room "bed/room" holds '/'`,
+		`{"aliases":["lamp","Lamp"]}`:  `aliases[1] "Lamp" is aliases[0] "lamp" again`,
+		`{"room":"x","floor":"first"}`: `floor`,
+		`{"aliases":"bedside"}`:        `send {"room":"bedroom","aliases":["bedroom lamp","bedside"]}`,
+	} {
+		_, err := translate(messages.VerbSetNames, []byte(body))
+		if br := (*badRequest)(nil); !errors.As(err, &br) || br.code != 400 || !strings.Contains(err.Error(), says) {
+			t.Errorf("%s: %v, want a 400 that says %q", body, err, says)
 		}
 	}
 }
