@@ -531,10 +531,10 @@ func (w *World) read(toks []token, target *Target) Reading {
 	toks = joinNumbers(toks)
 	var (
 		on, off, toggle, click, up, down, fade, slow, by, to, brightness, all bool
-		step, abs, num, kelvin, fadeMs                                              = -1, -1, -1, -1, -1
-		col, state                                                                  string
-		actions                                                                     int
-		percent                                                                     bool
+		step, abs, num, kelvin, fadeMs                                        = -1, -1, -1, -1, -1
+		col, state                                                            string
+		actions                                                               int
+		percent                                                               bool
 	)
 	unknown := -1 // the first unknown word
 	for i := 0; i < len(toks); i++ {

@@ -171,15 +171,7 @@ func startHouse(ctx context.Context, e Everyday, cfg Config, mode string) (*hous
 		// No model at all, whatever $OPENAI_API_KEY says.
 		dc.Agent.BaseURL, dc.Agent.Model, dc.Agent.APIKey = "", "", ""
 	}
-	if h.d, err = daemon.New(dc); err != nil {
-		h.close()
-		return nil, fmt.Errorf("eval: scratch house: %w", err)
-	}
-	if err := h.d.Run(ctx); err != nil {
-		h.close()
-		return nil, fmt.Errorf("eval: scratch house: %w", err)
-	}
-	if h.nc, err = nats.Connect(h.d.URL(), nats.Name("lumen-eval-everyday")); err != nil {
+	if h.d, h.nc, err = startDaemon(ctx, dc, "lumen-eval-everyday"); err != nil {
 		h.close()
 		return nil, fmt.Errorf("eval: scratch house: %w", err)
 	}

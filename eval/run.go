@@ -249,15 +249,7 @@ func startScratch(ctx context.Context, cfg Config, model string, m *meter, api *
 	dc.AllowNet = []string{api.host}
 	dc.Agent = cfg.Agent
 	dc.Agent.BaseURL, dc.Agent.Model = m.URL(), model
-	if sc.d, err = daemon.New(dc); err != nil {
-		sc.close()
-		return nil, fmt.Errorf("eval: scratch light: %w", err)
-	}
-	if err := sc.d.Run(ctx); err != nil {
-		sc.close()
-		return nil, fmt.Errorf("eval: scratch light: %w", err)
-	}
-	if sc.nc, err = nats.Connect(sc.d.URL(), nats.Name("lumen-eval")); err != nil {
+	if sc.d, sc.nc, err = startDaemon(ctx, dc, "lumen-eval"); err != nil {
 		sc.close()
 		return nil, fmt.Errorf("eval: scratch light: %w", err)
 	}
@@ -267,6 +259,21 @@ func startScratch(ctx context.Context, cfg Config, model string, m *meter, api *
 		return nil, fmt.Errorf("eval: scratch light: %w", err)
 	}
 	return sc, nil
+}
+
+// startDaemon runs a scratch daemon of dc and connects to it as name;
+// what it started is returned with an error too, for the caller to
+// close.
+func startDaemon(ctx context.Context, dc daemon.Config, name string) (*daemon.Daemon, *nats.Conn, error) {
+	d, err := daemon.New(dc)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := d.Run(ctx); err != nil {
+		return d, nil, err
+	}
+	nc, err := nats.Connect(d.URL(), nats.Name(name))
+	return d, nc, err
 }
 
 func (sc *scratch) close() {

@@ -1,17 +1,13 @@
 package daemon
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 
-	"github.com/lumen-home/lumen/actors/light"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/subject"
 )
@@ -69,25 +65,16 @@ func (d *Daemon) setNames(pid *actor.PID, name string, n LightNames) error {
 	if err != nil {
 		return err // Validate refused it
 	}
-	res, err := d.sys.Root.RequestFuture(pid, &light.Get{}, 10*time.Second).Result()
+	g, err := d.modelOf(pid)
 	if err != nil {
 		return err
-	}
-	g, ok := res.(*messages.GetReply)
-	if !ok {
-		return fmt.Errorf("unexpected answer %T", res)
 	}
 	room, aliases, _ := messages.NormalLightNames(in.Room, in.Aliases)
 	if (in.KeepRoom || room == g.Room) && (in.KeepAliases || slices.Equal(aliases, g.Aliases)) {
 		return nil
 	}
-	data, _ := json.Marshal(in)
-	res, err = d.sys.Root.RequestFuture(pid, &light.Command{Type: messages.InConfig, Data: data, By: messages.WhoConfig}, 30*time.Second).Result()
-	if err != nil {
+	if err := d.input(pid, messages.InConfig, in, messages.WhoConfig); err != nil {
 		return err
-	}
-	if e, ok := res.(*messages.ErrorReply); ok {
-		return errors.New(e.Error)
 	}
 	d.cfg.Logf("names: %s: %s (from lumen.yaml)", name, namesSaid(in.KeepRoom, room, in.KeepAliases, aliases))
 	return nil

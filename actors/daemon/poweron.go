@@ -41,26 +41,48 @@ func markStopped(data string) {
 // its power_on names (off, or a state), journaled by power_on like any
 // input; restore, the default, leaves it as it was.
 func (d *Daemon) powerOn(pid *actor.PID, name string) error {
-	res, err := d.sys.Root.RequestFuture(pid, &light.Get{}, 10*time.Second).Result()
+	g, err := d.modelOf(pid)
 	if err != nil {
 		return err
-	}
-	g, ok := res.(*messages.GetReply)
-	if !ok {
-		return fmt.Errorf("unexpected answer %T", res)
 	}
 	to := messages.PowerOnTarget(g.PowerOn)
 	if to == "" || to == g.State {
 		return nil
 	}
-	data, _ := json.Marshal(messages.InStateData{Name: to})
-	res, err = d.sys.Root.RequestFuture(pid, &light.Command{Type: messages.InState, Data: data, By: messages.WhoPowerOn}, 30*time.Second).Result()
+	if err := d.input(pid, messages.InState, messages.InStateData{Name: to}, messages.WhoPowerOn); err != nil {
+		return err
+	}
+	d.cfg.Logf("light %s: started after an unclean stop: power_on %s, so %s (it was %s)", name, g.PowerOn, to, g.State)
+	return nil
+}
+
+// modelOf asks a light's actor for its model, as get does, before the
+// light serves.
+func (d *Daemon) modelOf(pid *actor.PID) (*messages.GetReply, error) {
+	res, err := d.sys.Root.RequestFuture(pid, &light.Get{}, 10*time.Second).Result()
+	if err != nil {
+		return nil, err
+	}
+	g, ok := res.(*messages.GetReply)
+	if !ok {
+		return nil, fmt.Errorf("unexpected answer %T", res)
+	}
+	return g, nil
+}
+
+// input gives a light's actor an input of the daemon's own, journaled by
+// by, before the light serves; a refusal is the error.
+func (d *Daemon) input(pid *actor.PID, typ string, data any, by string) error {
+	b, err := json.Marshal(data)
+	if err != nil {
+		return err
+	}
+	res, err := d.sys.Root.RequestFuture(pid, &light.Command{Type: typ, Data: b, By: by}, 30*time.Second).Result()
 	if err != nil {
 		return err
 	}
 	if e, ok := res.(*messages.ErrorReply); ok {
 		return errors.New(e.Error)
 	}
-	d.cfg.Logf("light %s: started after an unclean stop: power_on %s, so %s (it was %s)", name, g.PowerOn, to, g.State)
 	return nil
 }
