@@ -693,7 +693,7 @@ func (w *World) read(toks []token, target *Target) Reading {
 		}
 		cmd.Tool, cmd.Color = ToolSetColor, col
 		if kelvin >= 0 {
-			if kelvin < 1000 || kelvin > 12000 {
+			if kelvin < color.MinKelvin || kelvin > color.MaxKelvin {
 				return Reading{}
 			}
 			cmd.Kelvin = kelvin
