@@ -283,10 +283,14 @@ func Respond(req micro.Request, v any) {
 	}
 }
 
-// RespondError answers with the documented error headers and body.
+// RespondError answers with the documented error headers and body. It
+// sets the headers itself rather than through micro's Error, which
+// records the error for the endpoint's stats in a field the service
+// reads when the handler returns: the actors answer later, from another
+// goroutine, and the two raced.
 func RespondError(req micro.Request, code int, msg string) {
 	b, _ := json.Marshal(messages.ErrorReply{OK: false, Code: code, Error: msg})
-	_ = req.Error(strconv.Itoa(code), msg, b)
+	_ = req.Respond(b, micro.WithHeaders(micro.Headers{micro.ErrorHeader: {msg}, micro.ErrorCodeHeader: {strconv.Itoa(code)}}))
 }
 
 // ReplyError answers a request received without a micro service as
