@@ -181,12 +181,12 @@ func TestPageInChromium(t *testing.T) {
 	b := newBrowser(t)
 
 	// It loads, live, with no console error and no request elsewhere.
-	b.do(t, "load the page", chromedp.Navigate(page), chromedp.WaitVisible(chromedp.CSS(`section[data-light="demo"] .press`)),
+	b.do(t, "load the page", chromedp.Navigate(page), chromedp.WaitVisible(chromedp.CSS(`section[data-light="demo"] .press[data-edges=click]`)),
 		chromedp.WaitVisible(chromedp.CSS(`#conn.live`)))
 
 	// The virtual button: a click turns the light red, on the LED and
 	// in the swatch.
-	b.do(t, "press the button", chromedp.Click(chromedp.CSS(`section[data-light="demo"] .press`)))
+	b.do(t, "press the button", chromedp.Click(chromedp.CSS(`section[data-light="demo"] .press[data-edges=click]`)))
 	waitState(t, b, nc, "demo", "red")
 	b.waitSwatch(t, "demo", "red", func(r, g, bl uint32) bool { return r >= 128 && g <= 60 && bl <= 60 })
 
