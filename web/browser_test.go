@@ -20,6 +20,7 @@ import (
 
 	"github.com/chromedp/cdproto/accessibility"
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"
@@ -607,8 +608,8 @@ func TestPageControls(t *testing.T) {
 			t.Errorf("no %s named %q (only %q)", role, name, names[name])
 		}
 	}
-	if len(names["Color"]) < 2 { // its label's text and the picker
-		t.Errorf("nothing is named Color")
+	if !slices.Contains(names["Color"], "ColorWell") {
+		t.Errorf("no color picker named Color (only %q)", names["Color"])
 	}
 
 	// Power on and off.
@@ -689,10 +690,24 @@ func TestPageOnAPhone(t *testing.T) {
 		if small := eval[[]string](t, b, `[...document.querySelectorAll("button, select, input, summary")].filter((e) => e.offsetParent && e.getBoundingClientRect().height < 44).map((e) => e.className + ":" + (e.textContent || e.type))`); len(small) > 0 {
 			t.Errorf("at %s these are under 44 px high: %v", what, small)
 		}
+		if size[0] == 360 && !eval[bool](t, b, `[...document.querySelectorAll(".wide")].some((w) => w.scrollWidth > w.clientWidth)`) {
+			t.Errorf("at %s no table is wider than its box: the check above proves nothing", what)
+		}
 		if size[0] != 360 {
 			b.keepScreenshot(t, "page "+what)
 		}
 	}
+
+	// The dark theme, for a phone at night.
+	dark := emulation.SetEmulatedMediaParams{Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: "dark"}}}
+	if _, err := chromedp.Call(b.ctx, emulation.SetEmulatedMedia, dark); err != nil {
+		t.Fatal(err)
+	}
+	b.do(t, "viewport 390x844", chromedp.EmulateViewport(390, 844), chromedp.Sleep(200*time.Millisecond))
+	if bg := eval[string](t, b, `getComputedStyle(document.body).backgroundColor`); bg != "rgb(17, 19, 24)" {
+		t.Errorf("in the dark theme the page's background is %s", bg)
+	}
+	b.keepScreenshot(t, "page dark 390x844")
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
