@@ -644,6 +644,7 @@ func TestPageControls(t *testing.T) {
 	// Changes over NATS show within 500 ms.
 	request(t, nc, "set_state", `{"name":"blue"}`)
 	b.within500(t, "blue pressed", q(`.gallery button[aria-pressed="true"]`)+`?.dataset.state === "blue"`)
+	b.within500(t, "the picker at blue", q(`.color`)+`.value === "#0000ff"`)
 	request(t, nc, "set_brightness", `{"percent":30}`)
 	b.within500(t, "the slider at 30", q(`.brightness`)+`.value === "30"`)
 	request(t, nc, "power", `{"on":false}`)

@@ -46,7 +46,12 @@ function showControls(el, state, brightness) {
   $(el, ".power").setAttribute("aria-pressed", String(state !== "off"));
   const s = $(el, ".brightness");
   if (brightness && !s.dataset.held) s.value = brightness;
-  for (const b of $(el, ".gallery").children) b.setAttribute("aria-pressed", String(b.dataset.state === state));
+  for (const b of $(el, ".gallery").children) {
+    b.setAttribute("aria-pressed", String(b.dataset.state === state));
+    // The picker shows the state's color, as its swatch has it.
+    const m = b.dataset.state === state && document.activeElement !== $(el, ".color") && /(\d+),(\d+),(\d+)/.exec($(b, "circle").getAttribute("fill"));
+    if (m) $(el, ".color").value = "#" + m.slice(1).map((v) => Number(v).toString(16).padStart(2, "0")).join("");
+  }
   el.dataset.state = state;
 }
 // stream opens an event stream with its listeners, and opens it again
