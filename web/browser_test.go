@@ -612,10 +612,13 @@ func TestPageControls(t *testing.T) {
 		t.Errorf("no color picker named Color (only %q)", names["Color"])
 	}
 
-	// Power on and off.
-	b.do(t, "power on", chromedp.Click(chromedp.CSS(sec+` .power`)))
+	// Power on from the keyboard, with its focus shown, and off.
+	b.do(t, "power on", chromedp.Focus(chromedp.CSS(sec+` .power`)), chromedp.KeyEvent(" "))
 	waitLight(t, b, nc, "power on", func(g lightGet) bool { return g.State != "off" })
 	b.waitPage(t, "Power pressed", q(`.power`)+`.getAttribute("aria-pressed") === "true"`)
+	if o := eval[string](t, b, `getComputedStyle(document.activeElement).outlineStyle`); o != "solid" {
+		t.Errorf("the focused Power button has outline %q", o)
+	}
 	b.do(t, "power off", chromedp.Click(chromedp.CSS(sec+` .power`)))
 	waitLight(t, b, nc, "power off", func(g lightGet) bool { return g.State == "off" })
 
