@@ -11,12 +11,16 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/accessibility"
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"
@@ -181,12 +185,12 @@ func TestPageInChromium(t *testing.T) {
 	b := newBrowser(t)
 
 	// It loads, live, with no console error and no request elsewhere.
-	b.do(t, "load the page", chromedp.Navigate(page), chromedp.WaitVisible(chromedp.CSS(`section[data-light="demo"] .press`)),
+	b.do(t, "load the page", chromedp.Navigate(page), chromedp.WaitVisible(chromedp.CSS(`section[data-light="demo"] .press[data-edges=click]`)),
 		chromedp.WaitVisible(chromedp.CSS(`#conn.live`)))
 
 	// The virtual button: a click turns the light red, on the LED and
 	// in the swatch.
-	b.do(t, "press the button", chromedp.Click(chromedp.CSS(`section[data-light="demo"] .press`)))
+	b.do(t, "press the button", chromedp.Click(chromedp.CSS(`section[data-light="demo"] .press[data-edges=click]`)))
 	waitState(t, b, nc, "demo", "red")
 	b.waitSwatch(t, "demo", "red", func(r, g, bl uint32) bool { return r >= 128 && g <= 60 && bl <= 60 })
 
@@ -511,3 +515,203 @@ func TestPageSwatchShowsTheColor(t *testing.T) {
 		t.Errorf("the page says %q", got)
 	}
 }
+
+// getLight is the demo light's get over NATS, decoded.
+type lightGet struct {
+	State      string `json:"state"`
+	Brightness int    `json:"brightness"`
+	States     []struct {
+		Name    string `json:"name"`
+		R, G, B any
+	} `json:"states"`
+	Fade json.RawMessage `json:"fade"`
+}
+
+func getLight(t *testing.T, nc *nats.Conn) lightGet {
+	t.Helper()
+	var g lightGet
+	if err := json.Unmarshal([]byte(getJSON(t, nc)), &g); err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// waitLight waits up to 5 s for the light, over NATS, to satisfy ok.
+func waitLight(t *testing.T, b *browser, nc *nats.Conn, what string, ok func(lightGet) bool) lightGet {
+	t.Helper()
+	var g lightGet
+	if !lumentest.Within(5*time.Second, func() bool { g = getLight(t, nc); return ok(g) }) {
+		b.keepScreenshot(t, what)
+		t.Fatalf("%s: the light is %+v", what, g)
+	}
+	return g
+}
+
+// stateColor is the r, g, b of the state name, as numbers.
+func (g lightGet) stateColor(name string) [3]float64 {
+	for _, s := range g.States {
+		if s.Name == name {
+			f := func(v any) float64 { x, _ := v.(float64); return x }
+			return [3]float64{f(s.R), f(s.G), f(s.B)}
+		}
+	}
+	return [3]float64{-1, -1, -1}
+}
+
+// within500 fails unless the JavaScript predicate holds in the page
+// within 500 ms: a change made over NATS shows that fast.
+func (b *browser) within500(t *testing.T, what, predicate string) {
+	t.Helper()
+	if !lumentest.Within(500*time.Millisecond, func() bool { return eval[bool](t, b, predicate) }) {
+		b.keepScreenshot(t, "late "+what)
+		t.Fatalf("500 ms after a change over NATS the page does not show %s (%s)", what, predicate)
+	}
+}
+
+func request(t *testing.T, nc *nats.Conn, verb, body string) {
+	t.Helper()
+	m, err := nc.Request("lumen.demo.cmd."+verb, []byte(body), 10*time.Second)
+	if err != nil || !bytes.Contains(m.Data, []byte(`"ok":true`)) {
+		t.Fatalf("%s %s: %v %s", verb, body, err, m.Data)
+	}
+}
+
+// Every control of a light changes the light (checked over NATS), has
+// the accessible name a person hears, and follows a change made over
+// NATS within 500 ms.
+func TestPageControls(t *testing.T) {
+	t.Parallel()
+	b := newBrowser(t)
+	_, nc := openPage(t, b)
+	sec := `section[data-light="demo"]`
+	q := func(sel string) string { return `document.querySelector('` + sec + ` ` + sel + `')` }
+	b.waitPage(t, "the gallery", q(`.gallery button[data-state="red"]`)+` !== null`)
+
+	// The names a screen reader gives.
+	ax, err := chromedp.Call(b.ctx, accessibility.GetFullAXTree, accessibility.GetFullAXTreeParams{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string][]string{} // name → roles
+	for _, n := range ax.Nodes {
+		if n.Name == nil || n.Role == nil || n.Ignored {
+			continue
+		}
+		var name, role string
+		_ = json.Unmarshal(n.Name.Value, &name)
+		_ = json.Unmarshal(n.Role.Value, &role)
+		names[name] = append(names[name], role)
+	}
+	for name, role := range map[string]string{"Power": "button", "Brightness": "slider", "Fade": "combobox", "States": "group",
+		"Click": "button", "Double click": "button", "Hold": "button", "warm white": "button", "orange": "button", "red": "button"} {
+		if !slices.Contains(names[name], role) {
+			t.Errorf("no %s named %q (only %q)", role, name, names[name])
+		}
+	}
+	if !slices.Contains(names["Color"], "ColorWell") {
+		t.Errorf("no color picker named Color (only %q)", names["Color"])
+	}
+
+	// Power on from the keyboard, with its focus shown, and off.
+	b.do(t, "power on", chromedp.Focus(chromedp.CSS(sec+` .power`)), chromedp.KeyEvent(" "))
+	waitLight(t, b, nc, "power on", func(g lightGet) bool { return g.State != "off" })
+	b.waitPage(t, "Power pressed", q(`.power`)+`.getAttribute("aria-pressed") === "true"`)
+	if o := eval[string](t, b, `getComputedStyle(document.activeElement).outlineStyle`); o != "solid" {
+		t.Errorf("the focused Power button has outline %q", o)
+	}
+	b.do(t, "power off", chromedp.Click(chromedp.CSS(sec+` .power`)))
+	waitLight(t, b, nc, "power off", func(g lightGet) bool { return g.State == "off" })
+
+	// A state from the gallery.
+	b.do(t, "tap green", chromedp.Click(chromedp.CSS(sec+` .gallery button[data-state="green"]`)))
+	waitLight(t, b, nc, "green", func(g lightGet) bool { return g.State == "green" })
+	b.waitPage(t, "green pressed", q(`.gallery button[aria-pressed="true"]`)+`?.dataset.state === "green"`)
+	b.waitPage(t, "green's swatch", q(`.gallery button[data-state="green"] circle`)+`.getAttribute("fill") === "rgb(0,255,0)"`)
+
+	// The dimmer, with a fade of 1 s.
+	b.do(t, "fade 1 s", chromedp.SetValue(chromedp.CSS(sec+` .fade`), "1000"))
+	eval[any](t, b, `(() => { const s = `+q(`.brightness`)+`; s.value = 40; s.dispatchEvent(new Event("input")); s.dispatchEvent(new Event("change")); return null })()`)
+	g := waitLight(t, b, nc, "brightness 40", func(g lightGet) bool { return g.Brightness == 40 })
+	if !bytes.Contains(g.Fade, []byte("1000")) {
+		t.Errorf("the dimmer did not fade over 1 s: fade %s", g.Fade)
+	}
+	b.do(t, "no fade", chromedp.SetValue(chromedp.CSS(sec+` .fade`), "0"))
+
+	// The color picker, and a preset.
+	eval[any](t, b, `(() => { const c = `+q(`.color`)+`; c.value = "#00ff80"; c.dispatchEvent(new Event("change")); return null })()`)
+	waitLight(t, b, nc, "#00ff80", func(g lightGet) bool { return g.State == "color" && g.stateColor("color") == [3]float64{0, 255, 128} })
+	b.do(t, "orange", chromedp.Click(chromedp.CSS(sec+` .presets button:nth-child(3)`)))
+	waitLight(t, b, nc, "orange", func(g lightGet) bool { return g.State == "color" && g.stateColor("color") == [3]float64{255, 165, 0} })
+	b.waitPage(t, "the color state in the gallery", q(`.gallery button[data-state="color"]`)+`?.getAttribute("aria-pressed") === "true"`)
+
+	// Changes over NATS show within 500 ms.
+	request(t, nc, "set_state", `{"name":"blue"}`)
+	b.within500(t, "blue pressed", q(`.gallery button[aria-pressed="true"]`)+`?.dataset.state === "blue"`)
+	b.within500(t, "the picker at blue", q(`.color`)+`.value === "#0000ff"`)
+	request(t, nc, "set_brightness", `{"percent":30}`)
+	b.within500(t, "the slider at 30", q(`.brightness`)+`.value === "30"`)
+	request(t, nc, "power", `{"on":false}`)
+	b.within500(t, "Power not pressed", q(`.power`)+`.getAttribute("aria-pressed") === "false"`)
+	request(t, nc, "create_state", `{"name":"teal","r":0,"g":128,"b":128}`)
+	b.within500(t, "the new state", q(`.gallery button[data-state="teal"]`)+` !== null`)
+
+	// The light's button: click, double click, hold.
+	request(t, nc, "append_rules", `{"rules":[{"from":"*","on":"button_double_click","to":"teal","priority":10}]}`)
+	b.do(t, "click", chromedp.Click(chromedp.CSS(sec+` .press[data-edges=click]`)))
+	waitLight(t, b, nc, "click", func(g lightGet) bool { return g.State == "red" })
+	b.do(t, "double click", chromedp.Click(chromedp.CSS(sec+` .press[data-edges=double]`)))
+	waitLight(t, b, nc, "double click", func(g lightGet) bool { return g.State == "teal" })
+	b.do(t, "hold", chromedp.Click(chromedp.CSS(sec+` .press[data-edges=hold]`)))
+	waitLight(t, b, nc, "hold", func(g lightGet) bool { return g.State == "off" })
+
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(b.problems) > 0 {
+		t.Errorf("the page logged problems:\n%s", strings.Join(b.problems, "\n"))
+	}
+}
+
+// On a phone the page does not scroll sideways, even with every panel
+// open and the model's wide tables in it; screenshots at a phone's and
+// a desktop's size are kept as test artifacts.
+func TestPageOnAPhone(t *testing.T) {
+	t.Parallel()
+	b := newBrowser(t)
+	_, nc := openPage(t, b)
+	// A long rule, to make the rules table wide.
+	request(t, nc, "append_rules", `{"rules":[{"from":"*","on":"button_double_click","to":"blue","condition":"getData('a_rather_long_variable_name_for_a_wide_table') === undefined && getData('another_one') !== 3","priority":10}]}`)
+	sec := `section[data-light="demo"]`
+	eval[any](t, b, `(() => { for (const d of document.querySelectorAll("details")) d.open = true; return null })()`)
+	b.waitPage(t, "the rules table", `document.querySelector('`+sec+` .model-body').textContent.includes("a_rather_long")`)
+	for _, size := range [][2]int64{{360, 740}, {390, 844}, {1280, 900}} {
+		what := "viewport " + strings.Join([]string{itoa(size[0]), itoa(size[1])}, "x")
+		b.do(t, what, chromedp.EmulateViewport(size[0], size[1]), chromedp.Sleep(200*time.Millisecond))
+		if w, iw := eval[float64](t, b, `document.scrollingElement.scrollWidth`), eval[float64](t, b, `innerWidth`); w > iw {
+			b.keepScreenshot(t, "wide "+what)
+			t.Errorf("at %s the page is %v px wide for %v px", what, w, iw)
+		}
+		// Every control is a touch target of 44 px or more.
+		if small := eval[[]string](t, b, `[...document.querySelectorAll("button, select, input, summary")].filter((e) => e.offsetParent && e.getBoundingClientRect().height < 44).map((e) => e.className + ":" + (e.textContent || e.type))`); len(small) > 0 {
+			t.Errorf("at %s these are under 44 px high: %v", what, small)
+		}
+		if size[0] == 360 && !eval[bool](t, b, `[...document.querySelectorAll(".wide")].some((w) => w.scrollWidth > w.clientWidth)`) {
+			t.Errorf("at %s no table is wider than its box: the check above proves nothing", what)
+		}
+		if size[0] != 360 {
+			b.keepScreenshot(t, "page "+what)
+		}
+	}
+
+	// The dark theme, for a phone at night.
+	dark := emulation.SetEmulatedMediaParams{Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: "dark"}}}
+	if _, err := chromedp.Call(b.ctx, emulation.SetEmulatedMedia, dark); err != nil {
+		t.Fatal(err)
+	}
+	b.do(t, "viewport 390x844", chromedp.EmulateViewport(390, 844), chromedp.Sleep(200*time.Millisecond))
+	if bg := eval[string](t, b, `getComputedStyle(document.body).backgroundColor`); bg != "rgb(17, 19, 24)" {
+		t.Errorf("in the dark theme the page's background is %s", bg)
+	}
+	b.keepScreenshot(t, "page dark 390x844")
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }

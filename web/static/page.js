@@ -38,6 +38,21 @@ function paint(led) {
   $(el, ".state").textContent = led.state;
   $(el, "circle").setAttribute("fill", `rgb(${c.r},${c.g},${c.b})`);
   $(el, ".rgb").textContent = `rgb(${c.r}, ${c.g}, ${c.b})`;
+  showControls(el, led.state, led.brightness);
+}
+// showControls puts the light's state and dimmer in its controls, but
+// leaves a slider alone while a finger is on it.
+function showControls(el, state, brightness) {
+  $(el, ".power").setAttribute("aria-pressed", String(state !== "off"));
+  const s = $(el, ".brightness");
+  if (brightness && !s.dataset.held) s.value = brightness;
+  for (const b of $(el, ".gallery").children) {
+    b.setAttribute("aria-pressed", String(b.dataset.state === state));
+    // The picker shows the state's color, as its swatch has it.
+    const m = b.dataset.state === state && document.activeElement !== $(el, ".color") && /(\d+),(\d+),(\d+)/.exec($(b, "circle").getAttribute("fill"));
+    if (m) $(el, ".color").value = "#" + m.slice(1).map((v) => Number(v).toString(16).padStart(2, "0")).join("");
+  }
+  el.dataset.state = state;
 }
 // stream opens an event stream with its listeners, and opens it again
 // should the browser give up on it (an answer that is not a stream).
@@ -53,18 +68,108 @@ function stream(url, listeners, onopen, onerror) {
 }
 stream("/api/v1/led", [["led", (ev) => paint(JSON.parse(ev.data))]]);
 
-// ── The virtual button: its edges go to the light's gesture detector ──
-// The edges of one button go one after the other, as they happened.
+// ── Everyday control: power, dimmer, color, states ───────────────────
+const PRESETS = [["warm white", "#ffb46b"], ["red", "#ff0000"], ["orange", "#ffa500"], ["yellow", "#ffff00"], ["green", "#008000"],
+  ["cyan", "#00ffff"], ["blue", "#0000ff"], ["purple", "#800080"], ["pink", "#ffc0cb"]];
+const SVG = "http://www.w3.org/2000/svg";
+function note(el, text) { $(el, ".note").textContent = text; }
+function dot(fill) {
+  const svg = document.createElementNS(SVG, "svg");
+  svg.setAttribute("viewBox", "0 0 20 20");
+  svg.setAttribute("class", "dot");
+  svg.setAttribute("aria-hidden", "true");
+  const c = document.createElementNS(SVG, "circle");
+  for (const [k, v] of [["cx", 10], ["cy", 10], ["r", 9], ["fill", fill]]) c.setAttribute(k, v);
+  svg.append(c);
+  return [svg, c];
+}
 for (const [light, el] of lights) {
-  const b = $(el, ".press");
+  const fade = () => { const ms = Number($(el, ".fade").value); return ms ? { fade_ms: ms } : {}; };
+  const send = async (verb, body) => {
+    try {
+      const [status, r] = await api(light, verb, body);
+      note(el, status === 200 ? "" : `${verb}: ${r.error || status}`);
+    } catch (err) { note(el, `${verb}: ${err.message || err}`); }
+  };
+  const power = $(el, ".power");
+  power.addEventListener("click", () => send("power", { on: power.getAttribute("aria-pressed") !== "true", ...fade() }));
+  // The dimmer is sent once the finger lets go (change), not at every
+  // step of the slide.
+  const s = $(el, ".brightness");
+  s.addEventListener("input", () => { s.dataset.held = "1"; });
+  s.addEventListener("change", () => { delete s.dataset.held; send("set_brightness", { percent: Number(s.value), ...fade() }); });
+  const color = $(el, ".color");
+  color.addEventListener("change", () => send("set_color", { hex: color.value, ...fade() }));
+  const presets = $(el, ".presets");
+  for (const [name, hex] of PRESETS) {
+    const b = h("button", { type: "button", class: "preset" }, dot(hex)[0], name);
+    b.addEventListener("click", () => send("set_color", { name, ...fade() }));
+    presets.append(b);
+  }
+  $(el, ".gallery").addEventListener("click", (ev) => {
+    const b = ev.target.closest("button");
+    if (b) send("set_state", { name: b.dataset.state });
+  });
+}
+// gallery shows the light's states as buttons, each with its color: the
+// preview's first frame, which gives a state of expressions its color too.
+function gallery(light, states) {
+  const el = lights.get(light);
+  const g = $(el, ".gallery");
+  const key = JSON.stringify(states);
+  if (g.dataset.key === key) return;
+  g.dataset.key = key;
+  g.replaceChildren(...[{ name: "off" }, ...states.filter((s) => s.name !== "off")].map((st) => {
+    const [svg, c] = dot("#000");
+    const b = h("button", { type: "button", "data-state": st.name, "aria-pressed": String(st.name === el.dataset.state) }, svg, st.name);
+    if (st.name !== "off") {
+      fetch(`/api/v1/lights/${encodeURIComponent(light)}/states/${encodeURIComponent(st.name)}/preview?frames=1`)
+        .then((r) => r.json()).then((p) => {
+          const px = p.ok && p.frames && p.frames[0] && p.frames[0][0];
+          if (px) c.setAttribute("fill", `rgb(${px.r},${px.g},${px.b})`);
+        }).catch(() => {});
+    }
+    return b;
+  }));
+}
+// refresh reads the light once and shows what changed: the gallery, the
+// controls, and the model when its panel is open.
+async function refresh(light) {
+  let status, g;
+  try { [status, g] = await api(light, "get"); } catch { return; }
+  if (status !== 200) return;
+  const el = lights.get(light);
+  el.dataset.state = g.state;
+  gallery(light, g.states || []);
+  showControls(el, g.state, g.brightness);
+  if ($(el, "details.model").open) showModel(light, g);
+}
+const pending = new Map();
+function modelChanged(light) {
+  clearTimeout(pending.get(light));
+  pending.set(light, setTimeout(() => refresh(light), 100));
+}
+for (const light of lights.keys()) refresh(light);
+
+// ── The virtual button: its edges go to the light's gesture detector ──
+// Each button plays its gesture's edges, timed for the detector (its
+// debounce ignores changes closer than 20 ms; a hold takes 800 ms).
+const GESTURES = { click: [80], double: [80, 80, 80], hold: [1200] };
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+for (const [light, el] of lights) {
   let sent = Promise.resolve();
-  const edge = (e) => { sent = sent.then(() => api(light, "button", { edge: e, from: "web" })).catch(() => {}); };
-  let down = false;
-  const release = () => { if (down) { down = false; b.classList.remove("down"); edge("up"); } };
-  b.addEventListener("pointerdown", (ev) => { b.setPointerCapture(ev.pointerId); down = true; b.classList.add("down"); edge("down"); });
-  // A scroll or a lost capture ends the press too: the light must not
-  // think the button is held.
-  for (const t of ["pointerup", "pointercancel", "lostpointercapture"]) b.addEventListener(t, release);
+  for (const b of el.querySelectorAll(".press")) {
+    b.addEventListener("click", () => {
+      sent = sent.then(async () => {
+        b.classList.add("down");
+        const gaps = GESTURES[b.dataset.edges];
+        for (let i = 0; i <= gaps.length; i++) {
+          await api(light, "button", { edge: i % 2 ? "up" : "down", from: "web" });
+          if (i < gaps.length) await sleep(gaps[i]);
+        }
+      }).catch(() => {}).finally(() => b.classList.remove("down"));
+    });
+  }
 }
 
 // ── The model: states, rules, variables, sources, tools, schedules ───
@@ -73,14 +178,13 @@ function table(caption, cols, rows) {
   const t = h("table", {}, h("caption", {}, caption), h("tr", {}, ...cols.map((c) => h("th", {}, c))));
   const cell = (v) => (v instanceof Node ? v : typeof v === "object" && v !== null ? JSON.stringify(v) : v);
   for (const r of rows) t.append(h("tr", {}, ...r.map((v) => h("td", {}, cell(v)))));
-  return t;
+  return h("div", { class: "wide" }, t); // a wide table scrolls in its box, not the page
 }
 const expr = (v) => (v && typeof v === "object" ? (v.expr ?? v.num ?? JSON.stringify(v)) : v);
 
 // A state's preview: its frames rendered without applying it, played in
 // a small swatch (an animated state moves; a static one shows its color).
 const animations = new Map(); // light → its previews' timers
-const SVG = "http://www.w3.org/2000/svg";
 function previewSwatch(light, state) {
   const svg = document.createElementNS(SVG, "svg");
   svg.setAttribute("viewBox", "0 0 20 20");
@@ -101,11 +205,8 @@ function previewSwatch(light, state) {
     }).catch(() => {});
   return svg;
 }
-async function loadModel(light) {
+function showModel(light, g) {
   const el = lights.get(light);
-  if (!$(el, "details.model").open) return;
-  const [status, g] = await api(light, "get");
-  if (status !== 200) return;
   const body = $(el, ".model-body");
   for (const id of animations.get(light) || []) clearInterval(id);
   animations.set(light, []);
@@ -119,11 +220,6 @@ async function loadModel(light) {
     table("Schedules", ["name", "cron", "tz", "fires", "next"], (g.schedules || []).map((s) => [s.name, s.cron, s.tz || "UTC", s.fires, s.next || ""])),
     table("Timers", ["name", "deadline"], (g.timers || []).map((t) => [t.name, t.deadline])),
   );
-}
-const pending = new Map();
-function modelChanged(light) {
-  clearTimeout(pending.get(light));
-  pending.set(light, setTimeout(() => loadModel(light), 100));
 }
 
 // ── The configuration editor: lumen export / lumen apply ──────────────
@@ -179,7 +275,7 @@ async function applyConfig(light, dryRun) {
 }
 for (const [light, el] of lights) {
   $(el, "details.config").addEventListener("toggle", (ev) => { if (ev.target.open && !$(el, ".yaml").value) loadConfig(light); });
-  $(el, "details.model").addEventListener("toggle", (ev) => { if (ev.target.open) loadModel(light); });
+  $(el, "details.model").addEventListener("toggle", (ev) => { if (ev.target.open) refresh(light); });
   $(el, ".check").addEventListener("click", () => applyConfig(light, true));
   $(el, ".apply").addEventListener("click", () => applyConfig(light, false));
   $(el, ".reload").addEventListener("click", () => loadConfig(light));
