@@ -715,3 +715,83 @@ func TestPageOnAPhone(t *testing.T) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// axeScript is axe-core's axe.min.js (pinned, installed from npm by the
+// Taskfile's axe task); the suite needs it, so a machine without it
+// fails here rather than skip.
+func axeScript(t *testing.T) string {
+	t.Helper()
+	name := os.Getenv("LUMEN_AXE")
+	if name == "" {
+		out, err := exec.Command("git", "rev-parse", "--show-toplevel").Output()
+		if err != nil {
+			t.Fatalf("no LUMEN_AXE and no repository to find .cache/axe in: %v", err)
+		}
+		name = filepath.Join(strings.TrimSpace(string(out)), ".cache", "axe", "node_modules", "axe-core", "axe.min.js")
+	}
+	src, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatalf("no axe-core (%v): install it with the Taskfile's axe task (go run github.com/go-task/task/v3/cmd/task@v3.45.4 axe), or set LUMEN_AXE to an axe.min.js", err)
+	}
+	return string(src)
+}
+
+// axeViolation is what the test reports of one of axe's violations.
+type axeViolation struct {
+	ID      string   `json:"id"`
+	Impact  string   `json:"impact"`
+	Help    string   `json:"help"`
+	Nodes   int      `json:"nodes"`
+	Targets []string `json:"targets"`
+	Summary string   `json:"summary"`
+}
+
+// axe-core finds no serious or critical violation in the page, with
+// every panel open, at a phone's and a desktop's width, in the light
+// and the dark theme.
+func TestPageAccessible(t *testing.T) {
+	t.Parallel()
+	src := axeScript(t)
+	b := newBrowser(t)
+	_, nc := openPage(t, b)
+	sec := `section[data-light="demo"]`
+	// Something in the log.
+	b.do(t, "press the button", chromedp.Click(chromedp.CSS(sec+` .press[data-edges=click]`)))
+	waitState(t, b, nc, "demo", "red")
+	eval[any](t, b, `(() => { for (const d of document.querySelectorAll("details")) d.open = true; return null })()`)
+	b.waitPage(t, "the panels to fill", `document.querySelector('`+sec+` .model-body table') !== null && document.querySelector('`+sec+` .yaml').value.includes("states:") && document.querySelector('`+sec+` .gallery button') !== null && document.querySelector("#log li") !== null`)
+	// A mistake in the editor, for the error's colors.
+	setEditor(t, b, sec, "states:\n  - name: teal\n    r: [0, 128\n")
+	b.do(t, "check", chromedp.Click(chromedp.CSS(sec+` .check`)))
+	b.waitPage(t, "the error", `document.querySelector('`+sec+` .msg').classList.contains("error")`)
+	// DevTools' evaluation is not the page's script: its CSP does not
+	// apply.
+	b.do(t, "inject axe-core", chromedp.Evaluate[chromedp.Void](src+"\n;null"))
+	run := `axe.run(document, {resultTypes: ["violations"]}).then((r) => r.violations
+		.filter((v) => v.impact === "serious" || v.impact === "critical")
+		.map((v) => ({id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.length,
+			targets: v.nodes.slice(0, 3).map((n) => n.target.join(" ")),
+			summary: (v.nodes[0] && v.nodes[0].failureSummary || "").replace(/\s+/g, " ")})))`
+	for _, scheme := range []string{"light", "dark"} {
+		media := emulation.SetEmulatedMediaParams{Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}}}
+		if _, err := chromedp.Call(b.ctx, emulation.SetEmulatedMedia, media); err != nil {
+			t.Fatal(err)
+		}
+		for _, size := range [][2]int64{{390, 844}, {1280, 900}} {
+			what := scheme + " " + itoa(size[0]) + "x" + itoa(size[1])
+			b.do(t, what, chromedp.EmulateViewport(size[0], size[1]), chromedp.Sleep(200*time.Millisecond))
+			ctx, cancel := context.WithTimeout(b.ctx, time.Minute)
+			found, err := chromedp.Run(ctx, chromedp.Evaluate[[]axeViolation](run, chromedp.EvalAwaitPromise))
+			cancel()
+			if err != nil {
+				t.Fatalf("%s: axe.run: %v", what, err)
+			}
+			if len(found) > 0 {
+				b.keepScreenshot(t, "axe "+what)
+			}
+			for _, v := range found {
+				t.Errorf("%s: %s (%s) on %d elements: %s; %s; %s", what, v.ID, v.Impact, v.Nodes, v.Help, strings.Join(v.Targets, ", "), v.Summary)
+			}
+		}
+	}
+}

@@ -178,7 +178,9 @@ function table(caption, cols, rows) {
   const t = h("table", {}, h("caption", {}, caption), h("tr", {}, ...cols.map((c) => h("th", {}, c))));
   const cell = (v) => (v instanceof Node ? v : typeof v === "object" && v !== null ? JSON.stringify(v) : v);
   for (const r of rows) t.append(h("tr", {}, ...r.map((v) => h("td", {}, cell(v)))));
-  return h("div", { class: "wide" }, t); // a wide table scrolls in its box, not the page
+  // A wide table scrolls in its box, not the page; the box takes the
+  // focus so that the keyboard scrolls it too.
+  return h("div", { class: "wide", tabindex: "0", role: "region", "aria-label": `${caption} table` }, t);
 }
 const expr = (v) => (v && typeof v === "object" ? (v.expr ?? v.num ?? JSON.stringify(v)) : v);
 
