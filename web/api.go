@@ -38,6 +38,11 @@ func (s *Server) listLights(ctx context.Context) ([]LightInfo, error) {
 	if err != nil {
 		return nil, err
 	}
+	return s.lightsOf(ctx, names), nil
+}
+
+// lightsOf asks each of names what its LED shows.
+func (s *Server) lightsOf(ctx context.Context, names []string) []LightInfo {
 	out := make([]LightInfo, 0, len(names))
 	for _, r := range s.wire.RequestAll(ctx, names, messages.VerbLED, nil) {
 		info := LightInfo{Light: r.Light}
@@ -49,7 +54,7 @@ func (s *Server) listLights(ctx context.Context) ([]LightInfo, error) {
 		}
 		out = append(out, info)
 	}
-	return out, nil
+	return out
 }
 
 // lightNames are the configured lights, or those that answer discovery.
