@@ -89,10 +89,7 @@ func (t *Tools) readLocal(ctx context.Context, text string) localRead {
 	if err != nil {
 		return localRead{}
 	}
-	w, err := t.world(ctx)
-	if err != nil {
-		return localRead{}
-	}
+	w := t.world(ctx, d)
 	out := localRead{world: w}
 	r := w.Understand(text)
 	switch r.Outcome {

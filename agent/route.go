@@ -62,19 +62,15 @@ type RoutedLight struct {
 	Error      string `json:"error,omitempty"`
 }
 
-// world is the World of requests said to this light: the house's
-// lights when there is a House, else the light alone.
-func (t *Tools) world(ctx context.Context) (*World, error) {
-	d, err := t.directory(ctx)
-	if err != nil {
-		return nil, err
-	}
+// world is the World of requests said to this light, as d has read
+// it: the house's lights when there is a House, else the light alone.
+func (t *Tools) world(ctx context.Context, d *directory) *World {
 	if t.House == nil {
-		return NewWorld(d.self.Light, []Named{d.self}), nil
+		return NewWorld(d.self.Light, []Named{d.self})
 	}
 	lights, err := t.House.Lights(ctx)
 	if err != nil || len(lights) == 0 {
-		return NewWorld(d.self.Light, []Named{d.self}), nil
+		return NewWorld(d.self.Light, []Named{d.self})
 	}
 	// The light's own entry as the light says it now, in the groups the
 	// house puts it in (the light itself knows none).
@@ -86,16 +82,13 @@ func (t *Tools) world(ctx context.Context) (*World, error) {
 		}
 		return false
 	})
-	return NewWorld(self.Light, append(lights, self)), nil
+	return NewWorld(self.Light, append(lights, self))
 }
 
 // lightsOf resolves a "light" argument to the lights it names, sorted;
 // an error says what there is.
-func (t *Tools) lightsOf(ctx context.Context, target string) ([]string, error) {
-	w, err := t.world(ctx)
-	if err != nil {
-		return nil, err
-	}
+func (t *Tools) lightsOf(ctx context.Context, d *directory, target string) ([]string, error) {
+	w := t.world(ctx, d)
 	name := strings.ToLower(strings.TrimSpace(target))
 	var out []string
 	switch {
@@ -142,13 +135,9 @@ func (w *World) Known() string {
 }
 
 // routed runs verb with args on the lights target names, this light's
-// through its own verb and the others' through House, at once.
-func (t *Tools) routed(ctx context.Context, verb, target string, args json.RawMessage) (json.RawMessage, error) {
-	lights, err := t.lightsOf(ctx, target)
-	if err != nil {
-		return nil, err
-	}
-	d, err := t.directory(ctx)
+// (d's) through its own verb and the others' through House, at once.
+func (t *Tools) routed(ctx context.Context, d *directory, verb, target string, args json.RawMessage) (json.RawMessage, error) {
+	lights, err := t.lightsOf(ctx, d, target)
 	if err != nil {
 		return nil, err
 	}

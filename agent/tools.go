@@ -588,10 +588,14 @@ func (t *Tools) Run(ctx context.Context, name string, args json.RawMessage) (jso
 		}
 		delete(a, lightArg)
 		args, _ = json.Marshal(a)
-		if d, err := t.directory(ctx); err == nil && (target == "" || target == d.self.Light) {
+		d, err := t.directory(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if target == "" || target == d.self.Light {
 			return t.command(ctx, row.verb, args)
 		}
-		return t.routed(ctx, row.verb, target, args)
+		return t.routed(ctx, d, row.verb, target, args)
 	case row.verb != "":
 		return t.command(ctx, row.verb, args)
 	}
