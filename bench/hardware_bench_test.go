@@ -118,23 +118,31 @@ func BenchmarkGestureToLED(b *testing.B) {
 // one core, next to the same daemon idle (a static state). Each iteration
 // samples three seconds (the kernel counts CPU time in 10 ms ticks).
 func BenchmarkAnimationCPU(b *testing.B) {
-	d, nc := startHardwareDaemon(b, "batch")
-	mustCommand(b, nc, "apply", []byte(`{"states":[
+	cpuWhileShowing(b, `{"states":[
 		{"name":"still","r":10,"g":20,"b":30},
-		{"name":"wave","r":"sin(t*2+i*0.3)*127+128","g":"hsv(t*60+i*6,1,1)","b":"random()*50","speed":16}]}`))
+		{"name":"wave","r":"sin(t*2+i*0.3)*127+128","g":"hsv(t*60+i*6,1,1)","b":"random()*50","speed":16}]}`,
+		`{"name":"wave"}`, "wave", "%-core-animating")
+}
+
+// cpuWhileShowing applies config, samples the daemon's CPU in its state
+// still, then while it shows the state of set (a set_state body), and
+// reports both.
+func cpuWhileShowing(b *testing.B, config, set, state, metric string) {
+	d, nc := startHardwareDaemon(b, "batch")
+	mustCommand(b, nc, "apply", []byte(config))
 	sample := func() float64 { return cpuSample(b, d.Pid()) }
 	mustCommand(b, nc, "set_state", []byte(`{"name":"still"}`))
 	waitShown(b, nc, "still")
 	idle := sample()
-	mustCommand(b, nc, "set_state", []byte(`{"name":"wave"}`))
-	waitShown(b, nc, "wave")
+	mustCommand(b, nc, "set_state", []byte(set))
+	waitShown(b, nc, state)
 	var busy float64
 	b.ResetTimer()
 	for range b.N {
 		busy += sample()
 	}
 	b.StopTimer()
-	b.ReportMetric(busy/float64(b.N), "%-core-animating")
+	b.ReportMetric(busy/float64(b.N), metric)
 	b.ReportMetric(idle, "%-core-idle")
 }
 
@@ -319,20 +327,6 @@ func BenchmarkControlToLED(b *testing.B) {
 // percentage of one core, next to the same daemon showing a static state.
 // Goal: at most 2% of a core, as an animation.
 func BenchmarkFadeCPU(b *testing.B) {
-	d, nc := startHardwareDaemon(b, "batch")
-	mustCommand(b, nc, "apply", []byte(`{"states":[{"name":"still","r":10,"g":20,"b":30},{"name":"warm","r":255,"g":147,"b":41}],"rules":[]}`))
-	sample := func() float64 { return cpuSample(b, d.Pid()) }
-	mustCommand(b, nc, "set_state", []byte(`{"name":"still"}`))
-	waitShown(b, nc, "still")
-	idle := sample()
-	mustCommand(b, nc, "set_state", []byte(`{"name":"warm","fade_ms":3600000}`))
-	waitShown(b, nc, "warm")
-	var busy float64
-	b.ResetTimer()
-	for range b.N {
-		busy += sample()
-	}
-	b.StopTimer()
-	b.ReportMetric(busy/float64(b.N), "%-core-fading")
-	b.ReportMetric(idle, "%-core-idle")
+	cpuWhileShowing(b, `{"states":[{"name":"still","r":10,"g":20,"b":30},{"name":"warm","r":255,"g":147,"b":41}],"rules":[]}`,
+		`{"name":"warm","fade_ms":3600000}`, "warm", "%-core-fading")
 }

@@ -94,12 +94,7 @@ func startDaemon(tb testing.TB, dir string, args ...string) *daemon {
 
 func connect(tb testing.TB, url string, opts ...nats.Option) *nats.Conn {
 	tb.Helper()
-	nc, err := nats.Connect(url, opts...)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(nc.Close)
-	return nc
+	return lumentest.Connect(tb, url, opts...)
 }
 
 func newJetStream(tb testing.TB, nc *nats.Conn, opts ...jetstream.JetStreamOpt) jetstream.JetStream {

@@ -26,12 +26,7 @@ import (
 // connectTo connects to d as a client does; closed when the test ends.
 func connectTo(t *testing.T, d *daemon.Daemon) *nats.Conn {
 	t.Helper()
-	nc, err := nats.Connect(d.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
-	return nc
+	return lumentest.Connect(t, d.URL())
 }
 
 // lastSeq is the journal's last sequence.

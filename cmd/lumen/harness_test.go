@@ -30,12 +30,7 @@ func startDaemon(t testing.TB, dir string, args ...string) *daemon {
 
 func connect(t testing.TB, url string) *nats.Conn {
 	t.Helper()
-	nc, err := nats.Connect(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
-	return nc
+	return lumentest.Connect(t, url)
 }
 
 // reply is a decoded command reply with its error headers.

@@ -51,3 +51,14 @@ func (b *Bus) Conn(tb testing.TB, opts ...nats.Option) *nats.Conn {
 	tb.Cleanup(nc.Close)
 	return nc
 }
+
+// Connect connects to url with opts, closed when the test ends.
+func Connect(tb testing.TB, url string, opts ...nats.Option) *nats.Conn {
+	tb.Helper()
+	nc, err := nats.Connect(url, opts...)
+	if err != nil {
+		tb.Fatalf("connect to %s: %v", url, err)
+	}
+	tb.Cleanup(nc.Close)
+	return nc
+}

@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go"
-
 	"github.com/lumen-home/lumen/actors/daemon"
 	"github.com/lumen-home/lumen/internal/lumentest"
 	"github.com/lumen-home/lumen/messages"
@@ -71,14 +69,13 @@ func TestHouseLights(t *testing.T) {
 	a := piDaemon(t, hub, data, "pia", aSeed, []string{"kitchen", "pantry"}, map[string][]string{"downstairs": {"kitchen"}})
 	b := piDaemon(t, hub, data, "pib", bSeed, []string{"hall"}, map[string][]string{"downstairs": {"hall"}, "night": {"hall"}})
 
-	nc, err := nats.Connect(a.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
+	nc := lumentest.Connect(t, a.URL())
 	c := wire.New(nc, wire.WithTimeout(10*time.Second))
 	ctx := context.Background()
-	var got []messages.HouseLight
+	var (
+		got []messages.HouseLight
+		err error
+	)
 	read := func(what string, done func() bool) {
 		t.Helper()
 		lumentest.WaitFor(t, 30*time.Second, what, func() bool {
@@ -113,11 +110,7 @@ func TestHouseLights(t *testing.T) {
 	known := find("hall")
 
 	// The hub's own clients read it too.
-	hubNC, err := nats.Connect(hub.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer hubNC.Close()
+	hubNC := lumentest.Connect(t, hub.URL())
 	if at, err := wire.New(hubNC).HouseLights(ctx); err != nil || len(at) != 3 {
 		t.Errorf("the directory at the hub: %+v, %v", at, err)
 	}
@@ -158,11 +151,7 @@ func TestHouseLights(t *testing.T) {
 
 	// A daemon that is no Pi of a house.
 	alone := lumentest.StartBus(t, broker.Config{Lights: []string{"desk"}})
-	anc, err := nats.Connect(alone.ClientURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer anc.Close()
+	anc := lumentest.Connect(t, alone.ClientURL())
 	_, err = wire.New(anc, wire.WithTimeout(5*time.Second)).HouseLights(ctx)
 	if !errors.Is(err, wire.ErrNoHouse) || !strings.Contains(err.Error(), "not in a house") {
 		t.Errorf("HouseLights on a server of no house: %v", err)

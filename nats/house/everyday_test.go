@@ -53,7 +53,7 @@ func TestHouseEverydayRouting(t *testing.T) {
 	hub := runHub(t, house.HubConfig{Data: data})
 	a := piDaemon(t, hub, data, "pia", aSeed, []string{"hall"}, nil)
 	b := piDaemon(t, hub, data, "pib", bSeed, []string{"kitchen", "porch"}, map[string][]string{"outside": {"porch"}})
-	ncA, ncB := connectNC(t, a.URL()), connectNC(t, b.URL())
+	ncA, ncB := lumentest.Connect(t, a.URL()), lumentest.Connect(t, b.URL())
 
 	// The kitchen's alias, its states kept (the demo's), from its own Pi.
 	cfg := machine.Demo()
@@ -151,15 +151,4 @@ func TestHouseEverydayRouting(t *testing.T) {
 	if r := houseAsk(t, ncA, subject.HouseCmd("kitchen", messages.VerbApply), string(body)); r.code != "403" {
 		t.Errorf("apply of kitchen through the house: %s %q", r.code, r.desc)
 	}
-}
-
-// connectNC connects to url until the test ends.
-func connectNC(t *testing.T, url string) *nats.Conn {
-	t.Helper()
-	nc, err := nats.Connect(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
-	return nc
 }
