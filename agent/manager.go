@@ -243,7 +243,7 @@ func (m *Manager) list(ctx actor.Context, msg *ListSessions) {
 			}
 		}
 		sort.Slice(out, func(i, j int) bool { return out[i].Updated > out[j].Updated })
-		msg.Reply(&messages.SessionsReply{OK: true, Agent: m.cfg.Model != nil, Sessions: out})
+		msg.Reply(&messages.SessionsReply{OK: true, Agent: m.cfg.Model != nil, Talk: m.cfg.Transcriber != nil, Sessions: out})
 	})
 }
 

@@ -17,7 +17,7 @@ import (
 // long timeout or "async":true.
 func Serve(svc micro.Service, root *actor.RootContext, pid *actor.PID, lightName string) error {
 	grp := svc.AddGroup(subject.CmdPrefix(lightName))
-	meta := micro.WithEndpointMetadata(map[string]string{"light": lightName})
+	meta := micro.WithEndpointMetadata(map[string]string{subject.MetaLight: lightName})
 	respond := func(req micro.Request) func(any) {
 		return func(v any) { wire.Respond(req, v) }
 	}

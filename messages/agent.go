@@ -194,7 +194,10 @@ type SessionsReply struct {
 	OK bool `json:"ok"`
 	// Agent is false when no model is configured: ask says how to
 	// configure one (added after sessions: older daemons leave it out).
-	Agent    bool          `json:"agent"`
+	Agent bool `json:"agent"`
+	// Talk is whether talk takes speech: a speech-to-text endpoint is
+	// configured, with or without a chat model (added after agent).
+	Talk     bool          `json:"talk"`
 	Sessions []SessionInfo `json:"sessions"`
 }
 

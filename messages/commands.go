@@ -69,6 +69,11 @@ const FromWeb = "web"
 type ButtonReply struct {
 	OK   bool   `json:"ok"`
 	Edge string `json:"edge"`
+	// HoldMs and DoubleMs are the button's gesture timings: how long a
+	// press lasts to be a hold, and the double-click window (added after
+	// edge: a virtual button holds for as long as a hold takes).
+	HoldMs   int64 `json:"hold_ms"`
+	DoubleMs int64 `json:"double_ms"`
 }
 
 // The simulated button's refusals (409) of an edge it is at already.

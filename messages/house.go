@@ -27,6 +27,10 @@ type HouseLight struct {
 	// States are the names of its states; empty while the hub has not
 	// heard the light.
 	States []string `json:"states"`
+	// Page is the address of its Pi's page (lumen up --http) as a
+	// browser beside the hub reaches it; omitted when the Pi serves none
+	// that can be reached from there (bound on its loopback only).
+	Page string `json:"page,omitempty"`
 	// Online is whether its Pi is connected and the light answered the
 	// hub's last look.
 	Online bool `json:"online"`

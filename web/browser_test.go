@@ -408,34 +408,54 @@ func TestPageMicrophone(t *testing.T) {
 	if out, err := exec.Command("espeak-ng", "-w", speech, "turn the light red").CombinedOutput(); err != nil {
 		t.Fatalf("espeak-ng (the Taskfile's debs task installs it): %v\n%s", err, out)
 	}
-	srv := agenttest.New(
-		agenttest.Step{Calls: []agenttest.Call{{Name: "setState", Args: `{"name":"red"}`}}},
-		agenttest.Step{Calls: []agenttest.Call{{Name: "done", Args: `{"message":"It is red."}`}}},
-	)
-	defer srv.Close()
-	srv.SetTranscript("turn the light red for tonight")
-	b := newBrowser(t,
-		chromedp.Flag("use-fake-ui-for-media-stream", true),
-		chromedp.Flag("use-fake-device-for-media-stream", true),
-		chromedp.Flag("use-file-for-fake-audio-capture", speech+"%noloop"),
-		chromedp.Flag("autoplay-policy", "no-user-gesture-required"),
-	)
-	_, nc := openPage(t, b, "--openai-base-url", srv.BaseURL(), "--model", "scripted")
-	sec := `section[data-light="demo"]`
-	b.do(t, "open the agent", chromedp.Click(chromedp.CSS(sec+` details.agent summary`)))
-	if eval[bool](t, b, `document.querySelector('`+sec+` .mic').disabled`) {
-		t.Fatalf("the microphone is disabled: %s", b.text(t, sec+` .mic-why`))
-	}
-	type point struct{ X, Y float64 }
-	p := eval[point](t, b, `(() => { const r = document.querySelector('`+sec+` .mic').getBoundingClientRect(); return {X: r.x + r.width/2, Y: r.y + r.height/2} })()`)
-	b.do(t, "hold the microphone",
-		chromedp.MouseEvent(input.DispatchMouseEventTypeMousePressed, p.X, p.Y, chromedp.ButtonLeft, chromedp.ClickCount(1)),
-		chromedp.Sleep(2500*time.Millisecond),
-		chromedp.MouseEvent(input.DispatchMouseEventTypeMouseReleased, p.X, p.Y, chromedp.ButtonLeft, chromedp.ClickCount(1)))
-	b.waitPage(t, "the answer", `document.querySelector('`+sec+` .chat').textContent.includes("heard: turn the light red for tonight")`)
-	waitState(t, b, nc, "demo", "red")
-	if audio := srv.Audio(); len(audio) != 1 || !bytes.HasPrefix(audio[0], []byte("RIFF")) {
-		t.Errorf("the transcription got %d recordings", len(audio))
+	for _, tc := range []struct {
+		name, transcript string
+		steps            []agenttest.Step
+		args             []string
+	}{
+		{"model", "turn the light red for tonight", []agenttest.Step{
+			{Calls: []agenttest.Call{{Name: "setState", Args: `{"name":"red"}`}}},
+			{Calls: []agenttest.Call{{Name: "done", Args: `{"message":"It is red."}`}}},
+		}, []string{"--model", "scripted"}},
+		// Speech to text with no chat model: an everyday command spoken
+		// is understood by the light itself.
+		{"speech only", "turn the light red", nil, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv := agenttest.New(tc.steps...)
+			defer srv.Close()
+			srv.SetTranscript(tc.transcript)
+			b := newBrowser(t,
+				chromedp.Flag("use-fake-ui-for-media-stream", true),
+				chromedp.Flag("use-fake-device-for-media-stream", true),
+				chromedp.Flag("use-file-for-fake-audio-capture", speech+"%noloop"),
+				chromedp.Flag("autoplay-policy", "no-user-gesture-required"),
+			)
+			_, nc := openPage(t, b, append([]string{"--openai-base-url", srv.BaseURL()}, tc.args...)...)
+			sec := `section[data-light="demo"]`
+			b.do(t, "open the agent", chromedp.Click(chromedp.CSS(sec+` details.agent summary`)))
+			if eval[bool](t, b, `!document.querySelector('`+sec+` .mic') || document.querySelector('`+sec+` .mic').disabled`) {
+				t.Fatalf("no microphone, or a disabled one: %s", b.text(t, sec+` details.agent`))
+			}
+			type point struct{ X, Y float64 }
+			b.do(t, "see the microphone", chromedp.ScrollIntoView(chromedp.CSS(sec+` .mic`)))
+			p := eval[point](t, b, `(() => { const r = document.querySelector('`+sec+` .mic').getBoundingClientRect(); return {X: r.x + r.width/2, Y: r.y + r.height/2} })()`)
+			b.do(t, "hold the microphone",
+				chromedp.MouseEvent(input.DispatchMouseEventTypeMousePressed, p.X, p.Y, chromedp.ButtonLeft, chromedp.ClickCount(1)),
+				chromedp.Sleep(2500*time.Millisecond),
+				chromedp.MouseEvent(input.DispatchMouseEventTypeMouseReleased, p.X, p.Y, chromedp.ButtonLeft, chromedp.ClickCount(1)))
+			if !lumentest.Within(20*time.Second, func() bool {
+				return strings.Contains(b.text(t, sec+` .chat`), "heard: "+tc.transcript)
+			}) {
+				b.keepScreenshot(t, "no answer")
+				t.Fatalf("the chat after speaking:\n%s", b.text(t, sec+` .chat`))
+			}
+			waitState(t, b, nc, "demo", "red")
+			if audio := srv.Audio(); len(audio) != 1 || !bytes.HasPrefix(audio[0], []byte("RIFF")) {
+				t.Errorf("the transcription got %d recordings", len(audio))
+			}
+		})
 	}
 }
 
@@ -683,24 +703,7 @@ func TestPageOnAPhone(t *testing.T) {
 	sec := `section[data-light="demo"]`
 	eval[any](t, b, `(() => { for (const d of document.querySelectorAll("details")) d.open = true; return null })()`)
 	b.waitPage(t, "the rules table", `document.querySelector('`+sec+` .model-body').textContent.includes("a_rather_long")`)
-	for _, size := range [][2]int64{{360, 740}, {390, 844}, {1280, 900}} {
-		what := "viewport " + strings.Join([]string{itoa(size[0]), itoa(size[1])}, "x")
-		b.do(t, what, chromedp.EmulateViewport(size[0], size[1]), chromedp.Sleep(200*time.Millisecond))
-		if w, iw := eval[float64](t, b, `document.scrollingElement.scrollWidth`), eval[float64](t, b, `innerWidth`); w > iw {
-			b.keepScreenshot(t, "wide "+what)
-			t.Errorf("at %s the page is %v px wide for %v px", what, w, iw)
-		}
-		// Every control is a touch target of 44 px or more.
-		if small := eval[[]string](t, b, `[...document.querySelectorAll("button, select, input, summary")].filter((e) => e.offsetParent && e.getBoundingClientRect().height < 44).map((e) => e.className + ":" + (e.textContent || e.type))`); len(small) > 0 {
-			t.Errorf("at %s these are under 44 px high: %v", what, small)
-		}
-		if size[0] == 360 && !eval[bool](t, b, `[...document.querySelectorAll(".wide")].some((w) => w.scrollWidth > w.clientWidth)`) {
-			t.Errorf("at %s no table is wider than its box: the check above proves nothing", what)
-		}
-		if size[0] != 360 {
-			b.keepScreenshot(t, "page "+what)
-		}
-	}
+	checkLayout(t, b, "page", true)
 
 	// The dark theme, for a phone at night.
 	dark := emulation.SetEmulatedMediaParams{Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: "dark"}}}
@@ -715,6 +718,69 @@ func TestPageOnAPhone(t *testing.T) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// checkLayout checks view at 360×740, 390×844 and 1280×900: no sideways
+// scroll, every control 44 px high or more, and (wide) a table that is
+// wider than its box at 360 px, so that the first check proves
+// something; it keeps screenshots at 390×844 and 1280×900.
+func checkLayout(t *testing.T, b *browser, view string, wide bool) {
+	t.Helper()
+	for _, size := range [][2]int64{{360, 740}, {390, 844}, {1280, 900}} {
+		what := "viewport " + itoa(size[0]) + "x" + itoa(size[1])
+		b.do(t, what, chromedp.EmulateViewport(size[0], size[1]), chromedp.Sleep(200*time.Millisecond))
+		if w, iw := eval[float64](t, b, `document.scrollingElement.scrollWidth`), eval[float64](t, b, `innerWidth`); w > iw {
+			b.keepScreenshot(t, "wide "+view+" "+what)
+			t.Errorf("at %s the %s is %v px wide for %v px", what, view, w, iw)
+		}
+		// Every control is a touch target of 44 px or more.
+		if small := eval[[]string](t, b, `[...document.querySelectorAll("button, select, input, summary")].filter((e) => e.offsetParent && e.getBoundingClientRect().height < 44).map((e) => e.className + ":" + (e.textContent || e.type))`); len(small) > 0 {
+			t.Errorf("at %s these are under 44 px high in the %s: %v", what, view, small)
+		}
+		if wide && size[0] == 360 && !eval[bool](t, b, `[...document.querySelectorAll(".wide")].some((w) => w.scrollWidth > w.clientWidth)`) {
+			t.Errorf("at %s no table is wider than its box: the check above proves nothing", what)
+		}
+		if size[0] != 360 {
+			b.keepScreenshot(t, view+" "+what)
+		}
+	}
+}
+
+// checkAxe injects axe-core (src) into the page as it is and fails on
+// any serious or critical violation, at a phone's and a desktop's width,
+// in the light and the dark theme.
+func checkAxe(t *testing.T, b *browser, src string) {
+	t.Helper()
+	// DevTools' evaluation is not the page's script: its CSP does not
+	// apply.
+	b.do(t, "inject axe-core", chromedp.Evaluate[chromedp.Void](src+"\n;null"))
+	run := `axe.run(document, {resultTypes: ["violations"]}).then((r) => r.violations
+		.filter((v) => v.impact === "serious" || v.impact === "critical")
+		.map((v) => ({id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.length,
+			targets: v.nodes.slice(0, 3).map((n) => n.target.join(" ")),
+			summary: (v.nodes[0] && v.nodes[0].failureSummary || "").replace(/\s+/g, " ")})))`
+	for _, scheme := range []string{"light", "dark"} {
+		media := emulation.SetEmulatedMediaParams{Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}}}
+		if _, err := chromedp.Call(b.ctx, emulation.SetEmulatedMedia, media); err != nil {
+			t.Fatal(err)
+		}
+		for _, size := range [][2]int64{{390, 844}, {1280, 900}} {
+			what := scheme + " " + itoa(size[0]) + "x" + itoa(size[1])
+			b.do(t, what, chromedp.EmulateViewport(size[0], size[1]), chromedp.Sleep(200*time.Millisecond))
+			ctx, cancel := context.WithTimeout(b.ctx, time.Minute)
+			found, err := chromedp.Run(ctx, chromedp.Evaluate[[]axeViolation](run, chromedp.EvalAwaitPromise))
+			cancel()
+			if err != nil {
+				t.Fatalf("%s: axe.run: %v", what, err)
+			}
+			if len(found) > 0 {
+				b.keepScreenshot(t, "axe "+what)
+			}
+			for _, v := range found {
+				t.Errorf("%s: %s (%s) on %d elements: %s; %s; %s", what, v.ID, v.Impact, v.Nodes, v.Help, strings.Join(v.Targets, ", "), v.Summary)
+			}
+		}
+	}
+}
 
 // axeScript is axe-core's axe.min.js (pinned, installed from npm by the
 // Taskfile's axe task); the suite needs it, so a machine without it
@@ -764,34 +830,21 @@ func TestPageAccessible(t *testing.T) {
 	setEditor(t, b, sec, "states:\n  - name: teal\n    r: [0, 128\n")
 	b.do(t, "check", chromedp.Click(chromedp.CSS(sec+` .check`)))
 	b.waitPage(t, "the error", `document.querySelector('`+sec+` .msg').classList.contains("error")`)
-	// DevTools' evaluation is not the page's script: its CSP does not
-	// apply.
-	b.do(t, "inject axe-core", chromedp.Evaluate[chromedp.Void](src+"\n;null"))
-	run := `axe.run(document, {resultTypes: ["violations"]}).then((r) => r.violations
-		.filter((v) => v.impact === "serious" || v.impact === "critical")
-		.map((v) => ({id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.length,
-			targets: v.nodes.slice(0, 3).map((n) => n.target.join(" ")),
-			summary: (v.nodes[0] && v.nodes[0].failureSummary || "").replace(/\s+/g, " ")})))`
-	for _, scheme := range []string{"light", "dark"} {
-		media := emulation.SetEmulatedMediaParams{Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}}}
-		if _, err := chromedp.Call(b.ctx, emulation.SetEmulatedMedia, media); err != nil {
-			t.Fatal(err)
-		}
-		for _, size := range [][2]int64{{390, 844}, {1280, 900}} {
-			what := scheme + " " + itoa(size[0]) + "x" + itoa(size[1])
-			b.do(t, what, chromedp.EmulateViewport(size[0], size[1]), chromedp.Sleep(200*time.Millisecond))
-			ctx, cancel := context.WithTimeout(b.ctx, time.Minute)
-			found, err := chromedp.Run(ctx, chromedp.Evaluate[[]axeViolation](run, chromedp.EvalAwaitPromise))
-			cancel()
-			if err != nil {
-				t.Fatalf("%s: axe.run: %v", what, err)
-			}
-			if len(found) > 0 {
-				b.keepScreenshot(t, "axe "+what)
-			}
-			for _, v := range found {
-				t.Errorf("%s: %s (%s) on %d elements: %s; %s; %s", what, v.ID, v.Impact, v.Nodes, v.Help, strings.Join(v.Targets, ", "), v.Summary)
-			}
-		}
+	checkAxe(t, b, src)
+}
+
+// Hold lasts as long as the light's hold takes: a button set to 2 s
+// (hardware.gestures.hold_ms) still sees a hold, not a click.
+func TestPageHoldFollowsTheButton(t *testing.T) {
+	t.Parallel()
+	conf := filepath.Join(t.TempDir(), "lumen.yaml")
+	if err := os.WriteFile(conf, []byte("hardware: {gestures: {hold_ms: 2000}}\n"), 0o644); err != nil {
+		t.Fatal(err)
 	}
+	b := newBrowser(t)
+	_, nc := openPage(t, b, "--config", conf)
+	sec := `section[data-light="demo"]`
+	request(t, nc, "set_state", `{"name":"green"}`)
+	b.do(t, "hold", chromedp.Click(chromedp.CSS(sec+` .press[data-edges=hold]`)))
+	waitLight(t, b, nc, "hold", func(g lightGet) bool { return g.State == "off" })
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -100,6 +101,22 @@ func (s *Site) URL() string {
 		return ""
 	}
 	return s.url
+}
+
+// Advertised is the page's address for others to link to: the first of
+// names (--http-name) if any, else the address as bound (0.0.0.0 stays
+// so: only who sees the machine from outside knows its address); ""
+// when s is nil.
+func (s *Site) Advertised(names []string) string {
+	if s == nil {
+		return ""
+	}
+	tcp := s.ln.Addr().(*net.TCPAddr)
+	host := tcp.IP.String()
+	if len(names) > 0 {
+		host = names[0]
+	}
+	return "http://" + net.JoinHostPort(host, strconv.Itoa(tcp.Port)) + "/"
 }
 
 // Close stops accepting requests and waits a little for those under way.

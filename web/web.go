@@ -28,6 +28,10 @@ type Config struct {
 	// Lights are the lights to show and list; nil finds them on the bus
 	// (micro discovery, which waits a moment for the last answer).
 	Lights []string
+	// House, at a hub, is the house's directory: the page shows the
+	// house by room, with each Pi's page and the lights that do not
+	// answer, and GET /api/v1/house answers it. nil on a Pi.
+	House House
 	// Hooks serves the data sources' webhooks under /hooks/ (nil: none).
 	Hooks http.Handler
 	// Metrics serves GET /metrics, the daemon's Prometheus metrics (nil:
@@ -93,6 +97,7 @@ func New(cfg Config) (*Server, error) {
 	mux.HandleFunc("PUT /api/v1/lights/{light}/config", s.putConfig)
 	mux.HandleFunc("GET /api/v1/lights/{light}/states/{state}/preview", s.preview)
 	mux.HandleFunc("GET /api/v1/led", s.allLED)
+	mux.HandleFunc("GET /api/v1/house", s.house)
 	mux.HandleFunc("GET /api/v1/openapi.json", serveOpenAPI)
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "no such API path: see /api/v1/openapi.json")

@@ -378,7 +378,7 @@ func (d *Daemon) spawnLight(ctx context.Context, name string) (*Light, error) {
 	var devPID atomic.Pointer[actor.PID] // the hardware actor answers the gpio pin checks once spawned
 	d.starting.served(name)
 	opts := []service.ServeOption{service.WithSourceMinInterval(cfg.SourceMinInterval), service.WithToolCatalog(tool.NewCatalog(d.plugins)),
-		service.WithSourceCheck(device.SourceCheck(d.sys.Root, devPID.Load, 10*time.Second)), service.WithWebhookBase(d.web.URL()), service.WithJournal(d.j), service.WithZone(d.zone), service.WithClock(cfg.Clock)}
+		service.WithSourceCheck(device.SourceCheck(d.sys.Root, devPID.Load, 10*time.Second)), service.WithWebhookBase(d.web.URL()), service.WithPage(d.web.Advertised(cfg.HTTPNames)), service.WithJournal(d.j), service.WithZone(d.zone), service.WithClock(cfg.Clock)}
 	if cfg.Home != nil {
 		opts = append(opts, service.WithHome(cfg.Home.Lat, cfg.Home.Lon))
 	}

@@ -634,7 +634,14 @@ func (a *Actor) webPress(ctx actor.Context, down bool) any {
 	if down {
 		e = messages.EdgeDown
 	}
-	return &messages.ButtonReply{OK: true, Edge: e}
+	return a.buttonReply(e)
+}
+
+// buttonReply says the edge was taken, with the gestures' timings, so
+// that a virtual button can hold long enough to make a hold.
+func (a *Actor) buttonReply(edge string) *messages.ButtonReply {
+	c := a.det.Config()
+	return &messages.ButtonReply{OK: true, Edge: edge, HoldMs: c.Hold.Milliseconds(), DoubleMs: c.DoubleWindow.Milliseconds()}
 }
 
 func (a *Actor) press(down bool) any {
@@ -657,7 +664,7 @@ func (a *Actor) press(down bool) any {
 	if down {
 		e = messages.EdgeDown
 	}
-	return &messages.ButtonReply{OK: true, Edge: e}
+	return a.buttonReply(e)
 }
 
 // noRoom refuses a press of the simulated or the page's button with 507

@@ -20,7 +20,7 @@ import (
 // lumen.<light>.cmd.led tells what the LED shows.
 func Serve(svc micro.Service, root *actor.RootContext, pid *actor.PID, lightName string, timeout time.Duration) error {
 	grp := svc.AddGroup(subject.CmdPrefix(lightName))
-	meta := micro.WithEndpointMetadata(map[string]string{"light": lightName})
+	meta := micro.WithEndpointMetadata(map[string]string{subject.MetaLight: lightName})
 	if err := grp.AddEndpoint(messages.VerbButton, wire.Bounded(messages.VerbButton, messages.MaxBody, func(req micro.Request) {
 		var r messages.ButtonRequest
 		if err := messages.Decode(req.Data(), &r); err != nil {

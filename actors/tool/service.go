@@ -27,7 +27,7 @@ func Serve(svc micro.Service, root *actor.RootContext, pid *actor.PID, lightName
 			return
 		}
 		actors.Answer(req, root, pid, &Run{Name: r.Name, Args: r.Args}, timeout, messages.VerbRunTool, "the tool", nil)
-	}), micro.WithEndpointMetadata(map[string]string{"light": lightName})); err != nil {
+	}), micro.WithEndpointMetadata(map[string]string{subject.MetaLight: lightName})); err != nil {
 		return fmt.Errorf("tool %s: endpoint run_tool: %w", lightName, err)
 	}
 	return nil

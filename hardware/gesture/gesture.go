@@ -79,6 +79,9 @@ func (c Config) Validate() error {
 	return nil
 }
 
+// Config is the detector's timings, its zero fields filled by New.
+func (d *Detector) Config() Config { return d.cfg }
+
 // Detector debounces raw edges and decides gestures. It is not safe for
 // concurrent use; the device actor owns it and feeds it from one goroutine.
 //

@@ -57,7 +57,7 @@ func (t *Term) Hub(ctx context.Context, cfg house.HubConfig, httpAddr string) er
 		if nc, err = web.Dial(h.URL(), h.Door()...); err != nil {
 			return err
 		}
-		if err := site.Serve(web.Config{NC: nc, Hosts: cfg.SANs, User: cfg.User, Password: cfg.Password, Logf: cfg.Logf}); err != nil {
+		if err := site.Serve(web.Config{NC: nc, House: h, Hosts: cfg.SANs, User: cfg.User, Password: cfg.Password, Logf: cfg.Logf}); err != nil {
 			return err
 		}
 	}

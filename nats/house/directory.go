@@ -3,6 +3,9 @@ package house
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"net"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -48,6 +51,7 @@ type heard struct {
 	aliases []string
 	groups  []string
 	states  []string
+	page    string // its daemon's page as bound (subject.MetaPage)
 	running bool
 }
 
@@ -68,18 +72,28 @@ func (h *Hub) answerLights(m *nats.Msg) {
 		return
 	}
 	go func() {
-		first := h.refresh()
-		select {
-		case <-first:
-		case <-time.After(firstLook):
-		}
-		b, err := json.Marshal(messages.HouseLightsReply{OK: true, Lights: h.houseLights()})
+		lights, _ := h.Lights(context.Background())
+		b, err := json.Marshal(messages.HouseLightsReply{OK: true, Lights: lights})
 		if err != nil {
 			_ = wire.ReplyError(m, 500, "house: encode the directory: "+err.Error())
 			return
 		}
 		_ = m.Respond(b)
 	}()
+}
+
+// Lights is the house's directory: every light of the registry, sorted
+// by light, with what the last look learned of it. The first call waits
+// for the first look, at most firstLook; a later one answers at once and
+// looks again in the background when the last look is old.
+func (h *Hub) Lights(ctx context.Context) ([]messages.HouseLight, error) {
+	select {
+	case <-h.refresh():
+	case <-time.After(firstLook):
+	case <-ctx.Done():
+		return nil, fmt.Errorf("house: the directory: %w", ctx.Err())
+	}
+	return h.houseLights(), nil
 }
 
 // refresh starts a look in the background unless one runs or the last
@@ -145,7 +159,7 @@ func (h *Hub) look(ctx context.Context) map[string]heard {
 	var names []string
 	for _, r := range running {
 		if pi := owners[r.Light]; pi != "" {
-			found[r.Light] = heard{pi: pi, groups: r.Groups, states: []string{}, running: true}
+			found[r.Light] = heard{pi: pi, groups: r.Groups, states: []string{}, page: r.Page, running: true}
 			names = append(names, r.Light)
 		}
 	}
@@ -169,11 +183,12 @@ func (h *Hub) houseLights() []messages.HouseLight {
 	type owned struct {
 		pi     string
 		online bool
+		addr   string
 	}
 	lights := map[string]owned{}
 	for _, p := range h.reg.Pis {
 		for _, l := range p.Lights {
-			lights[l] = owned{p.Name, h.online[p.Name]}
+			lights[l] = owned{p.Name, h.online[p.Name], h.addr[p.Name]}
 		}
 	}
 	h.mu.Unlock()
@@ -187,9 +202,40 @@ func (h *Hub) houseLights() []messages.HouseLight {
 			hl.Room, hl.Aliases, hl.Groups = k.room, slices.Clone(k.aliases), slices.Clone(k.groups)
 			hl.States = slices.Clone(k.states)
 			hl.Online = o.online && k.running
+			hl.Page = pageSeen(k.page, o.addr)
 		}
 		out = append(out, hl)
 	}
 	slices.SortFunc(out, func(a, b messages.HouseLight) int { return strings.Compare(a.Light, b.Light) })
 	return out
+}
+
+// pageSeen is a Pi's page as a browser beside the hub reaches it: an
+// address bound on every interface (0.0.0.0, ::) becomes the address the
+// hub sees the Pi connect from (from, host:port), and one bound on
+// loopback is kept only when the Pi is on the hub's machine. "" when it
+// cannot be reached from the hub.
+func pageSeen(page, from string) string {
+	u, err := url.Parse(page)
+	if err != nil || page == "" {
+		return ""
+	}
+	ip := net.ParseIP(u.Hostname())
+	if ip == nil || !ip.IsUnspecified() && !ip.IsLoopback() {
+		return page // a name (--http-name) or an address of the Pi
+	}
+	pi, _, err := net.SplitHostPort(from)
+	if err != nil {
+		return ""
+	}
+	piIP := net.ParseIP(pi)
+	switch {
+	case piIP == nil:
+		return ""
+	case ip.IsLoopback() && !piIP.IsLoopback():
+		return "" // its page answers on its own machine only
+	case ip.IsUnspecified():
+		u.Host = net.JoinHostPort(pi, u.Port())
+	}
+	return u.String()
 }

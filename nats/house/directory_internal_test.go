@@ -33,3 +33,21 @@ func TestGetOf(t *testing.T) {
 		})
 	}
 }
+
+// A Pi's page, as the house view links to it.
+func TestPageSeen(t *testing.T) {
+	for _, tc := range []struct{ page, from, want string }{
+		{"http://0.0.0.0:8642/", "192.168.1.20:53122", "http://192.168.1.20:8642/"},
+		{"http://[::]:8642/", "[fd00::7]:53122", "http://[fd00::7]:8642/"},
+		{"http://127.0.0.1:8642/", "192.168.1.20:53122", ""}, // its own machine only
+		{"http://127.0.0.1:8642/", "127.0.0.1:53122", "http://127.0.0.1:8642/"},
+		{"http://kitchen-pi.local:8642/", "192.168.1.20:53122", "http://kitchen-pi.local:8642/"},
+		{"http://192.168.1.20:8642/", "10.0.0.1:1", "http://192.168.1.20:8642/"},
+		{"", "192.168.1.20:53122", ""},
+		{"http://0.0.0.0:8642/", "", ""}, // not connected: no address to put
+	} {
+		if got := pageSeen(tc.page, tc.from); got != tc.want {
+			t.Errorf("pageSeen(%q, %q) = %q, want %q", tc.page, tc.from, got, tc.want)
+		}
+	}
+}

@@ -58,6 +58,7 @@ type Hub struct {
 	reg    Registry
 	since  map[string]time.Time // when each Pi last connected or went
 	online map[string]bool
+	addr   map[string]string // where each connected Pi connects from (host:port)
 	// machines are the instance kept for each Pi's key (gate.go);
 	// refused the second machines of Pis, said which the log named.
 	machines map[string]Machine
@@ -104,7 +105,7 @@ func NewHub(cfg HubConfig) (*Hub, error) {
 	if cfg.MaxBytes <= 0 {
 		cfg.MaxBytes = broker.DefaultMaxBytes
 	}
-	return &Hub{cfg: cfg, done: make(chan struct{}), since: map[string]time.Time{}, online: map[string]bool{},
+	return &Hub{cfg: cfg, done: make(chan struct{}), since: map[string]time.Time{}, online: map[string]bool{}, addr: map[string]string{},
 		refused: map[string]*refusal{}, said: map[string]bool{}, published: map[string]string{},
 		relays: map[string]*nats.Subscription{}, lags: map[string]measured{}}, nil
 }

@@ -130,10 +130,10 @@ func (h *Hub) lookup(ctx context.Context, p Pi, rest string, each func(*nats.Msg
 				return // no light of p answers
 			}
 			info, ok := ownService(p, r.Data)
-			if !ok || seen[info.Metadata["light"]] {
+			if !ok || seen[info.Metadata[subject.MetaLight]] {
 				continue
 			}
-			seen[info.Metadata["light"]] = true
+			seen[info.Metadata[subject.MetaLight]] = true
 			each(r, info)
 		case <-ctx.Done():
 			return
@@ -149,7 +149,7 @@ func ownService(p Pi, data []byte) (micro.Info, bool) {
 	if json.Unmarshal(data, &info) != nil || info.Name != subject.Service {
 		return info, false
 	}
-	light := info.Metadata["light"]
+	light := info.Metadata[subject.MetaLight]
 	if !slices.Contains(p.Lights, light) {
 		return info, false
 	}

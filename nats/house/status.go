@@ -77,6 +77,9 @@ func (h *Hub) writeStatus(ctx context.Context) error {
 	var joined []string
 	for _, p := range h.reg.Pis {
 		addr, on, other := h.linkOf(p, leafs)
+		if on {
+			h.addr[p.Name] = addr
+		}
 		if was, seen := h.online[p.Name]; !seen || was != on {
 			h.online[p.Name], h.since[p.Name] = on, now
 			if seen {

@@ -22,6 +22,12 @@ const (
 	SnapshotBucket = "LUMEN_SNAP"
 	// Service is the name of the NATS micro service every light registers.
 	Service = "lumen"
+	// MetaLight and MetaPage are keys of the service's discovery
+	// metadata: the light's name, and the address of its daemon's page
+	// when it serves one (http://HOST:PORT/ as bound: HOST may be
+	// 0.0.0.0, which a hub replaces with the address it sees the Pi at).
+	MetaLight = "light"
+	MetaPage  = "page"
 	// AllEvents matches every event of every light: the subjects of Stream.
 	AllEvents = tokRoot + ".*." + tokEvt + ".>"
 )

@@ -20,6 +20,7 @@ import (
 type Running struct {
 	Light  string
 	Groups []string // the groups it answers for (lumen.group.<g>.cmd)
+	Page   string   // its daemon's page as bound (subject.MetaPage); "": none
 }
 
 // quiet is how long discovery waits for one more light after the last
@@ -59,10 +60,10 @@ func (c *Client) Discover(ctx context.Context) ([]Running, error) {
 		select {
 		case m := <-replies:
 			var info micro.Info
-			if json.Unmarshal(m.Data, &info) != nil || info.Metadata["light"] == "" {
+			if json.Unmarshal(m.Data, &info) != nil || info.Metadata[subject.MetaLight] == "" {
 				continue
 			}
-			seen[info.Metadata["light"]] = running(info)
+			seen[info.Metadata[subject.MetaLight]] = running(info)
 			wait = quiet
 		case <-time.After(wait):
 			return sorted(seen), nil
@@ -76,7 +77,7 @@ func (c *Client) Discover(ctx context.Context) ([]Running, error) {
 }
 
 func running(info micro.Info) Running {
-	r := Running{Light: info.Metadata["light"]}
+	r := Running{Light: info.Metadata[subject.MetaLight], Page: info.Metadata[subject.MetaPage]}
 	for _, e := range info.Endpoints {
 		if g, ok := groupOf(e.Subject); ok && !slices.Contains(r.Groups, g) {
 			r.Groups = append(r.Groups, g)

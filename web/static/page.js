@@ -149,12 +149,13 @@ function modelChanged(light) {
   clearTimeout(pending.get(light));
   pending.set(light, setTimeout(() => refresh(light), 100));
 }
-for (const light of lights.keys()) refresh(light);
+for (const [light, el] of lights) if (!el.classList.contains("unreachable")) refresh(light);
 
 // ── The virtual button: its edges go to the light's gesture detector ──
-// Each button plays its gesture's edges, timed for the detector (its
-// debounce ignores changes closer than 20 ms; a hold takes 800 ms).
-const GESTURES = { click: [80], double: [80, 80, 80], hold: [1200] };
+// Each button plays its gesture's edges, timed for the detector: its
+// debounce ignores changes closer than 20 ms, and a hold lasts as long
+// as the light's hold_ms (told by each edge's reply) and a little more.
+const GESTURES = { click: [80], double: [80, 80, 80], hold: [-1] };
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 for (const [light, el] of lights) {
   let sent = Promise.resolve();
@@ -164,12 +165,54 @@ for (const [light, el] of lights) {
         b.classList.add("down");
         const gaps = GESTURES[b.dataset.edges];
         for (let i = 0; i <= gaps.length; i++) {
-          await api(light, "button", { edge: i % 2 ? "up" : "down", from: "web" });
-          if (i < gaps.length) await sleep(gaps[i]);
+          const [, r] = await api(light, "button", { edge: i % 2 ? "up" : "down", from: "web" });
+          if (i < gaps.length) await sleep(gaps[i] < 0 ? (r.hold_ms || 800) + 400 : gaps[i]);
         }
       }).catch(() => {}).finally(() => b.classList.remove("down"));
     });
   }
+}
+
+// ── The house (at a hub): who answers, all off ───────────────────────
+const house = document.querySelector("nav.house");
+// reach shows whether a light answers; one that comes back is read again.
+function reach(l) {
+  const el = lights.get(l.light);
+  if (!el || el.classList.contains("unreachable") === !l.online) return;
+  el.classList.toggle("unreachable", !l.online);
+  $(el, ".body").hidden = !l.online;
+  $(el, ".reach").textContent = l.online ? "answers" : `unreachable (is ${l.pi} on and connected?)`;
+  if (l.online) refresh(l.light);
+}
+async function lookAtHouse() {
+  let d;
+  try { d = await (await fetch("/api/v1/house")).json(); } catch { return; }
+  const pis = new Map();
+  for (const l of d.lights || []) {
+    reach(l);
+    pis.set(l.pi, pis.get(l.pi) || l.online);
+  }
+  for (const li of house.querySelectorAll(".pi")) {
+    const on = pis.get(li.dataset.pi);
+    li.classList.toggle("away", !on);
+    $(li, ".pi-status").textContent = on ? "connected" : "away";
+  }
+}
+// allOff turns off each light of els that answers, and says what it did.
+async function allOff(els) {
+  const say = $(house, ".house-note");
+  const on = els.filter((el) => !el.classList.contains("unreachable"));
+  const away = els.filter((el) => el.classList.contains("unreachable")).map((el) => el.dataset.light);
+  say.textContent = "turning off…";
+  const ok = await Promise.all(on.map((el) => api(el.dataset.light, "power", { on: false }).then(([st]) => st === 200, () => false)));
+  const failed = on.filter((_, i) => !ok[i]).map((el) => el.dataset.light);
+  say.textContent = [`${on.length - failed.length} off`, failed.length ? `failed: ${failed.join(", ")}` : "",
+    away.length ? `unreachable: ${away.join(", ")}` : ""].filter(Boolean).join("; ");
+}
+if (house) {
+  $(house, ".all-off").addEventListener("click", () => allOff([...lights.values()]));
+  for (const a of document.querySelectorAll(".area")) $(a, ".area-off").addEventListener("click", () => allOff([...a.querySelectorAll(".light")]));
+  setInterval(lookAtHouse, 3000);
 }
 
 // ── The model: states, rules, variables, sources, tools, schedules ───

@@ -35,21 +35,25 @@ const ServiceVersion = "0.1.0"
 // A verb nobody serves, under any of these prefixes, gets a 404 that
 // lists the verbs the prefix takes (messages.Verbs for the light's own).
 func Serve(nc *nats.Conn, root *actor.RootContext, pid *actor.PID, light string, groups []string, timeout time.Duration, opts ...ServeOption) (micro.Service, error) {
-	svc, err := micro.AddService(nc, micro.Config{
-		Name:        subject.Service,
-		Version:     ServiceVersion,
-		Description: "Lumen light " + light,
-		Metadata:    map[string]string{"light": light},
-	})
-	if err != nil {
-		return nil, fmt.Errorf("light %s: service: %w", light, err)
-	}
 	h := &handler{root: root, pid: pid, light: light, timeout: timeout, minInterval: datasource.MinPollInterval, clock: clock.System(clock.Trust)}
 	for _, o := range opts {
 		o(h)
 	}
+	md := map[string]string{subject.MetaLight: light}
+	if h.page != "" {
+		md[subject.MetaPage] = h.page
+	}
+	svc, err := micro.AddService(nc, micro.Config{
+		Name:        subject.Service,
+		Version:     ServiceVersion,
+		Description: "Lumen light " + light,
+		Metadata:    md,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("light %s: service: %w", light, err)
+	}
 	own := svc.AddGroup(subject.CmdPrefix(light))
-	meta := micro.WithEndpointMetadata(map[string]string{"light": light})
+	meta := micro.WithEndpointMetadata(map[string]string{subject.MetaLight: light})
 	for _, verb := range messages.VerbsOf(messages.PartLight) {
 		if err := own.AddEndpoint(verb, micro.HandlerFunc(h.handle(verb)), meta); err != nil {
 			_ = svc.Stop()
@@ -158,6 +162,14 @@ func WithWebhookBase(url string) ServeOption {
 	return func(h *handler) { h.webhookBase = strings.TrimSuffix(url, "/") }
 }
 
+// WithPage gives the address of the daemon's page as it is bound
+// (web.Site.Advertised), told in the service's discovery metadata
+// (subject.MetaPage) so that a hub can link to it. Without it (no HTTP
+// port) none is told.
+func WithPage(url string) ServeOption {
+	return func(h *handler) { h.page = url }
+}
+
 // WithClock gives the daemon's clock, which says what "now" is for a
 // look into the past (get --at, whatif --since). Default: the wall clock.
 func WithClock(c clock.Clock) ServeOption {
@@ -189,6 +201,7 @@ type handler struct {
 	catalog     ToolCatalog      // nil: no built-ins or plugins to tell
 	sourceCheck SourceCheck      // gpio pins (WithSourceCheck); nil: none
 	webhookBase string           // http://HOST:PORT of the webhooks (WithWebhookBase); "": none
+	page        string           // the page's address, for discovery (WithPage); "": none
 	journal     *journal.Journal // for get at a seq or a time (WithJournal); nil: none
 	zone        string           // of schedules without tz (WithZone); "": none
 	home        *place           // of sun schedules without a place (WithHome); nil: none
