@@ -98,6 +98,10 @@ func New(cfg Config) (*Server, error) {
 	mux.HandleFunc("GET /api/v1/lights/{light}/states/{state}/preview", s.preview)
 	mux.HandleFunc("GET /api/v1/led", s.allLED)
 	mux.HandleFunc("GET /api/v1/house", s.house)
+	mux.HandleFunc("GET /api/v1/log", s.allLog)
+	mux.HandleFunc("GET /api/v1/lights/{light}/log", s.lightLog)
+	mux.HandleFunc("GET /api/v1/lights/{light}/coming", s.coming)
+	mux.HandleFunc("GET /api/v1/lights/{light}/diff", s.diff)
 	mux.HandleFunc("GET /api/v1/openapi.json", serveOpenAPI)
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "no such API path: see /api/v1/openapi.json")

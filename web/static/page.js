@@ -140,6 +140,9 @@ async function refresh(light) {
   if (status !== 200) return;
   const el = lights.get(light);
   el.dataset.state = g.state;
+  // The other scripts (coming.js, change.js, history.js) follow the light
+  // through this event rather than asking again.
+  document.dispatchEvent(new CustomEvent("lumen:get", { detail: { light, get: g } }));
   gallery(light, g.states || []);
   showControls(el, g.state, g.brightness);
   if ($(el, "details.model").open) showModel(light, g);
@@ -471,6 +474,7 @@ function line(id, env, kind) {
 function onEvent(ev) {
   const env = JSON.parse(ev.data);
   line(ev.lastEventId, env, ev.type);
+  document.dispatchEvent(new CustomEvent("lumen:event", { detail: { id: ev.lastEventId, type: ev.type, env } }));
   if (!lights.has(env.light)) return;
   if (ev.type === "out.agent") agentStep(env.light, env.data);
   else if (ev.type.startsWith("out.")) modelChanged(env.light);

@@ -1,0 +1,2 @@
+// The page's Coming up: filled by its own issue 35 part.
+"use strict";
