@@ -21,6 +21,8 @@ const (
 	WhoTool     = "tool"
 	WhoPowerOn  = "power_on"   // the daemon, starting after an unclean stop (the light's power_on)
 	WhoConfig   = "lumen.yaml" // the daemon, starting: what lumen.yaml says of a light (its names)
+	// WhoHomeAssistant is a command from Home Assistant over MQTT (ha).
+	WhoHomeAssistant = "homeassistant"
 )
 
 // maxWho bounds a by: it is a label, not a message.

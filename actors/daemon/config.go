@@ -84,6 +84,11 @@ type Config struct {
 	Hub   string       `yaml:"hub"`
 	Creds string       `yaml:"creds"`
 	creds *house.Creds // read by Validate
+	// HA connects the lights to Home Assistant through its MQTT broker.
+	HA HAConfig `yaml:"ha_mqtt"`
+
+	// Version is Lumen's version, told to Home Assistant.
+	Version string `yaml:"-"`
 
 	// Clock is the actors' clock (default clock.System(ClockMode)).
 	Clock clock.Clock `yaml:"-"`
@@ -195,6 +200,9 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("--allow-net: %w", err)
 	}
 	if err := c.Agent.validate(); err != nil {
+		return err
+	}
+	if err := c.HA.validate(); err != nil {
 		return err
 	}
 	if err := c.validateWeb(); err != nil {
@@ -403,7 +411,8 @@ func FlagKeys() map[string]string {
 		"http": "http", "http-name": "http_names", "mqtt": "mqtt", "hub": "hub", "creds": "creds", "hardware": "hardware.driver", "openai-base-url": "agent.base_url", "model": "agent.model",
 		"agent-max-turns": "agent.max_turns", "agent-timeout": "agent.timeout", "agent-forbid": "agent.forbid", "agent-stream": "agent.stream",
 		"transcribe-model": "agent.transcribe_model", "speech-model": "agent.speech_model", "voice": "agent.voice",
-		"home": "home", "weather-url": "weather_url", "geocoding-url": "geocoding_url", "weather-units": "weather_units", "search-url": "search_url"}
+		"home": "home", "weather-url": "weather_url", "geocoding-url": "geocoding_url", "weather-units": "weather_units", "search-url": "search_url",
+		"ha-mqtt": "ha_mqtt.url", "ha-user": "ha_mqtt.user", "ha-password": "ha_mqtt.password", "ha-prefix": "ha_mqtt.prefix"}
 }
 
 // LoadConfig reads the configuration file under flags, the settings the

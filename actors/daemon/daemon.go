@@ -32,6 +32,7 @@ import (
 	"github.com/lumen-home/lumen/actors/source"
 	"github.com/lumen-home/lumen/actors/tool"
 	"github.com/lumen-home/lumen/agent"
+	"github.com/lumen-home/lumen/ha"
 	"github.com/lumen-home/lumen/hardware"
 	"github.com/lumen-home/lumen/internal/clock"
 	"github.com/lumen-home/lumen/internal/metrics"
@@ -84,6 +85,8 @@ type Daemon struct {
 	plugins   *tool.Plugins
 	web       *web.Site
 	webNC     *nats.Conn // the HTTP door's connection
+	ha        *ha.Bridge // the Home Assistant bridge (--ha-mqtt); nil: none
+	haNC      *nats.Conn // its connection
 	hooks     *source.Hooks
 	secrets   *secrets.Store
 	allow     netpolicy.Operator
@@ -241,7 +244,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 	if err := d.serveWeb(); err != nil {
 		return err
 	}
-	return nil
+	return d.startHA(ctx)
 }
 
 // startIngress journals, from now on, what clients publish to the
@@ -560,6 +563,7 @@ func (d *Daemon) Lights() []*Light {
 func (d *Daemon) Close() error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	d.stopHA()    // first: Home Assistant is told offline while the lights still answer
 	d.web.Close() // nil-safe; first, so no webhook reaches a stopping light
 	d.web = nil
 	if d.webNC != nil {

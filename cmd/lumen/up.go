@@ -74,6 +74,7 @@ too: 'lumen gpio PIN high|low|pulse' drives one.`,
   lumen up --light kitchen --light hall --hub tls://hub.local:7422 --creds kitchenpi.creds`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg.Version = version
 			return a.Up(cmd.Context(), cmd, cfg, configFile, groupFlags)
 		},
 	}
@@ -106,6 +107,10 @@ too: 'lumen gpio PIN high|low|pulse' drives one.`,
 	f.StringVar(&cfg.GeocodingURL, "geocoding-url", "", "get_weather's geocoding endpoint `URL` (default Open-Meteo's, "+tool.DefaultGeocodingURL+")")
 	f.StringVar(&cfg.WeatherUnits, "weather-units", "", "get_weather's temp, high and low in `imperial|metric` (default imperial: °F)")
 	f.StringVar(&cfg.SearchURL, "search-url", "", "the built-in web_search's endpoint `URL`, a search API answering ?q=…&format=json as SearXNG does (none by default)")
+	f.StringVar(&cfg.HA.URL, "ha-mqtt", "", "show the lights in Home Assistant through its MQTT broker `URL`, mqtt://HOST:1883 or mqtts://HOST:8883 (MQTT discovery; its commands are journaled by homeassistant); off when not given")
+	f.StringVar(&cfg.HA.User, "ha-user", "", "the MQTT broker's user `NAME`, with --ha-password")
+	f.StringVar(&cfg.HA.Password, "ha-password", "", "the MQTT broker's `PASSWORD` (ha_mqtt: {password: …} in lumen.yaml keeps it out of the process list)")
+	f.StringVar(&cfg.HA.Prefix, "ha-prefix", "", "Home Assistant's discovery `PREFIX` (default homeassistant)")
 	f.StringVar(&cfg.Hardware.Driver, "hardware", cfg.Hardware.Driver, "the LED and button, `auto|sim|rpi`: auto: the Pi's GPIO when there is one, else simulated; sim: simulated; rpi: the Pi's GPIO")
 	return cmd
 }

@@ -1,0 +1,264 @@
+package main_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	mqtt "github.com/eclipse/paho.mqtt.golang"
+	"github.com/lumen-home/lumen/internal/lumentest"
+)
+
+// haClient behaves as Home Assistant does on its broker: it reads the
+// discovery, availability and state topics, publishes its birth message
+// and the light entity's commands.
+type haClient struct {
+	t  *testing.T
+	c  mqtt.Client
+	mu sync.Mutex
+	// got is every message received, by topic, in order.
+	got map[string][]haMsg
+}
+
+type haMsg struct {
+	payload  string
+	retained bool
+}
+
+func newHA(t *testing.T, broker *lumentest.Mosquitto) *haClient {
+	t.Helper()
+	h := &haClient{t: t, got: map[string][]haMsg{}}
+	o := mqtt.NewClientOptions().AddBroker("tcp://" + broker.Addr).SetClientID(fmt.Sprintf("home-assistant-%s-%d", t.Name(), time.Now().UnixNano())).
+		SetAutoReconnect(true).SetConnectRetry(true).SetMaxReconnectInterval(time.Second)
+	o.SetOnConnectHandler(func(c mqtt.Client) {
+		for _, topic := range []string{"homeassistant/#", "lumen/#"} {
+			c.Subscribe(topic, 1, func(_ mqtt.Client, m mqtt.Message) {
+				h.mu.Lock()
+				h.got[m.Topic()] = append(h.got[m.Topic()], haMsg{string(m.Payload()), m.Retained()})
+				h.mu.Unlock()
+			}).Wait()
+		}
+	})
+	h.c = mqtt.NewClient(o)
+	if tok := h.c.Connect(); !tok.WaitTimeout(10*time.Second) || tok.Error() != nil {
+		t.Fatalf("the Home Assistant client cannot connect: %v", tok.Error())
+	}
+	t.Cleanup(func() { h.c.Disconnect(100) })
+	return h
+}
+
+// last is the last payload on topic, "" if none.
+func (h *haClient) last(topic string) string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	ms := h.got[topic]
+	if len(ms) == 0 {
+		return ""
+	}
+	return ms[len(ms)-1].payload
+}
+
+func (h *haClient) all(topic string) []haMsg {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]haMsg(nil), h.got[topic]...)
+}
+
+func (h *haClient) forget(topic string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	delete(h.got, topic)
+}
+
+func (h *haClient) wait(what, topic string, ok func(string) bool) string {
+	h.t.Helper()
+	var p string
+	lumentest.WaitFor(h.t, 20*time.Second, what, func() bool { p = h.last(topic); return p != "" && (ok == nil || ok(p)) })
+	return p
+}
+
+func (h *haClient) send(topic, payload string) {
+	h.t.Helper()
+	if tok := h.c.Publish(topic, 1, false, payload); !tok.WaitTimeout(5*time.Second) || tok.Error() != nil {
+		h.t.Fatalf("publish %s: %v", topic, tok.Error())
+	}
+}
+
+type haState struct {
+	State      string `json:"state"`
+	Brightness int    `json:"brightness"`
+	Color      *struct{ R, G, B int }
+	Effect     *string `json:"effect"`
+}
+
+func decodeState(t *testing.T, p string) haState {
+	t.Helper()
+	var s haState
+	if err := json.Unmarshal([]byte(p), &s); err != nil {
+		t.Fatalf("state %q: %v", p, err)
+	}
+	return s
+}
+
+// A light in Home Assistant: discovered, available, driven by the light
+// entity's commands (journaled by homeassistant, the LED following), its
+// button's gestures as events, offline when lumen is killed and online
+// again when it comes back, everything again after the broker loses its
+// store or Home Assistant restarts.
+func TestHomeAssistant(t *testing.T) {
+	t.Parallel()
+	broker := lumentest.StartMosquitto(t, "", "")
+	h := newHA(t, broker)
+	dir := t.TempDir()
+	args := []string{"--light", "kitchen", "--hardware", "sim", "--ha-mqtt", broker.URL()}
+	d := startDaemon(t, dir, args...)
+	nc := connect(t, d.URL)
+
+	disc := h.wait("the kitchen's discovery", "homeassistant/device/lumen_kitchen/config", nil)
+	var cfg struct {
+		Device       map[string]any
+		Availability []struct{ Topic string }
+		Components   map[string]map[string]any
+	}
+	if err := json.Unmarshal([]byte(disc), &cfg); err != nil {
+		t.Fatalf("discovery %q: %v", disc, err)
+	}
+	light := cfg.Components["light"]
+	if light["command_topic"] != "lumen/kitchen/set" || light["schema"] != "json" || cfg.Components["button"]["platform"] != "event" || len(cfg.Availability) != 1 {
+		t.Fatalf("discovery: %s", disc)
+	}
+	avail := cfg.Availability[0].Topic
+	h.wait("online", avail, func(p string) bool { return p == "online" })
+	// Retained: a client that comes later gets them at once.
+	later := newHA(t, broker)
+	later.wait("the discovery, retained", "homeassistant/device/lumen_kitchen/config", nil)
+	later.wait("the availability, retained", avail, nil)
+	later.wait("the state, retained", "lumen/kitchen/state", nil)
+	for _, topic := range []string{"homeassistant/device/lumen_kitchen/config", avail, "lumen/kitchen/state"} {
+		if ms := later.all(topic); !ms[0].retained {
+			t.Errorf("%s is not retained", topic)
+		}
+	}
+
+	led := func() string {
+		st, _ := request(t, nc, "lumen.kitchen.cmd.led", `{}`).Body["state"].(string)
+		return st
+	}
+	get := func() (state string, brightness int) {
+		m, err := nc.Request("lumen.kitchen.cmd.get", []byte(`{}`), 10*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var g struct {
+			State      string
+			Brightness int
+		}
+		_ = json.Unmarshal(m.Data, &g)
+		return g.State, g.Brightness
+	}
+	// The commands of the light entity.
+	h.send("lumen/kitchen/set", `{"state":"ON"}`)
+	lumentest.WaitFor(t, 10*time.Second, "the LED on", func() bool { return led() != "off" })
+	h.wait("state ON", "lumen/kitchen/state", func(p string) bool { return decodeState(t, p).State == "ON" })
+	if by := lastBy(t, jsOf(t, d.URL), "kitchen"); by != "homeassistant" {
+		t.Errorf("a command of Home Assistant is journaled by %q", by)
+	}
+	h.send("lumen/kitchen/set", `{"state":"ON","brightness":128}`)
+	lumentest.WaitFor(t, 10*time.Second, "brightness 50%", func() bool { _, b := get(); return b == 50 })
+	h.wait("brightness 128", "lumen/kitchen/state", func(p string) bool { return decodeState(t, p).Brightness == 128 })
+	h.send("lumen/kitchen/set", `{"state":"ON","color":{"r":255,"g":0,"b":255}}`)
+	h.wait("magenta", "lumen/kitchen/state", func(p string) bool {
+		s := decodeState(t, p)
+		return s.Color != nil && s.Color.R == 255 && s.Color.B == 255
+	})
+	if st, _ := get(); st != "color" {
+		t.Errorf("after a color the light is in %s", st)
+	}
+	h.send("lumen/kitchen/set", `{"state":"ON","color_temp":2700}`)
+	h.wait("warm white", "lumen/kitchen/state", func(p string) bool {
+		s := decodeState(t, p)
+		return s.Color != nil && s.Color.R == 255 && s.Color.B < 200
+	})
+	h.send("lumen/kitchen/set", `{"effect":"green"}`)
+	lumentest.WaitFor(t, 10*time.Second, "the green effect", func() bool { st, _ := get(); return st == "green" })
+	h.wait("effect green", "lumen/kitchen/state", func(p string) bool { s := decodeState(t, p); return s.Effect != nil && *s.Effect == "green" })
+	// A transition: only its final values are published.
+	h.forget("lumen/kitchen/state")
+	h.send("lumen/kitchen/set", `{"state":"OFF","transition":2}`)
+	h.wait("state OFF", "lumen/kitchen/state", func(p string) bool { return decodeState(t, p).State == "OFF" })
+	time.Sleep(2500 * time.Millisecond)
+	if ms := h.all("lumen/kitchen/state"); len(ms) != 1 {
+		t.Errorf("a 2 s transition published %d states, want only its end: %v", len(ms), ms)
+	}
+	// Garbage is refused with nothing changed, and the state published
+	// again (Home Assistant shows what is true).
+	h.forget("lumen/kitchen/state")
+	h.send("lumen/kitchen/set", `{"state":"SIDEWAYS"}`)
+	h.wait("the state again", "lumen/kitchen/state", func(p string) bool { return decodeState(t, p).State == "OFF" })
+	if !lumentest.Within(5*time.Second, func() bool { return strings.Contains(d.Logs(), "neither ON nor OFF") }) {
+		t.Errorf("a bad command is not logged:\n%s", d.Logs())
+	}
+
+	// A gesture of the button: one event.
+	for _, e := range []string{"down", "up"} {
+		request(t, nc, "lumen.kitchen.cmd.button", `{"edge":"`+e+`"}`)
+		time.Sleep(80 * time.Millisecond)
+	}
+	h.wait("the click event", "lumen/kitchen/event", func(p string) bool { return p == `{"event_type":"click"}` })
+	h.wait("the click trigger", "lumen/kitchen/button", func(p string) bool { return p == "click" })
+	time.Sleep(500 * time.Millisecond)
+	if n := len(h.all("lumen/kitchen/event")); n != 1 {
+		t.Errorf("one click published %d events", n)
+	}
+
+	// A new state is a new effect.
+	request(t, nc, "lumen.kitchen.cmd.create_state", `{"name":"party","r":255,"g":0,"b":128}`)
+	h.wait("party in the effects", "homeassistant/device/lumen_kitchen/config", func(p string) bool { return strings.Contains(p, `"party"`) })
+
+	// Home Assistant restarts: everything is published again.
+	h.forget("homeassistant/device/lumen_kitchen/config")
+	h.send("homeassistant/status", "online")
+	h.wait("discovery after the birth message", "homeassistant/device/lumen_kitchen/config", nil)
+
+	// The broker loses its store and comes back: everything again.
+	broker.Stop()
+	h.forget("homeassistant/device/lumen_kitchen/config")
+	h.forget(avail)
+	broker.Start()
+	h.wait("discovery after the broker's restart", "homeassistant/device/lumen_kitchen/config", nil)
+	h.wait("online after the broker's restart", avail, func(p string) bool { return p == "online" })
+
+	// SIGKILL: the last will says offline; back, online.
+	d.Kill()
+	h.wait("offline by the last will", avail, func(p string) bool { return p == "offline" })
+	d = startDaemon(t, dir, args...)
+	h.wait("online again", avail, func(p string) bool { return p == "online" })
+
+	// The light no longer runs here: its discovery is cleared.
+	_ = d.Stop()
+	h.forget("homeassistant/device/lumen_kitchen/config")
+	startDaemon(t, dir, "--light", "hall", "--hardware", "sim", "--ha-mqtt", broker.URL())
+	h.wait("the hall's discovery", "homeassistant/device/lumen_hall/config", nil)
+	lumentest.WaitFor(t, 20*time.Second, "the kitchen's discovery cleared", func() bool {
+		ms := h.all("homeassistant/device/lumen_kitchen/config")
+		return len(ms) > 0 && ms[len(ms)-1].payload == ""
+	})
+}
+
+// A broker that refuses the credentials: one sentence saying so, and
+// the light runs on.
+func TestHomeAssistantWrongPassword(t *testing.T) {
+	t.Parallel()
+	broker := lumentest.StartMosquitto(t, "homeassistant", "right")
+	d := startDaemon(t, t.TempDir(), "--hardware", "sim", "--ha-mqtt", broker.URL(), "--ha-user", "homeassistant", "--ha-password", "wrong")
+	lumentest.WaitFor(t, 20*time.Second, "the refusal said", func() bool { return strings.Contains(d.Logs(), "refused the user and password") })
+	if n := strings.Count(d.Logs(), "refused the user and password"); n != 1 {
+		t.Errorf("the refusal is said %d times:\n%s", n, d.Logs())
+	}
+	if out, code := runCLI(t, d.URL, "fire", "button_click"); code != 0 {
+		t.Errorf("the light does not run on: %s", out)
+	}
+}

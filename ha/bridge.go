@@ -1,0 +1,439 @@
+package ha
+
+import (
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	mqtt "github.com/eclipse/paho.mqtt.golang"
+	"github.com/nats-io/nats.go"
+
+	"github.com/lumen-home/lumen/messages"
+	"github.com/lumen-home/lumen/nats/subject"
+	"github.com/lumen-home/lumen/nats/wire"
+)
+
+// Config configures the bridge between a daemon's lights and Home
+// Assistant's MQTT broker.
+type Config struct {
+	// Broker is mqtt://HOST[:PORT] (1883) or mqtts://HOST[:PORT] (8883).
+	Broker         string
+	User, Password string
+	// Prefix is Home Assistant's discovery prefix (DefaultPrefix).
+	Prefix string
+	// Node names this daemon: the lights' availability topic, and the
+	// MQTT client id (lumen-<node>). Stable across restarts.
+	Node string
+	// Version is Lumen's version, the devices' sw_version.
+	Version string
+	// Lights are the lights announced; Page their page ("" for none).
+	Lights []string
+	Page   string
+	// Data is a directory where the bridge keeps which lights it
+	// announced, to clear those that no longer run ("" keeps nothing).
+	Data string
+	// NC reaches the lights; their commands are journaled by
+	// homeassistant.
+	NC *nats.Conn
+	// TLS is the configuration of an mqtts:// broker (nil: the system's
+	// roots).
+	TLS *tls.Config
+	// Logf receives one line per change of the connection and each
+	// command that fails.
+	Logf func(format string, args ...any)
+}
+
+// ParseBroker checks a broker URL (flag names it in errors) and returns
+// it with its port.
+func ParseBroker(flag, broker string) (*url.URL, error) {
+	u, err := url.Parse(broker)
+	if err != nil || u.Host == "" || u.Hostname() == "" {
+		return nil, fmt.Errorf("%s %q: give the broker as mqtt://HOST:1883 or mqtts://HOST:8883", flag, broker)
+	}
+	port := map[string]string{"mqtt": "1883", "mqtts": "8883"}[u.Scheme]
+	if port == "" {
+		return nil, fmt.Errorf("%s %q: the scheme is mqtt:// (plain) or mqtts:// (TLS), not %s://", flag, broker, u.Scheme)
+	}
+	if u.Port() == "" {
+		u.Host = net.JoinHostPort(u.Hostname(), port)
+	}
+	if u.Path != "" && u.Path != "/" || u.RawQuery != "" || u.User != nil {
+		return nil, fmt.Errorf("%s %q: give only the scheme, host and port; the user and password go in --ha-user and --ha-password", flag, broker)
+	}
+	return u, nil
+}
+
+// Bridge is a running bridge; Close stops it.
+type Bridge struct {
+	cfg    Config
+	broker *url.URL
+	wire   *wire.Client
+	client mqtt.Client
+	ctx    context.Context
+	cancel context.CancelFunc
+	subs   []*nats.Subscription
+	wg     sync.WaitGroup
+
+	mu      sync.Mutex
+	last    map[string]string      // the state payload last published, by light
+	effects map[string][]string    // the effect list last announced, by light
+	rooms   map[string]string      // the room last announced, by light
+	timers  map[string]*time.Timer // a state read waiting, by light
+	said    string                 // the last connection problem logged
+	closed  bool                   // Close began: nothing more is started
+}
+
+// spawn runs f in a goroutine Close waits for, unless Close began.
+func (b *Bridge) spawn(f func()) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return
+	}
+	b.wg.Go(f)
+}
+
+// gestures are the transitions of the button's gestures, as Home
+// Assistant's event types.
+var gestures = map[string]string{"button_click": "click", "button_double_click": "double_click", "button_hold": "hold"}
+
+// settle is how long the bridge waits after a light's output for the
+// others of the same input, before it reads the light's state once.
+const settle = 30 * time.Millisecond
+
+// Start starts the bridge: it follows the lights at once and connects to
+// the broker in the background (a broker away never delays the daemon),
+// trying again with backoff and announcing everything again at each
+// connection.
+func Start(ctx context.Context, cfg Config) (*Bridge, error) {
+	u, err := ParseBroker("--ha-mqtt", cfg.Broker)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Prefix == "" {
+		cfg.Prefix = DefaultPrefix
+	}
+	if err := ValidName(cfg.Node); err != nil {
+		return nil, fmt.Errorf("ha: node: %w", err)
+	}
+	for _, l := range cfg.Lights {
+		if err := ValidName(l); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.Logf == nil {
+		cfg.Logf = func(string, ...any) {}
+	}
+	b := &Bridge{cfg: cfg, broker: u, wire: wire.New(cfg.NC, wire.WithWho(messages.WhoHomeAssistant)),
+		last: map[string]string{}, effects: map[string][]string{}, rooms: map[string]string{}, timers: map[string]*time.Timer{}}
+	b.ctx, b.cancel = context.WithCancel(context.Background())
+	for _, l := range cfg.Lights {
+		sub, err := cfg.NC.Subscribe(subject.Events(l), b.onEvent)
+		if err != nil {
+			b.Close()
+			return nil, fmt.Errorf("ha: follow %s: %w", l, err)
+		}
+		b.subs = append(b.subs, sub)
+	}
+	b.client = mqtt.NewClient(b.options())
+	b.spawn(b.connect)
+	return b, nil
+}
+
+func (b *Bridge) options() *mqtt.ClientOptions {
+	o := mqtt.NewClientOptions()
+	scheme := "tcp"
+	if b.broker.Scheme == "mqtts" {
+		scheme = "ssl"
+		tc := b.cfg.TLS
+		if tc == nil {
+			tc = &tls.Config{MinVersion: tls.VersionTLS12}
+		}
+		o.SetTLSConfig(tc)
+	}
+	o.AddBroker(scheme + "://" + b.broker.Host)
+	o.SetClientID("lumen-" + b.cfg.Node)
+	o.SetUsername(b.cfg.User)
+	o.SetPassword(b.cfg.Password)
+	o.SetCleanSession(true)
+	o.SetKeepAlive(30 * time.Second)
+	o.SetConnectTimeout(10 * time.Second)
+	o.SetWill(AvailabilityTopic(b.cfg.Node), "offline", 1, true)
+	o.SetAutoReconnect(true)
+	o.SetMaxReconnectInterval(30 * time.Second)
+	o.SetOrderMatters(false) // handlers may publish
+	o.SetOnConnectHandler(func(mqtt.Client) { b.spawn(b.online) })
+	o.SetConnectionLostHandler(func(_ mqtt.Client, err error) {
+		b.cfg.Logf("ha: lost the broker at %s (%v); reconnecting", b.broker.Host, err)
+	})
+	return o
+}
+
+// connect makes the first connection, trying again with backoff until it
+// succeeds or the bridge closes; the client reconnects by itself after.
+func (b *Bridge) connect() {
+	wait := time.Second
+	for {
+		t := b.client.Connect()
+		t.Wait()
+		err := t.Error()
+		if err == nil {
+			return
+		}
+		b.sayOnce(Explain(b.broker.Host, err))
+		select {
+		case <-b.ctx.Done():
+			return
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, 30*time.Second)
+	}
+}
+
+// Explain says in one sentence why the broker at host refused or could
+// not be reached: the credentials, TLS, or nobody answering.
+func Explain(host string, err error) string {
+	msg := err.Error()
+	var cert *tls.CertificateVerificationError
+	switch {
+	case strings.Contains(msg, "not Authorized"), strings.Contains(msg, "bad user name or password"):
+		return fmt.Sprintf("ha: the broker at %s refused the user and password (give the right --ha-user and --ha-password); trying again", host)
+	case errors.As(err, &cert), strings.Contains(msg, "tls:"), strings.Contains(msg, "x509:"):
+		return fmt.Sprintf("ha: TLS with the broker at %s failed (%v): check its certificate and that it speaks TLS on that port; trying again", host, err)
+	}
+	return fmt.Sprintf("ha: no MQTT broker answers at %s (%v); Lumen runs on and tries again", host, err)
+}
+
+func (b *Bridge) sayOnce(line string) {
+	b.mu.Lock()
+	same := b.said == line
+	b.said = line
+	b.mu.Unlock()
+	if !same {
+		b.cfg.Logf("%s", line)
+	}
+}
+
+// online runs at each connection: available, listening, and everything
+// announced again (the broker may have lost what was retained).
+func (b *Bridge) online() {
+	b.mu.Lock()
+	was := b.said
+	b.said = ""
+	b.mu.Unlock()
+	if was != "" {
+		b.cfg.Logf("ha: connected to the broker at %s", b.broker.Host)
+	}
+	b.publish(AvailabilityTopic(b.cfg.Node), true, "online")
+	b.client.Subscribe(topicRoot+"/+/set", 1, b.onCommand)
+	b.client.Subscribe(b.cfg.Prefix+"/status", 1, func(_ mqtt.Client, m mqtt.Message) {
+		if string(m.Payload()) == "online" { // Home Assistant (re)started
+			b.spawn(b.announceAll)
+		}
+	})
+	b.announceAll()
+}
+
+func (b *Bridge) publish(topic string, retained bool, payload any) {
+	b.client.Publish(topic, 1, retained, payload)
+}
+
+// announceAll publishes every light's discovery and state, and clears
+// the discovery of lights announced before that no longer run here.
+func (b *Bridge) announceAll() {
+	for _, l := range b.cfg.Lights {
+		b.announce(l, true, true)
+	}
+	gone := b.forget()
+	for _, l := range gone {
+		for _, t := range []string{DiscoveryTopic(b.cfg.Prefix, l), Topic(l, "state")} {
+			b.publish(t, true, []byte{}) // an empty retained message deletes it
+		}
+		b.cfg.Logf("ha: light %s no longer runs here: removed from Home Assistant", l)
+	}
+}
+
+// announce publishes the light's discovery (when rediscover, or when
+// its effects or room changed) and its state (when it changed, or when
+// restate).
+func (b *Bridge) announce(light string, rediscover, restate bool) {
+	ctx, cancel := context.WithTimeout(b.ctx, 10*time.Second)
+	defer cancel()
+	g, err := b.wire.Light(light).Get(ctx)
+	if err != nil {
+		b.cfg.Logf("ha: read %s: %v", light, err)
+		return
+	}
+	names := make([]string, len(g.States))
+	for i, s := range g.States {
+		names[i] = s.Name
+	}
+	effects := Effects(names)
+	b.mu.Lock()
+	changed := rediscover || !slices.Equal(b.effects[light], effects) || b.rooms[light] != g.Room
+	b.effects[light], b.rooms[light] = effects, g.Room
+	b.mu.Unlock()
+	if changed {
+		topic, payload, err := Discovery(b.cfg.Prefix, Light{Name: light, Room: g.Room, States: names, Page: b.cfg.Page, Node: b.cfg.Node, Version: b.cfg.Version})
+		if err != nil {
+			b.cfg.Logf("%v", err)
+			return
+		}
+		b.publish(topic, true, payload)
+	}
+	b.publishState(light, StateOf(g), restate)
+}
+
+// publishState publishes the light's state, retained, when it differs
+// from the last (or when force).
+func (b *Bridge) publishState(light string, s State, force bool) {
+	p := s.Payload()
+	b.mu.Lock()
+	same := b.last[light] == string(p)
+	b.last[light] = string(p)
+	b.mu.Unlock()
+	if same && !force {
+		return
+	}
+	b.publish(Topic(light, "state"), true, p)
+}
+
+// onEvent follows a light's journal: a gesture of its button is an
+// event; an output may have changed what Home Assistant shows.
+func (b *Bridge) onEvent(m *nats.Msg) {
+	light, dir, typ, ok := subject.Parse(m.Subject)
+	if !ok {
+		return
+	}
+	if dir == subject.DirIn && typ == messages.InFired {
+		var env struct{ Data messages.InFiredData }
+		if json.Unmarshal(m.Data, &env) == nil && (env.Data.Source == "button" || env.Data.Source == "web") {
+			if g, ok := gestures[env.Data.Transition]; ok && b.client.IsConnectionOpen() {
+				b.publish(Topic(light, "event"), false, fmt.Sprintf(`{"event_type":%q}`, g))
+				b.publish(Topic(light, "button"), false, g)
+			}
+		}
+		return
+	}
+	if dir != subject.DirOut {
+		return
+	}
+	// The outputs of one input come together: read the light once after.
+	b.mu.Lock()
+	if t := b.timers[light]; t != nil {
+		t.Reset(settle)
+	} else {
+		b.timers[light] = time.AfterFunc(settle, func() {
+			b.mu.Lock()
+			delete(b.timers, light)
+			b.mu.Unlock()
+			if b.client.IsConnectionOpen() {
+				b.spawn(func() { b.announce(light, false, false) })
+			}
+		})
+	}
+	b.mu.Unlock()
+}
+
+// onCommand carries out a command of Home Assistant, then publishes the
+// light's state (changed or not: Home Assistant shows what is true).
+func (b *Bridge) onCommand(_ mqtt.Client, m mqtt.Message) {
+	light := strings.TrimSuffix(strings.TrimPrefix(m.Topic(), topicRoot+"/"), "/set")
+	if !slices.Contains(b.cfg.Lights, light) {
+		return
+	}
+	payload := slices.Clone(m.Payload())
+	b.spawn(func() {
+		calls, err := Command(payload)
+		if err != nil {
+			b.cfg.Logf("ha: %s: a command from Home Assistant (%s): %v", light, clipPayload(payload), err)
+		}
+		ctx, cancel := context.WithTimeout(b.ctx, 10*time.Second)
+		defer cancel()
+		for _, c := range calls {
+			if _, err := b.wire.Request(ctx, light, c.Verb, c.Body); err != nil {
+				b.cfg.Logf("ha: %s: %s from Home Assistant: %v", light, c.Verb, err)
+				break
+			}
+		}
+		b.announce(light, false, true)
+	})
+}
+
+func clipPayload(p []byte) string {
+	if len(p) > 200 {
+		return string(p[:200]) + "…"
+	}
+	return string(p)
+}
+
+// announced is what the bridge keeps in Data: the lights it announced.
+type announced struct {
+	Broker string   `json:"broker"`
+	Prefix string   `json:"prefix"`
+	Lights []string `json:"lights"`
+}
+
+const announcedFile = "ha.json"
+
+// forget returns the lights announced before, to this broker and
+// prefix, that do not run here now, and records those that do.
+func (b *Bridge) forget() []string {
+	if b.cfg.Data == "" {
+		return nil
+	}
+	name := filepath.Join(b.cfg.Data, announcedFile)
+	var was announced
+	if data, err := os.ReadFile(name); err == nil {
+		_ = json.Unmarshal(data, &was)
+	}
+	var gone []string
+	if was.Broker == b.broker.Host && was.Prefix == b.cfg.Prefix {
+		for _, l := range was.Lights {
+			if !slices.Contains(b.cfg.Lights, l) {
+				gone = append(gone, l)
+			}
+		}
+	}
+	now := announced{Broker: b.broker.Host, Prefix: b.cfg.Prefix, Lights: slices.Sorted(slices.Values(b.cfg.Lights))}
+	if data, err := json.Marshal(now); err == nil {
+		tmp := name + ".tmp"
+		if os.WriteFile(tmp, data, 0o600) == nil {
+			_ = os.Rename(tmp, name)
+		}
+	}
+	return gone
+}
+
+// Close says offline, disconnects and stops following the lights.
+func (b *Bridge) Close() {
+	b.mu.Lock()
+	b.closed = true
+	b.mu.Unlock()
+	b.cancel()
+	for _, s := range b.subs {
+		_ = s.Unsubscribe()
+	}
+	if b.client != nil {
+		if b.client.IsConnectionOpen() {
+			b.publish(AvailabilityTopic(b.cfg.Node), true, "offline")
+		}
+		b.client.Disconnect(250)
+	}
+	b.mu.Lock()
+	for _, t := range b.timers {
+		t.Stop()
+	}
+	b.mu.Unlock()
+	b.wg.Wait()
+}
