@@ -39,7 +39,7 @@ func TestComingUp(t *testing.T) {
 	}{
 		{name: "nothing", given: messages.GetReply{Light: "demo"}},
 		{
-			name: "a timer",
+			name:  "a timer",
 			given: messages.GetReply{Timers: []messages.Timer{{Name: "t_off", Deadline: *at(90 * time.Second)}}},
 			want:  []want{{at(90 * time.Second), describe.UpcomingTimer, "timer t_off fires"}},
 		},
@@ -87,7 +87,7 @@ func TestComingUp(t *testing.T) {
 			},
 		},
 		{
-			name: "a fade in progress, and one that is over",
+			name:  "a fade in progress, and one that is over",
 			given: messages.GetReply{State: "red", Fade: &messages.Fade{Start: now.Add(-time.Second), Ms: 5000}},
 			want:  []want{{at(4 * time.Second), describe.UpcomingFade, "the fade into red ends"}},
 		},
