@@ -36,10 +36,19 @@ function changeRuleWords(r) {
   if (!r.enabled) s += ", disabled";
   return s;
 }
+// changeScheduleWords is a schedule as describe.Schedule says it:
+// "evening (0 19 * * * Europe/Paris, fires evening)", "wake (sunrise −30
+// min, fires wake)".
 function changeScheduleWords(s) {
-  let when = s.cron;
-  if (s.sun) when = s.sun + (s.offset ? ` ${s.offset}` : "");
-  return `${s.name}: ${when}${s.tz && s.cron ? ` (${s.tz})` : ""}, fires ${s.fires}`;
+  let when = s.cron + (s.tz ? ` ${s.tz}` : "");
+  if (s.sun) {
+    when = s.sun;
+    const m = /^([+-]?)(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$/.exec(s.offset || "");
+    const parts = m ? [[m[2], "h"], [m[3], "min"], [m[4], "s"]].filter(([v]) => Number(v)).map(([v, u]) => `${Number(v)} ${u}`) : [];
+    if (parts.length) when += ` ${m[1] === "-" ? "−" : "+"}${parts.join(" ")}`;
+    else if (!m) when += ` ${s.offset}`;
+  }
+  return `${s.name} (${when}, fires ${s.fires})`;
 }
 
 // changeTransitions are the transitions the light knows: the button's
