@@ -101,6 +101,7 @@ func New(cfg Config) (*Server, error) {
 	mux.HandleFunc("GET /api/v1/log", s.allLog)
 	mux.HandleFunc("GET /api/v1/lights/{light}/log", s.lightLog)
 	mux.HandleFunc("GET /api/v1/lights/{light}/coming", s.coming)
+	mux.HandleFunc("PUT /api/v1/lights/{light}/rules/{id}", s.editRule)
 	mux.HandleFunc("GET /api/v1/lights/{light}/diff", s.diff)
 	mux.HandleFunc("GET /api/v1/openapi.json", serveOpenAPI)
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {

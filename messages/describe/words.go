@@ -245,13 +245,43 @@ func Rule(r messages.Rule) string {
 }
 
 // Schedule renders a schedule: "evening (0 19 * * * Europe/Paris, fires
-// evening)".
+// evening)", "wake (sunrise −30 min, fires wake)".
 func Schedule(s messages.Schedule) string {
+	if s.Sun != "" {
+		return fmt.Sprintf("%s (%s, fires %s)", s.Name, sunWhen(s.Sun, s.Offset), s.Fires)
+	}
 	tz := ""
 	if s.TZ != "" {
 		tz = " " + s.TZ
 	}
 	return fmt.Sprintf("%s (%s%s, fires %s)", s.Name, s.Cron, tz, s.Fires)
+}
+
+// sunWhen is a time of the sun with its offset: "sunset", "sunrise −30
+// min", "dusk +1 h 15 min"; an offset that is no duration as it is.
+func sunWhen(sun, offset string) string {
+	d, err := time.ParseDuration(offset)
+	switch {
+	case offset == "" || err == nil && d == 0:
+		return sun
+	case err != nil:
+		return sun + " " + offset
+	}
+	sign := "+"
+	if d < 0 {
+		sign, d = "−", -d
+	}
+	var parts []string
+	if h := d / time.Hour; h > 0 {
+		parts = append(parts, fmt.Sprintf("%d h", h))
+	}
+	if m := d % time.Hour / time.Minute; m > 0 {
+		parts = append(parts, fmt.Sprintf("%d min", m))
+	}
+	if s := d % time.Minute / time.Second; s > 0 || len(parts) == 0 {
+		parts = append(parts, fmt.Sprintf("%d s", s))
+	}
+	return sun + " " + sign + strings.Join(parts, " ")
 }
 
 func layerSpec(l messages.LayerSpec) string {
