@@ -248,6 +248,15 @@ func (b *Bridge) publish(topic string, retained bool, payload any) {
 	b.client.Publish(topic, 1, retained, payload)
 }
 
+// publishQuick publishes at QoS 0: a state, published often and again at
+// each connection. At QoS 1 the broker's acknowledgements would hold the
+// next command back: Mosquitto leaves Nagle's algorithm on by default,
+// and its next packet waits for our delayed TCP acknowledgement of the
+// last (about 40 ms).
+func (b *Bridge) publishQuick(topic string, retained bool, payload any) {
+	b.client.Publish(topic, 0, retained, payload)
+}
+
 // announceAll publishes every light's discovery and state, and clears
 // the discovery of lights announced before that no longer run here.
 func (b *Bridge) announceAll() {
@@ -305,7 +314,7 @@ func (b *Bridge) publishState(light string, s State, force bool) {
 	if same && !force {
 		return
 	}
-	b.publish(Topic(light, "state"), true, p)
+	b.publishQuick(Topic(light, "state"), true, p)
 }
 
 // onEvent follows a light's journal: a gesture of its button is an
