@@ -140,3 +140,32 @@ func TestHistoryDiff(t *testing.T) {
 		t.Errorf("an unknown light: %d %v", status, r)
 	}
 }
+
+// At a hub, the diff of a light of a Pi, through the hub's door.
+func TestHistoryDiffAtAHub(t *testing.T) {
+	t.Parallel()
+	hubData := t.TempDir()
+	hub := lumentest.StartHub(t, hubData, "--http", "127.0.0.1:0")
+	joinHouse(t, hubData, hub.Leaf, "pia", []string{"kitchen"})
+	nc := lumentest.Connect(t, hub.URL)
+	var seq uint64
+	lumentest.WaitFor(t, 30*time.Second, "kitchen at the hub", func() bool {
+		m, err := nc.Request("lumen.kitchen.cmd.create_state", []byte(`{"name":"teal","r":0,"g":128,"b":128}`), 5*time.Second)
+		if err != nil {
+			return false
+		}
+		var r struct {
+			OK  bool   `json:"ok"`
+			Seq uint64 `json:"seq"`
+		}
+		if json.Unmarshal(m.Data, &r) != nil || !r.OK {
+			return false
+		}
+		seq = r.Seq
+		return true
+	})
+	status, r := httpGet(t, fmt.Sprintf("%sapi/v1/lights/kitchen/diff?seq=%d", hub.Page(t), seq))
+	if d, _ := r["diff"].(string); status != 200 || !strings.Contains(d, "+  - name: teal") {
+		t.Errorf("the diff at the hub: %d %v", status, r)
+	}
+}
