@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -11,39 +12,41 @@ import (
 	"github.com/lumen-home/lumen/nats/wire"
 )
 
-// configYAML is the light's configuration right after input seq, as
-// export prints it without the variables.
-func (t *Term) configYAML(ctx context.Context, seq uint64) (string, error) {
-	g, err := t.getAt(ctx, messages.GetRequest{Seq: seq})
-	if err != nil {
-		return "", err
-	}
-	cfg := g.Config()
-	cfg.Vars = nil
-	b, err := messages.ToYAML(cfg)
-	return string(b), err
+// pastReader reads the light's past for lumen diff, each request's error in
+// the user's words (Call's), which the diff passes on as they are.
+type pastReader struct{ t *Term }
+
+// cliError is an error already in the user's words.
+type cliError struct{ error }
+
+func (p pastReader) GetAt(ctx context.Context, q messages.GetRequest) (messages.GetReply, error) {
+	g, err := p.t.getAt(ctx, q)
+	return g, inUserWords(err)
 }
 
-// changeYAML is the configuration before and after change seq: the
-// one after the change prev before it in the history, or none (prev 0).
-func (t *Term) changeYAML(ctx context.Context, seq uint64) (prev uint64, before, after string, err error) {
-	h, err := Call(ctx, t, messages.VerbHistory, wire.Light.History)
-	if err != nil {
-		return 0, "", "", err
+func (p pastReader) History(ctx context.Context) (messages.HistoryReply, error) {
+	h, err := Call(ctx, p.t, messages.VerbHistory, wire.Light.History)
+	return h, inUserWords(err)
+}
+
+func inUserWords(err error) error {
+	if err == nil {
+		return nil
 	}
-	for _, c := range h.Changes {
-		if c.Seq == seq {
-			if prev != 0 {
-				if before, err = t.configYAML(ctx, prev); err != nil {
-					return 0, "", "", err
-				}
-			}
-			after, err = t.configYAML(ctx, seq)
-			return prev, before, after, err
-		}
-		prev = c.Seq
+	return cliError{err}
+}
+
+// userWords is err as the user reads it: a request's own words, or what
+// lumen diff says of an input that changed no configuration.
+func (t *Term) userWords(err error, seq uint64) error {
+	var ce cliError
+	switch {
+	case errors.As(err, &ce):
+		return ce.error
+	case errors.Is(err, messages.ErrNotAChange):
+		return fmt.Errorf("input %d changed no configuration of light %s: 'lumen history' lists the changes, 'lumen diff %d %d' compares any two", seq, t.Light, seq, seq)
 	}
-	return 0, "", "", fmt.Errorf("input %d changed no configuration of light %s: 'lumen history' lists the changes, 'lumen diff %d %d' compares any two", seq, t.Light, seq, seq)
+	return err
 }
 
 // History prints every change of the light's configuration.
@@ -75,20 +78,16 @@ func (t *Term) Diff(ctx context.Context, argv []string) error {
 	prev, last := uint64(0), seqs[len(seqs)-1]
 	if len(seqs) == 2 {
 		prev = seqs[0]
-		if from, err = t.configYAML(ctx, prev); err == nil {
-			to, err = t.configYAML(ctx, last)
+		if from, err = messages.ConfigYAMLAt(ctx, pastReader{t}, prev); err == nil {
+			to, err = messages.ConfigYAMLAt(ctx, pastReader{t}, last)
 		}
 	} else {
-		prev, from, to, err = t.changeYAML(ctx, last)
+		prev, from, to, err = messages.ChangeYAML(ctx, pastReader{t}, last)
 	}
 	if err != nil {
-		return err
+		return t.userWords(err, last)
 	}
-	fromLabel := fmt.Sprintf("light %s after input %d", t.Light, prev)
-	if prev == 0 {
-		fromLabel = fmt.Sprintf("light %s before any configuration", t.Light)
-	}
-	diff := describe.Diff(fromLabel, fmt.Sprintf("light %s after input %d", t.Light, last), from, to)
+	diff := describe.Diff(describe.ConfigLabel(t.Light, prev), describe.ConfigLabel(t.Light, last), from, to)
 	if diff == "" {
 		diff = "no difference\n"
 	}

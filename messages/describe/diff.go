@@ -1,6 +1,7 @@
 package describe
 
 import (
+	"fmt"
 	"strings"
 
 	udiff "github.com/aymanbagabas/go-udiff"
@@ -32,4 +33,13 @@ func endLine(s string) string {
 		return s + "\n"
 	}
 	return s
+}
+
+// ConfigLabel names a side of a diff of a light's configuration: after
+// input seq, or before any configuration (seq 0).
+func ConfigLabel(light string, seq uint64) string {
+	if seq == 0 {
+		return fmt.Sprintf("light %s before any configuration", light)
+	}
+	return fmt.Sprintf("light %s after input %d", light, seq)
 }

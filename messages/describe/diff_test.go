@@ -42,3 +42,20 @@ func TestDiff(t *testing.T) {
 		t.Errorf("no change: %q", got)
 	}
 }
+
+func TestConfigLabel(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		seq  uint64
+		want string
+	}{
+		{"after an input", 7, "light demo after input 7"},
+		{"before any configuration", 0, "light demo before any configuration"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := describe.ConfigLabel("demo", c.seq); got != c.want {
+				t.Errorf("ConfigLabel(demo, %d) = %q, want %q", c.seq, got, c.want)
+			}
+		})
+	}
+}
