@@ -11,7 +11,7 @@ const (
 	WhoHTTP     = "http"     // the HTTP API and the page
 	WhoNATS     = "nats"     // a request with no Lumen-Who header (HeaderWho): nats req
 	WhoFleet    = "fleet"    // a fleet or group request with no header
-	WhoRollback = "rollback" // lumen rollback
+	WhoRollback = "rollback" // a rollback, as rollback:<who asked>
 	WhoLocal    = "local"    // the daemon itself: a seed, an upgrade
 	WhoUnknown  = "unknown"  // an input journaled before by existed
 	WhoAgent    = "agent"

@@ -202,7 +202,7 @@ func TestPageHistory(t *testing.T) {
 	if after, then := historyConfig(t, nc, 0), historyConfig(t, nc, first); after != then {
 		t.Errorf("after the rollback the light is\n%s\nnot as after input %d:\n%s", after, first, then)
 	}
-	if by := b.text(t, hist+` li.change .by`); by != "rollback" {
+	if by := b.text(t, hist+` li.change .by`); by != "rollback:http" {
 		t.Errorf("the rollback is by %q", by)
 	}
 	if s := b.text(t, hist+` .history-status`); !strings.Contains(s, fmt.Sprintf("rolled back demo to its configuration after input %d", first)) {

@@ -154,7 +154,7 @@ func TestPastHistoryAndRollback(t *testing.T) {
 	}
 	changes = history()
 	rolled := changes[len(changes)-1]
-	if rolled.Seq <= third || rolled.By != messages.WhoRollback || !strings.Contains(rolled.Summary, fmt.Sprintf("rollback to %d:", first)) {
+	if rolled.Seq <= third || !strings.HasPrefix(rolled.By, messages.WhoRollback+":") || !strings.Contains(rolled.Summary, fmt.Sprintf("rollback to %d:", first)) {
 		t.Errorf("the rollback in the history: %+v", rolled)
 	}
 	// Rolled back itself: to just before the rollback.

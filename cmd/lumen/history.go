@@ -17,7 +17,7 @@ func newHistory(a *app) *cobra.Command {
 		Long: `List every input that changed the light's configuration (states, rules,
 schedules, tools, data sources, initial), oldest first, read back from the
 journal: its sequence, its time, who made it (cli, http, nats, fleet,
-agent:<session>:<step>, rollback, local; unknown before this was
+agent:<session>:<step>, rollback:<who>, local; unknown before this was
 recorded) and what it changed (+ added, ~ changed, - removed). 'lumen get --seq N' and 'lumen export --seq N' show the light
 right after one; 'lumen rollback N' goes back to it.`,
 		Example: `  lumen history --light kitchen

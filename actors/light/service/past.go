@@ -189,7 +189,8 @@ func (h *handler) rollback(ctx context.Context, req micro.Request, q *Rollback) 
 			d.RollbackTo = to
 			c.Data, _ = json.Marshal(d)
 		}
-		c.By = messages.WhoRollback
+		// By rollback, and who asked for it (rollback:cli, rollback:http).
+		c.By = messages.Who(messages.WhoRollback, whoAsks(req))
 	}
 	actors.Answer(req, h.root, h.pid, msg, h.timeout, messages.VerbRollback, "the light", nil)
 }
