@@ -18,6 +18,7 @@ import (
 	mqtt "github.com/eclipse/paho.mqtt.golang"
 	"github.com/nats-io/nats.go"
 
+	"github.com/lumen-home/lumen/actors/source/datasource"
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/subject"
 	"github.com/lumen-home/lumen/nats/wire"
@@ -45,6 +46,11 @@ type Config struct {
 	// NC reaches the lights; their commands are journaled by
 	// homeassistant.
 	NC *nats.Conn
+	// Pass is where the messages of Home Assistant's broker that the
+	// lights' sources listen on (broker: ha) are published, at
+	// datasource.HASubject: the daemon's own connection, as the sources
+	// see its publishes (nil: NC).
+	Pass *nats.Conn
 	// TLS is the configuration of an mqtts:// broker (nil: the system's
 	// roots).
 	TLS *tls.Config
@@ -89,8 +95,12 @@ type Bridge struct {
 	effects map[string][]string    // the effect list last announced, by light
 	rooms   map[string]string      // the room last announced, by light
 	timers  map[string]*time.Timer // a state read waiting, by light
-	said    string                 // the last connection problem logged
-	closed  bool                   // Close began: nothing more is started
+	// wanted are the topics of Home Assistant's broker the lights'
+	// sources listen on (broker: ha), by light; heard those subscribed.
+	wanted map[string][]string
+	heard  map[string]bool
+	said   string // the last connection problem logged
+	closed bool   // Close began: nothing more is started
 }
 
 // spawn runs f in a goroutine Close waits for, unless Close began.
@@ -134,8 +144,12 @@ func Start(ctx context.Context, cfg Config) (*Bridge, error) {
 	if cfg.Logf == nil {
 		cfg.Logf = func(string, ...any) {}
 	}
+	if cfg.Pass == nil {
+		cfg.Pass = cfg.NC
+	}
 	b := &Bridge{cfg: cfg, broker: u, wire: wire.New(cfg.NC, wire.WithWho(messages.WhoHomeAssistant)),
-		last: map[string]string{}, effects: map[string][]string{}, rooms: map[string]string{}, timers: map[string]*time.Timer{}}
+		last: map[string]string{}, effects: map[string][]string{}, rooms: map[string]string{}, timers: map[string]*time.Timer{},
+		wanted: map[string][]string{}, heard: map[string]bool{}}
 	b.ctx, b.cancel = context.WithCancel(context.Background())
 	for _, l := range cfg.Lights {
 		sub, err := cfg.NC.Subscribe(subject.Events(l), b.onEvent)
@@ -235,6 +249,9 @@ func (b *Bridge) online() {
 		b.cfg.Logf("ha: connected to the broker at %s", b.broker.Host)
 	}
 	b.publish(AvailabilityTopic(b.cfg.Node), true, "online")
+	b.mu.Lock()
+	clear(b.heard) // a clean session: subscribed to nothing yet
+	b.mu.Unlock()
 	b.client.Subscribe(topicRoot+"/+/set", 1, b.onCommand)
 	b.client.Subscribe(b.cfg.Prefix+"/status", 1, func(_ mqtt.Client, m mqtt.Message) {
 		if string(m.Payload()) == "online" { // Home Assistant (re)started
@@ -288,6 +305,7 @@ func (b *Bridge) announce(light string, rediscover, restate bool) {
 		names[i] = s.Name
 	}
 	effects := Effects(names)
+	b.listen(light, g.Sources)
 	b.mu.Lock()
 	changed := rediscover || !slices.Equal(b.effects[light], effects) || b.rooms[light] != g.Room
 	b.effects[light], b.rooms[light] = effects, g.Room
@@ -301,6 +319,58 @@ func (b *Bridge) announce(light string, rediscover, restate bool) {
 		b.publish(topic, true, payload)
 	}
 	b.publishState(light, StateOf(g), restate)
+}
+
+// listen subscribes to the topics of Home Assistant's broker the
+// light's sources listen on (broker: ha), and unsubscribes from those no
+// source of any light wants any more; each message is passed on to the
+// lights at datasource.HASubject.
+func (b *Bridge) listen(light string, sources []json.RawMessage) {
+	var topics []string
+	for _, raw := range sources {
+		var d datasource.Def
+		if d.UnmarshalJSON(raw) == nil && d.Kind() == datasource.TypeMQTT && d.Broker == datasource.BrokerHA {
+			topics = append(topics, d.Topic)
+		}
+	}
+	b.mu.Lock()
+	b.wanted[light] = topics
+	want := map[string]bool{}
+	for _, ts := range b.wanted {
+		for _, t := range ts {
+			want[t] = true
+		}
+	}
+	var add, drop []string
+	for t := range want {
+		if !b.heard[t] {
+			add = append(add, t)
+			b.heard[t] = true
+		}
+	}
+	for t := range b.heard {
+		if !want[t] {
+			drop = append(drop, t)
+			delete(b.heard, t)
+		}
+	}
+	b.mu.Unlock()
+	for _, t := range add {
+		b.client.Subscribe(t, 0, b.onMessage)
+	}
+	if len(drop) > 0 {
+		b.client.Unsubscribe(drop...)
+	}
+}
+
+// onMessage passes a message of Home Assistant's broker on to the
+// sources that listen on its topic.
+func (b *Bridge) onMessage(_ mqtt.Client, m mqtt.Message) {
+	subj, err := datasource.TopicSubject(m.Topic())
+	if err != nil || strings.ContainsAny(subj, "*>") {
+		return // a topic no subject can name (a level with a dot, a space…)
+	}
+	_ = b.cfg.Pass.Publish(datasource.HASubject(subj), m.Payload())
 }
 
 // publishState publishes the light's state, retained, when it differs

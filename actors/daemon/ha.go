@@ -86,7 +86,7 @@ func (d *Daemon) startHA(ctx context.Context) error {
 		return fmt.Errorf("daemon: connect the Home Assistant bridge: %w", err)
 	}
 	b, err := ha.Start(ctx, ha.Config{Broker: c.URL, User: c.User, Password: c.Password, Prefix: c.Prefix, Node: d.cfg.node(),
-		Version: d.cfg.Version, Lights: d.cfg.Lights, Page: d.web.Advertised(d.cfg.HTTPNames), Data: d.cfg.Data, NC: nc, Logf: d.cfg.Logf})
+		Version: d.cfg.Version, Lights: d.cfg.Lights, Page: d.web.Advertised(d.cfg.HTTPNames), Data: d.cfg.Data, NC: nc, Pass: d.nc, Logf: d.cfg.Logf})
 	if err != nil {
 		nc.Close()
 		return err

@@ -218,6 +218,14 @@ func TestHomeAssistant(t *testing.T) {
 	request(t, nc, "lumen.kitchen.cmd.create_state", `{"name":"party","r":255,"g":0,"b":128}`)
 	h.wait("party in the effects", "homeassistant/device/lumen_kitchen/config", func(p string) bool { return strings.Contains(p, `"party"`) })
 
+	// Home Assistant → Lumen: a source on its broker sets a variable.
+	mustOK(t, request(t, nc, "lumen.kitchen.cmd.create_source", `{"name":"outdoor","type":"mqtt","broker":"ha","topic":"homeassistant/sensor/+/state","store":{"outdoor":"result"}}`))
+	lumentest.WaitFor(t, 20*time.Second, "the outdoor temperature from Home Assistant's broker", func() bool {
+		h.send("homeassistant/sensor/outdoor_temp/state", "21.5")
+		m, err := nc.Request("lumen.kitchen.cmd.get", []byte(`{}`), 5*time.Second)
+		return err == nil && strings.Contains(string(m.Data), `"outdoor":21.5`)
+	})
+
 	// Home Assistant restarts: everything is published again.
 	h.forget("homeassistant/device/lumen_kitchen/config")
 	h.send("homeassistant/status", "online")
@@ -260,5 +268,21 @@ func TestHomeAssistantWrongPassword(t *testing.T) {
 	}
 	if out, code := runCLI(t, d.URL, "fire", "button_click"); code != 0 {
 		t.Errorf("the light does not run on: %s", out)
+	}
+}
+
+// A source on Home Assistant's broker needs the bridge: refused, with
+// how to start it, and nothing journaled.
+func TestHomeAssistantSourceNeedsTheBroker(t *testing.T) {
+	t.Parallel()
+	d := startDaemon(t, t.TempDir(), "--hardware", "sim")
+	nc := connect(t, d.URL)
+	r := request(t, nc, "lumen.demo.cmd.create_source", `{"name":"outdoor","type":"mqtt","broker":"ha","topic":"homeassistant/sensor/x/state","fires":"x"}`)
+	if r.Code != "409" || !strings.Contains(r.Header, "--ha-mqtt") {
+		t.Errorf("a source on Home Assistant's broker without one: %s %s", r.Code, r.Raw)
+	}
+	r = request(t, nc, "lumen.demo.cmd.create_source", `{"name":"outdoor","type":"mqtt","broker":"zigbee","topic":"a/b","fires":"x"}`)
+	if r.Code != "400" || !strings.Contains(r.Header, "unknown broker") {
+		t.Errorf("an unknown broker: %s %s", r.Code, r.Raw)
 	}
 }

@@ -16,6 +16,13 @@ import (
 // *datasource.Error (typically 409) or any error (500).
 type SourceCheck func(def datasource.Def, others []datasource.Def) error
 
+// WithHABroker says the daemon runs the Home Assistant bridge (lumen up
+// --ha-mqtt): an mqtt source may then listen on its broker (broker: ha);
+// without it such a source is refused before anything is journaled.
+func WithHABroker() ServeOption {
+	return func(h *handler) { h.haBroker = true }
+}
+
 // WithSourceCheck has the service run check on every gpio source that
 // create_source or apply would journal, and refuse the request with the
 // error's code when check says no. The hardware actor, which owns the
@@ -33,7 +40,7 @@ func WithSourceCheck(check SourceCheck) ServeOption {
 // (apply replaces them).
 func (h *handler) vetSources(msg any) error {
 	cmd, ok := msg.(*light.Command)
-	if h.sourceCheck == nil || !ok || cmd.Type != messages.InConfig {
+	if !ok || cmd.Type != messages.InConfig {
 		return nil
 	}
 	var data messages.InConfigData
@@ -50,8 +57,11 @@ func (h *handler) vetSources(msg any) error {
 		if d.Kind() == datasource.TypeGPIO {
 			gpio = append(gpio, d)
 		}
+		if d.Kind() == datasource.TypeMQTT && d.Broker == datasource.BrokerHA && !h.haBroker {
+			return &datasource.Error{Code: 409, Msg: fmt.Sprintf("source %s listens on Home Assistant's MQTT broker (broker: ha), and this lumen has none: start it with --ha-mqtt mqtt://HOST:1883 (ha_mqtt: in lumen.yaml), or leave broker out for lumen's own MQTT listener", d.Name)}
+		}
 	}
-	if len(gpio) == 0 {
+	if len(gpio) == 0 || h.sourceCheck == nil {
 		return nil
 	}
 	others := all

@@ -200,6 +200,7 @@ type handler struct {
 	minInterval time.Duration    // of data sources
 	catalog     ToolCatalog      // nil: no built-ins or plugins to tell
 	sourceCheck SourceCheck      // gpio pins (WithSourceCheck); nil: none
+	haBroker    bool             // Home Assistant's broker is there (WithHABroker)
 	webhookBase string           // http://HOST:PORT of the webhooks (WithWebhookBase); "": none
 	page        string           // the page's address, for discovery (WithPage); "": none
 	journal     *journal.Journal // for get at a seq or a time (WithJournal); nil: none

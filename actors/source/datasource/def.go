@@ -93,9 +93,13 @@ type Def struct {
 	Fires      string            `json:"fires,omitempty"`
 	Subject    string            `json:"subject,omitempty"`
 	Topic      string            `json:"topic,omitempty"`
-	Pin        *int              `json:"pin,omitempty"`
-	Pull       string            `json:"pull,omitempty"`
-	Edge       string            `json:"edge,omitempty"`
+	// Broker is the broker an mqtt source listens on: "" the embedded
+	// server's MQTT listener, BrokerHA Home Assistant's (lumen up
+	// --ha-mqtt), whose messages the Home Assistant bridge passes on.
+	Broker string `json:"broker,omitempty"`
+	Pin    *int   `json:"pin,omitempty"`
+	Pull   string `json:"pull,omitempty"`
+	Edge   string `json:"edge,omitempty"`
 	// DebounceMs is a gpio source's debounce window; nil only before
 	// UnmarshalJSON fills the default, so 0 (no debounce) survives.
 	DebounceMs *int   `json:"debounce_ms,omitempty"`
@@ -122,6 +126,7 @@ type defWire struct {
 	Fires      string                     `json:"fires"`
 	Subject    string                     `json:"subject"`
 	Topic      string                     `json:"topic"`
+	Broker     string                     `json:"broker"`
 	Pin        *json.Number               `json:"pin"`
 	Pull       string                     `json:"pull"`
 	Edge       string                     `json:"edge"`
@@ -155,7 +160,10 @@ func (d *Def) UnmarshalJSON(b []byte) error {
 		label = fmt.Sprintf("source %q", w.Name)
 	}
 	out := Def{Name: w.Name, Type: w.Type, Fires: w.Fires, Subject: w.Subject,
-		Topic: w.Topic, Pull: w.Pull, Edge: w.Edge, Tracks: w.Tracks, TokenSHA256: w.TokenHash}
+		Topic: w.Topic, Broker: w.Broker, Pull: w.Pull, Edge: w.Edge, Tracks: w.Tracks, TokenSHA256: w.TokenHash}
+	if out.Broker == BrokerLumen {
+		out.Broker = "" // the default, said explicitly
+	}
 	if w.Token != nil {
 		if w.TokenHash != "" {
 			return errorf(CodeInvalid, "%s: give token or token_sha256, not both", label)
@@ -358,6 +366,7 @@ func (d Def) Validate(opts ...Option) error {
 		{"fetch", d.Fetch.Tool != "" || d.Fetch.Args != nil, []string{TypePoll, TypeTransition}},
 		{"subject", d.Subject != "", []string{TypeNATS}},
 		{"topic", d.Topic != "", []string{TypeMQTT}},
+		{"broker", d.Broker != "", []string{TypeMQTT}},
 		{"pin", d.Pin != nil, []string{TypeGPIO}},
 		{"pull", d.Pull != "", []string{TypeGPIO}},
 		{"edge", d.Edge != "", []string{TypeGPIO}},
@@ -422,6 +431,9 @@ func (d Def) Validate(opts ...Option) error {
 	case TypeMQTT:
 		if _, err := mqttSubject(label, d.Topic); err != nil {
 			return err
+		}
+		if d.Broker != "" && d.Broker != BrokerHA {
+			return errorf(CodeInvalid, "%s: unknown broker %q; use %s (Home Assistant's, lumen up --ha-mqtt) or leave it out for lumen's own MQTT listener (lumen up --mqtt)", label, d.Broker, BrokerHA)
 		}
 	case TypeWebhook:
 		if d.TokenSHA256 != "" && !validHash(d.TokenSHA256) {
@@ -588,10 +600,28 @@ func (d Def) ListenSubject() string {
 		return d.Subject
 	case TypeMQTT:
 		s, _ := mqttSubject("", d.Topic)
+		if d.Broker == BrokerHA {
+			return HASubject(s)
+		}
 		return s
 	}
 	return ""
 }
+
+// Brokers of an mqtt source.
+const (
+	BrokerLumen = "lumen" // the embedded server's MQTT listener (the default)
+	BrokerHA    = "ha"    // Home Assistant's broker (lumen up --ha-mqtt)
+)
+
+// HASubject is where the Home Assistant bridge passes on a message of
+// its broker, subj being the topic as a subject (home/door is
+// home.door): ha.home.door.
+func HASubject(subj string) string { return "ha." + subj }
+
+// TopicSubject is an MQTT topic (with + and # wildcards) as a NATS
+// subject (* and >), or an error naming what cannot be one.
+func TopicSubject(topic string) (string, error) { return mqttSubject("topic", topic) }
 
 func mqttSubject(label, topic string) (string, error) {
 	if topic == "" {
