@@ -112,6 +112,7 @@ func sourceSchema() string {
 		"fires":       str("transition fired after each update or message"),
 		"subject":     str("nats: the NATS subject, e.g. sensors.kitchen"),
 		"topic":       str("mqtt: the MQTT topic, e.g. home/doorbell (+ and # wildcards)"),
+		"broker":      map[string]any{"type": "string", "enum": []string{datasource.BrokerLumen, datasource.BrokerHA}, "description": "mqtt: lumen (default): lumen's own MQTT listener; ha: Home Assistant's broker, e.g. a state mqtt_statestream publishes, homeassistant/sensor/outdoor_temperature/state"},
 		"pin":         num("gpio: the BCM pin number, e.g. 23"),
 		"pull":        map[string]any{"type": "string", "enum": []string{"none", "up", "down"}, "description": "gpio: the pin's bias (default none)"},
 		"edge":        map[string]any{"type": "string", "enum": []string{"rising", "falling", "both"}, "description": "gpio: which edges fire (default rising)"},
