@@ -45,7 +45,7 @@
     const why = h("button", { type: "button", class: "why", "aria-expanded": "false" }, "Why?");
     const body = h("div", { class: "why-body" });
     body.hidden = true;
-    const li = h("li", { class: `entry ${e.kind}${e.error ? " error" : ""}`, "data-light": e.light, "data-seq": e.seq, "data-kind": e.kind },
+    const li = h("li", { class: `entry ${e.kind}${e.error ? " error" : ""}`, "data-light": e.light, "data-seq": e.seq, "data-kind": e.kind, "data-type": `${e.dir}.${e.type}` },
       h("div", { class: "entry-head" },
         h("time", { datetime: e.time }, clock(e.time)), " ",
         ...(several ? [h("span", { class: "entry-light" }, e.light), " "] : []),
