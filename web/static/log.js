@@ -49,7 +49,7 @@
       h("div", { class: "entry-head" },
         h("time", { datetime: e.time }, clock(e.time)), " ",
         ...(several ? [h("span", { class: "entry-light" }, e.light), " "] : []),
-        h("span", { class: "seq" }, `#${e.seq}`), " ",
+        h("span", { class: "seq" }, `#${e.seq}`), " ", h("span", { class: "type" }, `${e.dir}.${e.type}`), " ",
         h("span", { class: "words" }, e.text), " ", why),
       body);
     why.addEventListener("click", () => toggleWhy(e, why, body));
@@ -110,14 +110,34 @@
     if (!d.entries.length && !logEl.children.length) logNote.textContent = reset ? "Nothing here yet." : "";
   }
 
-  // The first page once the stream is open (or has failed to open for a
-  // while), so that nothing between the two is missed; what the stream
-  // sent meanwhile and the page lacks goes on top.
-  Promise.race([journalOpen, new Promise((r) => setTimeout(r, 3000))]).then(() => load(true)).then(() => {
+  // The first page at once. Should the stream open only after the page
+  // was asked for, the events between the two are read again once it is
+  // open; what the stream sent meanwhile goes on top, none twice.
+  let openSeen = false;
+  journalOpen.then(() => { openSeen = true; });
+  async function catchUp() {
+    const q = new URLSearchParams({ limit: "50" });
+    const want = kinds();
+    if (!want.length) return;
+    if (want.length < kindButtons.length) q.set("kinds", want.join(","));
+    const path = lightSelect.value ? `/api/v1/lights/${encodeURIComponent(lightSelect.value)}/log` : "/api/v1/log";
+    try {
+      const d = await (await fetch(`${path}?${q}`)).json();
+      const missed = (d.entries || []).filter((e) => !keys.has(key(e)));
+      for (const e of missed.reverse()) addNewest(e);
+    } catch { /* the stream goes on; a reload reads the log again */ }
+  }
+  (async () => {
+    const openFirst = openSeen;
+    await load(true);
+    performance.mark("lumen-log");
+    if (!openFirst) {
+      await Promise.race([journalOpen, new Promise((r) => setTimeout(r, 3000))]);
+      await catchUp();
+    }
     loaded = true;
     for (const e of early.splice(0)) addNewest(e);
-    performance.mark("lumen-log");
-  });
+  })();
 
   document.addEventListener("lumen:event", (ev) => {
     const { id, type, env } = ev.detail;
