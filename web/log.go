@@ -264,6 +264,9 @@ func (src logSource) page(ctx context.Context, filter string, q logQuery) ([]Log
 		for i := len(found) - 1; i >= 0; i-- {
 			out = append(out, found[i])
 			if len(out) == q.limit {
+				if found[i].at <= first {
+					return out, 0, nil // nothing is older
+				}
 				return out, found[i].at, nil
 			}
 		}

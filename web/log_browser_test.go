@@ -61,6 +61,9 @@ func TestPageLog(t *testing.T) {
 	_, nc := openPage(t, b)
 	sec := `section[data-light="demo"]`
 	b.waitPage(t, "the log's first page", `performance.getEntriesByName("lumen-log").length > 0`)
+	if eval[bool](t, b, `document.querySelector(".log-light").offsetParent !== null`) {
+		t.Error("a Light select on a page of one light")
+	}
 
 	// A session: clicks, a variable, a rule of mine that reads it, a rule
 	// that throws, the everyday box, power, brightness and color.
