@@ -220,6 +220,19 @@ func TestPageLog(t *testing.T) {
 	if n, _ := strconv.Atoi(all[len(all)-1].Seq); len(all) <= 50 || n > 3 {
 		t.Errorf("after Older the log has %d entries, the oldest %d", len(all), n)
 	}
+	// The page keeps a few hundred entries: the oldest go, and Older
+	// reads them again.
+	for i := range 160 {
+		request(t, nc, "set_var", `{"name":"m","value":`+strconv.Itoa(i)+`}`)
+	}
+	b.waitPage(t, "the last live event", `document.querySelector("#log > li:nth-child(2) .words").textContent === "set m = 159 by nats"`)
+	if n := eval[int](t, b, `document.querySelectorAll("#log > li").length`); n != 300 || eval[bool](t, b, `document.querySelector("section.events .older").hidden`) {
+		t.Errorf("after 320 live events the page keeps %d entries, and no Older", n)
+	}
+	oldest := eval[string](t, b, `document.querySelector("#log > li:last-child").dataset.seq`)
+	b.do(t, "older after the live ones", chromedp.Click(chromedp.CSS(`section.events .older`)))
+	b.waitPage(t, "the entries before "+oldest, `Number(document.querySelector("#log > li:last-child").dataset.seq) < `+oldest)
+	check(logList(t, b))
 	b.mu.Lock()
 	problems := b.problems
 	b.mu.Unlock()

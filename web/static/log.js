@@ -57,7 +57,9 @@
   }
   function trimOldest() {
     while (logEl.children.length > MAX) {
-      logEl.lastElementChild.remove();
+      const li = logEl.lastElementChild;
+      keys.delete(`${li.dataset.light}:${li.dataset.seq}`);
+      li.remove();
       // On a daemon the next page starts below what is kept; at a hub
       // pages go by the house copy's sequences, which only the endpoint
       // tells, so next stays.
