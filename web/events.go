@@ -15,6 +15,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/lumen-home/lumen/messages"
+	"github.com/lumen-home/lumen/messages/describe"
 	"github.com/lumen-home/lumen/nats/house"
 	"github.com/lumen-home/lumen/nats/journal"
 	"github.com/lumen-home/lumen/nats/subject"
@@ -30,6 +31,10 @@ import (
 // A client that reconnects sends Last-Event-ID (browsers do) and gets
 // every event after it, none twice; ?since=SEQ does the same by hand.
 // Without either the stream starts at the next event.
+//
+// With ?words=1 each event's data also has "text" and "kind", the words
+// and kind the log gives it (log.go); without, the data is the envelope
+// as it is.
 
 // keepAlive is how often an idle stream sends a comment, so that proxies
 // and the client notice a dead connection.
@@ -63,13 +68,18 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, filter string) {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
+	enc, err := encoderFor(r)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
 	t, j, err := s.eventSource(ctx)
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, err.Error())
 		return
 	}
 	if t == nil {
-		s.followAlone(w, r, j, filter, from)
+		s.followAlone(w, r, j, filter, from, enc)
 		return
 	}
 	prefix := strings.TrimSuffix(filter, ">") // one light's: lumen.<light>.evt.
@@ -94,7 +104,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, filter string) {
 	// What the client missed, up to where the tap stood when it joined.
 	if from <= joined {
 		err := j.Replay(ctx, filter, from, joined, func(m journal.Msg) error {
-			_, err := w.Write(sseEvent(m))
+			_, err := w.Write(enc(m))
 			return err
 		})
 		if err != nil || rc.Flush() != nil {
@@ -103,12 +113,12 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, filter string) {
 	}
 	// Dropped by the tap (too slow, or it failed), the client comes back
 	// with Last-Event-ID.
-	pump(ctx, w, rc, sub.ch, sub.gone, from)
+	pump(ctx, w, rc, sub.ch, sub.gone, from, enc)
 }
 
 // pump sends events (those from sequence from on) until done closes,
 // ctx ends or the client goes, with a comment when idle.
-func pump(ctx context.Context, w http.ResponseWriter, rc *http.ResponseController, events <-chan journal.Msg, done <-chan struct{}, from uint64) {
+func pump(ctx context.Context, w http.ResponseWriter, rc *http.ResponseController, events <-chan journal.Msg, done <-chan struct{}, from uint64, enc func(journal.Msg) []byte) {
 	tick := time.NewTicker(keepAlive)
 	defer tick.Stop()
 	for {
@@ -118,7 +128,7 @@ func pump(ctx context.Context, w http.ResponseWriter, rc *http.ResponseControlle
 			if m.Seq < from {
 				continue
 			}
-			_, err = w.Write(sseEvent(m))
+			_, err = w.Write(enc(m))
 		case <-tick.C:
 			_, err = w.Write([]byte(": keep-alive\n\n"))
 		case <-done:
@@ -161,7 +171,7 @@ func (s *Server) eventSource(ctx context.Context) (*tap, *journal.Journal, error
 // Its copy's events carry their Pi's sequences, in no one order, so a
 // stream without a resume point starts once the copy is read to its end
 // rather than at a sequence.
-func (s *Server) followAlone(w http.ResponseWriter, r *http.Request, j *journal.Journal, filter string, from uint64) {
+func (s *Server) followAlone(w http.ResponseWriter, r *http.Request, j *journal.Journal, filter string, from uint64, enc func(journal.Msg) []byte) {
 	ctx, cancel := s.streamCtx(r)
 	defer cancel()
 	rc, ok := startSSE(w)
@@ -189,7 +199,7 @@ func (s *Server) followAlone(w http.ResponseWriter, r *http.Request, j *journal.
 			s.cfg.Logf("http: events %s: %v", filter, err)
 		}
 	}()
-	pump(ctx, w, rc, events, failed, 0) // Follow starts at from itself
+	pump(ctx, w, rc, events, failed, 0, enc) // Follow starts at from itself
 }
 
 // streamCtx is the context of a long-lived stream: it ends with the
@@ -257,4 +267,41 @@ func sseEvent(m journal.Msg) []byte {
 	b = fmt.Appendf(b, "id: %d\nevent: %s.%s\ndata: ", m.Seq, dir, typ)
 	b = append(b, data...)
 	return append(b, "\n\n"...)
+}
+
+// encoderFor is how a stream writes its events: as they are, or with
+// ?words=1 with their words. Each stream has its own: the words of an
+// input's outputs depend on those before (describe.Events).
+func encoderFor(r *http.Request) (func(journal.Msg) []byte, error) {
+	switch r.URL.Query().Get("words") {
+	case "", "0", "false":
+		return sseEvent, nil
+	case "1", "true":
+	default:
+		return nil, fmt.Errorf("words %q: give words=1 for each event's words, or leave it out", r.URL.Query().Get("words"))
+	}
+	var words describe.Events
+	return func(m journal.Msg) []byte { return sseWords(&words, m) }, nil
+}
+
+// sseWords is sseEvent with the entry's words and kind added to the
+// data's object.
+func sseWords(words *describe.Events, m journal.Msg) []byte {
+	b := sseEvent(m)
+	e := logEntryOf(words, m)
+	end := len(b) - len("}\n\n")
+	if end < 0 || b[end] != '}' {
+		return b
+	}
+	extra := []byte(`,"text":`)
+	text, _ := json.Marshal(e.Text)
+	extra = append(extra, text...)
+	extra = append(extra, `,"kind":"`+e.Kind+`"`...)
+	if e.Error {
+		extra = append(extra, `,"error":true`...)
+	}
+	out := make([]byte, 0, len(b)+len(extra))
+	out = append(out, b[:end]...)
+	out = append(out, extra...)
+	return append(out, b[end:]...)
 }

@@ -455,34 +455,24 @@ function micFor(light, el) {
 for (const [light, el] of lights) micFor(light, el);
 
 // ── The journal, live: the log, and what changes the panels ───────────
-const log = document.getElementById("log");
+// The stream carries each event's words (?words=1: env.text, env.kind),
+// which the log (log.js) shows; journalOpen settles when the stream is
+// first open, after which the log reads what came before it.
 const conn = document.getElementById("conn");
-function describe(env) {
-  const d = env.data || {};
-  switch (env.type) {
-    case "fired": return `fired ${d.transition}${d.source ? " (" + d.source + ")" : ""}`;
-    case "state": return d.from !== undefined ? `${d.from} → ${d.to}${d.rule ? " (rule " + d.rule + ")" : ""}` : `set state ${d.name}`;
-    case "var": return d.unset ? `unset ${d.name}` : `${d.name} = ${JSON.stringify(d.value)}`;
-    default: return JSON.stringify(d);
-  }
-}
-function line(id, env, kind) {
-  const li = h("li", {}, `${id} ${env.light} ${kind} ${describe(env)}`);
-  log.prepend(li);
-  while (log.children.length > 300) log.lastChild.remove();
-}
+let opened;
+const journalOpen = new Promise((resolve) => { opened = resolve; });
 function onEvent(ev) {
   const env = JSON.parse(ev.data);
-  line(ev.lastEventId, env, ev.type);
   document.dispatchEvent(new CustomEvent("lumen:event", { detail: { id: ev.lastEventId, type: ev.type, env } }));
   if (!lights.has(env.light)) return;
   if (ev.type === "out.agent") agentStep(env.light, env.data);
   else if (ev.type.startsWith("out.")) modelChanged(env.light);
 }
-// The journal's event types (messages/events.go).
+// The journal's event types (messages/events.go, control.go, layers.go,
+// intents.go, agent.go).
 const types = {
-  in: ["fired", "state", "var", "config", "timer", "schedule", "data", "upgrade", "power", "brightness", "color"],
-  out: ["state", "var", "timer", "schedule", "config", "ignored", "error", "restart", "upgrade", "gap", "agent", "brightness"],
+  in: ["fired", "state", "var", "config", "timer", "schedule", "data", "upgrade", "intent", "layer", "power", "brightness", "color"],
+  out: ["state", "var", "timer", "schedule", "config", "ignored", "error", "restart", "upgrade", "gap", "intent", "layer", "agent", "brightness"],
 };
 const journalListeners = [];
 for (const [dir, names] of Object.entries(types)) for (const t of names) journalListeners.push([`${dir}.${t}`, onEvent]);
@@ -490,6 +480,6 @@ for (const [dir, names] of Object.entries(types)) for (const t of names) journal
 // (the mark is when, from the navigation's start).
 document.body.dataset.ready = "1";
 performance.mark("lumen-ready");
-stream("/api/v1/events", journalListeners,
-  () => { conn.textContent = "live"; conn.className = "conn live"; },
+stream("/api/v1/events?words=1", journalListeners,
+  () => { conn.textContent = "live"; conn.className = "conn live"; opened(); },
   () => { conn.textContent = "reconnecting… (the daemon is away)"; conn.className = "conn down"; });
