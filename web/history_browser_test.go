@@ -213,9 +213,6 @@ func TestPageHistory(t *testing.T) {
 	// scrolls in its own box.
 	show(second)
 	checkLayout(t, b, "history", true)
-	// The event log is another part's (log.js): its box, long with this
-	// test's events, is not what is checked here.
-	eval[any](t, b, `document.getElementById("log").replaceChildren(); null`)
 	checkAxe(t, b, src)
 
 	// A long history: the newest 50, then Show older.
