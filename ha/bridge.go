@@ -1,11 +1,13 @@
 package ha
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"net/url"
 	"os"
@@ -40,6 +42,11 @@ type Config struct {
 	// Lights are the lights announced; Page their page ("" for none).
 	Lights []string
 	Page   string
+	// House, at a hub, is the house's directory, read again every few
+	// seconds: its lights are announced (each with its Pi's page and
+	// availability besides the hub's), Lights is not used, and a light
+	// that leaves the house is removed from Home Assistant.
+	House House
 	// Data is a directory where the bridge keeps which lights it
 	// announced, to clear those that no longer run ("" keeps nothing).
 	Data string
@@ -58,6 +65,14 @@ type Config struct {
 	// command that fails.
 	Logf func(format string, args ...any)
 }
+
+// House is the house's directory (nats/house.Hub).
+type House interface {
+	Lights(ctx context.Context) ([]messages.HouseLight, error)
+}
+
+// houseEvery is how often a hub's bridge reads the house's directory.
+const houseEvery = 3 * time.Second
 
 // ParseBroker checks a broker URL (flag names it in errors) and returns
 // it with its port.
@@ -87,7 +102,6 @@ type Bridge struct {
 	client mqtt.Client
 	ctx    context.Context
 	cancel context.CancelFunc
-	subs   []*nats.Subscription
 	wg     sync.WaitGroup
 
 	mu      sync.Mutex
@@ -99,6 +113,12 @@ type Bridge struct {
 	// sources listen on (broker: ha), by light; heard those subscribed.
 	wanted map[string][]string
 	heard  map[string]bool
+	// lights are the lights announced now, each with what discovery
+	// says of where it runs; subs follow their journals.
+	lights map[string]where
+	subs   map[string]*nats.Subscription
+	// pis are the Pis' availability last published (at a hub).
+	pis    map[string]bool
 	said   string // the last connection problem logged
 	closed bool   // Close began: nothing more is started
 }
@@ -149,19 +169,147 @@ func Start(ctx context.Context, cfg Config) (*Bridge, error) {
 	}
 	b := &Bridge{cfg: cfg, broker: u, wire: wire.New(cfg.NC, wire.WithWho(messages.WhoHomeAssistant)),
 		last: map[string]string{}, effects: map[string][]string{}, rooms: map[string]string{}, timers: map[string]*time.Timer{},
-		wanted: map[string][]string{}, heard: map[string]bool{}}
+		wanted: map[string][]string{}, heard: map[string]bool{}, lights: map[string]where{}, subs: map[string]*nats.Subscription{}, pis: map[string]bool{}}
 	b.ctx, b.cancel = context.WithCancel(context.Background())
-	for _, l := range cfg.Lights {
-		sub, err := cfg.NC.Subscribe(subject.Events(l), b.onEvent)
-		if err != nil {
-			b.Close()
-			return nil, fmt.Errorf("ha: follow %s: %w", l, err)
-		}
-		b.subs = append(b.subs, sub)
-	}
 	b.client = mqtt.NewClient(b.options())
+	if cfg.House == nil {
+		for _, l := range cfg.Lights {
+			if err := b.follow(l, where{page: cfg.Page}); err != nil {
+				b.Close()
+				return nil, err
+			}
+		}
+	} else {
+		b.lookAtHouse()
+		b.spawn(func() {
+			t := time.NewTicker(houseEvery)
+			defer t.Stop()
+			for {
+				select {
+				case <-b.ctx.Done():
+					return
+				case <-t.C:
+					b.lookAtHouse()
+				}
+			}
+		})
+	}
 	b.spawn(b.connect)
 	return b, nil
+}
+
+// where is what discovery says of where a light runs: its page, and at
+// a hub its Pi.
+type where struct {
+	page, pi string
+}
+
+// follow starts following light's journal and counts it announced.
+func (b *Bridge) follow(light string, w where) error {
+	if err := ValidName(light); err != nil {
+		return err
+	}
+	sub, err := b.cfg.NC.Subscribe(subject.Events(light), b.onEvent)
+	if err != nil {
+		return fmt.Errorf("ha: follow %s: %w", light, err)
+	}
+	b.mu.Lock()
+	b.lights[light], b.subs[light] = w, sub
+	b.mu.Unlock()
+	return nil
+}
+
+// current are the lights announced now.
+func (b *Bridge) current() map[string]where {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return maps.Clone(b.lights)
+}
+
+// lookAtHouse reads the house's directory: a light that joined is
+// followed and announced, one that left is removed from Home Assistant,
+// and each Pi's availability follows whether its lights answer.
+func (b *Bridge) lookAtHouse() {
+	ctx, cancel := context.WithTimeout(b.ctx, 5*time.Second)
+	defer cancel()
+	dir, err := b.cfg.House.Lights(ctx)
+	if err != nil {
+		return
+	}
+	now := b.current()
+	seen := map[string]bool{}
+	online := map[string]bool{}
+	var joined []string
+	for _, l := range dir {
+		seen[l.Light] = true
+		online[l.Pi] = online[l.Pi] || l.Online
+		w := where{page: cmp.Or(l.Page, b.cfg.Page), pi: l.Pi}
+		if old, ok := now[l.Light]; ok && old == w {
+			continue
+		}
+		if _, ok := now[l.Light]; ok {
+			b.mu.Lock()
+			b.lights[l.Light] = w // moved to another Pi, or its page changed
+			delete(b.effects, l.Light)
+			b.mu.Unlock()
+		} else if b.follow(l.Light, w) != nil {
+			continue
+		}
+		joined = append(joined, l.Light)
+	}
+	var left []string
+	for l := range now {
+		if !seen[l] {
+			left = append(left, l)
+		}
+	}
+	connected := b.client.IsConnectionOpen()
+	for pi, on := range online {
+		b.mu.Lock()
+		was, ok := b.pis[pi]
+		b.pis[pi] = on
+		b.mu.Unlock()
+		if connected && (!ok || was != on) {
+			b.publish(AvailabilityTopic(pi), true, map[bool]string{true: "online", false: "offline"}[on])
+		}
+	}
+	for _, l := range left {
+		b.unfollow(l)
+		if connected {
+			b.clear(l)
+		}
+	}
+	if connected {
+		for _, l := range joined {
+			b.announce(l, true, true)
+		}
+		if len(joined)+len(left) > 0 {
+			b.forget()
+		}
+	}
+}
+
+// unfollow stops following a light that left.
+func (b *Bridge) unfollow(light string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if s := b.subs[light]; s != nil {
+		_ = s.Unsubscribe()
+	}
+	delete(b.subs, light)
+	delete(b.lights, light)
+	delete(b.effects, light)
+	delete(b.last, light)
+	delete(b.wanted, light)
+}
+
+// clear removes a light from Home Assistant: its retained discovery and
+// state deleted.
+func (b *Bridge) clear(light string) {
+	for _, t := range []string{DiscoveryTopic(b.cfg.Prefix, light), Topic(light, "state")} {
+		b.publish(t, true, []byte{}) // an empty retained message deletes it
+	}
+	b.cfg.Logf("ha: light %s no longer runs here: removed from Home Assistant", light)
 }
 
 func (b *Bridge) options() *mqtt.ClientOptions {
@@ -277,15 +425,16 @@ func (b *Bridge) publishQuick(topic string, retained bool, payload any) {
 // announceAll publishes every light's discovery and state, and clears
 // the discovery of lights announced before that no longer run here.
 func (b *Bridge) announceAll() {
-	for _, l := range b.cfg.Lights {
+	b.mu.Lock()
+	for pi, on := range b.pis {
+		b.publish(AvailabilityTopic(pi), true, map[bool]string{true: "online", false: "offline"}[on])
+	}
+	b.mu.Unlock()
+	for l := range b.current() {
 		b.announce(l, true, true)
 	}
-	gone := b.forget()
-	for _, l := range gone {
-		for _, t := range []string{DiscoveryTopic(b.cfg.Prefix, l), Topic(l, "state")} {
-			b.publish(t, true, []byte{}) // an empty retained message deletes it
-		}
-		b.cfg.Logf("ha: light %s no longer runs here: removed from Home Assistant", l)
+	for _, l := range b.forget() {
+		b.clear(l)
 	}
 }
 
@@ -307,11 +456,19 @@ func (b *Bridge) announce(light string, rediscover, restate bool) {
 	effects := Effects(names)
 	b.listen(light, g.Sources)
 	b.mu.Lock()
+	w, ok := b.lights[light]
 	changed := rediscover || !slices.Equal(b.effects[light], effects) || b.rooms[light] != g.Room
 	b.effects[light], b.rooms[light] = effects, g.Room
 	b.mu.Unlock()
+	if !ok {
+		return // it left meanwhile
+	}
 	if changed {
-		topic, payload, err := Discovery(b.cfg.Prefix, Light{Name: light, Room: g.Room, States: names, Page: b.cfg.Page, Node: b.cfg.Node, Version: b.cfg.Version})
+		l := Light{Name: light, Room: g.Room, States: names, Page: w.page, Node: b.cfg.Node, Version: b.cfg.Version}
+		if w.pi != "" {
+			l.Nodes = []string{w.pi}
+		}
+		topic, payload, err := Discovery(b.cfg.Prefix, l)
 		if err != nil {
 			b.cfg.Logf("%v", err)
 			return
@@ -428,7 +585,7 @@ func (b *Bridge) onEvent(m *nats.Msg) {
 // light's state (changed or not: Home Assistant shows what is true).
 func (b *Bridge) onCommand(_ mqtt.Client, m mqtt.Message) {
 	light := strings.TrimSuffix(strings.TrimPrefix(m.Topic(), topicRoot+"/"), "/set")
-	if !slices.Contains(b.cfg.Lights, light) {
+	if _, ok := b.current()[light]; !ok {
 		return
 	}
 	payload := slices.Clone(m.Payload())
@@ -476,15 +633,16 @@ func (b *Bridge) forget() []string {
 	if data, err := os.ReadFile(name); err == nil {
 		_ = json.Unmarshal(data, &was)
 	}
+	lights := slices.Sorted(maps.Keys(b.current()))
 	var gone []string
 	if was.Broker == b.broker.Host && was.Prefix == b.cfg.Prefix {
 		for _, l := range was.Lights {
-			if !slices.Contains(b.cfg.Lights, l) {
+			if !slices.Contains(lights, l) {
 				gone = append(gone, l)
 			}
 		}
 	}
-	now := announced{Broker: b.broker.Host, Prefix: b.cfg.Prefix, Lights: slices.Sorted(slices.Values(b.cfg.Lights))}
+	now := announced{Broker: b.broker.Host, Prefix: b.cfg.Prefix, Lights: lights}
 	if data, err := json.Marshal(now); err == nil {
 		tmp := name + ".tmp"
 		if os.WriteFile(tmp, data, 0o600) == nil {
@@ -500,9 +658,11 @@ func (b *Bridge) Close() {
 	b.closed = true
 	b.mu.Unlock()
 	b.cancel()
+	b.mu.Lock()
 	for _, s := range b.subs {
 		_ = s.Unsubscribe()
 	}
+	b.mu.Unlock()
 	if b.client != nil {
 		if b.client.IsConnectionOpen() {
 			b.publish(AvailabilityTopic(b.cfg.Node), true, "offline")

@@ -45,9 +45,12 @@ type Light struct {
 	States []string
 	// Page is the light's page (configuration_url); "" for none.
 	Page string
-	// Node names the daemon (or, at a hub, the Pi) that runs the light:
-	// its availability topic is the node's, whose last will says offline.
-	Node string
+	// Node names the daemon (or the hub) that publishes the light: its
+	// availability topic is the node's, whose last will says offline.
+	// Nodes are more whose availability it needs too (at a hub, its
+	// Pi's): the light is available when all are.
+	Node  string
+	Nodes []string
 	// Version is Lumen's, the device's sw_version.
 	Version string
 }
@@ -142,11 +145,21 @@ func Discovery(prefix string, l Light) (topic string, payload []byte, err error)
 			"payload":         g,
 		}
 	}
+	avail := []map[string]string{{"topic": AvailabilityTopic(l.Node)}}
+	for _, n := range l.Nodes {
+		if err := ValidName(n); err != nil {
+			return "", nil, fmt.Errorf("ha: node: %w", err)
+		}
+		avail = append(avail, map[string]string{"topic": AvailabilityTopic(n)})
+	}
 	msg := map[string]any{
 		"device":       device,
 		"origin":       map[string]any{"name": "lumen", "sw_version": l.Version, "support_url": "https://github.com/lumen-home/lumen"},
-		"availability": []map[string]string{{"topic": AvailabilityTopic(l.Node)}},
+		"availability": avail,
 		"components":   components,
+	}
+	if len(avail) > 1 {
+		msg["availability_mode"] = "all"
 	}
 	b, err := json.Marshal(msg)
 	if err != nil {

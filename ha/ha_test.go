@@ -142,3 +142,25 @@ func TestBrightnessRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// At a hub a light is available when the hub and its Pi both are.
+func TestDiscoveryAtAHub(t *testing.T) {
+	_, payload, err := Discovery(DefaultPrefix, Light{Name: "porch", Node: "lumen-hub", Nodes: []string{"pib"}, Version: "1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Availability     []map[string]string `json:"availability"`
+		AvailabilityMode string              `json:"availability_mode"`
+	}
+	if err := json.Unmarshal(payload, &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Availability) != 2 || got.Availability[0]["topic"] != "lumen/node/lumen-hub/availability" ||
+		got.Availability[1]["topic"] != "lumen/node/pib/availability" || got.AvailabilityMode != "all" {
+		t.Errorf("availability at a hub: %s", payload)
+	}
+	if _, _, err := Discovery(DefaultPrefix, Light{Name: "porch", Node: "h", Nodes: []string{"a/b"}}); err == nil {
+		t.Error("a node that cannot be a topic level was taken")
+	}
+}

@@ -202,7 +202,7 @@ func (c *Config) Validate() error {
 	if err := c.Agent.validate(); err != nil {
 		return err
 	}
-	if err := c.HA.validate(); err != nil {
+	if err := c.HA.Validate(); err != nil {
 		return err
 	}
 	if err := c.validateWeb(); err != nil {

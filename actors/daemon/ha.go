@@ -26,7 +26,8 @@ type HAConfig struct {
 
 var haPrefix = regexp.MustCompile(`^[A-Za-z0-9_-]+(/[A-Za-z0-9_-]+)*$`)
 
-func (c *HAConfig) validate() error {
+// Validate checks c and fills its defaults (the prefix).
+func (c *HAConfig) Validate() error {
 	if c.URL == "" {
 		if c.User != "" || c.Password != "" || c.Prefix != "" {
 			return fmt.Errorf("--ha-user, --ha-password and --ha-prefix need --ha-mqtt mqtt://HOST:1883 (ha_mqtt: {url: …} in lumen.yaml)")

@@ -286,3 +286,50 @@ func TestHomeAssistantSourceNeedsTheBroker(t *testing.T) {
 		t.Errorf("an unknown broker: %s %s", r.Code, r.Raw)
 	}
 }
+
+// At a hub, the whole house: each Pi's lights as devices of their own,
+// driven through the hub, each unavailable while its Pi is away.
+func TestHomeAssistantAtAHub(t *testing.T) {
+	t.Parallel()
+	broker := lumentest.StartMosquitto(t, "", "")
+	h := newHA(t, broker)
+	hubData := t.TempDir()
+	credsA := addPi(t, hubData, "pia", "kitchen")
+	credsB := addPi(t, hubData, "pib", "porch")
+	hub := lumentest.StartHub(t, hubData, "--ha-mqtt", broker.URL())
+	startPi(t, hub.Leaf, credsA, "--light", "kitchen")
+	b := startPi(t, hub.Leaf, credsB, "--light", "porch")
+	for _, l := range []string{"kitchen", "porch"} {
+		h.wait(l+"'s device", "homeassistant/device/lumen_"+l+"/config", nil)
+	}
+	var cfg struct {
+		Availability     []struct{ Topic string }
+		AvailabilityMode string `json:"availability_mode"`
+	}
+	if err := json.Unmarshal([]byte(h.last("homeassistant/device/lumen_porch/config")), &cfg); err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.Availability) != 2 || cfg.Availability[1].Topic != "lumen/node/pib/availability" || cfg.AvailabilityMode != "all" {
+		t.Fatalf("the porch's availability: %+v", cfg)
+	}
+	for _, node := range []string{"lumen-hub", "pia", "pib"} {
+		h.wait(node+" online", "lumen/node/"+node+"/availability", func(p string) bool { return p == "online" })
+	}
+	// A command from Home Assistant reaches Pi B's light through the hub.
+	nc := connect(t, hub.URL)
+	h.send("lumen/porch/set", `{"state":"ON","color":{"r":0,"g":0,"b":255}}`)
+	lumentest.WaitFor(t, 20*time.Second, "the porch blue", func() bool {
+		m, err := nc.Request("lumen.porch.cmd.get", []byte(`{}`), 5*time.Second)
+		return err == nil && strings.Contains(string(m.Data), `"state":"color"`)
+	})
+	h.wait("the porch's state", "lumen/porch/state", func(p string) bool { s := decodeState(t, p); return s.Color != nil && s.Color.B == 255 })
+	if by := lastBy(t, jsOf(t, b.URL), "porch"); by != "homeassistant" {
+		t.Errorf("the porch's command from Home Assistant is journaled by %q", by)
+	}
+	// Pi B goes away: its light is unavailable, Pi A's is not.
+	b.Kill()
+	h.wait("pib offline", "lumen/node/pib/availability", func(p string) bool { return p == "offline" })
+	if p := h.last("lumen/node/pia/availability"); p != "online" {
+		t.Errorf("pia is %q", p)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/lumen-home/lumen/actors/daemon"
+	"github.com/lumen-home/lumen/internal/cli"
 	"github.com/lumen-home/lumen/nats/broker"
 	"github.com/lumen-home/lumen/nats/house"
 )
@@ -15,7 +16,7 @@ func hubData() string { return filepath.Join(filepath.Dir(daemon.DataDir()), "lu
 
 func newHub(a *app) *cobra.Command {
 	cfg := house.HubConfig{Data: hubData(), Listen: broker.DefaultListen, LeafListen: house.DefaultLeafListen}
-	var httpAddr string
+	var doors cli.HubDoors
 	cmd := &cobra.Command{
 		Use:   "hub",
 		Short: "Run a house's hub: Pis join it as NATS leaf nodes, clients reach every light through it",
@@ -39,7 +40,8 @@ When ready it prints one line 'lumen: hub ready nats://HOST:PORT leaf HOST:PORT'
   lumen hub pi add kitchenpi --light kitchen --light hall --out kitchenpi.creds`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.Hub(cmd.Context(), cfg, httpAddr)
+			doors.Version = version
+			return a.Hub(cmd.Context(), cfg, doors)
 		},
 	}
 	f := cmd.Flags()
@@ -50,8 +52,12 @@ When ready it prints one line 'lumen: hub ready nats://HOST:PORT leaf HOST:PORT'
 	f.StringVar(&cfg.Password, "password", "", "the admin's `PASSWORD`")
 	f.StringArrayVar(&cfg.SANs, "san", nil, "a `NAME` or address the Pis dial the hub by (and the page may be reached by), besides this machine's names (repeatable)")
 	f.StringVar(&cfg.Sync, "sync", broker.SyncAlways, "when events reach the disk, `always|batch`")
-	f.StringVar(&httpAddr, "http", "", "serve the page and API (/api/v1) of every light of the house on `HOST:PORT`; off when not given; HOST:0 picks a free port; a host beyond this machine needs --user and --password")
+	f.StringVar(&doors.HTTP, "http", "", "serve the page and API (/api/v1) of every light of the house on `HOST:PORT`; off when not given; HOST:0 picks a free port; a host beyond this machine needs --user and --password")
 	f.Int64Var(&cfg.MaxBytes, "max-bytes", 0, "the house stream's budget in `BYTES` (default 1 GiB): past it the oldest events go; each Pi keeps its own")
+	f.StringVar(&doors.HA.URL, "ha-mqtt", "", "show every light of the house in Home Assistant through its MQTT broker `URL`, mqtt://HOST:1883 or mqtts://HOST:8883 (each light a device, unavailable while its Pi is away); off when not given")
+	f.StringVar(&doors.HA.User, "ha-user", "", "the MQTT broker's user `NAME`, with --ha-password")
+	f.StringVar(&doors.HA.Password, "ha-password", "", "the MQTT broker's `PASSWORD`")
+	f.StringVar(&doors.HA.Prefix, "ha-prefix", "", "Home Assistant's discovery `PREFIX` (default homeassistant)")
 	cmd.AddCommand(newHubPi(a))
 	return cmd
 }

@@ -8,6 +8,8 @@ import (
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/lumen-home/lumen/actors/daemon"
+	"github.com/lumen-home/lumen/ha"
 	"github.com/lumen-home/lumen/messages/describe"
 	"github.com/lumen-home/lumen/nats/broker"
 	"github.com/lumen-home/lumen/nats/house"
@@ -24,9 +26,22 @@ func saveRegistry(ctx context.Context, data string, reg *house.Registry) error {
 	return house.WaitApplied(ctx, data, reg.Generation)
 }
 
-// Hub runs lumen hub until ctx ends: the hub, and with httpAddr the page
-// and API of the whole house.
-func (t *Term) Hub(ctx context.Context, cfg house.HubConfig, httpAddr string) error {
+// HubDoors are the doors of the whole house a hub may open: the page and
+// API on HTTP (HOST:PORT; "" none), and Home Assistant through its MQTT
+// broker (HA.URL "" none).
+type HubDoors struct {
+	HTTP    string
+	HA      daemon.HAConfig
+	Version string
+}
+
+// Hub runs lumen hub until ctx ends: the hub, and the doors of the
+// whole house asked for.
+func (t *Term) Hub(ctx context.Context, cfg house.HubConfig, doors HubDoors) error {
+	httpAddr := doors.HTTP
+	if err := doors.HA.Validate(); err != nil {
+		return Usage(err)
+	}
 	cfg.Logf = func(format string, args ...any) {
 		// The server's own lines: only its warnings and errors.
 		if !strings.HasPrefix(format, "nats: ") || strings.HasPrefix(format, "nats: error: ") || strings.HasPrefix(format, "nats: warning: ") && !strings.Contains(format, "Plaintext passwords") {
@@ -42,7 +57,11 @@ func (t *Term) Hub(ctx context.Context, cfg house.HubConfig, httpAddr string) er
 		return Usage(err)
 	}
 	var nc *nats.Conn
-	defer func() { // the page first, then its connection, then the hub
+	var bridge *ha.Bridge
+	defer func() { // the doors first, then their connection, then the hub
+		if bridge != nil {
+			bridge.Close()
+		}
 		site.Close()
 		if nc != nil {
 			nc.Close()
@@ -52,12 +71,21 @@ func (t *Term) Hub(ctx context.Context, cfg house.HubConfig, httpAddr string) er
 	if err := h.Run(ctx); err != nil {
 		return err
 	}
-	if site != nil {
-		// The page and API of the whole house, as a client of the hub.
+	if site != nil || doors.HA.URL != "" {
+		// The doors of the whole house, as a client of the hub.
 		if nc, err = web.Dial(h.URL(), h.Door()...); err != nil {
 			return err
 		}
+	}
+	if site != nil {
 		if err := site.Serve(web.Config{NC: nc, House: h, Hosts: cfg.SANs, User: cfg.User, Password: cfg.Password, Logf: cfg.Logf}); err != nil {
+			return err
+		}
+	}
+	if c := doors.HA; c.URL != "" {
+		bridge, err = ha.Start(ctx, ha.Config{Broker: c.URL, User: c.User, Password: c.Password, Prefix: c.Prefix, Node: HubNode,
+			Version: doors.Version, House: h, Page: site.Advertised(cfg.SANs), Data: house.Dir(cfg.Data), NC: nc, Logf: logTo(t.Stderr)})
+		if err != nil {
 			return err
 		}
 	}
@@ -70,6 +98,10 @@ func (t *Term) Hub(ctx context.Context, cfg house.HubConfig, httpAddr string) er
 	fmt.Fprintln(t.Stderr, describe.ShuttingDown())
 	return nil // the deferred close, in order
 }
+
+// HubNode is the hub's name to Home Assistant's broker: its
+// availability topic, beside each Pi's.
+const HubNode = "lumen-hub"
 
 // AddPi registers a Pi of the hub in data and writes its creds to out.
 func (t *Term) AddPi(ctx context.Context, data, pi string, lights []string, out string) error {
