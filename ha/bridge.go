@@ -3,7 +3,7 @@ package ha
 import (
 	"cmp"
 	"context"
-	"crypto/tls"
+	cryptotls "crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -60,7 +60,7 @@ type Config struct {
 	Pass *nats.Conn
 	// TLS is the configuration of an mqtts:// broker (nil: the system's
 	// roots).
-	TLS *tls.Config
+	TLS *cryptotls.Config
 	// Logf receives one line per change of the connection and each
 	// command that fails.
 	Logf func(format string, args ...any)
@@ -319,7 +319,7 @@ func (b *Bridge) options() *mqtt.ClientOptions {
 		scheme = "ssl"
 		tc := b.cfg.TLS
 		if tc == nil {
-			tc = &tls.Config{MinVersion: tls.VersionTLS12}
+			tc = &cryptotls.Config{MinVersion: cryptotls.VersionTLS12}
 		}
 		o.SetTLSConfig(tc)
 	}
@@ -352,7 +352,7 @@ func (b *Bridge) connect() {
 		if err == nil {
 			return
 		}
-		b.sayOnce(Explain(b.broker.Host, err))
+		b.sayOnce(Explain(b.broker.Host, b.broker.Scheme == "mqtts", err))
 		select {
 		case <-b.ctx.Done():
 			return
@@ -362,27 +362,36 @@ func (b *Bridge) connect() {
 	}
 }
 
-// Explain says in one sentence why the broker at host refused or could
-// not be reached: the credentials, TLS, or nobody answering.
-func Explain(host string, err error) string {
-	msg := err.Error()
-	var cert *tls.CertificateVerificationError
-	switch {
-	case strings.Contains(msg, "not Authorized"), strings.Contains(msg, "bad user name or password"):
-		return fmt.Sprintf("ha: the broker at %s refused the user and password (give the right --ha-user and --ha-password); trying again", host)
-	case errors.As(err, &cert), strings.Contains(msg, "tls:"), strings.Contains(msg, "x509:"):
-		return fmt.Sprintf("ha: TLS with the broker at %s failed (%v): check its certificate and that it speaks TLS on that port; trying again", host, err)
-	}
-	return fmt.Sprintf("ha: no MQTT broker answers at %s (%v); Lumen runs on and tries again", host, err)
+// Problem is why the broker could not be used, said once until it
+// changes.
+type Problem struct {
+	Kind     string // credentials, tls or away
+	Sentence string
 }
 
-func (b *Bridge) sayOnce(line string) {
+// Explain says in one sentence why the broker at host refused or could
+// not be reached: the credentials, TLS (over tls, anything but nobody
+// listening is the handshake's), or nobody answering.
+func Explain(host string, tls bool, err error) Problem {
+	msg := err.Error()
+	var cert *cryptotls.CertificateVerificationError
+	switch {
+	case strings.Contains(msg, "not Authorized"), strings.Contains(msg, "bad user name or password"):
+		return Problem{"credentials", fmt.Sprintf("ha: the broker at %s refused the user and password (give the right --ha-user and --ha-password); trying again", host)}
+	case errors.As(err, &cert), strings.Contains(msg, "tls:"), strings.Contains(msg, "x509:"),
+		tls && !strings.Contains(msg, "connection refused") && !strings.Contains(msg, "i/o timeout") && !strings.Contains(msg, "no such host"):
+		return Problem{"tls", fmt.Sprintf("ha: TLS with the broker at %s failed (%v): check its certificate, and that it speaks TLS on that port (mqtts://, usually 8883); trying again", host, err)}
+	}
+	return Problem{"away", fmt.Sprintf("ha: no MQTT broker answers at %s (%v); Lumen runs on and tries again", host, err)}
+}
+
+func (b *Bridge) sayOnce(p Problem) {
 	b.mu.Lock()
-	same := b.said == line
-	b.said = line
+	same := b.said == p.Kind
+	b.said = p.Kind
 	b.mu.Unlock()
 	if !same {
-		b.cfg.Logf("%s", line)
+		b.cfg.Logf("%s", p.Sentence)
 	}
 }
 

@@ -2,6 +2,7 @@ package ha
 
 import (
 	"encoding/json"
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -162,5 +163,25 @@ func TestDiscoveryAtAHub(t *testing.T) {
 	}
 	if _, _, err := Discovery(DefaultPrefix, Light{Name: "porch", Node: "h", Nodes: []string{"a/b"}}); err == nil {
 		t.Error("a node that cannot be a topic level was taken")
+	}
+}
+
+func TestExplain(t *testing.T) {
+	for _, tc := range []struct {
+		tls  bool
+		err  string
+		kind string
+	}{
+		{false, "not Authorized", "credentials"},
+		{false, "bad user name or password", "credentials"},
+		{true, "tls: failed to verify certificate: x509: certificate signed by unknown authority", "tls"},
+		{true, "read tcp 127.0.0.1:1->127.0.0.1:8883: read: connection reset by peer", "tls"},
+		{true, "dial tcp 127.0.0.1:8883: connect: connection refused", "away"},
+		{false, "read tcp 127.0.0.1:1->127.0.0.1:1883: read: connection reset by peer", "away"},
+		{false, "dial tcp: lookup nowhere: no such host", "away"},
+	} {
+		if got := Explain("h:1", tc.tls, errors.New(tc.err)); got.Kind != tc.kind || !strings.Contains(got.Sentence, "h:1") {
+			t.Errorf("%v %q: %+v, want %s", tc.tls, tc.err, got, tc.kind)
+		}
 	}
 }

@@ -333,3 +333,28 @@ func TestHomeAssistantAtAHub(t *testing.T) {
 		t.Errorf("pia is %q", p)
 	}
 }
+
+// A broker away at the start: lumen runs on, says so once, and shows the
+// lights as soon as it comes. A broker that does not speak TLS on an
+// mqtts:// URL: one sentence saying it is TLS.
+func TestHomeAssistantBrokerFaults(t *testing.T) {
+	t.Parallel()
+	broker := lumentest.StartMosquitto(t, "", "")
+	broker.Stop()
+	d := startDaemon(t, t.TempDir(), "--hardware", "sim", "--ha-mqtt", broker.URL())
+	lumentest.WaitFor(t, 20*time.Second, "the broker's absence said", func() bool { return strings.Contains(d.Logs(), "no MQTT broker answers at") })
+	if out, code := runCLI(t, d.URL, "fire", "button_click"); code != 0 {
+		t.Errorf("the light does not run on: %s", out)
+	}
+	broker.Start()
+	h := newHA(t, broker)
+	h.wait("the demo's discovery once the broker came", "homeassistant/device/lumen_demo/config", nil)
+	if n := strings.Count(d.Logs(), "no MQTT broker answers at"); n != 1 {
+		t.Errorf("the broker's absence is said %d times:\n%s", n, d.Logs())
+	}
+
+	tlsd := startDaemon(t, t.TempDir(), "--hardware", "sim", "--ha-mqtt", "mqtts://"+broker.Addr)
+	if !lumentest.Within(30*time.Second, func() bool { return strings.Contains(tlsd.Logs(), "TLS with the broker at") }) {
+		t.Fatalf("a plain broker on mqtts:// is not said to fail TLS:\n%s", tlsd.Logs())
+	}
+}
