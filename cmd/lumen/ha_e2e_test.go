@@ -332,6 +332,14 @@ func TestHomeAssistantAtAHub(t *testing.T) {
 	if p := h.last("lumen/node/pia/availability"); p != "online" {
 		t.Errorf("pia is %q", p)
 	}
+	// Pi B leaves the house: its light leaves Home Assistant.
+	if out, code := runCLI(t, "", "hub", "pi", "rm", "pib", "--data", hubData); code != 0 {
+		t.Fatalf("hub pi rm: %s", out)
+	}
+	lumentest.WaitFor(t, 20*time.Second, "the porch's device removed", func() bool {
+		ms := h.all("homeassistant/device/lumen_porch/config")
+		return len(ms) > 0 && ms[len(ms)-1].payload == ""
+	})
 }
 
 // A broker away at the start: lumen runs on, says so once, and shows the
