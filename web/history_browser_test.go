@@ -13,6 +13,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/nats-io/nats.go"
+
+	"github.com/lumen-home/lumen/internal/lumentest"
 )
 
 // historyPost POSTs body to the page's API path and answers the status
@@ -239,4 +241,47 @@ func TestPageHistory(t *testing.T) {
 	if len(problems) > 0 {
 		t.Errorf("the page logged problems:\n%s", strings.Join(problems, "\n"))
 	}
+}
+
+// At a hub, History works for a light of a Pi: its changes, a diff, and
+// a rollback through the hub (checked over NATS at the hub).
+func TestPageHistoryAtAHub(t *testing.T) {
+	t.Parallel()
+	hubData := t.TempDir()
+	hub := lumentest.StartHub(t, hubData, "--http", "127.0.0.1:0")
+	joinHouse(t, hubData, hub.Leaf, "pia", []string{"porch"})
+	nc, err := nats.Connect(hub.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	var first uint64
+	lumentest.WaitFor(t, 30*time.Second, "porch at the hub", func() bool {
+		m, err := nc.Request("lumen.porch.cmd.create_state", []byte(`{"name":"teal","r":0,"g":128,"b":128}`), 5*time.Second)
+		if err != nil || !bytes.Contains(m.Data, []byte(`"ok":true`)) {
+			return false
+		}
+		var r struct{ Seq uint64 }
+		_ = json.Unmarshal(m.Data, &r)
+		first = r.Seq
+		return true
+	})
+	if m, err := nc.Request("lumen.porch.cmd.delete_state", []byte(`{"name":"teal"}`), 5*time.Second); err != nil || !bytes.Contains(m.Data, []byte(`"ok":true`)) {
+		t.Fatalf("delete_state: %v", err)
+	}
+	b := newBrowser(t)
+	b.do(t, "load the house", chromedp.Navigate(hub.Page(t)), chromedp.WaitVisible(chromedp.CSS(`#conn.live`)))
+	hist := `section[data-light="porch"] details.history`
+	li := fmt.Sprintf(`li.change[data-seq="%d"]`, first)
+	historyClick(t, b, "open History", hist+` summary`)
+	b.waitPage(t, "the porch's changes", `document.querySelector('`+hist+` `+li+`') !== null`)
+	historyClick(t, b, "show diff", hist+` `+li+` .show-diff`)
+	b.waitPage(t, "the diff", `document.querySelector('`+hist+` `+li+` .diff')?.textContent.includes("+  - name: teal")`)
+	historyClick(t, b, "roll back to here", hist+` `+li+` .rollback`)
+	historyClick(t, b, "roll back", hist+` `+li+` .do-rollback`)
+	b.waitPage(t, "the rollback on top", `document.querySelector('`+hist+` li.change .summary')?.textContent.startsWith("rollback to `+fmt.Sprint(first)+`")`)
+	lumentest.WaitFor(t, 10*time.Second, "teal back on the porch", func() bool {
+		m, err := nc.Request("lumen.porch.cmd.get", []byte(`{}`), 5*time.Second)
+		return err == nil && bytes.Contains(m.Data, []byte(`"name":"teal"`))
+	})
 }
