@@ -5,6 +5,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -87,7 +89,7 @@ func (d *Daemon) startHA(ctx context.Context) error {
 		return fmt.Errorf("daemon: connect the Home Assistant bridge: %w", err)
 	}
 	b, err := ha.Start(ctx, ha.Config{Broker: c.URL, User: c.User, Password: c.Password, Prefix: c.Prefix, Node: d.cfg.node(),
-		Version: d.cfg.Version, Lights: d.cfg.Lights, Page: d.web.Advertised(d.cfg.HTTPNames), Data: d.cfg.Data, NC: nc, Pass: d.nc, Logf: d.cfg.Logf})
+		Version: d.cfg.Version, Lights: d.cfg.Lights, Page: reachable(d.web.Advertised(d.cfg.HTTPNames)), Data: d.cfg.Data, NC: nc, Pass: d.nc, Logf: d.cfg.Logf})
 	if err != nil {
 		nc.Close()
 		return err
@@ -103,4 +105,20 @@ func (d *Daemon) stopHA() {
 		d.haNC.Close()
 		d.ha, d.haNC = nil, nil
 	}
+}
+
+// reachable is the page's address as Home Assistant's users can follow
+// it: bound on every interface (0.0.0.0, ::), the machine's mDNS name
+// (HOST.local, which the page answers to) stands for the address.
+func reachable(page string) string {
+	u, err := url.Parse(page)
+	if err != nil || page == "" {
+		return page
+	}
+	if ip := net.ParseIP(u.Hostname()); ip != nil && ip.IsUnspecified() {
+		if host, err := os.Hostname(); err == nil && host != "" {
+			u.Host = net.JoinHostPort(strings.ToLower(host)+".local", u.Port())
+		}
+	}
+	return u.String()
 }
