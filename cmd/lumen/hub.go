@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
@@ -56,7 +57,7 @@ When ready it prints one line 'lumen: hub ready nats://HOST:PORT leaf HOST:PORT'
 	f.Int64Var(&cfg.MaxBytes, "max-bytes", 0, "the house stream's budget in `BYTES` (default 1 GiB): past it the oldest events go; each Pi keeps its own")
 	f.StringVar(&doors.HA.URL, "ha-mqtt", "", "show every light of the house in Home Assistant through its MQTT broker `URL`, mqtt://HOST:1883 or mqtts://HOST:8883 (each light a device, unavailable while its Pi is away); off when not given")
 	f.StringVar(&doors.HA.User, "ha-user", "", "the MQTT broker's user `NAME`, with --ha-password")
-	f.StringVar(&doors.HA.Password, "ha-password", "", "the MQTT broker's `PASSWORD`")
+	f.StringVar(&doors.HA.Password, "ha-password", os.Getenv("LUMEN_HA_PASSWORD"), "the MQTT broker's `PASSWORD` (default $LUMEN_HA_PASSWORD, which keeps it out of the process list)")
 	f.StringVar(&doors.HA.Prefix, "ha-prefix", "", "Home Assistant's discovery `PREFIX` (default homeassistant)")
 	cmd.AddCommand(newHubPi(a))
 	return cmd

@@ -109,7 +109,7 @@ too: 'lumen gpio PIN high|low|pulse' drives one.`,
 	f.StringVar(&cfg.SearchURL, "search-url", "", "the built-in web_search's endpoint `URL`, a search API answering ?q=…&format=json as SearXNG does (none by default)")
 	f.StringVar(&cfg.HA.URL, "ha-mqtt", "", "show the lights in Home Assistant through its MQTT broker `URL`, mqtt://HOST:1883 or mqtts://HOST:8883 (MQTT discovery; its commands are journaled by homeassistant); off when not given")
 	f.StringVar(&cfg.HA.User, "ha-user", "", "the MQTT broker's user `NAME`, with --ha-password")
-	f.StringVar(&cfg.HA.Password, "ha-password", "", "the MQTT broker's `PASSWORD` (ha_mqtt: {password: …} in lumen.yaml keeps it out of the process list)")
+	f.StringVar(&cfg.HA.Password, "ha-password", os.Getenv("LUMEN_HA_PASSWORD"), "the MQTT broker's `PASSWORD` (default $LUMEN_HA_PASSWORD; it, or ha_mqtt: {password: …} in lumen.yaml, keeps it out of the process list)")
 	f.StringVar(&cfg.HA.Prefix, "ha-prefix", "", "Home Assistant's discovery `PREFIX` (default homeassistant)")
 	f.StringVar(&cfg.Hardware.Driver, "hardware", cfg.Hardware.Driver, "the LED and button, `auto|sim|rpi`: auto: the Pi's GPIO when there is one, else simulated; sim: simulated; rpi: the Pi's GPIO")
 	return cmd

@@ -128,7 +128,7 @@ func launch(bin, dir string, env, full []string, readyPrefix string) (*Daemon, e
 	cmd := exec.Command(bin, full...)
 	// The developer's agent settings must not reach test daemons: a test
 	// configures the agent with flags, or checks that it is off.
-	cmd.Env = append(os.Environ(), "NATS_URL=", "OPENAI_API_KEY=", "OPENAI_BASE_URL=", "LUMEN_MODEL=")
+	cmd.Env = append(os.Environ(), "NATS_URL=", "OPENAI_API_KEY=", "OPENAI_BASE_URL=", "LUMEN_MODEL=", "LUMEN_HA_PASSWORD=")
 	if os.Getenv("LUMEN_PLUGIN_CACHE") == "" {
 		// Every daemon of a test run shares one compiled tool engine.
 		cmd.Env = append(cmd.Env, "LUMEN_PLUGIN_CACHE="+sharedPluginCache())
