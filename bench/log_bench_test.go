@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/network"
-	"github.com/chromedp/chromedp"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/lumen-home/lumen/nats/subject"
@@ -70,42 +68,9 @@ func logBenchDaemon(b *testing.B) string {
 // p99-ms the slowest but one in a hundred.
 func BenchmarkLogFirstScreen(b *testing.B) {
 	page := logBenchDaemon(b)
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromium(b)), chromedp.NoSandbox, chromedp.WindowSize(800, 1000))
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
-	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	if _, err := chromedp.Call(ctx, network.Enable, network.EnableParams{}); err != nil {
-		b.Fatal(err)
-	}
-	if _, err := chromedp.Call(ctx, network.SetCacheDisabled, network.SetCacheDisabledParams{CacheDisabled: true}); err != nil {
-		b.Fatal(err)
-	}
 	const shown = `(() => { const m = performance.getEntriesByName("lumen-log")[0];
 		return m && document.querySelectorAll("#log > li").length >= 50 ? m.startTime : 0 })()`
-	load := func() time.Duration {
-		c, cancel := context.WithTimeout(ctx, 30*time.Second)
-		defer cancel()
-		if err := chromedp.Do(c, chromedp.Navigate("about:blank"), chromedp.Navigate(page), chromedp.WaitReady(chromedp.CSS("#log"))); err != nil {
-			b.Fatal(err)
-		}
-		ms, err := chromedp.Run(c, chromedp.Poll[float64](shown, chromedp.WithPollingInterval(10*time.Millisecond)))
-		if err != nil {
-			b.Fatalf("the log's first page never showed: %v", err)
-		}
-		return time.Duration(ms * float64(time.Millisecond))
-	}
-	load() // Chromium's own start is not the page's
-	var l latencies
-	b.ResetTimer()
-	for range b.N {
-		l = append(l, load())
-	}
-	b.StopTimer()
-	s := sorted(l)
-	b.ReportMetric(float64(percentile(s, 50).Microseconds())/1e3, "ms/op")
-	b.ReportMetric(float64(percentile(s, 99).Microseconds())/1e3, "p99-ms")
-	b.ReportMetric(0, "ns/op")
+	timeLoads(b, page, "#log", shown, "the log's first page never showed")
 }
 
 // BenchmarkLogEndpoint asks the log endpoint for the light's 50 newest

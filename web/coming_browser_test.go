@@ -211,14 +211,7 @@ func TestPageComingUp(t *testing.T) {
 // schedule added by the form shows in Coming up.
 func TestPageComingAtAHub(t *testing.T) {
 	t.Parallel()
-	hubData := t.TempDir()
-	hub := lumentest.StartHub(t, hubData, "--http", "127.0.0.1:0")
-	joinHouse(t, hubData, hub.Leaf, "pia", []string{"porch"})
-	nc, err := nats.Connect(hub.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
+	hub, nc := hubWithPorch(t)
 	lumentest.WaitFor(t, 30*time.Second, "porch at the hub", func() bool { return houseState(t, nc, "porch") == "off" })
 	b := newBrowser(t)
 	lumentest.WaitFor(t, 30*time.Second, "porch on the house's page", func() bool {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -21,17 +20,7 @@ import (
 // and the reply.
 func historyPost(t *testing.T, url, body string) (int, map[string]any) {
 	t.Helper()
-	r, err := http.Post(url, "application/json", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Body.Close()
-	b, _ := io.ReadAll(r.Body)
-	var out map[string]any
-	if err := json.Unmarshal(b, &out); err != nil {
-		t.Fatalf("POST %s: %d %s", url, r.StatusCode, b)
-	}
-	return r.StatusCode, out
+	return httpJSON(t, http.MethodPost, url, body)
 }
 
 // historyClick clicks the middle of the element sel with the mouse. The
@@ -247,14 +236,7 @@ func TestPageHistory(t *testing.T) {
 // a rollback through the hub (checked over NATS at the hub).
 func TestPageHistoryAtAHub(t *testing.T) {
 	t.Parallel()
-	hubData := t.TempDir()
-	hub := lumentest.StartHub(t, hubData, "--http", "127.0.0.1:0")
-	joinHouse(t, hubData, hub.Leaf, "pia", []string{"porch"})
-	nc, err := nats.Connect(hub.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
+	hub, nc := hubWithPorch(t)
 	var first uint64
 	lumentest.WaitFor(t, 30*time.Second, "porch at the hub", func() bool {
 		m, err := nc.Request("lumen.porch.cmd.create_state", []byte(`{"name":"teal","r":0,"g":128,"b":128}`), 5*time.Second)

@@ -57,7 +57,19 @@ func historyMutate(t *testing.T, nc *nats.Conn, verb, body string, header nats.H
 // httpGet answers GET url: its status and JSON body.
 func httpGet(t *testing.T, url string) (int, map[string]any) {
 	t.Helper()
-	r, err := http.Get(url)
+	return httpJSON(t, http.MethodGet, url, "")
+}
+
+// httpJSON sends body (JSON) to url with method and answers the status
+// and the JSON reply.
+func httpJSON(t *testing.T, method, url, body string) (int, map[string]any) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	r, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +77,7 @@ func httpGet(t *testing.T, url string) (int, map[string]any) {
 	b, _ := io.ReadAll(r.Body)
 	var out map[string]any
 	if err := json.Unmarshal(b, &out); err != nil {
-		t.Fatalf("GET %s: %d %s", url, r.StatusCode, b)
+		t.Fatalf("%s %s: %d %s", method, url, r.StatusCode, b)
 	}
 	return r.StatusCode, out
 }

@@ -31,6 +31,21 @@ func joinHouse(t *testing.T, hubData, leaf, pi string, lights []string, args ...
 	return lumentest.Start(t, t.TempDir(), append(up, args...)...)
 }
 
+// hubWithPorch starts a hub serving the house's page, with one Pi, pia,
+// running porch; and connects to the hub.
+func hubWithPorch(t *testing.T) (*lumentest.Daemon, *nats.Conn) {
+	t.Helper()
+	hubData := t.TempDir()
+	hub := lumentest.StartHub(t, hubData, "--http", "127.0.0.1:0")
+	joinHouse(t, hubData, hub.Leaf, "pia", []string{"porch"})
+	nc, err := nats.Connect(hub.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	return hub, nc
+}
+
 // houseState is light's state, asked at the hub.
 func houseState(t *testing.T, nc *nats.Conn, light string) string {
 	t.Helper()
