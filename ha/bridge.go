@@ -180,8 +180,8 @@ func Start(ctx context.Context, cfg Config) (*Bridge, error) {
 			}
 		}
 	} else {
-		b.lookAtHouse()
 		b.spawn(func() {
+			b.lookAtHouse() // the first look may wait for the hub's first
 			t := time.NewTicker(houseEvery)
 			defer t.Stop()
 			for {
@@ -336,7 +336,7 @@ func (b *Bridge) options() *mqtt.ClientOptions {
 	o.SetOrderMatters(false) // handlers may publish
 	o.SetOnConnectHandler(func(mqtt.Client) { b.spawn(b.online) })
 	o.SetConnectionLostHandler(func(_ mqtt.Client, err error) {
-		b.cfg.Logf("ha: lost the broker at %s (%v); reconnecting", b.broker.Host, err)
+		b.sayOnce(Problem{"lost", fmt.Sprintf("ha: lost the broker at %s (%v); reconnecting", b.broker.Host, err)})
 	})
 	return o
 }
@@ -365,7 +365,7 @@ func (b *Bridge) connect() {
 // Problem is why the broker could not be used, said once until it
 // changes.
 type Problem struct {
-	Kind     string // credentials, tls or away
+	Kind     string // credentials, tls, away or lost
 	Sentence string
 }
 
@@ -435,10 +435,11 @@ func (b *Bridge) publishQuick(topic string, retained bool, payload any) {
 // the discovery of lights announced before that no longer run here.
 func (b *Bridge) announceAll() {
 	b.mu.Lock()
-	for pi, on := range b.pis {
+	pis := maps.Clone(b.pis)
+	b.mu.Unlock()
+	for pi, on := range pis {
 		b.publish(AvailabilityTopic(pi), true, map[bool]string{true: "online", false: "offline"}[on])
 	}
-	b.mu.Unlock()
 	for l := range b.current() {
 		b.announce(l, true, true)
 	}

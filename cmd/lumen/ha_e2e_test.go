@@ -238,6 +238,9 @@ func TestHomeAssistant(t *testing.T) {
 	broker.Start()
 	h.wait("discovery after the broker's restart", "homeassistant/device/lumen_kitchen/config", nil)
 	h.wait("online after the broker's restart", avail, func(p string) bool { return p == "online" })
+	lumentest.WaitFor(t, 10*time.Second, "the loss and the reconnection said", func() bool {
+		return strings.Count(d.Logs(), "ha: lost the broker at") == 1 && strings.Contains(d.Logs(), "ha: connected to the broker at")
+	})
 
 	// SIGKILL: the last will says offline; back, online.
 	d.Kill()
