@@ -21,3 +21,26 @@ func TestReachablePage(t *testing.T) {
 		}
 	}
 }
+
+// --ha-mqtt's mistakes are said with the flag to change.
+func TestHAConfig(t *testing.T) {
+	for _, tc := range []struct {
+		c   HAConfig
+		err string
+	}{
+		{HAConfig{}, ""},
+		{HAConfig{URL: "mqtt://ha.lan"}, ""},
+		{HAConfig{URL: "mqtts://ha.lan:8883", User: "u", Password: "p", Prefix: "ha/disc"}, ""},
+		{HAConfig{URL: "http://ha.lan"}, "mqtt:// (plain) or mqtts:// (TLS)"},
+		{HAConfig{URL: "ha.lan:1883"}, "--ha-mqtt"},
+		{HAConfig{URL: "mqtt://u:p@ha.lan"}, "--ha-user and --ha-password"},
+		{HAConfig{URL: "mqtt://ha.lan", Password: "p"}, "--ha-password is given but --ha-user is not"},
+		{HAConfig{User: "u"}, "need --ha-mqtt"},
+		{HAConfig{URL: "mqtt://ha.lan", Prefix: "home/#"}, "--ha-prefix"},
+	} {
+		err := tc.c.Validate()
+		if tc.err == "" && err != nil || tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)) {
+			t.Errorf("%+v: %v, want %q", tc.c, err, tc.err)
+		}
+	}
+}

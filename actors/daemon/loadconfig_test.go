@@ -17,7 +17,8 @@ func TestLoadConfigUnderFlags(t *testing.T) {
 	dir := t.TempDir()
 	flags := daemon.DefaultConfig(dir)
 	flags.Listen, flags.Hardware.Driver = "127.0.0.1:0", "sim"
-	given := []string{daemon.FlagKeys()["listen"], daemon.FlagKeys()["hardware"]}
+	flags.HA.User = "from-the-flag"
+	given := []string{daemon.FlagKeys()["listen"], daemon.FlagKeys()["hardware"], daemon.FlagKeys()["ha-user"]}
 	file := `listen: 0.0.0.0:4222
 lights: [kitchen, hall]
 snapshot_every: 50
@@ -26,6 +27,7 @@ agent: {model: llama3.1, max_turns: 4}
 home: {lat: 48.85, lon: 2.35}
 weather_units: metric
 search_url: https://searx.example/search
+ha_mqtt: {url: "mqtt://ha.lan:1883", user: lumen, password: secret}
 `
 	if err := os.WriteFile(filepath.Join(dir, "lumen.yaml"), []byte(file), 0o600); err != nil {
 		t.Fatal(err)
@@ -43,6 +45,11 @@ search_url: https://searx.example/search
 		t.Errorf("agent %+v", cfg.Agent)
 	case cfg.Home == nil || cfg.Home.Lat != 48.85 || cfg.Home.Lon != 2.35 || cfg.WeatherUnits != "metric" || cfg.SearchURL != "https://searx.example/search":
 		t.Errorf("weather and search: %+v %q %q", cfg.Home, cfg.WeatherUnits, cfg.SearchURL)
+	case cfg.HA.URL != "mqtt://ha.lan:1883" || cfg.HA.Password != "secret" || cfg.HA.User != "from-the-flag":
+		t.Errorf("ha_mqtt: %+v", cfg.HA)
+	}
+	if err := cfg.HA.Validate(); err != nil || cfg.HA.Prefix != "homeassistant" {
+		t.Errorf("ha_mqtt validated: %v, prefix %q", err, cfg.HA.Prefix)
 	}
 
 	for _, tt := range []struct {
