@@ -219,6 +219,11 @@ type ApplyRequest struct {
 	// apply would and to say what it would change (DryRunReply), without
 	// journaling anything.
 	DryRun bool `json:"dry_run,omitempty"`
+	// IfSeq, when given, applies the configuration only if the light's
+	// last input is still that one (get's seq): a read, changed, then
+	// applied configuration never undoes a change made meanwhile (409).
+	// No part of the input journaled.
+	IfSeq uint64 `json:"if_seq,omitempty"`
 }
 
 // DryRunReply answers an apply with "dry_run":true: the configuration

@@ -44,8 +44,8 @@ import (
 // light is not refused as empty. Vars that are empty but not nil are
 // written as {} (apply then clears the light's vars; without vars it
 // keeps them). A schedule's next time, which the light computes, is not
-// written, nor are state, confirm_empty and dry_run, which say how to
-// apply a configuration, not what it is.
+// written, nor are state, confirm_empty, dry_run and if_seq, which say
+// how to apply a configuration, not what it is.
 //
 // Strings are plain where YAML reads them back as the same string (on,
 // off, yes and no included: ToJSON reads YAML 1.2), quoted where it would

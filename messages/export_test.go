@@ -428,7 +428,7 @@ func TestToYAMLKnowsEveryField(t *testing.T) {
 		v    any
 		want string
 	}{
-		{messages.ApplyRequest{}, "states rules vars initial on_state power_on transition_ms room aliases state schedules tools sources functions layers confirm_empty dry_run"},
+		{messages.ApplyRequest{}, "states rules vars initial on_state power_on transition_ms room aliases state schedules tools sources functions layers confirm_empty dry_run if_seq"},
 		{messages.Layer{}, "name rules fires_left deadline until restore began_state"},
 		{messages.State{}, "name r g b speed description"},
 		{messages.Rule{}, "id from on to fade_ms condition action priority enabled"},

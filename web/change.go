@@ -27,9 +27,9 @@ type EditRuleRequest struct {
 // the rule replaced, keeping its id and its place among the rules; the
 // variables are left out of the apply, so they are kept as they are.
 // The light checks the rule as apply checks any, and a refusal changes
-// nothing. Apply takes no expected sequence: a change made by someone
-// else between the read and the apply (a few milliseconds) would be
-// undone; was guards against the longer window of the person's form.
+// nothing. The apply names the input the read saw (if_seq): a change made
+// by someone else between the read and the apply is never undone (409);
+// was guards against the longer window of the person's form.
 func (s *Server) editRule(w http.ResponseWriter, r *http.Request) {
 	light, ok := s.pathLight(w, r)
 	if !ok {
@@ -67,7 +67,8 @@ func (s *Server) editRule(w http.ResponseWriter, r *http.Request) {
 	}
 	q.Rule.ID = id
 	cfg.Rules[i] = q.Rule
-	cfg.Vars = nil // kept
+	cfg.Vars = nil    // kept
+	cfg.IfSeq = g.Seq // nothing changed since the read, or nothing is applied
 	body, err := json.Marshal(cfg)
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, err.Error())

@@ -361,3 +361,39 @@ func mustMarshal(t *testing.T, v any) []byte {
 	}
 	return b
 }
+
+// apply's if_seq: a configuration read, changed and applied is applied
+// only if the light has not changed meanwhile.
+func TestApplyIfSeq(t *testing.T) {
+	d := start(t, t.TempDir(), "demo")
+	nc := connectTo(t, d)
+	c := wire.New(nc)
+	var g messages.GetReply
+	if err := c.Call(context.Background(), "demo", messages.VerbGet, nil, &g); err != nil {
+		t.Fatal(err)
+	}
+	cfg := g.Config()
+	cfg.Vars = nil
+	cfg.States = append(cfg.States, messages.State{Name: "teal", G: messages.Channel{Num: 128}, B: messages.Channel{Num: 128}})
+	// Someone else changes the light after the read.
+	if body, code := request(t, nc, messages.VerbSetVar, `{"name":"x","value":1}`); code != "" {
+		t.Fatalf("set_var: %s %s", code, body)
+	}
+	seq := lastSeq(t, nc)
+	cfg.IfSeq = g.Seq
+	body, code := request(t, nc, messages.VerbApply, string(mustMarshal(t, cfg)))
+	if code != "409" || !strings.Contains(string(body), "changed since input") {
+		t.Fatalf("an apply over a change made meanwhile: %s %s", code, body)
+	}
+	if lastSeq(t, nc) != seq {
+		t.Fatal("the refused apply was journaled")
+	}
+	// Read again: applied.
+	if err := c.Call(context.Background(), "demo", messages.VerbGet, nil, &g); err != nil {
+		t.Fatal(err)
+	}
+	cfg.IfSeq = g.Seq
+	if body, code := request(t, nc, messages.VerbApply, string(mustMarshal(t, cfg))); code != "" {
+		t.Fatalf("an apply over the light as read: %s %s", code, body)
+	}
+}

@@ -116,6 +116,9 @@ type Command struct {
 	// and answer at once with *messages.DryRunReply (or the error reply
 	// the input would get).
 	DryRun bool
+	// IfSeq, when not 0, journals the input only if the light's last
+	// applied input is that one and none of its own is on the way.
+	IfSeq uint64
 }
 
 // Get asks for the light's model; the answer is *messages.GetReply.
@@ -643,6 +646,10 @@ func appendError(err error) *messages.ErrorReply {
 func (a *Actor) command(ctx actor.Context, c *Command) {
 	if err := a.cfg.Journal.Room(); err != nil {
 		ctx.Respond(appendError(err))
+		return
+	}
+	if c.IfSeq != 0 && (c.IfSeq != a.applied || len(a.waiters) > 0) {
+		ctx.Respond(&messages.ErrorReply{Code: 409, Error: fmt.Sprintf("light %s changed since input %d (its last is %d): nothing was applied; read it again and make the change again", a.cfg.Name, c.IfSeq, a.applied)})
 		return
 	}
 	// What the light would refuse as it is now is refused before it is

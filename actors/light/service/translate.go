@@ -402,6 +402,7 @@ func decodeApply(b []byte, c checks) (any, error) {
 	if err == nil {
 		// The same input, checked the same way, applied to a copy.
 		msg.(*light.Command).DryRun = r.DryRun
+		msg.(*light.Command).IfSeq = r.IfSeq
 	}
 	return msg, err
 }
