@@ -133,6 +133,7 @@ func TestHomeAssistant(t *testing.T) {
 	avail := cfg.Availability[0].Topic
 	h.wait("online", avail, func(p string) bool { return p == "online" })
 	// Retained: a client that comes later gets them at once.
+	h.wait("the state", "lumen/kitchen/state", nil)
 	later := newHA(t, broker)
 	later.wait("the discovery, retained", "homeassistant/device/lumen_kitchen/config", nil)
 	later.wait("the availability, retained", avail, nil)
