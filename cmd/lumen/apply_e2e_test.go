@@ -80,7 +80,7 @@ func TestApplyErrorsPointAtTheLine(t *testing.T) {
 			`type.yaml:9: rules[1].priority: must be an integer between -1000000 and 1000000, not "high"`},
 		{"state.yaml", "states:\n  - name: red\n    r: 255\n  - name: blue\n    b: 'vars.x +'\n", `state.yaml:5:16: state "blue": channel b has a syntax error`},
 		// An unknown key where it is written, with the keys there are.
-		{"key.yaml", "initial: off\nstates:\n  - {name: red, r: 255}\nstats:\n  - x\n", `key.yaml:4: stats: unknown field; check the spelling against the documented fields: aliases, confirm_empty, dry_run, functions, initial, layers, on_state, power_on, room, rules`},
+		{"key.yaml", "initial: off\nstates:\n  - {name: red, r: 255}\nstats:\n  - x\n", `key.yaml:4: stats: unknown field; check the spelling against the documented fields: aliases, confirm_empty, dry_run, functions, if_seq, initial, layers, on_state, power_on, room, rules`},
 		// A broken expression on line 5, at its column, in words the user
 		// wrote (no ")" or ";" of the wrapper it is compiled in).
 		{"expr.yaml", "states:\n  - name: red\n    r: 255\n    g: 0\n    b: (frame * 2\n", `expr.yaml:5:17: state "red": channel b has a syntax error at the end (it ends before it is complete`},
