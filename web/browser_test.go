@@ -116,17 +116,27 @@ func (b *browser) do(t *testing.T, what string, actions ...chromedp.Action[chrom
 	}
 }
 
-// text is the text of the element sel.
+// text is the visible text of the element sel, once there is one. It is
+// read by the page itself: chromedp's copy of the DOM may lag behind a
+// list the page has just drawn anew (its nodes then are "not found").
 func (b *browser) text(t *testing.T, sel string) string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(b.ctx, 10*time.Second)
-	defer cancel()
-	s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
-	if err != nil {
-		b.keepScreenshot(t, "text")
-		t.Fatalf("the text of %s: %v", sel, err)
-	}
-	return s
+	q, _ := json.Marshal(sel)
+	b.waitPage(t, "the element "+sel, `document.querySelector(`+string(q)+`) !== null`)
+	return eval[string](t, b, `(document.querySelector(`+string(q)+`) || {}).innerText || ""`)
+}
+
+// click clicks the middle of the element sel with the mouse. A panel is
+// drawn anew at each change, and chromedp's copy of the DOM may lag
+// behind it (chromedp.Click then waits for a node it never gets, or
+// clicks one no longer there): the element is found by the page, the
+// click is a real one at its place.
+func (b *browser) click(t *testing.T, what, sel string) {
+	t.Helper()
+	q, _ := json.Marshal(sel)
+	b.waitPage(t, what, `document.querySelector(`+string(q)+`) !== null`)
+	xy := eval[[]float64](t, b, `(() => { const e = document.querySelector(`+string(q)+`); e.scrollIntoView({block: "center"}); const r = e.getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2] })()`)
+	b.do(t, what, chromedp.MouseClickXY(xy[0], xy[1]))
 }
 
 func (b *browser) keepScreenshot(t *testing.T, what string) {

@@ -34,7 +34,7 @@ func comingFill(t *testing.T, b *browser, values map[string]string) {
 // comingClick clicks sel in the light's section.
 func comingClick(t *testing.T, b *browser, what, sel string) {
 	t.Helper()
-	b.do(t, what, chromedp.Click(chromedp.CSS(comingSec+` `+sel), chromedp.NodeVisible))
+	b.click(t, what, comingSec+` `+sel)
 }
 
 // comingRules is the light's rules over NATS.
@@ -230,7 +230,7 @@ func TestPageComingAtAHub(t *testing.T) {
 	}
 	click := func(what, sel string) {
 		t.Helper()
-		b.do(t, what, chromedp.Click(chromedp.CSS(sec+` `+sel), chromedp.NodeVisible))
+		b.click(t, what, sec+` `+sel)
 	}
 	click("open Coming up", `details.coming summary`)
 	click("open Change", `details.change summary`)

@@ -23,15 +23,10 @@ func historyPost(t *testing.T, url, body string) (int, map[string]any) {
 	return httpJSON(t, http.MethodPost, url, body)
 }
 
-// historyClick clicks the middle of the element sel with the mouse. The
-// list is drawn anew at each change, and chromedp's copy of the DOM may
-// lag behind it (chromedp.Click then waits for a node it never gets):
-// the element is found by the page, the click is a real one at its place.
+// historyClick clicks the element sel (browser.click).
 func historyClick(t *testing.T, b *browser, what, sel string) {
 	t.Helper()
-	b.waitPage(t, what, `document.querySelector('`+sel+`') !== null`)
-	xy := eval[[]float64](t, b, `(() => { const e = document.querySelector('`+sel+`'); e.scrollIntoView({block: "center"}); const r = e.getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2] })()`)
-	b.do(t, what, chromedp.MouseClickXY(xy[0], xy[1]))
+	b.click(t, what, sel)
 }
 
 // historyConfig is light demo's states and rules over NATS, now (seq 0)
