@@ -53,6 +53,7 @@ type heard struct {
 	states  []string
 	page    string // its daemon's page as bound (subject.MetaPage)
 	running bool
+	got     bool // its get answered: room, aliases and states are its own
 }
 
 // getOf is what the directory reads of a light's get reply: decoded on
@@ -119,14 +120,7 @@ func (h *Hub) refresh() <-chan struct{} {
 		if d.known == nil {
 			d.known = map[string]heard{}
 		}
-		// A light that did not answer keeps what was known of it.
-		for l, k := range d.known {
-			k.running = false
-			d.known[l] = k
-		}
-		for l, k := range found {
-			d.known[l] = k
-		}
+		merge(d.known, found)
 		d.busy = false
 		select {
 		case <-d.first:
@@ -135,6 +129,23 @@ func (h *Hub) refresh() <-chan struct{} {
 		}
 	}()
 	return d.first
+}
+
+// merge takes what a look found into what is known: a light that did
+// not answer keeps what was known of it, not running; one that answered
+// discovery but not its get (its Pi going away) keeps what an earlier
+// get said of it.
+func merge(known, found map[string]heard) {
+	for l, k := range known {
+		k.running = false
+		known[l] = k
+	}
+	for l, k := range found {
+		if old, ok := known[l]; ok && !k.got && old.pi == k.pi {
+			k.room, k.aliases, k.states = old.room, old.aliases, old.states
+		}
+		known[l] = k
+	}
 }
 
 // look asks the connected Pis' lights, as the hub's clients see them
@@ -166,6 +177,7 @@ func (h *Hub) look(ctx context.Context) map[string]heard {
 	for _, r := range c.RequestAll(ctx, names, messages.VerbGet, nil) {
 		k := found[r.Light]
 		if g, err := wire.As[getOf](r); err == nil {
+			k.got = true
 			k.room, k.aliases = g.Room, g.Aliases
 			for _, s := range g.States {
 				k.states = append(k.states, s.Name)

@@ -51,3 +51,31 @@ func TestPageSeen(t *testing.T) {
 		}
 	}
 }
+
+// What a look finds is merged into what was known: nothing learned is
+// lost to a light that answers only in part, or not at all.
+func TestMerge(t *testing.T) {
+	known := map[string]heard{
+		"kitchen": {pi: "pia", room: "kitchen", aliases: []string{"cooker"}, states: []string{"off", "red"}, running: true, got: true},
+		"hall":    {pi: "pia", room: "hall", states: []string{"off"}, running: true, got: true},
+		"porch":   {pi: "pib", room: "outside", states: []string{"off"}, running: true, got: true},
+		"attic":   {pi: "pia", room: "attic", running: true, got: true},
+	}
+	merge(known, map[string]heard{
+		"kitchen": {pi: "pia", running: true, states: []string{}},                                         // discovery only
+		"hall":    {pi: "pia", room: "hallway", states: []string{"off", "dim"}, running: true, got: true}, // a new get
+		"attic":   {pi: "pic", running: true, states: []string{}},                                         // moved: nothing of pia's kept
+	})
+	if k := known["kitchen"]; k.room != "kitchen" || len(k.aliases) != 1 || len(k.states) != 2 || !k.running {
+		t.Errorf("kitchen, discovered but not read: %+v", k)
+	}
+	if k := known["hall"]; k.room != "hallway" || len(k.states) != 2 {
+		t.Errorf("hall, read again: %+v", k)
+	}
+	if k := known["porch"]; k.room != "outside" || k.running {
+		t.Errorf("porch, away: %+v", k)
+	}
+	if k := known["attic"]; k.room != "" || k.pi != "pic" {
+		t.Errorf("attic, moved to another Pi: %+v", k)
+	}
+}
