@@ -144,7 +144,8 @@ const settle = 30 * time.Millisecond
 // Start starts the bridge: it follows the lights at once and connects to
 // the broker in the background (a broker away never delays the daemon),
 // trying again with backoff and announcing everything again at each
-// connection.
+// connection. It runs until Close, whatever ctx becomes: Close says
+// offline to Home Assistant first.
 func Start(ctx context.Context, cfg Config) (*Bridge, error) {
 	u, err := ParseBroker("--ha-mqtt", cfg.Broker)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -97,7 +98,7 @@ func parseLogQuery(r *http.Request) (logQuery, error) {
 		if k == "" {
 			continue
 		}
-		if !isKind(k) {
+		if !slices.Contains(logKinds, k) {
 			return q, fmt.Errorf("kinds: %q is no kind of entry: give any of %s, separated by commas", k, strings.Join(logKinds, ", "))
 		}
 		q.kinds[k] = true
@@ -108,15 +109,6 @@ func parseLogQuery(r *http.Request) (logQuery, error) {
 		}
 	}
 	return q, nil
-}
-
-func isKind(k string) bool {
-	for _, known := range logKinds {
-		if k == known {
-			return true
-		}
-	}
-	return false
 }
 
 // allLog answers GET /api/v1/log: every light's events (at a hub, the
@@ -141,10 +133,8 @@ func (s *Server) lightLog(w http.ResponseWriter, r *http.Request) {
 // lightRuns reports whether light answers here, as the event streams
 // ask: a light named in the configuration at once, else by its get.
 func (s *Server) lightRuns(ctx context.Context, light string) bool {
-	for _, l := range s.cfg.Lights {
-		if l == light {
-			return true
-		}
+	if slices.Contains(s.cfg.Lights, light) {
+		return true
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()

@@ -130,7 +130,7 @@ func (s *Server) housePage(ctx context.Context) (pageData, error) {
 	if err != nil {
 		return data, err
 	}
-	var online []string
+	online := []string{} // not nil: none answers, none to discover
 	for _, l := range dir {
 		if l.Online {
 			online = append(online, l.Light)
