@@ -1,17 +1,14 @@
 package bench
 
 import (
-	"encoding/json"
 	"fmt"
 	"testing"
 	"time"
 
 	mqtt "github.com/eclipse/paho.mqtt.golang"
-	"github.com/nats-io/nats.go"
 
 	"github.com/lumen-home/lumen/internal/lumentest"
 	"github.com/lumen-home/lumen/messages"
-	"github.com/lumen-home/lumen/nats/subject"
 )
 
 // BenchmarkHomeAssistantToLED measures a command of Home Assistant, from
@@ -42,15 +39,7 @@ func BenchmarkHomeAssistantToLED(b *testing.B) {
 	case <-time.After(30 * time.Second):
 		b.Fatal("the bridge never published the light's state")
 	}
-	leds := make(chan *nats.Msg, 256)
-	sub, err := nc.ChanSubscribe(subject.LED(benchLight), leds)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { _ = sub.Unsubscribe() })
-	if err := nc.Flush(); err != nil {
-		b.Fatal(err)
-	}
+	leds := followLED(b, nc, 256)
 	targets := []string{"red", "blue"}
 	i := 0
 	step := func(viaHA bool) time.Duration {
@@ -62,18 +51,8 @@ func BenchmarkHomeAssistantToLED(b *testing.B) {
 		} else {
 			go func() { _, _ = command(nc, messages.VerbSetState, []byte(`{"name":"`+want+`"}`)) }()
 		}
-		timeout := time.After(eventTimeout)
-		for {
-			select {
-			case m := <-leds:
-				var ev messages.LEDEvent
-				if json.Unmarshal(m.Data, &ev) == nil && ev.State == want {
-					return time.Since(start)
-				}
-			case <-timeout:
-				b.Fatalf("the LED never showed %s", want)
-			}
-		}
+		awaitLED(b, leds, want, func(ev messages.LEDEvent) bool { return ev.State == want })
+		return time.Since(start)
 	}
 	for range 6 {
 		step(true)

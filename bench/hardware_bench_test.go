@@ -195,15 +195,7 @@ func BenchmarkReleaseToLED(b *testing.B) {
 			d := startDaemon(b, b.TempDir(), "--light", benchLight, "--sync", "batch", "--hardware", "sim")
 			nc := connect(b, d.URL)
 			mustCommand(b, nc, "apply", []byte(tc.rules))
-			leds := make(chan *nats.Msg, 64)
-			sub, err := nc.ChanSubscribe(subject.LED(benchLight), leds)
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.Cleanup(func() { _ = sub.Unsubscribe() })
-			if err := nc.Flush(); err != nil {
-				b.Fatal(err)
-			}
+			leds := followLED(b, nc, 64)
 			edge := func(e string) {
 				body, _ := json.Marshal(messages.ButtonRequest{Edge: e})
 				if _, err := nc.Request(subject.Cmd(benchLight, messages.VerbButton), body, requestTimeout); err != nil {
@@ -241,6 +233,40 @@ func BenchmarkReleaseToLED(b *testing.B) {
 	}
 }
 
+// followLED subscribes to the bench light's LED announcements, in a
+// channel of n, until b ends.
+func followLED(b *testing.B, nc *nats.Conn, n int) chan *nats.Msg {
+	b.Helper()
+	leds := make(chan *nats.Msg, n)
+	sub, err := nc.ChanSubscribe(subject.LED(benchLight), leds)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = sub.Unsubscribe() })
+	if err := nc.Flush(); err != nil {
+		b.Fatal(err)
+	}
+	return leds
+}
+
+// awaitLED waits for an announcement on leds that shown accepts; what
+// says what was asked, if it never comes.
+func awaitLED(b *testing.B, leds <-chan *nats.Msg, what string, shown func(messages.LEDEvent) bool) {
+	b.Helper()
+	timeout := time.After(eventTimeout)
+	for {
+		select {
+		case m := <-leds:
+			var ev messages.LEDEvent
+			if json.Unmarshal(m.Data, &ev) == nil && shown(ev) {
+				return
+			}
+		case <-timeout:
+			b.Fatalf("%s: the LED never showed it", what)
+		}
+	}
+}
+
 // BenchmarkControlToLED measures everyday control, from the command's
 // request to the LED's announcement of what it asked (state, brightness
 // or color): set_state, the baseline, then power, set_brightness and
@@ -273,15 +299,7 @@ func BenchmarkControlToLED(b *testing.B) {
 		b.Run(tc.verb, func(b *testing.B) {
 			_, nc := startHardwareDaemon(b, "batch")
 			mustCommand(b, nc, "apply", []byte(`{"states":[{"name":"red","r":255,"g":0,"b":0},{"name":"blue","r":0,"g":0,"b":255}],"rules":[],"state":"blue"}`))
-			leds := make(chan *nats.Msg, 256)
-			sub, err := nc.ChanSubscribe(subject.LED(benchLight), leds)
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.Cleanup(func() { _ = sub.Unsubscribe() })
-			if err := nc.Flush(); err != nil {
-				b.Fatal(err)
-			}
+			leds := followLED(b, nc, 256)
 			i := 0
 			step := func() time.Duration {
 				t := tc.targets[i%2]
@@ -291,22 +309,12 @@ func BenchmarkControlToLED(b *testing.B) {
 				replied := make(chan error, 1)
 				start := time.Now()
 				go func() { _, err := command(nc, tc.verb, []byte(t.body)); replied <- err }()
-				timeout := time.After(eventTimeout)
-				for {
-					select {
-					case m := <-leds:
-						var ev messages.LEDEvent
-						if json.Unmarshal(m.Data, &ev) == nil && t.shown(ev) {
-							took := time.Since(start)
-							if err := <-replied; err != nil {
-								b.Fatal(err)
-							}
-							return took
-						}
-					case <-timeout:
-						b.Fatalf("%s %s: the LED never showed it", tc.verb, t.body)
-					}
+				awaitLED(b, leds, tc.verb+" "+t.body, t.shown)
+				took := time.Since(start)
+				if err := <-replied; err != nil {
+					b.Fatal(err)
 				}
+				return took
 			}
 			for range 6 {
 				step()

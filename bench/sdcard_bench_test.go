@@ -73,15 +73,7 @@ func BenchmarkSDCard(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			leds := make(chan *nats.Msg, 64)
-			sub, err := nc.ChanSubscribe(subject.LED(benchLight), leds)
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.Cleanup(func() { _ = sub.Unsubscribe() })
-			if err := nc.Flush(); err != nil {
-				b.Fatal(err)
-			}
+			leds := followLED(b, nc, 64)
 			s := sdCard{b: b, nc: nc, js: js, str: str, leds: leds}
 			for range 5 { // warm up: the consumers, the renderer, the caches
 				s.raw()

@@ -187,11 +187,7 @@ func TestPageInChromium(t *testing.T) {
 	t.Parallel()
 	d := lumentest.Start(t, t.TempDir(), "--http", "127.0.0.1:0", "--hardware", "sim")
 	page := d.Page(t)
-	nc, err := nats.Connect(d.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
+	nc := lumentest.Connect(t, d.URL)
 	b := newBrowser(t)
 
 	// It loads, live, with no console error and no request elsewhere.
@@ -271,11 +267,7 @@ func (b *browser) waitPage(t *testing.T, what, predicate string) {
 func openPage(t *testing.T, b *browser, args ...string) (*lumentest.Daemon, *nats.Conn) {
 	t.Helper()
 	d := lumentest.Start(t, t.TempDir(), append([]string{"--http", "127.0.0.1:0", "--hardware", "sim"}, args...)...)
-	nc, err := nats.Connect(d.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
+	nc := lumentest.Connect(t, d.URL)
 	b.do(t, "load the page", chromedp.Navigate(d.Page(t)), chromedp.WaitVisible(chromedp.CSS(`#conn.live`)))
 	return d, nc
 }
@@ -492,11 +484,7 @@ func TestPageReconnects(t *testing.T) {
 	}
 	d = lumentest.Start(t, data, args...)
 	b.waitPage(t, "the page to be live again", `document.querySelector('#conn').classList.contains("live")`)
-	nc, err := nats.Connect(d.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
+	nc := lumentest.Connect(t, d.URL)
 	if _, err := nc.Request("lumen.demo.cmd.fire", []byte(`{"transition":"button_click"}`), 10*time.Second); err != nil {
 		t.Fatal(err)
 	}
@@ -511,11 +499,7 @@ func TestPageSwatchShowsTheColor(t *testing.T) {
 	t.Parallel()
 	b := newBrowser(t)
 	d := lumentest.Start(t, t.TempDir(), "--http", "127.0.0.1:0", "--hardware", "sim")
-	nc, err := nats.Connect(d.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
+	nc := lumentest.Connect(t, d.URL)
 	for _, req := range [][2]string{
 		{"create_state", `{"name":"amber","r":255,"g":140,"b":40}`},
 		{"create_state", `{"name":"sky","r":40,"g":140,"b":255}`},

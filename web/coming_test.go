@@ -3,8 +3,6 @@ package web_test
 import (
 	"bytes"
 	"encoding/json"
-	"io"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -21,29 +19,8 @@ import (
 func comingDaemon(t *testing.T, args ...string) (string, *nats.Conn) {
 	t.Helper()
 	d := lumentest.Start(t, t.TempDir(), append([]string{"--http", "127.0.0.1:0", "--hardware", "sim"}, args...)...)
-	nc, err := nats.Connect(d.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
+	nc := lumentest.Connect(t, d.URL)
 	return strings.TrimSuffix(d.Page(t), "/"), nc
-}
-
-// comingHTTP sends method url body and returns the status and reply.
-func comingHTTP(t *testing.T, method, url, body string) (int, []byte) {
-	t.Helper()
-	req, err := http.NewRequest(method, url, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, b
 }
 
 // comingHistory is the light's configuration changes, over NATS.
@@ -65,7 +42,7 @@ func comingHistory(t *testing.T, nc *nats.Conn) []messages.ConfigChange {
 func TestComingEndpoint(t *testing.T) {
 	t.Parallel()
 	base, nc := comingDaemon(t)
-	status, b := comingHTTP(t, "GET", base+"/api/v1/lights/demo/coming", "")
+	status, b := httpDo(t, "GET", base+"/api/v1/lights/demo/coming", "")
 	var r web.ComingReply
 	if err := json.Unmarshal(b, &r); status != 200 || err != nil || !r.OK || len(r.Items) != 0 || r.Now.IsZero() {
 		t.Fatalf("nothing coming: %d %v %s", status, err, b)
@@ -76,7 +53,7 @@ func TestComingEndpoint(t *testing.T) {
 	request(t, nc, "append_rules", `{"rules":[{"from":"*","on":"button_click","to":"blue"}],"layer":{"name":"tenmin","ms":600000}}`)
 	request(t, nc, "append_rules", `{"rules":[{"from":"*","on":"button_double_click","to":"green"}],"layer":{"name":"twice","fires":2}}`)
 	request(t, nc, "create_schedule", `{"name":"tick","cron":"*/5 * * * *","fires":"tick"}`)
-	status, b = comingHTTP(t, "GET", base+"/api/v1/lights/demo/coming", "")
+	status, b = httpDo(t, "GET", base+"/api/v1/lights/demo/coming", "")
 	if err := json.Unmarshal(b, &r); status != 200 || err != nil {
 		t.Fatalf("coming: %d %v %s", status, err, b)
 	}
@@ -93,7 +70,7 @@ func TestComingEndpoint(t *testing.T) {
 	if it := r.Items[2]; it.At != nil || !strings.Contains(it.Text, "after 2 more fires") {
 		t.Errorf("the layer that ends by fires: %+v", it)
 	}
-	if status, b := comingHTTP(t, "GET", base+"/api/v1/lights/nosuch/coming", ""); status != 404 || !bytes.Contains(b, []byte("demo")) {
+	if status, b := httpDo(t, "GET", base+"/api/v1/lights/nosuch/coming", ""); status != 404 || !bytes.Contains(b, []byte("demo")) {
 		t.Errorf("an unknown light: %d %s", status, b)
 	}
 }
@@ -125,7 +102,7 @@ func TestEditRuleEndpoint(t *testing.T) {
 		{"no such rule", base + "/api/v1/lights/demo/rules/r99", `{"rule":{"from":"off","on":"button_click","to":"blue"}}`, 404, "no rule r99"},
 		{"not JSON", url, `{"rule":`, 400, "rule"},
 	} {
-		status, b := comingHTTP(t, "PUT", tc.url, tc.body)
+		status, b := httpDo(t, "PUT", tc.url, tc.body)
 		if status != tc.status || !bytes.Contains(b, []byte(tc.says)) {
 			t.Errorf("%s: %d %s, want %d saying %q", tc.name, status, b, tc.status, tc.says)
 		}
@@ -134,7 +111,7 @@ func TestEditRuleEndpoint(t *testing.T) {
 		t.Fatalf("refused edits changed the configuration: %d changes, were %d", n, before)
 	}
 
-	status, b := comingHTTP(t, "PUT", url, `{"rule":{"from":"off","on":"button_click","to":"blue","priority":3,"fade_ms":1000},"was":`+string(was)+`}`)
+	status, b := httpDo(t, "PUT", url, `{"rule":{"from":"off","on":"button_click","to":"blue","priority":3,"fade_ms":1000},"was":`+string(was)+`}`)
 	if status != 200 || !bytes.Contains(b, []byte(`"ok":true`)) {
 		t.Fatalf("the edit: %d %s", status, b)
 	}

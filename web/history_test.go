@@ -60,9 +60,9 @@ func httpGet(t *testing.T, url string) (int, map[string]any) {
 	return httpJSON(t, http.MethodGet, url, "")
 }
 
-// httpJSON sends body (JSON) to url with method and answers the status
-// and the JSON reply.
-func httpJSON(t *testing.T, method, url, body string) (int, map[string]any) {
+// httpDo sends body (JSON) to url with method and answers the status
+// and the reply as it came.
+func httpDo(t *testing.T, method, url, body string) (int, []byte) {
 	t.Helper()
 	req, err := http.NewRequest(method, url, strings.NewReader(body))
 	if err != nil {
@@ -75,11 +75,18 @@ func httpJSON(t *testing.T, method, url, body string) (int, map[string]any) {
 	}
 	defer r.Body.Close()
 	b, _ := io.ReadAll(r.Body)
+	return r.StatusCode, b
+}
+
+// httpJSON is httpDo, the reply decoded.
+func httpJSON(t *testing.T, method, url, body string) (int, map[string]any) {
+	t.Helper()
+	status, b := httpDo(t, method, url, body)
 	var out map[string]any
 	if err := json.Unmarshal(b, &out); err != nil {
-		t.Fatalf("%s %s: %d %s", method, url, r.StatusCode, b)
+		t.Fatalf("%s %s: %d %s", method, url, status, b)
 	}
-	return r.StatusCode, out
+	return status, out
 }
 
 // GET /api/v1/lights/{light}/diff: a change, two inputs, the first

@@ -38,11 +38,7 @@ func hubWithPorch(t *testing.T) (*lumentest.Daemon, *nats.Conn) {
 	hubData := t.TempDir()
 	hub := lumentest.StartHub(t, hubData, "--http", "127.0.0.1:0")
 	joinHouse(t, hubData, hub.Leaf, "pia", []string{"porch"})
-	nc, err := nats.Connect(hub.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
+	nc := lumentest.Connect(t, hub.URL)
 	return hub, nc
 }
 
@@ -68,11 +64,7 @@ func TestPageHouse(t *testing.T) {
 	hub := lumentest.StartHub(t, hubData, "--http", "127.0.0.1:0")
 	a := joinHouse(t, hubData, hub.Leaf, "pia", []string{"kitchen", "hall"}, "--group", "down=hall", "--http", "127.0.0.1:0")
 	joinHouse(t, hubData, hub.Leaf, "pib", []string{"porch", "study"})
-	nc, err := nats.Connect(hub.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
+	nc := lumentest.Connect(t, hub.URL)
 	for light, room := range map[string]string{"kitchen": "kitchen", "porch": "outside", "study": "outside"} {
 		lumentest.WaitFor(t, 30*time.Second, light+" at the hub", func() bool {
 			m, err := nc.Request("lumen."+light+".cmd.set_names", []byte(`{"room":"`+room+`"}`), 5*time.Second)

@@ -251,11 +251,7 @@ func TestPageLogHouse(t *testing.T) {
 	hub := lumentest.StartHub(t, hubData, "--http", "127.0.0.1:0")
 	joinHouse(t, hubData, hub.Leaf, "pia", []string{"kitchen"})
 	joinHouse(t, hubData, hub.Leaf, "pib", []string{"porch"})
-	nc, err := nats.Connect(hub.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
+	nc := lumentest.Connect(t, hub.URL)
 	for _, light := range []string{"kitchen", "porch"} {
 		lumentest.WaitFor(t, 30*time.Second, light+" at the hub", func() bool {
 			m, err := nc.Request("lumen."+light+".cmd.fire", []byte(`{"transition":"button_click"}`), 5*time.Second)

@@ -38,16 +38,12 @@ type logReply struct {
 // logGet asks url and decodes the answer, with its status.
 func logGet(t *testing.T, url string) (int, logReply) {
 	t.Helper()
-	res, err := http.Get(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
+	status, b := httpDo(t, http.MethodGet, url, "")
 	var r logReply
-	if err := json.NewDecoder(res.Body).Decode(&r); err != nil {
-		t.Fatalf("GET %s: %v", url, err)
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatalf("GET %s: %v: %s", url, err, b)
 	}
-	return res.StatusCode, r
+	return status, r
 }
 
 // logDaemon starts a daemon with HTTP and gives it a few events of each

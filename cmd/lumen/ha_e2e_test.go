@@ -80,6 +80,16 @@ func (h *haClient) wait(what, topic string, ok func(string) bool) string {
 	return p
 }
 
+// waitCleared waits until the retained message of topic is deleted (the
+// last message an empty one).
+func (h *haClient) waitCleared(what, topic string) {
+	h.t.Helper()
+	lumentest.WaitFor(h.t, 20*time.Second, what, func() bool {
+		ms := h.all(topic)
+		return len(ms) > 0 && ms[len(ms)-1].payload == ""
+	})
+}
+
 func (h *haClient) send(topic, payload string) {
 	h.t.Helper()
 	if tok := h.c.Publish(topic, 1, false, payload); !tok.WaitTimeout(5*time.Second) || tok.Error() != nil {
@@ -254,10 +264,7 @@ func TestHomeAssistant(t *testing.T) {
 	h.forget("homeassistant/device/lumen_kitchen/config")
 	startDaemon(t, dir, "--light", "hall", "--hardware", "sim", "--ha-mqtt", broker.URL())
 	h.wait("the hall's discovery", "homeassistant/device/lumen_hall/config", nil)
-	lumentest.WaitFor(t, 20*time.Second, "the kitchen's discovery cleared", func() bool {
-		ms := h.all("homeassistant/device/lumen_kitchen/config")
-		return len(ms) > 0 && ms[len(ms)-1].payload == ""
-	})
+	h.waitCleared("the kitchen's discovery cleared", "homeassistant/device/lumen_kitchen/config")
 }
 
 // A broker that refuses the credentials: one sentence saying so, and
@@ -340,10 +347,7 @@ func TestHomeAssistantAtAHub(t *testing.T) {
 	if out, code := runCLI(t, "", "hub", "pi", "rm", "pib", "--data", hubData); code != 0 {
 		t.Fatalf("hub pi rm: %s", out)
 	}
-	lumentest.WaitFor(t, 20*time.Second, "the porch's device removed", func() bool {
-		ms := h.all("homeassistant/device/lumen_porch/config")
-		return len(ms) > 0 && ms[len(ms)-1].payload == ""
-	})
+	h.waitCleared("the porch's device removed", "homeassistant/device/lumen_porch/config")
 }
 
 // A broker away at the start: lumen runs on, says so once, and shows the
