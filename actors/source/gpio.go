@@ -19,10 +19,11 @@ import (
 // reads a pin.
 //
 // The device and the manager read a new definition independently. The
-// device publishes a pin only once it has read it, and the manager starts
-// reading on the same configuration event; a change that arrives while
-// the manager is still reading waits for the definitions instead of being
-// lost.
+// device publishes a pin only once it has read it, and the configuration
+// event that made it read is counted on the manager's connection before
+// the pin's change arrives there: a change that arrives while the
+// manager's copy is stale, or still being read, waits for the definitions
+// instead of being lost.
 
 // maxPendingGPIO bounds the changes that wait for the definitions.
 const maxPendingGPIO = 64
@@ -56,9 +57,15 @@ func (g *gpioState) stop() {
 // other edge of a rising-only source is no result at all: it journals
 // nothing.
 func (m *Manager) gpioEdge(ctx actor.Context, payload []byte) {
-	if m.defs.Reading() {
+	// A change that follows a configuration change this copy lacks (the
+	// device read the new source's pin before the manager heard of it)
+	// waits for a read made after it, like one that comes during a read.
+	if stale := m.defs.Stale(); stale || m.defs.Reading() {
 		if len(m.gpio.pending) < maxPendingGPIO {
 			m.gpio.pending = append(m.gpio.pending, payload)
+		}
+		if stale && !m.defs.Reading() {
+			m.load(ctx)
 		}
 		return
 	}

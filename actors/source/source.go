@@ -266,6 +266,7 @@ func (m *Manager) load(ctx actor.Context) {
 	m.defs.Read(func() {
 		var r messages.SourcesReply
 		if err := client.CallRetry(context.Background(), name, messages.VerbListSources, nil, &r, wire.Retry{Attempts: 50, Logf: logf, Who: "sources of " + name}); err != nil {
+			logf("source %s: cannot read the sources (%v); the ones running go on, and the next configuration change reads them again", name, err)
 			root.Send(self, &defsMsg{}) // give up this round; the next config change reloads
 			return
 		}

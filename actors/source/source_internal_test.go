@@ -21,6 +21,8 @@ import (
 	"github.com/lumen-home/lumen/messages"
 	"github.com/lumen-home/lumen/nats/broker"
 	"github.com/lumen-home/lumen/nats/journal"
+	"github.com/lumen-home/lumen/nats/subject"
+	"github.com/lumen-home/lumen/nats/wire"
 )
 
 // rig is one light "k" with its service, its tool manager (the built-in
@@ -309,5 +311,37 @@ func TestDeletedSourceStops(t *testing.T) {
 	m, err := r.nc.Request("lumen.k.cmd.data", []byte(`{"source":"clock","vars":{"t":1}}`), 5*time.Second)
 	if err != nil || !strings.Contains(string(m.Data), `"code":404`) {
 		t.Fatalf("a run of the deleted source: %s, %v", m.Data, err)
+	}
+}
+
+// A pin's change that reaches the manager right after the configuration
+// change that created its source, before the manager has read it, waits
+// for the definitions: the device, which publishes it, may read the new
+// source first. Each round creates a source and publishes its edge at
+// once, as a PIR that sees someone the moment it is set up.
+func TestGPIOEdgeAfterItsSourceIsCreated(t *testing.T) {
+	r := newRig(t)
+	changes, err := wire.New(r.nc).Light("k").Changes(messages.OutConfig, messages.OutIntent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(changes.Stop)
+	p, err := Props(Config{Light: "k", Tools: r.tool, Conn: r.nc, Changes: changes, Journal: r.j, Tick: tickEvery, Clock: r.clock, Logf: t.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.mgr, err = r.sys.Root.SpawnNamed(p, "sources-k"); err != nil {
+		t.Fatal(err)
+	}
+	defer r.stop()
+	const rounds = 20
+	for i := range rounds {
+		pin := 5 + i
+		r.request("create_source", fmt.Sprintf(`{"name":"pir%d","type":"gpio","pin":%d,"fires":"motion"}`, i, pin))
+		edge, _ := json.Marshal(messages.GPIOEvent{Pin: pin, Level: 1, Edge: "rising", At: r.clock.Now()})
+		if err := r.nc.Publish(subject.GPIO("k", pin), edge); err != nil {
+			t.Fatal(err)
+		}
+		lumentest.WaitFor(t, 10*time.Second, fmt.Sprintf("source pir%d to take its first edge", i), func() bool { return r.runCount() == i+1 })
 	}
 }
