@@ -108,6 +108,7 @@ type Bridge struct {
 	last    map[string]string      // the state payload last published, by light
 	effects map[string][]string    // the effect list last announced, by light
 	rooms   map[string]string      // the room last announced, by light
+	kelvins map[string]int         // the color temperature Home Assistant last set, by light
 	timers  map[string]*time.Timer // a state read waiting, by light
 	// wanted are the topics of Home Assistant's broker the lights'
 	// sources listen on (broker: ha), by light; heard those subscribed.
@@ -169,7 +170,7 @@ func Start(ctx context.Context, cfg Config) (*Bridge, error) {
 		cfg.Pass = cfg.NC
 	}
 	b := &Bridge{cfg: cfg, broker: u, wire: wire.New(cfg.NC, wire.WithWho(messages.WhoHomeAssistant)),
-		last: map[string]string{}, effects: map[string][]string{}, rooms: map[string]string{}, timers: map[string]*time.Timer{},
+		last: map[string]string{}, effects: map[string][]string{}, rooms: map[string]string{}, kelvins: map[string]int{}, timers: map[string]*time.Timer{},
 		wanted: map[string][]string{}, heard: map[string]bool{}, lights: map[string]where{}, subs: map[string]*nats.Subscription{}, pis: map[string]bool{}}
 	b.ctx, b.cancel = context.WithCancel(context.Background())
 	b.client = mqtt.NewClient(b.options())
@@ -486,7 +487,10 @@ func (b *Bridge) announce(light string, rediscover, restate bool) {
 		}
 		b.publish(topic, true, payload)
 	}
-	b.publishState(light, StateOf(g), restate)
+	b.mu.Lock()
+	kelvin := b.kelvins[light]
+	b.mu.Unlock()
+	b.publishState(light, StateOf(g, kelvin), restate)
 }
 
 // listen subscribes to the topics of Home Assistant's broker the
@@ -611,6 +615,11 @@ func (b *Bridge) onCommand(_ mqtt.Client, m mqtt.Message) {
 			if _, err := b.wire.Request(ctx, light, c.Verb, c.Body); err != nil {
 				b.cfg.Logf("ha: %s: %s from Home Assistant: %v", light, c.Verb, err)
 				break
+			}
+			if cr, ok := c.Body.(messages.ColorRequest); ok && cr.Kelvin != nil {
+				b.mu.Lock()
+				b.kelvins[light] = *cr.Kelvin
+				b.mu.Unlock()
 			}
 		}
 		b.announce(light, false, true)

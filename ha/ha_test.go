@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/lumen-home/lumen/messages"
+	"github.com/lumen-home/lumen/messages/color"
 )
 
 // The discovery payload, field by field, as Home Assistant's MQTT docs
@@ -121,16 +122,31 @@ func TestCommand(t *testing.T) {
 func TestStateOf(t *testing.T) {
 	states := []messages.State{{Name: "off"}, {Name: "red", R: messages.Channel{Num: 255}},
 		{Name: "party", R: messages.Channel{Expr: "t%255"}}, {Name: "color", R: messages.Channel{Num: 10}, G: messages.Channel{Num: 20}, B: messages.Channel{Num: 30}}}
+	warm := func(k int) []messages.State {
+		c, err := color.Kelvin(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return []messages.State{{Name: "color", R: messages.Channel{Num: float64(c.R)}, G: messages.Channel{Num: float64(c.G)}, B: messages.Channel{Num: float64(c.B)}}}
+	}
 	for _, tc := range []struct {
-		g    messages.GetReply
-		want string
+		g      messages.GetReply
+		kelvin int
+		want   string
 	}{
-		{messages.GetReply{State: "off", Brightness: 40, States: states}, `{"state":"OFF","color":null,"effect":null}`},
-		{messages.GetReply{State: "red", Brightness: 100, States: states}, `{"state":"ON","brightness":255,"color_mode":"rgb","color":{"r":255,"g":0,"b":0},"effect":"red"}`},
-		{messages.GetReply{State: "party", Brightness: 50, States: states}, `{"state":"ON","brightness":128,"color_mode":"rgb","color":null,"effect":"party"}`},
-		{messages.GetReply{State: "color", Brightness: 1, States: states}, `{"state":"ON","brightness":3,"color_mode":"rgb","color":{"r":10,"g":20,"b":30},"effect":null}`},
+		{messages.GetReply{State: "off", Brightness: 40, States: states}, 0, `{"state":"OFF","color":null,"effect":null}`},
+		{messages.GetReply{State: "red", Brightness: 100, States: states}, 0, `{"state":"ON","brightness":255,"color_mode":"rgb","color":{"r":255,"g":0,"b":0},"effect":"red"}`},
+		{messages.GetReply{State: "party", Brightness: 50, States: states}, 0, `{"state":"ON","brightness":128,"color_mode":"rgb","color":null,"effect":"party"}`},
+		{messages.GetReply{State: "color", Brightness: 1, States: states}, 0, `{"state":"ON","brightness":3,"color_mode":"rgb","color":{"r":10,"g":20,"b":30},"effect":null}`},
+		// A color temperature's color: the one asked for, a round
+		// hundred, or none (a color that only looks warm).
+		{messages.GetReply{State: "color", Brightness: 100, States: warm(2732)}, 2732, `{"state":"ON","brightness":255,"color_mode":"color_temp","color":null,"color_temp":2732,"effect":null}`},
+		{messages.GetReply{State: "color", Brightness: 100, States: warm(2700)}, 0, `{"state":"ON","brightness":255,"color_mode":"color_temp","color":null,"color_temp":2700,"effect":null}`},
+		{messages.GetReply{State: "color", Brightness: 100, States: warm(2700)}, 5000, `{"state":"ON","brightness":255,"color_mode":"color_temp","color":null,"color_temp":2700,"effect":null}`},
+		{messages.GetReply{State: "color", Brightness: 100, States: []messages.State{{Name: "color", R: messages.Channel{Num: 255}, G: messages.Channel{Num: 160}, B: messages.Channel{Num: 41}}}}, 0,
+			`{"state":"ON","brightness":255,"color_mode":"rgb","color":{"r":255,"g":160,"b":41},"effect":null}`},
 	} {
-		if got := string(StateOf(tc.g).Payload()); got != tc.want {
+		if got := string(StateOf(tc.g, tc.kelvin).Payload()); got != tc.want {
 			t.Errorf("%s:\n got %s\nwant %s", tc.g.State, got, tc.want)
 		}
 	}

@@ -101,6 +101,8 @@ type haState struct {
 	State      string `json:"state"`
 	Brightness int    `json:"brightness"`
 	Color      *struct{ R, G, B int }
+	ColorMode  string  `json:"color_mode"`
+	ColorTemp  int     `json:"color_temp"`
 	Effect     *string `json:"effect"`
 }
 
@@ -189,9 +191,11 @@ func TestHomeAssistant(t *testing.T) {
 		t.Errorf("after a color the light is in %s", st)
 	}
 	h.send("lumen/kitchen/set", `{"state":"ON","color_temp":2700}`)
+	// Told back as the temperature asked for, so that Home Assistant
+	// shows its temperature slider, not the color wheel.
 	h.wait("warm white", "lumen/kitchen/state", func(p string) bool {
 		s := decodeState(t, p)
-		return s.Color != nil && s.Color.R == 255 && s.Color.B < 200
+		return s.ColorMode == "color_temp" && s.ColorTemp == 2700 && s.Color == nil
 	})
 	h.send("lumen/kitchen/set", `{"effect":"green"}`)
 	lumentest.WaitFor(t, 10*time.Second, "the green effect", func() bool { st, _ := get(); return st == "green" })

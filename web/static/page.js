@@ -69,7 +69,8 @@ function stream(url, listeners, onopen, onerror) {
 stream("/api/v1/led", [["led", (ev) => paint(JSON.parse(ev.data))]]);
 
 // ── Everyday control: power, dimmer, color, states ───────────────────
-const PRESETS = [["warm white", "#ffb46b"], ["red", "#ff0000"], ["orange", "#ffa500"], ["yellow", "#ffff00"], ["green", "#008000"],
+// warm white is 2700 K, as `lumen color warm white` gives it.
+const PRESETS = [["warm white", "#ffa757"], ["red", "#ff0000"], ["orange", "#ffa500"], ["yellow", "#ffff00"], ["green", "#008000"],
   ["cyan", "#00ffff"], ["blue", "#0000ff"], ["purple", "#800080"], ["pink", "#ffc0cb"]];
 const SVG = "http://www.w3.org/2000/svg";
 function note(el, text) { $(el, ".note").textContent = text; }
