@@ -118,8 +118,16 @@ type Bridge struct {
 	// says of where it runs; subs follow their journals.
 	lights map[string]where
 	subs   map[string]*nats.Subscription
-	// pis are the Pis' availability last published (at a hub).
+	// pis are the Pis' availability last published (at a hub); kept the
+	// lights of the house the hub does not announce but must not remove
+	// either: those their Pi publishes to Home Assistant itself, and
+	// those it has not heard since it started (it cannot tell yet);
+	// pisOwn the Pis said to publish their own; looked whether the house
+	// was read once: until then a hub does not know which lights left.
 	pis    map[string]bool
+	kept   map[string]keptFor
+	pisOwn map[string]bool
+	looked bool
 	said   string // the last connection problem logged
 	closed bool   // Close began: nothing more is started
 }
@@ -171,7 +179,8 @@ func Start(ctx context.Context, cfg Config) (*Bridge, error) {
 	}
 	b := &Bridge{cfg: cfg, broker: u, wire: wire.New(cfg.NC, wire.WithWho(messages.WhoHomeAssistant)),
 		last: map[string]string{}, effects: map[string][]string{}, rooms: map[string]string{}, kelvins: map[string]int{}, timers: map[string]*time.Timer{},
-		wanted: map[string][]string{}, heard: map[string]bool{}, lights: map[string]where{}, subs: map[string]*nats.Subscription{}, pis: map[string]bool{}}
+		wanted: map[string][]string{}, heard: map[string]bool{}, lights: map[string]where{}, subs: map[string]*nats.Subscription{}, pis: map[string]bool{},
+		kept: map[string]keptFor{}, pisOwn: map[string]bool{}}
 	b.ctx, b.cancel = context.WithCancel(context.Background())
 	b.client = mqtt.NewClient(b.options())
 	if cfg.House == nil {
@@ -199,6 +208,14 @@ func Start(ctx context.Context, cfg Config) (*Bridge, error) {
 	b.spawn(b.connect)
 	return b, nil
 }
+
+// keptFor is why a hub neither announces nor removes a light.
+type keptFor int
+
+const (
+	theirs  keptFor = iota + 1 // its Pi publishes it to Home Assistant itself
+	unheard                    // not heard since the hub started
+)
 
 // where is what discovery says of where a light runs: its page, and at
 // a hub its Pi.
@@ -230,7 +247,11 @@ func (b *Bridge) current() map[string]where {
 
 // lookAtHouse reads the house's directory: a light that joined is
 // followed and announced, one that left is removed from Home Assistant,
-// and each Pi's availability follows whether its lights answer.
+// and each Pi's availability follows whether its lights answer. A light
+// whose Pi publishes it to Home Assistant itself (its lumen up
+// --ha-mqtt) is left to that Pi: announcing it here too would make one
+// command two; so is a light the hub has not heard since it started,
+// until it knows which it is.
 func (b *Bridge) lookAtHouse() {
 	ctx, cancel := context.WithTimeout(b.ctx, 5*time.Second)
 	defer cancel()
@@ -239,31 +260,75 @@ func (b *Bridge) lookAtHouse() {
 		return
 	}
 	now := b.current()
+	b.mu.Lock()
+	announced := maps.Clone(b.effects) // lights whose announce read the light
+	b.mu.Unlock()
 	seen := map[string]bool{}
+	kept := map[string]keptFor{}
+	own := map[string]string{} // Pi → the broker it publishes its lights on
 	online := map[string]bool{}
-	var joined []string
+	var joined, handed []string
 	for _, l := range dir {
+		switch {
+		case l.HA != "":
+			kept[l.Light] = theirs
+			own[l.Pi] = l.HA
+		case !l.Online && len(l.States) == 0:
+			kept[l.Light] = unheard
+		}
+		if kept[l.Light] != 0 {
+			if _, following := now[l.Light]; following {
+				handed = append(handed, l.Light)
+			}
+			continue
+		}
 		seen[l.Light] = true
 		online[l.Pi] = online[l.Pi] || l.Online
 		w := where{page: cmp.Or(l.Page, b.cfg.Page), pi: l.Pi}
-		if old, ok := now[l.Light]; ok && old == w {
+		_, done := announced[l.Light]
+		switch old, ok := now[l.Light]; {
+		case ok && old == w && (done || !l.Online):
 			continue
-		}
-		if _, ok := now[l.Light]; ok {
+		case ok:
 			b.mu.Lock()
-			b.lights[l.Light] = w // moved to another Pi, or its page changed
+			b.lights[l.Light] = w // moved to another Pi, its page changed, or not read yet
 			delete(b.effects, l.Light)
 			b.mu.Unlock()
-		} else if b.follow(l.Light, w) != nil {
+		case b.follow(l.Light, w) != nil:
 			continue
 		}
 		joined = append(joined, l.Light)
 	}
 	var left []string
 	for l := range now {
-		if !seen[l] {
+		if !seen[l] && kept[l] == 0 {
 			left = append(left, l)
 		}
+	}
+	b.mu.Lock()
+	for _, pi := range slices.Sorted(maps.Keys(own)) {
+		if !b.pisOwn[pi] {
+			b.cfg.Logf("ha: Pi %s publishes its lights to Home Assistant itself (its --ha-mqtt, on %s); the hub leaves them to it", pi, own[pi])
+		}
+	}
+	b.pisOwn = make(map[string]bool, len(own))
+	for pi := range own {
+		b.pisOwn[pi] = true
+	}
+	b.kept = kept
+	first := !b.looked
+	b.looked = true
+	for pi := range b.pis {
+		if _, ok := online[pi]; !ok {
+			delete(b.pis, pi) // it left, publishes its availability itself, or is not heard yet
+		}
+	}
+	b.mu.Unlock()
+	// Its Pi announced it with its own availability and takes its
+	// commands (stop following it, and keep its discovery, now the
+	// Pi's), or it is away and the hub starting.
+	for _, l := range handed {
+		b.unfollow(l)
 	}
 	connected := b.client.IsConnectionOpen()
 	for pi, on := range online {
@@ -285,8 +350,14 @@ func (b *Bridge) lookAtHouse() {
 		for _, l := range joined {
 			b.announce(l, true, true)
 		}
-		if len(joined)+len(left) > 0 {
-			b.forget()
+		// The first look also tells which lights announced before the
+		// hub started have left the house meanwhile.
+		if first || len(joined)+len(left)+len(handed) > 0 {
+			for _, l := range b.forget() {
+				if !slices.Contains(left, l) {
+					b.clear(l)
+				}
+			}
 		}
 	}
 }
@@ -444,6 +515,12 @@ func (b *Bridge) announceAll() {
 	}
 	for l := range b.current() {
 		b.announce(l, true, true)
+	}
+	b.mu.Lock()
+	unknown := b.cfg.House != nil && !b.looked
+	b.mu.Unlock()
+	if unknown {
+		return // the hub's first look at the house clears what left it
 	}
 	for _, l := range b.forget() {
 		b.clear(l)
@@ -643,7 +720,8 @@ type announced struct {
 const announcedFile = "ha.json"
 
 // forget returns the lights announced before, to this broker and
-// prefix, that do not run here now, and records those that do.
+// prefix, that do not run here now (at a hub: nor are kept), and records
+// those that do, with those announced before and not heard since.
 func (b *Bridge) forget() []string {
 	if b.cfg.Data == "" {
 		return nil
@@ -654,14 +732,22 @@ func (b *Bridge) forget() []string {
 		_ = json.Unmarshal(data, &was)
 	}
 	lights := slices.Sorted(maps.Keys(b.current()))
+	b.mu.Lock()
+	kept := maps.Clone(b.kept)
+	b.mu.Unlock()
 	var gone []string
 	if was.Broker == b.broker.Host && was.Prefix == b.cfg.Prefix {
 		for _, l := range was.Lights {
-			if !slices.Contains(lights, l) {
+			switch {
+			case slices.Contains(lights, l), kept[l] == theirs:
+			case kept[l] == unheard:
+				lights = append(lights, l) // still announced, to remove if it leaves
+			default:
 				gone = append(gone, l)
 			}
 		}
 	}
+	slices.Sort(lights)
 	now := announced{Broker: b.broker.Host, Prefix: b.cfg.Prefix, Lights: lights}
 	if data, err := json.Marshal(now); err == nil {
 		tmp := name + ".tmp"

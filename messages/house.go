@@ -31,6 +31,10 @@ type HouseLight struct {
 	// browser beside the hub reaches it; omitted when the Pi serves none
 	// that can be reached from there (bound on its loopback only).
 	Page string `json:"page,omitempty"`
+	// HA is the MQTT broker (HOST:PORT) its Pi publishes it to Home
+	// Assistant on (lumen up --ha-mqtt); omitted when the Pi does not: a
+	// hub's --ha-mqtt publishes only the lights that have none.
+	HA string `json:"ha,omitempty"`
 	// Online is whether its Pi is connected and the light answered the
 	// hub's last look.
 	Online bool `json:"online"`

@@ -382,8 +382,8 @@ func (d *Daemon) spawnLight(ctx context.Context, name string) (*Light, error) {
 	d.starting.served(name)
 	opts := []service.ServeOption{service.WithSourceMinInterval(cfg.SourceMinInterval), service.WithToolCatalog(tool.NewCatalog(d.plugins)),
 		service.WithSourceCheck(device.SourceCheck(d.sys.Root, devPID.Load, 10*time.Second)), service.WithWebhookBase(d.web.URL()), service.WithPage(d.web.Advertised(cfg.HTTPNames)), service.WithJournal(d.j), service.WithZone(d.zone), service.WithClock(cfg.Clock)}
-	if cfg.HA.URL != "" {
-		opts = append(opts, service.WithHABroker())
+	if u, err := ha.ParseBroker("--ha-mqtt", cfg.HA.URL); err == nil {
+		opts = append(opts, service.WithHA(u.Host))
 	}
 	if cfg.Home != nil {
 		opts = append(opts, service.WithHome(cfg.Home.Lat, cfg.Home.Lon))

@@ -1,6 +1,7 @@
 package main_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -9,7 +10,11 @@ import (
 	"time"
 
 	mqtt "github.com/eclipse/paho.mqtt.golang"
+	"github.com/nats-io/nats.go/jetstream"
+
 	"github.com/lumen-home/lumen/internal/lumentest"
+	"github.com/lumen-home/lumen/messages"
+	"github.com/lumen-home/lumen/nats/journal"
 )
 
 // haClient behaves as Home Assistant does on its broker: it reads the
@@ -104,6 +109,24 @@ type haState struct {
 	ColorMode  string  `json:"color_mode"`
 	ColorTemp  int     `json:"color_temp"`
 	Effect     *string `json:"effect"`
+}
+
+// inputsBy counts the light's journaled inputs made by who.
+func inputsBy(t *testing.T, js jetstream.JetStream, light, who string) int {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	n := 0
+	if err := journal.New(js).Replay(ctx, "lumen."+light+".evt.in.>", 0, 0, func(m journal.Msg) error {
+		var env struct{ By string }
+		if json.Unmarshal(m.Data, &env) == nil && env.By == who {
+			n++
+		}
+		return nil
+	}); err != nil {
+		t.Fatalf("reading %s's inputs: %v", light, err)
+	}
+	return n
 }
 
 func decodeState(t *testing.T, p string) haState {
@@ -311,10 +334,13 @@ func TestHomeAssistantAtAHub(t *testing.T) {
 	hubData := t.TempDir()
 	credsA := addPi(t, hubData, "pia", "kitchen")
 	credsB := addPi(t, hubData, "pib", "porch")
+	credsC := addPi(t, hubData, "pic", "hall")
 	hub := lumentest.StartHub(t, hubData, "--ha-mqtt", broker.URL())
 	startPi(t, hub.Leaf, credsA, "--light", "kitchen")
 	b := startPi(t, hub.Leaf, credsB, "--light", "porch")
-	for _, l := range []string{"kitchen", "porch"} {
+	// Pi C publishes its light to Home Assistant itself.
+	c := startPi(t, hub.Leaf, credsC, "--light", "hall", "--ha-mqtt", broker.URL())
+	for _, l := range []string{"kitchen", "porch", "hall"} {
 		h.wait(l+"'s device", "homeassistant/device/lumen_"+l+"/config", nil)
 	}
 	var cfg struct {
@@ -341,6 +367,29 @@ func TestHomeAssistantAtAHub(t *testing.T) {
 	if by := lastBy(t, jsOf(t, b.URL), "porch"); by != "homeassistant" {
 		t.Errorf("the porch's command from Home Assistant is journaled by %q", by)
 	}
+
+	// The hall is Pi C's: the hub leaves it alone, so its device keeps
+	// Pi C's availability only and a command is carried out once.
+	lumentest.WaitFor(t, 20*time.Second, "the hub to leave pic's lights to it", func() bool {
+		return strings.Contains(hub.Logs(), "Pi pic publishes its lights to Home Assistant itself")
+	})
+	var hall struct{ Availability []struct{ Topic string } }
+	if err := json.Unmarshal([]byte(h.last("homeassistant/device/lumen_hall/config")), &hall); err != nil {
+		t.Fatal(err)
+	}
+	if len(hall.Availability) != 1 || hall.Availability[0].Topic != "lumen/node/pic/availability" {
+		t.Errorf("the hall's availability: %+v", hall)
+	}
+	hallNC := connect(t, c.URL)
+	h.send("lumen/hall/set", `{"state":"ON","brightness":128}`)
+	lumentest.WaitFor(t, 20*time.Second, "the hall at 50%", func() bool {
+		m, err := hallNC.Request("lumen.hall.cmd.get", []byte(`{}`), 5*time.Second)
+		return err == nil && strings.Contains(string(m.Data), `"brightness":50`)
+	})
+	time.Sleep(time.Second) // a second bridge's copy would have landed by now
+	if n := inputsBy(t, jsOf(t, c.URL), "hall", messages.WhoHomeAssistant); n != 1 {
+		t.Errorf("one command from Home Assistant made %d inputs on the hall", n)
+	}
 	// Pi B goes away: its light is unavailable, Pi A's is not.
 	b.Kill()
 	h.wait("pib offline", "lumen/node/pib/availability", func(p string) bool { return p == "offline" })
@@ -352,6 +401,31 @@ func TestHomeAssistantAtAHub(t *testing.T) {
 		t.Fatalf("hub pi rm: %s", out)
 	}
 	h.waitCleared("the porch's device removed", "homeassistant/device/lumen_porch/config")
+
+	// The hub restarts: until it has looked at the house it does not know
+	// which lights left, so it removes none (Home Assistant would lose
+	// their entities' settings); the hall stays Pi C's.
+	for _, topic := range []string{"homeassistant/device/lumen_kitchen/config", "homeassistant/device/lumen_hall/config"} {
+		h.forget(topic)
+	}
+	hub.Kill()
+	h.wait("the hub offline", "lumen/node/lumen-hub/availability", func(p string) bool { return p == "offline" })
+	hub = lumentest.StartHub(t, hubData, "--ha-mqtt", broker.URL(), "--leaf-listen", hub.Leaf)
+	h.wait("the hub online again", "lumen/node/lumen-hub/availability", func(p string) bool { return p == "online" })
+	lumentest.WaitFor(t, 30*time.Second, "the restarted hub to see pic's lights", func() bool {
+		return strings.Contains(hub.Logs(), "Pi pic publishes its lights to Home Assistant itself")
+	})
+	if !lumentest.Within(20*time.Second, func() bool { return h.last("homeassistant/device/lumen_kitchen/config") != "" }) {
+		t.Fatalf("the kitchen is not announced again:\n%s", hub.Logs())
+	}
+	time.Sleep(4 * time.Second) // a look more
+	for _, topic := range []string{"homeassistant/device/lumen_kitchen/config", "homeassistant/device/lumen_hall/config"} {
+		for _, m := range h.all(topic) {
+			if m.payload == "" {
+				t.Errorf("%s was cleared when the hub restarted", topic)
+			}
+		}
+	}
 }
 
 // A broker away at the start: lumen runs on, says so once, and shows the

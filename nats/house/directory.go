@@ -52,6 +52,7 @@ type heard struct {
 	groups  []string
 	states  []string
 	page    string // its daemon's page as bound (subject.MetaPage)
+	ha      string // the broker its daemon publishes it to Home Assistant on (subject.MetaHA)
 	running bool
 	got     bool // its get answered: room, aliases and states are its own
 }
@@ -170,7 +171,7 @@ func (h *Hub) look(ctx context.Context) map[string]heard {
 	var names []string
 	for _, r := range running {
 		if pi := owners[r.Light]; pi != "" {
-			found[r.Light] = heard{pi: pi, groups: r.Groups, states: []string{}, page: r.Page, running: true}
+			found[r.Light] = heard{pi: pi, groups: r.Groups, states: []string{}, page: r.Page, ha: r.HA, running: true}
 			names = append(names, r.Light)
 		}
 	}
@@ -215,6 +216,7 @@ func (h *Hub) houseLights() []messages.HouseLight {
 			hl.States = slices.Clone(k.states)
 			hl.Online = o.online && k.running
 			hl.Page = pageSeen(k.page, o.addr)
+			hl.HA = k.ha
 		}
 		out = append(out, hl)
 	}

@@ -22,12 +22,16 @@ const (
 	SnapshotBucket = "LUMEN_SNAP"
 	// Service is the name of the NATS micro service every light registers.
 	Service = "lumen"
-	// MetaLight and MetaPage are keys of the service's discovery
-	// metadata: the light's name, and the address of its daemon's page
-	// when it serves one (http://HOST:PORT/ as bound: HOST may be
-	// 0.0.0.0, which a hub replaces with the address it sees the Pi at).
+	// MetaLight, MetaPage and MetaHA are keys of the service's
+	// discovery metadata: the light's name; the address of its daemon's
+	// page when it serves one (http://HOST:PORT/ as bound: HOST may be
+	// 0.0.0.0, which a hub replaces with the address it sees the Pi at);
+	// and, when its daemon publishes it to Home Assistant itself (lumen
+	// up --ha-mqtt), that MQTT broker's HOST:PORT, so that a hub's
+	// bridge leaves the light to it.
 	MetaLight = "light"
 	MetaPage  = "page"
+	MetaHA    = "ha"
 	// AllEvents matches every event of every light: the subjects of Stream.
 	AllEvents = tokRoot + ".*." + tokEvt + ".>"
 )

@@ -21,6 +21,7 @@ type Running struct {
 	Light  string
 	Groups []string // the groups it answers for (lumen.group.<g>.cmd)
 	Page   string   // its daemon's page as bound (subject.MetaPage); "": none
+	HA     string   // the broker its daemon publishes it to Home Assistant on (subject.MetaHA); "": none
 }
 
 // quiet is how long discovery waits for one more light after the last
@@ -77,7 +78,7 @@ func (c *Client) Discover(ctx context.Context) ([]Running, error) {
 }
 
 func running(info micro.Info) Running {
-	r := Running{Light: info.Metadata[subject.MetaLight], Page: info.Metadata[subject.MetaPage]}
+	r := Running{Light: info.Metadata[subject.MetaLight], Page: info.Metadata[subject.MetaPage], HA: info.Metadata[subject.MetaHA]}
 	for _, e := range info.Endpoints {
 		if g, ok := groupOf(e.Subject); ok && !slices.Contains(r.Groups, g) {
 			r.Groups = append(r.Groups, g)

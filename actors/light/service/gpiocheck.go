@@ -16,11 +16,13 @@ import (
 // *datasource.Error (typically 409) or any error (500).
 type SourceCheck func(def datasource.Def, others []datasource.Def) error
 
-// WithHABroker says the daemon runs the Home Assistant bridge (lumen up
-// --ha-mqtt): an mqtt source may then listen on its broker (broker: ha);
-// without it such a source is refused before anything is journaled.
-func WithHABroker() ServeOption {
-	return func(h *handler) { h.haBroker = true }
+// WithHA says the daemon runs the Home Assistant bridge (lumen up
+// --ha-mqtt) to broker (HOST:PORT): an mqtt source may then listen on its
+// broker (broker: ha), where without it such a source is refused before
+// anything is journaled; and discovery tells the broker
+// (subject.MetaHA), so that a hub's bridge leaves the light to it.
+func WithHA(broker string) ServeOption {
+	return func(h *handler) { h.ha = broker }
 }
 
 // WithSourceCheck has the service run check on every gpio source that
@@ -57,7 +59,7 @@ func (h *handler) vetSources(msg any) error {
 		if d.Kind() == datasource.TypeGPIO {
 			gpio = append(gpio, d)
 		}
-		if d.Kind() == datasource.TypeMQTT && d.Broker == datasource.BrokerHA && !h.haBroker {
+		if d.Kind() == datasource.TypeMQTT && d.Broker == datasource.BrokerHA && h.ha == "" {
 			return &datasource.Error{Code: 409, Msg: fmt.Sprintf("source %s listens on Home Assistant's MQTT broker (broker: ha), and this lumen has none: start it with --ha-mqtt mqtt://HOST:1883 (ha_mqtt: in lumen.yaml), or leave broker out for lumen's own MQTT listener", d.Name)}
 		}
 	}

@@ -43,6 +43,9 @@ func Serve(nc *nats.Conn, root *actor.RootContext, pid *actor.PID, light string,
 	if h.page != "" {
 		md[subject.MetaPage] = h.page
 	}
+	if h.ha != "" {
+		md[subject.MetaHA] = h.ha
+	}
 	svc, err := micro.AddService(nc, micro.Config{
 		Name:        subject.Service,
 		Version:     ServiceVersion,
@@ -200,9 +203,9 @@ type handler struct {
 	minInterval time.Duration    // of data sources
 	catalog     ToolCatalog      // nil: no built-ins or plugins to tell
 	sourceCheck SourceCheck      // gpio pins (WithSourceCheck); nil: none
-	haBroker    bool             // Home Assistant's broker is there (WithHABroker)
 	webhookBase string           // http://HOST:PORT of the webhooks (WithWebhookBase); "": none
 	page        string           // the page's address, for discovery (WithPage); "": none
+	ha          string           // the Home Assistant bridge's broker (WithHA); "": none
 	journal     *journal.Journal // for get at a seq or a time (WithJournal); nil: none
 	zone        string           // of schedules without tz (WithZone); "": none
 	home        *place           // of sun schedules without a place (WithHome); nil: none
