@@ -32,6 +32,12 @@ import (
 // every event after it, none twice; ?since=SEQ does the same by hand.
 // Without either the stream starts at the next event.
 //
+// At a hub the events are the house's copy of each Pi's journal, each
+// with its Pi's sequence: one light's stream has them in order, so its
+// ids are those; every light's has not (the Pis' sequences overlap), so
+// its ids are the events' places in the copy, and each event's data adds
+// "seq", its Pi's sequence.
+//
 // With ?words=1 each event's data also has "text" and "kind", the words
 // and kind the log gives it (log.go); without, the data is the envelope
 // as it is.
@@ -78,7 +84,11 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, filter string) {
 		writeError(w, http.StatusInternalServerError, err.Error())
 		return
 	}
-	if t == nil {
+	switch {
+	case t == nil && filter == subject.AllEvents && j.Copied():
+		s.followCopy(w, r, filter, from, enc)
+		return
+	case t == nil:
 		s.followAlone(w, r, j, filter, from, enc)
 		return
 	}
@@ -200,6 +210,71 @@ func (s *Server) followAlone(w http.ResponseWriter, r *http.Request, j *journal.
 		}
 	}()
 	pump(ctx, w, rc, events, failed, 0, enc) // Follow starts at from itself
+}
+
+// followCopy follows every light of the house's copy, from the place
+// from in it (0: the next event), each event with its place as its id
+// and its Pi's sequence as "seq" (placed).
+func (s *Server) followCopy(w http.ResponseWriter, r *http.Request, filter string, from uint64, enc func(journal.Msg) []byte) {
+	ctx, cancel := s.streamCtx(r)
+	defer cancel()
+	src, err := s.logSource(ctx)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	last, err := src.j.LastSeq(ctx)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	if from == 0 || from > last+1 {
+		from = last + 1 // the next event, or a copy made anew since
+	}
+	rc, ok := startSSE(w)
+	if !ok {
+		return
+	}
+	events := make(chan journal.Msg, 64)
+	failed := make(chan struct{})
+	go func() {
+		defer close(failed) // the client reconnects with Last-Event-ID
+		err := src.j.Follow(ctx, filter, from, func(m journal.Msg) error {
+			if _, ok := src.origin(m.Subject, m.Header); !ok {
+				return nil // not from its light's Pi
+			}
+			select {
+			case events <- m:
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}, nil)
+		if ctx.Err() == nil {
+			s.cfg.Logf("http: events %s: %v", filter, err)
+		}
+	}()
+	pump(ctx, w, rc, events, failed, 0, func(m journal.Msg) []byte {
+		seq, _ := src.origin(m.Subject, m.Header)
+		place := m.Seq
+		m.Seq = seq
+		return placed(enc(m), place, seq)
+	})
+}
+
+// placed is an event as SSE with id place (instead of its sequence) and
+// its sequence added to its data's object as "seq".
+func placed(b []byte, place, seq uint64) []byte {
+	head := fmt.Appendf(nil, "id: %d\n", seq)
+	rest, ok := bytes.CutPrefix(b, head)
+	end := len(rest) - len("}\n\n")
+	if !ok || end < 0 || rest[end] != '}' {
+		return b
+	}
+	out := fmt.Appendf(make([]byte, 0, len(b)+32), "id: %d\n", place)
+	out = append(out, rest[:end]...)
+	out = fmt.Appendf(out, `,"seq":%d`, seq)
+	return append(out, rest[end:]...)
 }
 
 // streamCtx is the context of a long-lived stream: it ends with the

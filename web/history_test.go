@@ -163,10 +163,7 @@ func TestHistoryDiff(t *testing.T) {
 // At a hub, the diff of a light of a Pi, through the hub's door.
 func TestHistoryDiffAtAHub(t *testing.T) {
 	t.Parallel()
-	hubData := t.TempDir()
-	hub := lumentest.StartHub(t, hubData, "--http", "127.0.0.1:0")
-	joinHouse(t, hubData, hub.Leaf, "pia", []string{"kitchen"})
-	nc := lumentest.Connect(t, hub.URL)
+	hub, nc := startHouse(t, []string{"kitchen"})
 	var seq uint64
 	lumentest.WaitFor(t, 30*time.Second, "kitchen at the hub", func() bool {
 		m, err := nc.Request("lumen.kitchen.cmd.create_state", []byte(`{"name":"teal","r":0,"g":128,"b":128}`), 5*time.Second)

@@ -31,15 +31,22 @@ func joinHouse(t *testing.T, hubData, leaf, pi string, lights []string, args ...
 	return lumentest.Start(t, t.TempDir(), append(up, args...)...)
 }
 
-// hubWithPorch starts a hub serving the house's page, with one Pi, pia,
-// running porch; and connects to the hub.
-func hubWithPorch(t *testing.T) (*lumentest.Daemon, *nats.Conn) {
+// startHouse starts a hub serving the house's page, with a Pi for each
+// list of lights (pia, pib, …); and connects to the hub.
+func startHouse(t *testing.T, lights ...[]string) (*lumentest.Daemon, *nats.Conn) {
 	t.Helper()
 	hubData := t.TempDir()
 	hub := lumentest.StartHub(t, hubData, "--http", "127.0.0.1:0")
-	joinHouse(t, hubData, hub.Leaf, "pia", []string{"porch"})
-	nc := lumentest.Connect(t, hub.URL)
-	return hub, nc
+	for i, ls := range lights {
+		joinHouse(t, hubData, hub.Leaf, "pi"+string(rune('a'+i)), ls)
+	}
+	return hub, lumentest.Connect(t, hub.URL)
+}
+
+// hubWithPorch is a house of one Pi, pia, running porch.
+func hubWithPorch(t *testing.T) (*lumentest.Daemon, *nats.Conn) {
+	t.Helper()
+	return startHouse(t, []string{"porch"})
 }
 
 // houseState is light's state, asked at the hub.

@@ -247,11 +247,7 @@ func TestPageLog(t *testing.T) {
 // a light of a Pi.
 func TestPageLogHouse(t *testing.T) {
 	t.Parallel()
-	hubData := t.TempDir()
-	hub := lumentest.StartHub(t, hubData, "--http", "127.0.0.1:0")
-	joinHouse(t, hubData, hub.Leaf, "pia", []string{"kitchen"})
-	joinHouse(t, hubData, hub.Leaf, "pib", []string{"porch"})
-	nc := lumentest.Connect(t, hub.URL)
+	hub, nc := startHouse(t, []string{"kitchen"}, []string{"porch"})
 	for _, light := range []string{"kitchen", "porch"} {
 		lumentest.WaitFor(t, 30*time.Second, light+" at the hub", func() bool {
 			m, err := nc.Request("lumen."+light+".cmd.fire", []byte(`{"transition":"button_click"}`), 5*time.Second)

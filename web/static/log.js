@@ -145,7 +145,8 @@
     const { id, type, env } = ev.detail;
     if (env.text === undefined) return;
     const [dir, t] = type.split(".");
-    const e = { seq: Number(id), time: env.time, light: env.light, dir, type: t, kind: env.kind, by: env.by, cause: env.cause, text: env.text, error: !!env.error };
+    // At a hub the id is a place in the house's copy; seq is the Pi's.
+    const e = { seq: env.seq ?? Number(id), time: env.time, light: env.light, dir, type: t, kind: env.kind, by: env.by, cause: env.cause, text: env.text, error: !!env.error };
     if (loaded) addNewest(e); else early.push(e);
   });
 
