@@ -373,6 +373,7 @@ func (b *Bridge) unfollow(light string) {
 	delete(b.lights, light)
 	delete(b.effects, light)
 	delete(b.last, light)
+	delete(b.kelvins, light)
 	delete(b.wanted, light)
 }
 
