@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -84,12 +83,15 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, filter string) {
 		writeError(w, http.StatusInternalServerError, err.Error())
 		return
 	}
-	switch {
-	case t == nil && filter == subject.AllEvents && j.Copied():
-		s.followCopy(w, r, filter, from, enc)
-		return
-	case t == nil:
-		s.followAlone(w, r, j, filter, from, enc)
+	if t == nil { // at a hub: the house's copy
+		switch {
+		case filter == subject.AllEvents:
+			s.followCopy(w, r, filter, from, enc, true)
+		case from == 0:
+			s.followCopy(w, r, filter, 0, enc, false) // from the copy's end
+		default:
+			s.followAlone(w, r, j, filter, from, enc)
+		}
 		return
 	}
 	prefix := strings.TrimSuffix(filter, ">") // one light's: lumen.<light>.evt.
@@ -176,46 +178,21 @@ func (s *Server) eventSource(ctx context.Context) (*tap, *journal.Journal, error
 	return nil, j, err
 }
 
-// followAlone follows the journal for one stream with a consumer of its
-// own.
-// Its copy's events carry their Pi's sequences, in no one order, so a
-// stream without a resume point starts once the copy is read to its end
-// rather than at a sequence.
+// followAlone follows one light's events in the house's copy from its
+// Pi's sequence from: they are in that order, but the copy's places are
+// not, so it reads the copy from its start.
 func (s *Server) followAlone(w http.ResponseWriter, r *http.Request, j *journal.Journal, filter string, from uint64, enc func(journal.Msg) []byte) {
 	ctx, cancel := s.streamCtx(r)
 	defer cancel()
-	rc, ok := startSSE(w)
-	if !ok {
-		return
-	}
-	var live atomic.Bool
-	live.Store(from != 0)
-	events := make(chan journal.Msg, 64)
-	failed := make(chan struct{})
-	go func() {
-		defer close(failed) // the client reconnects with Last-Event-ID
-		err := j.Follow(ctx, filter, from, func(m journal.Msg) error {
-			if !live.Load() {
-				return nil
-			}
-			select {
-			case events <- m:
-				return nil
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-		}, func() { live.Store(true) })
-		if ctx.Err() == nil {
-			s.cfg.Logf("http: events %s: %v", filter, err)
-		}
-	}()
-	pump(ctx, w, rc, events, failed, 0, enc) // Follow starts at from itself
+	s.relay(ctx, w, filter, func(fn func(journal.Msg) error) error { return j.Follow(ctx, filter, from, fn, nil) }, enc)
 }
 
-// followCopy follows every light of the house's copy, from the place
-// from in it (0: the next event), each event with its place as its id
-// and its Pi's sequence as "seq" (placed).
-func (s *Server) followCopy(w http.ResponseWriter, r *http.Request, filter string, from uint64, enc func(journal.Msg) []byte) {
+// followCopy follows the house's copy from the place from in it (0: the
+// next event), without reading what comes before. With places, each
+// event has its place as its id and its Pi's sequence as "seq" (placed);
+// without, its Pi's sequence as its id (one light's stream, whose
+// resume point is one of those).
+func (s *Server) followCopy(w http.ResponseWriter, r *http.Request, filter string, from uint64, enc func(journal.Msg) []byte, places bool) {
 	ctx, cancel := s.streamCtx(r)
 	defer cancel()
 	src, err := s.logSource(ctx)
@@ -231,6 +208,29 @@ func (s *Server) followCopy(w http.ResponseWriter, r *http.Request, filter strin
 	if from == 0 || from > last+1 {
 		from = last + 1 // the next event, or a copy made anew since
 	}
+	follow := func(fn func(journal.Msg) error) error {
+		return src.j.Follow(ctx, filter, from, func(m journal.Msg) error {
+			if _, ok := src.origin(m.Subject, m.Header); !ok {
+				return nil // not from its light's Pi
+			}
+			return fn(m)
+		}, nil)
+	}
+	s.relay(ctx, w, filter, follow, func(m journal.Msg) []byte {
+		seq, _ := src.origin(m.Subject, m.Header)
+		place := m.Seq
+		m.Seq = seq
+		if !places {
+			return enc(m)
+		}
+		return placed(enc(m), place, seq)
+	})
+}
+
+// relay answers with an event stream of what follow hands on, as enc
+// writes it, until the client goes or follow fails (the client then
+// comes back with Last-Event-ID).
+func (s *Server) relay(ctx context.Context, w http.ResponseWriter, filter string, follow func(fn func(journal.Msg) error) error, enc func(journal.Msg) []byte) {
 	rc, ok := startSSE(w)
 	if !ok {
 		return
@@ -238,28 +238,20 @@ func (s *Server) followCopy(w http.ResponseWriter, r *http.Request, filter strin
 	events := make(chan journal.Msg, 64)
 	failed := make(chan struct{})
 	go func() {
-		defer close(failed) // the client reconnects with Last-Event-ID
-		err := src.j.Follow(ctx, filter, from, func(m journal.Msg) error {
-			if _, ok := src.origin(m.Subject, m.Header); !ok {
-				return nil // not from its light's Pi
-			}
+		defer close(failed)
+		err := follow(func(m journal.Msg) error {
 			select {
 			case events <- m:
 				return nil
 			case <-ctx.Done():
 				return ctx.Err()
 			}
-		}, nil)
+		})
 		if ctx.Err() == nil {
 			s.cfg.Logf("http: events %s: %v", filter, err)
 		}
 	}()
-	pump(ctx, w, rc, events, failed, 0, func(m journal.Msg) []byte {
-		seq, _ := src.origin(m.Subject, m.Header)
-		place := m.Seq
-		m.Seq = seq
-		return placed(enc(m), place, seq)
-	})
+	pump(ctx, w, rc, events, failed, 0, enc)
 }
 
 // placed is an event as SSE with id place (instead of its sequence) and

@@ -138,6 +138,25 @@ func TestEventsAtAHubResume(t *testing.T) {
 	if id, err := strconv.ParseUint(e.id, 10, 64); err != nil || strconv.FormatUint(id, 10) == seen.id {
 		t.Errorf("the event's id %q is no new place in the house's copy (last %s)", e.id, seen.id)
 	}
+
+	// One light's stream has its Pi's sequences as ids; without a resume
+	// point it starts at the next event.
+	one, _ := followSSE(t, page+"api/v1/lights/porch/events", "")
+	lumentest.WaitFor(t, 30*time.Second, "a live event of porch on its own stream", func() bool {
+		fire("porch")
+		select {
+		case e = <-one:
+			return true
+		case <-time.After(2 * time.Second):
+			return false
+		}
+	})
+	if _, has := e.data["seq"]; has || e.id == "" || e.data["light"] != "porch" {
+		t.Errorf("porch's own stream: id %q %v", e.id, e.data)
+	}
+	if id, _ := strconv.ParseUint(e.id, 10, 64); id <= before || float64(id) >= kseq {
+		t.Errorf("porch's own stream: id %s, not one of porch's sequences after %d", e.id, before)
+	}
 }
 
 // porchSeq is porch's last input's sequence on its Pi.
