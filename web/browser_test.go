@@ -130,13 +130,39 @@ func (b *browser) text(t *testing.T, sel string) string {
 // drawn anew at each change, and chromedp's copy of the DOM may lag
 // behind it (chromedp.Click then waits for a node it never gets, or
 // clicks one no longer there): the element is found by the page, the
-// click is a real one at its place.
+// click is a real one at its place, once the page says the element is
+// what is there (a panel that has just opened may still push it down).
 func (b *browser) click(t *testing.T, what, sel string) {
 	t.Helper()
 	q, _ := json.Marshal(sel)
 	b.waitPage(t, what, `document.querySelector(`+string(q)+`) !== null`)
-	xy := eval[[]float64](t, b, `(() => { const e = document.querySelector(`+string(q)+`); e.scrollIntoView({block: "center"}); const r = e.getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2] })()`)
+	where := `(() => { const e = document.querySelector(` + string(q) + `); if (!e) return [];
+		e.scrollIntoView({block: "center"}); const r = e.getBoundingClientRect(); const x = r.x + r.width / 2, y = r.y + r.height / 2;
+		const at = document.elementFromPoint(x, y); return at && e.contains(at) ? [x, y] : [] })()`
+	var xy []float64
+	lumentest.WaitFor(t, 10*time.Second, what+": the element where it is drawn", func() bool {
+		if xy = eval[[]float64](t, b, where); len(xy) == 2 {
+			return true
+		}
+		time.Sleep(50 * time.Millisecond)
+		return false
+	})
 	b.do(t, what, chromedp.MouseClickXY(xy[0], xy[1]))
+}
+
+// open opens the panel details (a details element's selector) with a
+// click on its summary, and clicks again should one fall beside it.
+func (b *browser) open(t *testing.T, what, details string) {
+	t.Helper()
+	q, _ := json.Marshal(details)
+	isOpen := `document.querySelector(` + string(q) + `)?.open === true`
+	lumentest.WaitFor(t, 20*time.Second, what, func() bool {
+		if eval[bool](t, b, isOpen) {
+			return true
+		}
+		b.click(t, what, details+` > summary`)
+		return eval[bool](t, b, isOpen)
+	})
 }
 
 func (b *browser) keepScreenshot(t *testing.T, what string) {

@@ -65,7 +65,7 @@ func TestPageChangeRules(t *testing.T) {
 	t.Parallel()
 	b := newBrowser(t)
 	_, nc := openPage(t, b)
-	comingClick(t, b, "open Change", `details.change summary`)
+	b.open(t, "open Change", comingSec+` details.change`)
 	b.waitPage(t, "the rules", `document.querySelector('`+comingSec+` .rule-list li[data-rule="r1"]') !== null && document.querySelector('`+comingSec+` .rule-form select[name=to] option[value=blue]') !== null`)
 	// The transitions the light knows are offered.
 	if got := eval[string](t, b, `[...document.querySelectorAll('`+comingSec+` datalist option')].map((o) => o.value).join(" ")`); got != "button_click button_double_click button_hold" {
@@ -138,9 +138,9 @@ func TestPageComingUp(t *testing.T) {
 	src := axeScript(t)
 	b := newBrowser(t)
 	_, nc := openPage(t, b, "--home", "48.85,2.35")
-	comingClick(t, b, "open Coming up", `details.coming summary`)
+	b.open(t, "open Coming up", comingSec+` details.coming`)
 	b.waitPage(t, "nothing is coming", `document.querySelector('`+comingSec+` .coming-none') !== null`)
-	comingClick(t, b, "open Change", `details.change summary`)
+	b.open(t, "open Change", comingSec+` details.change`)
 	b.waitPage(t, "the forms", `document.querySelector('`+comingSec+` .state-form') !== null`)
 
 	// A state with the picker.
@@ -232,8 +232,8 @@ func TestPageComingAtAHub(t *testing.T) {
 		t.Helper()
 		b.click(t, what, sec+` `+sel)
 	}
-	click("open Coming up", `details.coming summary`)
-	click("open Change", `details.change summary`)
+	b.open(t, "open Coming up", sec+` details.coming`)
+	b.open(t, "open Change", sec+` details.change`)
 	b.waitPage(t, "porch's forms", `document.querySelector('`+sec+` .rule-form select[name=to] option[value=blue]') !== null`)
 	fill(map[string]string{".rule-form select[name=from]": "off", ".rule-form input[name=on]": "button_click", ".rule-form select[name=to]": "blue", ".rule-form input[name=priority]": "5"})
 	click("add the rule", `.rule-form button[type=submit]`)

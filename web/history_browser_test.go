@@ -78,7 +78,7 @@ func TestPageHistory(t *testing.T) {
 	// 2. Over NATS (by nats): a rule with a long condition, for a wide diff.
 	second := historyMutate(t, nc, "append_rules", `{"rules":[{"from":"*","on":"button_double_click","to":"blue","condition":"getData('a_rather_long_variable_name_for_a_wide_diff_line') === undefined && getData('another_one') !== 3","priority":10}]}`, nil)
 
-	historyClick(t, b, "open History", hist+` summary`)
+	b.open(t, "open History", hist)
 	b.waitPage(t, "the history", q(`li.change`)+`?.dataset.seq === "`+fmt.Sprint(second)+`"`)
 
 	// 3. Over NATS as an agent's step, while the panel is open: it comes
@@ -250,7 +250,7 @@ func TestPageHistoryAtAHub(t *testing.T) {
 	b.do(t, "load the house", chromedp.Navigate(hub.Page(t)), chromedp.WaitVisible(chromedp.CSS(`#conn.live`)))
 	hist := `section[data-light="porch"] details.history`
 	li := fmt.Sprintf(`li.change[data-seq="%d"]`, first)
-	historyClick(t, b, "open History", hist+` summary`)
+	b.open(t, "open History", hist)
 	b.waitPage(t, "the porch's changes", `document.querySelector('`+hist+` `+li+`') !== null`)
 	historyClick(t, b, "show diff", hist+` `+li+` .show-diff`)
 	b.waitPage(t, "the diff", `document.querySelector('`+hist+` `+li+` .diff')?.textContent.includes("+  - name: teal")`)
