@@ -224,7 +224,9 @@ func (d *Def) UnmarshalJSON(b []byte) error {
 			if err := json.Compact(&buf, args); err != nil {
 				return errorf(CodeInvalid, "%s: fetch.args is not valid JSON: %v", label, err)
 			}
-			out.Fetch.Args = buf.Bytes()
+			// As encoding/json writes it (compact, with <, > and &
+			// escaped), so that a definition encodes to itself.
+			out.Fetch.Args, _ = json.Marshal(json.RawMessage(buf.Bytes()))
 		} else {
 			out.Fetch.Args = json.RawMessage("{}")
 		}
