@@ -276,6 +276,10 @@ func (b *Bridge) lookAtHouse() {
 		case !l.Online && len(l.States) == 0:
 			kept[l.Light] = unheard
 		}
+		if kept[l.Light] != theirs {
+			// A Pi away when the hub starts is said to be away.
+			online[l.Pi] = online[l.Pi] || l.Online
+		}
 		if kept[l.Light] != 0 {
 			if _, following := now[l.Light]; following {
 				handed = append(handed, l.Light)
@@ -283,7 +287,6 @@ func (b *Bridge) lookAtHouse() {
 			continue
 		}
 		seen[l.Light] = true
-		online[l.Pi] = online[l.Pi] || l.Online
 		w := where{page: cmp.Or(l.Page, b.cfg.Page), pi: l.Pi}
 		_, done := announced[l.Light]
 		switch old, ok := now[l.Light]; {
@@ -320,7 +323,7 @@ func (b *Bridge) lookAtHouse() {
 	b.looked = true
 	for pi := range b.pis {
 		if _, ok := online[pi]; !ok {
-			delete(b.pis, pi) // it left, publishes its availability itself, or is not heard yet
+			delete(b.pis, pi) // it left, or publishes its availability itself
 		}
 	}
 	b.mu.Unlock()

@@ -336,7 +336,8 @@ func TestHomeAssistantAtAHub(t *testing.T) {
 	credsB := addPi(t, hubData, "pib", "porch")
 	credsC := addPi(t, hubData, "pic", "hall")
 	hub := lumentest.StartHub(t, hubData, "--ha-mqtt", broker.URL())
-	startPi(t, hub.Leaf, credsA, "--light", "kitchen")
+	dirA := t.TempDir() // Pi A's, kept: the hub knows a Pi by its machine
+	a := startDaemon(t, dirA, "--light", "kitchen", "--hub", "tls://"+hub.Leaf, "--creds", credsA)
 	b := startPi(t, hub.Leaf, credsB, "--light", "porch")
 	// Pi C publishes its light to Home Assistant itself.
 	c := startPi(t, hub.Leaf, credsC, "--light", "hall", "--ha-mqtt", broker.URL())
@@ -402,23 +403,31 @@ func TestHomeAssistantAtAHub(t *testing.T) {
 	}
 	h.waitCleared("the porch's device removed", "homeassistant/device/lumen_porch/config")
 
-	// The hub restarts: until it has looked at the house it does not know
-	// which lights left, so it removes none (Home Assistant would lose
-	// their entities' settings); the hall stays Pi C's.
-	for _, topic := range []string{"homeassistant/device/lumen_kitchen/config", "homeassistant/device/lumen_hall/config"} {
+	// The hub restarts, and Pi A goes away while it is down. Until the
+	// hub has looked at the house it does not know which lights left, so
+	// it removes none (Home Assistant would lose their entities'
+	// settings); Pi A is said to be away, the hall stays Pi C's, and the
+	// kitchen is announced again once Pi A is back.
+	for _, topic := range []string{"homeassistant/device/lumen_kitchen/config", "homeassistant/device/lumen_hall/config", "lumen/node/pia/availability"} {
 		h.forget(topic)
 	}
 	hub.Kill()
 	h.wait("the hub offline", "lumen/node/lumen-hub/availability", func(p string) bool { return p == "offline" })
+	a.Kill()
 	hub = lumentest.StartHub(t, hubData, "--ha-mqtt", broker.URL(), "--leaf-listen", hub.Leaf)
 	h.wait("the hub online again", "lumen/node/lumen-hub/availability", func(p string) bool { return p == "online" })
+	h.wait("pia said to be away", "lumen/node/pia/availability", func(p string) bool { return p == "offline" })
 	lumentest.WaitFor(t, 30*time.Second, "the restarted hub to see pic's lights", func() bool {
 		return strings.Contains(hub.Logs(), "Pi pic publishes its lights to Home Assistant itself")
 	})
+	time.Sleep(4 * time.Second) // a look more
+	startDaemon(t, dirA, "--light", "kitchen", "--hub", "tls://"+hub.Leaf, "--creds", credsA)
+	if !lumentest.Within(20*time.Second, func() bool { return h.last("lumen/node/pia/availability") == "online" }) {
+		t.Fatalf("pia is not said to be back (%q):\n%s", h.last("lumen/node/pia/availability"), hub.Logs())
+	}
 	if !lumentest.Within(20*time.Second, func() bool { return h.last("homeassistant/device/lumen_kitchen/config") != "" }) {
 		t.Fatalf("the kitchen is not announced again:\n%s", hub.Logs())
 	}
-	time.Sleep(4 * time.Second) // a look more
 	for _, topic := range []string{"homeassistant/device/lumen_kitchen/config", "homeassistant/device/lumen_hall/config"} {
 		for _, m := range h.all(topic) {
 			if m.payload == "" {
