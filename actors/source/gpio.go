@@ -34,6 +34,10 @@ type gpioMsg struct{ payload []byte }
 type gpioState struct {
 	sub     *nats.Subscription
 	pending [][]byte // changes that arrived while the definitions were read
+	// unread: the last read of the definitions failed; a change then
+	// goes to the sources that run rather than waiting for the light.
+	unread  bool
+	dropped bool // a change was dropped since pending last emptied (said once)
 }
 
 // followGPIO subscribes to every pin of the light.
@@ -60,15 +64,24 @@ func (m *Manager) gpioEdge(ctx actor.Context, payload []byte) {
 	// A change that follows a configuration change this copy lacks (the
 	// device read the new source's pin before the manager heard of it)
 	// waits for a read made after it, like one that comes during a read.
-	if stale := m.defs.Stale(); stale || m.defs.Reading() {
-		if len(m.gpio.pending) < maxPendingGPIO {
-			m.gpio.pending = append(m.gpio.pending, payload)
-		}
-		if stale && !m.defs.Reading() {
-			m.load(ctx)
-		}
+	stale := m.defs.Stale() && !m.gpio.unread
+	if !stale && !m.defs.Reading() {
+		m.toSources(ctx, payload)
 		return
 	}
+	if len(m.gpio.pending) < maxPendingGPIO {
+		m.gpio.pending = append(m.gpio.pending, payload)
+	} else if !m.gpio.dropped {
+		m.gpio.dropped = true
+		m.cfg.Logf("source %s: more than %d pin changes wait for the sources' definitions; later ones are dropped until they are read", m.cfg.Light, maxPendingGPIO)
+	}
+	if !m.defs.Reading() {
+		m.load(ctx)
+	}
+}
+
+// toSources hands a pin's change to the sources that run now.
+func (m *Manager) toSources(ctx actor.Context, payload []byte) {
 	for _, k := range m.kids {
 		if datasource.GPIOMatch(k.def, payload) {
 			ctx.Send(k.pid, &pushMsg{payload: payload})
@@ -76,10 +89,13 @@ func (m *Manager) gpioEdge(ctx actor.Context, payload []byte) {
 	}
 }
 
-// drainGPIO hands on the changes that waited for the definitions.
-func (m *Manager) drainGPIO(ctx actor.Context) {
+// drainGPIO hands on the changes that waited for a read of the
+// definitions that ended (loaded: it got them). After a failed read they
+// go to the sources that run: the next configuration change reads again.
+func (m *Manager) drainGPIO(ctx actor.Context, loaded bool) {
+	m.gpio.unread = !loaded
 	pending := m.gpio.pending
-	m.gpio.pending = nil
+	m.gpio.pending, m.gpio.dropped = nil, false
 	for _, p := range pending {
 		m.gpioEdge(ctx, p)
 	}

@@ -220,11 +220,11 @@ func (m *Manager) Receive(ctx actor.Context) {
 	case *defsMsg:
 		again := m.defs.Done(msg.loaded)
 		m.apply(ctx, msg)
-		m.drainGPIO(ctx)
 		if again {
-			m.load(ctx)
+			m.load(ctx) // the pin changes waiting wait for it
 			return
 		}
+		m.drainGPIO(ctx, msg.loaded)
 		m.hooks.Release(func(h *Hook, sender *actor.PID) { m.hook(ctx, h, sender) })
 	case *tickT:
 		t := &tick{now: m.cfg.Clock.Now()}

@@ -316,9 +316,10 @@ func TestDeletedSourceStops(t *testing.T) {
 
 // A pin's change that reaches the manager right after the configuration
 // change that created its source, before the manager has read it, waits
-// for the definitions: the device, which publishes it, may read the new
-// source first. Each round creates a source and publishes its edge at
-// once, as a PIR that sees someone the moment it is set up.
+// for the definitions. The test plays the fastest device: it hears the
+// light's configuration change on the manager's connection, as the
+// hardware actor does, and publishes the new pin's edge at once, as a PIR
+// that sees someone the moment it is set up.
 func TestGPIOEdgeAfterItsSourceIsCreated(t *testing.T) {
 	r := newRig(t)
 	changes, err := wire.New(r.nc).Light("k").Changes(messages.OutConfig, messages.OutIntent)
@@ -326,6 +327,24 @@ func TestGPIOEdgeAfterItsSourceIsCreated(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(changes.Stop)
+	var (
+		mu  sync.Mutex
+		pin int // the pin of the source being created; 0: none
+	)
+	sub, err := r.nc.Subscribe("lumen.k.evt.out.config", func(*nats.Msg) {
+		mu.Lock()
+		p := pin
+		pin = 0
+		mu.Unlock()
+		if p != 0 {
+			edge, _ := json.Marshal(messages.GPIOEvent{Pin: p, Level: 1, Edge: "rising", At: r.clock.Now()})
+			_ = r.nc.Publish(subject.GPIO("k", p), edge)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = sub.Unsubscribe() })
 	p, err := Props(Config{Light: "k", Tools: r.tool, Conn: r.nc, Changes: changes, Journal: r.j, Tick: tickEvery, Clock: r.clock, Logf: t.Logf})
 	if err != nil {
 		t.Fatal(err)
@@ -336,12 +355,10 @@ func TestGPIOEdgeAfterItsSourceIsCreated(t *testing.T) {
 	defer r.stop()
 	const rounds = 20
 	for i := range rounds {
-		pin := 5 + i
-		r.request("create_source", fmt.Sprintf(`{"name":"pir%d","type":"gpio","pin":%d,"fires":"motion"}`, i, pin))
-		edge, _ := json.Marshal(messages.GPIOEvent{Pin: pin, Level: 1, Edge: "rising", At: r.clock.Now()})
-		if err := r.nc.Publish(subject.GPIO("k", pin), edge); err != nil {
-			t.Fatal(err)
-		}
+		mu.Lock()
+		pin = 5 + i
+		mu.Unlock()
+		r.request("create_source", fmt.Sprintf(`{"name":"pir%d","type":"gpio","pin":%d,"fires":"motion"}`, i, 5+i))
 		lumentest.WaitFor(t, 10*time.Second, fmt.Sprintf("source pir%d to take its first edge", i), func() bool { return r.runCount() == i+1 })
 	}
 }
