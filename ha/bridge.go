@@ -128,8 +128,12 @@ type Bridge struct {
 	kept   map[string]keptFor
 	pisOwn map[string]bool
 	looked bool
-	said   string // the last connection problem logged
-	closed bool   // Close began: nothing more is started
+	// before are the lights the hub had announced when it started (Data's
+	// record): a Pi of theirs that is away then is said to be away.
+	before map[string]bool
+	unread map[string]bool // lights whose last read failed (said once)
+	said   string          // the last connection problem logged
+	closed bool            // Close began: nothing more is started
 }
 
 // spawn runs f in a goroutine Close waits for, unless Close began.
@@ -180,7 +184,7 @@ func Start(ctx context.Context, cfg Config) (*Bridge, error) {
 	b := &Bridge{cfg: cfg, broker: u, wire: wire.New(cfg.NC, wire.WithWho(messages.WhoHomeAssistant)),
 		last: map[string]string{}, effects: map[string][]string{}, rooms: map[string]string{}, kelvins: map[string]int{}, timers: map[string]*time.Timer{},
 		wanted: map[string][]string{}, heard: map[string]bool{}, lights: map[string]where{}, subs: map[string]*nats.Subscription{}, pis: map[string]bool{},
-		kept: map[string]keptFor{}, pisOwn: map[string]bool{}}
+		kept: map[string]keptFor{}, pisOwn: map[string]bool{}, unread: map[string]bool{}}
 	b.ctx, b.cancel = context.WithCancel(context.Background())
 	b.client = mqtt.NewClient(b.options())
 	if cfg.House == nil {
@@ -191,6 +195,10 @@ func Start(ctx context.Context, cfg Config) (*Bridge, error) {
 			}
 		}
 	} else {
+		b.before = map[string]bool{}
+		for _, l := range b.recorded() {
+			b.before[l] = true
+		}
 		b.spawn(func() {
 			b.lookAtHouse() // the first look may wait for the hub's first
 			t := time.NewTicker(houseEvery)
@@ -262,12 +270,13 @@ func (b *Bridge) lookAtHouse() {
 	now := b.current()
 	b.mu.Lock()
 	announced := maps.Clone(b.effects) // lights whose announce read the light
+	wasKept := maps.Clone(b.kept)
 	b.mu.Unlock()
 	seen := map[string]bool{}
 	kept := map[string]keptFor{}
 	own := map[string]string{} // Pi → the broker it publishes its lights on
 	online := map[string]bool{}
-	var joined, handed []string
+	var joined, retry, handed []string
 	for _, l := range dir {
 		switch {
 		case l.HA != "":
@@ -276,8 +285,10 @@ func (b *Bridge) lookAtHouse() {
 		case !l.Online && len(l.States) == 0:
 			kept[l.Light] = unheard
 		}
-		if kept[l.Light] != theirs {
-			// A Pi away when the hub starts is said to be away.
+		// A Pi is the hub's to say away or back when the hub announces
+		// its lights, or did before it started (one away now is said to
+		// be away); never when it publishes its own.
+		if k := kept[l.Light]; k == 0 || k == unheard && b.before[l.Light] {
 			online[l.Pi] = online[l.Pi] || l.Online
 		}
 		if kept[l.Light] != 0 {
@@ -290,11 +301,14 @@ func (b *Bridge) lookAtHouse() {
 		w := where{page: cmp.Or(l.Page, b.cfg.Page), pi: l.Pi}
 		_, done := announced[l.Light]
 		switch old, ok := now[l.Light]; {
-		case ok && old == w && (done || !l.Online):
+		case ok && old == w && done, ok && old == w && !l.Online:
+			continue
+		case ok && old == w:
+			retry = append(retry, l.Light) // its announce could not read it
 			continue
 		case ok:
 			b.mu.Lock()
-			b.lights[l.Light] = w // moved to another Pi, its page changed, or not read yet
+			b.lights[l.Light] = w // moved to another Pi, or its page changed
 			delete(b.effects, l.Light)
 			b.mu.Unlock()
 		case b.follow(l.Light, w) != nil:
@@ -308,10 +322,17 @@ func (b *Bridge) lookAtHouse() {
 			left = append(left, l)
 		}
 	}
+	goneKept := false // a kept light left the house: it may be in the record
+	for l := range wasKept {
+		if _, ok := kept[l]; !ok && !seen[l] {
+			goneKept = true
+		}
+	}
 	b.mu.Lock()
+	var told []string
 	for _, pi := range slices.Sorted(maps.Keys(own)) {
 		if !b.pisOwn[pi] {
-			b.cfg.Logf("ha: Pi %s publishes its lights to Home Assistant itself (its --ha-mqtt, on %s); the hub leaves them to it", pi, own[pi])
+			told = append(told, fmt.Sprintf("ha: Pi %s publishes its lights to Home Assistant itself (its --ha-mqtt, on %s); the hub leaves them to it", pi, own[pi]))
 		}
 	}
 	b.pisOwn = make(map[string]bool, len(own))
@@ -327,6 +348,9 @@ func (b *Bridge) lookAtHouse() {
 		}
 	}
 	b.mu.Unlock()
+	for _, line := range told {
+		b.cfg.Logf("%s", line)
+	}
 	// Its Pi announced it with its own availability and takes its
 	// commands (stop following it, and keep its discovery, now the
 	// Pi's), or it is away and the hub starting.
@@ -350,12 +374,12 @@ func (b *Bridge) lookAtHouse() {
 		}
 	}
 	if connected {
-		for _, l := range joined {
+		for _, l := range append(joined, retry...) {
 			b.announce(l, true, true)
 		}
 		// The first look also tells which lights announced before the
 		// hub started have left the house meanwhile.
-		if first || len(joined)+len(left)+len(handed) > 0 {
+		if first || goneKept || len(joined)+len(left)+len(handed) > 0 {
 			for _, l := range b.forget() {
 				if !slices.Contains(left, l) {
 					b.clear(l)
@@ -377,6 +401,7 @@ func (b *Bridge) unfollow(light string) {
 	delete(b.effects, light)
 	delete(b.last, light)
 	delete(b.kelvins, light)
+	delete(b.unread, light)
 	delete(b.wanted, light)
 }
 
@@ -538,8 +563,14 @@ func (b *Bridge) announce(light string, rediscover, restate bool) {
 	ctx, cancel := context.WithTimeout(b.ctx, 10*time.Second)
 	defer cancel()
 	g, err := b.wire.Light(light).Get(ctx)
+	b.mu.Lock()
+	said := b.unread[light]
+	b.unread[light] = err != nil
+	b.mu.Unlock()
 	if err != nil {
-		b.cfg.Logf("ha: read %s: %v", light, err)
+		if !said {
+			b.cfg.Logf("ha: read %s: %v (it is announced once it answers)", light, err)
+		}
 		return
 	}
 	names := make([]string, len(g.States))
@@ -723,6 +754,22 @@ type announced struct {
 
 const announcedFile = "ha.json"
 
+// recorded are the lights Data's record says were announced to this
+// broker and prefix.
+func (b *Bridge) recorded() []string {
+	if b.cfg.Data == "" {
+		return nil
+	}
+	var was announced
+	if data, err := os.ReadFile(filepath.Join(b.cfg.Data, announcedFile)); err == nil {
+		_ = json.Unmarshal(data, &was)
+	}
+	if was.Broker != b.broker.Host || was.Prefix != b.cfg.Prefix {
+		return nil
+	}
+	return was.Lights
+}
+
 // forget returns the lights announced before, to this broker and
 // prefix, that do not run here now (at a hub: nor are kept), and records
 // those that do, with those announced before and not heard since.
@@ -730,28 +777,22 @@ func (b *Bridge) forget() []string {
 	if b.cfg.Data == "" {
 		return nil
 	}
-	name := filepath.Join(b.cfg.Data, announcedFile)
-	var was announced
-	if data, err := os.ReadFile(name); err == nil {
-		_ = json.Unmarshal(data, &was)
-	}
 	lights := slices.Sorted(maps.Keys(b.current()))
 	b.mu.Lock()
 	kept := maps.Clone(b.kept)
 	b.mu.Unlock()
 	var gone []string
-	if was.Broker == b.broker.Host && was.Prefix == b.cfg.Prefix {
-		for _, l := range was.Lights {
-			switch {
-			case slices.Contains(lights, l), kept[l] == theirs:
-			case kept[l] == unheard:
-				lights = append(lights, l) // still announced, to remove if it leaves
-			default:
-				gone = append(gone, l)
-			}
+	for _, l := range b.recorded() {
+		switch {
+		case slices.Contains(lights, l), kept[l] == theirs:
+		case kept[l] == unheard:
+			lights = append(lights, l) // still announced, to remove if it leaves
+		default:
+			gone = append(gone, l)
 		}
 	}
 	slices.Sort(lights)
+	name := filepath.Join(b.cfg.Data, announcedFile)
 	now := announced{Broker: b.broker.Host, Prefix: b.cfg.Prefix, Lights: lights}
 	if data, err := json.Marshal(now); err == nil {
 		tmp := name + ".tmp"

@@ -143,6 +143,9 @@ func TestStateOf(t *testing.T) {
 		{messages.GetReply{State: "color", Brightness: 100, States: warm(2732)}, 2732, `{"state":"ON","brightness":255,"color_mode":"color_temp","color":null,"color_temp":2732,"effect":null}`},
 		{messages.GetReply{State: "color", Brightness: 100, States: warm(2700)}, 0, `{"state":"ON","brightness":255,"color_mode":"color_temp","color":null,"color_temp":2700,"effect":null}`},
 		{messages.GetReply{State: "color", Brightness: 100, States: warm(2700)}, 5000, `{"state":"ON","brightness":255,"color_mode":"color_temp","color":null,"color_temp":2700,"effect":null}`},
+		// White is 6600 K's color: a temperature only when asked as one.
+		{messages.GetReply{State: "color", Brightness: 100, States: warm(6600)}, 0, `{"state":"ON","brightness":255,"color_mode":"rgb","color":{"r":255,"g":255,"b":255},"effect":null}`},
+		{messages.GetReply{State: "color", Brightness: 100, States: warm(6600)}, 6600, `{"state":"ON","brightness":255,"color_mode":"color_temp","color":null,"color_temp":6600,"effect":null}`},
 		{messages.GetReply{State: "color", Brightness: 100, States: []messages.State{{Name: "color", R: messages.Channel{Num: 255}, G: messages.Channel{Num: 160}, B: messages.Channel{Num: 41}}}}, 0,
 			`{"state":"ON","brightness":255,"color_mode":"rgb","color":{"r":255,"g":160,"b":41},"effect":null}`},
 	} {

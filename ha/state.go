@@ -62,7 +62,9 @@ func StateOf(g messages.GetReply, kelvin int) State {
 }
 
 // temperature is the color temperature whose color c is: kelvin when it
-// gives c, else the first round hundred that does.
+// gives c, else the first round hundred that does. Pure white (6600 K's
+// color too) stays a color unless Home Assistant asked for it as a
+// temperature: its wheel's centre is white.
 func temperature(c *RGB, kelvin int) (int, bool) {
 	if c == nil {
 		return 0, false
@@ -73,6 +75,9 @@ func temperature(c *RGB, kelvin int) (int, bool) {
 	}
 	if kelvin != 0 && is(kelvin) {
 		return kelvin, true
+	}
+	if *c == (RGB{255, 255, 255}) {
+		return 0, false
 	}
 	for k := MinKelvin; k <= MaxKelvin; k += 100 {
 		if is(k) {

@@ -78,7 +78,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, filter string) {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	t, j, err := s.eventSource(ctx)
+	t, err := s.eventSource(ctx)
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, err.Error())
 		return
@@ -90,7 +90,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, filter string) {
 		case from == 0:
 			s.followCopy(w, r, filter, 0, enc, false) // from the copy's end
 		default:
-			s.followAlone(w, r, j, filter, from, enc)
+			s.followAlone(w, r, filter, from, enc)
 		}
 		return
 	}
@@ -115,7 +115,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, filter string) {
 	}
 	// What the client missed, up to where the tap stood when it joined.
 	if from <= joined {
-		err := j.Replay(ctx, filter, from, joined, func(m journal.Msg) error {
+		err := t.j.Replay(ctx, filter, from, joined, func(m journal.Msg) error {
 			_, err := w.Write(enc(m))
 			return err
 		})
@@ -157,33 +157,42 @@ func pump(ctx context.Context, w http.ResponseWriter, rc *http.ResponseControlle
 	}
 }
 
-// eventSource is the tap over the daemon's journal, or at a hub (whose
-// house stream gives each event its Pi's sequence, not in one order)
-// the house journal, which each stream then follows alone.
-func (s *Server) eventSource(ctx context.Context) (*tap, *journal.Journal, error) {
+// eventSource is the tap over the daemon's journal; nil at a hub, whose
+// house stream gives each event its Pi's sequence, not in one order: each
+// stream there follows the house's copy alone.
+func (s *Server) eventSource(ctx context.Context) (*tap, error) {
 	s.tapMu.Lock()
 	defer s.tapMu.Unlock()
 	if s.tap != nil {
-		return s.tap, s.tap.j, nil
+		return s.tap, nil
 	}
 	js, err := jetstream.New(s.cfg.NC)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if _, err := js.Stream(ctx, subject.Stream); err == nil {
 		s.tap = newTap(s.ctx, journal.New(js), s.cfg.Logf)
-		return s.tap, s.tap.j, nil
+		return s.tap, nil
 	}
-	j, err := house.OpenJournal(ctx, js)
-	return nil, j, err
+	return nil, nil
 }
 
 // followAlone follows one light's events in the house's copy from its
 // Pi's sequence from: they are in that order, but the copy's places are
 // not, so it reads the copy from its start.
-func (s *Server) followAlone(w http.ResponseWriter, r *http.Request, j *journal.Journal, filter string, from uint64, enc func(journal.Msg) []byte) {
+func (s *Server) followAlone(w http.ResponseWriter, r *http.Request, filter string, from uint64, enc func(journal.Msg) []byte) {
 	ctx, cancel := s.streamCtx(r)
 	defer cancel()
+	js, err := jetstream.New(s.cfg.NC)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	j, err := house.OpenJournal(ctx, js)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
 	s.relay(ctx, w, filter, func(fn func(journal.Msg) error) error { return j.Follow(ctx, filter, from, fn, nil) }, enc)
 }
 
@@ -257,16 +266,11 @@ func (s *Server) relay(ctx context.Context, w http.ResponseWriter, filter string
 // placed is an event as SSE with id place (instead of its sequence) and
 // its sequence added to its data's object as "seq".
 func placed(b []byte, place, seq uint64) []byte {
-	head := fmt.Appendf(nil, "id: %d\n", seq)
-	rest, ok := bytes.CutPrefix(b, head)
-	end := len(rest) - len("}\n\n")
-	if !ok || end < 0 || rest[end] != '}' {
+	rest, ok := bytes.CutPrefix(b, fmt.Appendf(nil, "id: %d\n", seq))
+	if !ok {
 		return b
 	}
-	out := fmt.Appendf(make([]byte, 0, len(b)+32), "id: %d\n", place)
-	out = append(out, rest[:end]...)
-	out = fmt.Appendf(out, `,"seq":%d`, seq)
-	return append(out, rest[end:]...)
+	return addFields(append(fmt.Appendf(nil, "id: %d\n", place), rest...), fmt.Appendf(nil, `,"seq":%d`, seq))
 }
 
 // streamCtx is the context of a long-lived stream: it ends with the
@@ -354,12 +358,7 @@ func encoderFor(r *http.Request) (func(journal.Msg) []byte, error) {
 // sseWords is sseEvent with the entry's words and kind added to the
 // data's object.
 func sseWords(words *describe.Events, m journal.Msg) []byte {
-	b := sseEvent(m)
 	e := logEntryOf(words, m)
-	end := len(b) - len("}\n\n")
-	if end < 0 || b[end] != '}' {
-		return b
-	}
 	extra := []byte(`,"text":`)
 	text, _ := json.Marshal(e.Text)
 	extra = append(extra, text...)
@@ -367,8 +366,18 @@ func sseWords(words *describe.Events, m journal.Msg) []byte {
 	if e.Error {
 		extra = append(extra, `,"error":true`...)
 	}
-	out := make([]byte, 0, len(b)+len(extra))
+	return addFields(sseEvent(m), extra)
+}
+
+// addFields adds fields (`,"key":value…`) to the end of the data's
+// object of the SSE event b.
+func addFields(b, fields []byte) []byte {
+	end := len(b) - len("}\n\n")
+	if end < 0 || b[end] != '}' {
+		return b
+	}
+	out := make([]byte, 0, len(b)+len(fields))
 	out = append(out, b[:end]...)
-	out = append(out, extra...)
+	out = append(out, fields...)
 	return append(out, b[end:]...)
 }

@@ -177,12 +177,12 @@ type logSource struct {
 }
 
 func (s *Server) logSource(ctx context.Context) (logSource, error) {
-	_, j, err := s.eventSource(ctx)
+	t, err := s.eventSource(ctx)
 	if err != nil {
 		return logSource{}, err
 	}
-	if !j.Copied() {
-		return logSource{j: j}, nil
+	if t != nil {
+		return logSource{j: t.j}, nil
 	}
 	js, err := jetstream.New(s.cfg.NC)
 	if err != nil {
