@@ -331,9 +331,15 @@ func (b *Bridge) lookAtHouse() {
 	b.mu.Lock()
 	var told []string
 	for _, pi := range slices.Sorted(maps.Keys(own)) {
-		if !b.pisOwn[pi] {
-			told = append(told, fmt.Sprintf("ha: Pi %s publishes its lights to Home Assistant itself (its --ha-mqtt, on %s); the hub leaves them to it", pi, own[pi]))
+		if b.pisOwn[pi] {
+			continue
 		}
+		line := fmt.Sprintf("ha: Pi %s publishes its lights to Home Assistant itself (its --ha-mqtt, on %s); the hub leaves them to it", pi, own[pi])
+		if own[pi] != b.broker.Host {
+			// One broker may have two names: only the user can tell.
+			line += fmt.Sprintf(" (the hub's broker is %s: if that is another broker, its Home Assistant does not see them)", b.broker.Host)
+		}
+		told = append(told, line)
 	}
 	b.pisOwn = make(map[string]bool, len(own))
 	for pi := range own {
