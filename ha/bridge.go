@@ -104,20 +104,14 @@ type Bridge struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
-	mu      sync.Mutex
-	last    map[string]string      // the state payload last published, by light
-	effects map[string][]string    // the effect list last announced, by light
-	rooms   map[string]string      // the room last announced, by light
-	kelvins map[string]int         // the color temperature Home Assistant last set, by light
-	timers  map[string]*time.Timer // a state read waiting, by light
-	// wanted are the topics of Home Assistant's broker the lights'
-	// sources listen on (broker: ha), by light; heard those subscribed.
-	wanted map[string][]string
-	heard  map[string]bool
-	// lights are the lights announced now, each with what discovery
-	// says of where it runs; subs follow their journals.
-	lights map[string]where
-	subs   map[string]*nats.Subscription
+	mu     sync.Mutex
+	timers map[string]*time.Timer // a state read waiting, by light
+	// heard are the topics of Home Assistant's broker subscribed to for
+	// the lights' sources (broker: ha).
+	heard map[string]bool
+	// lights are the lights announced now, and what the bridge knows of
+	// each: everything about a light goes when it is no longer followed.
+	lights map[string]*followed
 	// pis are the Pis' availability last published (at a hub); kept the
 	// lights of the house the hub does not announce but must not remove
 	// either: those their Pi publishes to Home Assistant itself, and
@@ -131,9 +125,8 @@ type Bridge struct {
 	// before are the lights the hub had announced when it started (Data's
 	// record): a Pi of theirs that is away then is said to be away.
 	before map[string]bool
-	unread map[string]bool // lights whose last read failed (said once)
-	said   string          // the last connection problem logged
-	closed bool            // Close began: nothing more is started
+	said   string // the last connection problem logged
+	closed bool   // Close began: nothing more is started
 }
 
 // spawn runs f in a goroutine Close waits for, unless Close began.
@@ -182,9 +175,8 @@ func Start(ctx context.Context, cfg Config) (*Bridge, error) {
 		cfg.Pass = cfg.NC
 	}
 	b := &Bridge{cfg: cfg, broker: u, wire: wire.New(cfg.NC, wire.WithWho(messages.WhoHomeAssistant)),
-		last: map[string]string{}, effects: map[string][]string{}, rooms: map[string]string{}, kelvins: map[string]int{}, timers: map[string]*time.Timer{},
-		wanted: map[string][]string{}, heard: map[string]bool{}, lights: map[string]where{}, subs: map[string]*nats.Subscription{}, pis: map[string]bool{},
-		kept: map[string]keptFor{}, pisOwn: map[string]bool{}, unread: map[string]bool{}}
+		timers: map[string]*time.Timer{}, heard: map[string]bool{}, lights: map[string]*followed{}, pis: map[string]bool{},
+		kept: map[string]keptFor{}, pisOwn: map[string]bool{}}
 	b.ctx, b.cancel = context.WithCancel(context.Background())
 	b.client = mqtt.NewClient(b.options())
 	if cfg.House == nil {
@@ -231,6 +223,23 @@ type where struct {
 	page, pi string
 }
 
+// followed is a light the bridge announces.
+type followed struct {
+	where
+	sub *nats.Subscription // its journal
+	// effects and room are what discovery last said (effects nil: no
+	// announce has read the light yet); state the state payload last
+	// published; kelvin the color temperature Home Assistant last set;
+	// unread whether the last read failed (said once); topics those of
+	// Home Assistant's broker its sources listen on (broker: ha).
+	effects []string
+	room    string
+	state   string
+	kelvin  int
+	unread  bool
+	topics  []string
+}
+
 // follow starts following light's journal and counts it announced.
 func (b *Bridge) follow(light string, w where) error {
 	if err := ValidName(light); err != nil {
@@ -241,16 +250,32 @@ func (b *Bridge) follow(light string, w where) error {
 		return fmt.Errorf("ha: follow %s: %w", light, err)
 	}
 	b.mu.Lock()
-	b.lights[light], b.subs[light] = w, sub
+	b.lights[light] = &followed{where: w, sub: sub}
 	b.mu.Unlock()
 	return nil
 }
 
-// current are the lights announced now.
+// current are the lights announced now, with where each runs.
 func (b *Bridge) current() map[string]where {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return maps.Clone(b.lights)
+	out := make(map[string]where, len(b.lights))
+	for l, f := range b.lights {
+		out[l] = f.where
+	}
+	return out
+}
+
+// with runs f on what the bridge knows of light, under its lock, if it
+// still follows it; it reports whether it does.
+func (b *Bridge) with(light string, f func(*followed)) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	l, ok := b.lights[light]
+	if ok {
+		f(l)
+	}
+	return ok
 }
 
 // lookAtHouse reads the house's directory: a light that joined is
@@ -269,7 +294,10 @@ func (b *Bridge) lookAtHouse() {
 	}
 	now := b.current()
 	b.mu.Lock()
-	announced := maps.Clone(b.effects) // lights whose announce read the light
+	announced := map[string]bool{} // lights an announce has read
+	for l, f := range b.lights {
+		announced[l] = f.effects != nil
+	}
 	wasKept := maps.Clone(b.kept)
 	b.mu.Unlock()
 	seen := map[string]bool{}
@@ -299,7 +327,7 @@ func (b *Bridge) lookAtHouse() {
 		}
 		seen[l.Light] = true
 		w := where{page: cmp.Or(l.Page, b.cfg.Page), pi: l.Pi}
-		_, done := announced[l.Light]
+		done := announced[l.Light]
 		switch old, ok := now[l.Light]; {
 		case ok && old == w && done, ok && old == w && !l.Online:
 			continue
@@ -307,10 +335,7 @@ func (b *Bridge) lookAtHouse() {
 			retry = append(retry, l.Light) // its announce could not read it
 			continue
 		case ok:
-			b.mu.Lock()
-			b.lights[l.Light] = w // moved to another Pi, or its page changed
-			delete(b.effects, l.Light)
-			b.mu.Unlock()
+			b.with(l.Light, func(f *followed) { f.where, f.effects = w, nil }) // moved to another Pi, or its page changed
 		case b.follow(l.Light, w) != nil:
 			continue
 		}
@@ -399,16 +424,10 @@ func (b *Bridge) lookAtHouse() {
 func (b *Bridge) unfollow(light string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if s := b.subs[light]; s != nil {
-		_ = s.Unsubscribe()
+	if f := b.lights[light]; f != nil {
+		_ = f.sub.Unsubscribe()
 	}
-	delete(b.subs, light)
 	delete(b.lights, light)
-	delete(b.effects, light)
-	delete(b.last, light)
-	delete(b.kelvins, light)
-	delete(b.unread, light)
-	delete(b.wanted, light)
 }
 
 // clear removes a light from Home Assistant: its retained discovery and
@@ -569,10 +588,8 @@ func (b *Bridge) announce(light string, rediscover, restate bool) {
 	ctx, cancel := context.WithTimeout(b.ctx, 10*time.Second)
 	defer cancel()
 	g, err := b.wire.Light(light).Get(ctx)
-	b.mu.Lock()
-	said := b.unread[light]
-	b.unread[light] = err != nil
-	b.mu.Unlock()
+	said := false
+	b.with(light, func(f *followed) { said, f.unread = f.unread, err != nil })
 	if err != nil {
 		if !said {
 			b.cfg.Logf("ha: read %s: %v (it is announced once it answers)", light, err)
@@ -585,12 +602,16 @@ func (b *Bridge) announce(light string, rediscover, restate bool) {
 	}
 	effects := Effects(names)
 	b.listen(light, g.Sources)
-	b.mu.Lock()
-	w, ok := b.lights[light]
-	changed := rediscover || !slices.Equal(b.effects[light], effects) || b.rooms[light] != g.Room
-	b.effects[light], b.rooms[light] = effects, g.Room
-	b.mu.Unlock()
-	if !ok {
+	var (
+		w       where
+		changed bool
+		kelvin  int
+	)
+	if !b.with(light, func(f *followed) {
+		w, kelvin = f.where, f.kelvin
+		changed = rediscover || !slices.Equal(f.effects, effects) || f.room != g.Room
+		f.effects, f.room = effects, g.Room
+	}) {
 		return // it left meanwhile
 	}
 	if changed {
@@ -605,9 +626,6 @@ func (b *Bridge) announce(light string, rediscover, restate bool) {
 		}
 		b.publish(topic, true, payload)
 	}
-	b.mu.Lock()
-	kelvin := b.kelvins[light]
-	b.mu.Unlock()
 	b.publishState(light, StateOf(g, kelvin), restate)
 }
 
@@ -624,10 +642,12 @@ func (b *Bridge) listen(light string, sources []json.RawMessage) {
 		}
 	}
 	b.mu.Lock()
-	b.wanted[light] = topics
+	if f := b.lights[light]; f != nil {
+		f.topics = topics
+	}
 	want := map[string]bool{}
-	for _, ts := range b.wanted {
-		for _, t := range ts {
+	for _, f := range b.lights {
+		for _, t := range f.topics {
 			want[t] = true
 		}
 	}
@@ -667,10 +687,8 @@ func (b *Bridge) onMessage(_ mqtt.Client, m mqtt.Message) {
 // from the last (or when force).
 func (b *Bridge) publishState(light string, s State, force bool) {
 	p := s.Payload()
-	b.mu.Lock()
-	same := b.last[light] == string(p)
-	b.last[light] = string(p)
-	b.mu.Unlock()
+	same := false
+	b.with(light, func(f *followed) { same, f.state = f.state == string(p), string(p) })
 	if same && !force {
 		return
 	}
@@ -718,7 +736,7 @@ func (b *Bridge) onEvent(m *nats.Msg) {
 // light's state (changed or not: Home Assistant shows what is true).
 func (b *Bridge) onCommand(_ mqtt.Client, m mqtt.Message) {
 	light := strings.TrimSuffix(strings.TrimPrefix(m.Topic(), topicRoot+"/"), "/set")
-	if _, ok := b.current()[light]; !ok {
+	if !b.with(light, func(*followed) {}) {
 		return
 	}
 	payload := slices.Clone(m.Payload())
@@ -735,9 +753,7 @@ func (b *Bridge) onCommand(_ mqtt.Client, m mqtt.Message) {
 				break
 			}
 			if cr, ok := c.Body.(messages.ColorRequest); ok && cr.Kelvin != nil {
-				b.mu.Lock()
-				b.kelvins[light] = *cr.Kelvin
-				b.mu.Unlock()
+				b.with(light, func(f *followed) { f.kelvin = *cr.Kelvin })
 			}
 		}
 		b.announce(light, false, true)
@@ -816,8 +832,8 @@ func (b *Bridge) Close() {
 	b.mu.Unlock()
 	b.cancel()
 	b.mu.Lock()
-	for _, s := range b.subs {
-		_ = s.Unsubscribe()
+	for _, f := range b.lights {
+		_ = f.sub.Unsubscribe()
 	}
 	b.mu.Unlock()
 	if b.client != nil {
