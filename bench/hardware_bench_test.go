@@ -237,16 +237,7 @@ func BenchmarkReleaseToLED(b *testing.B) {
 // channel of n, until b ends.
 func followLED(b *testing.B, nc *nats.Conn, n int) chan *nats.Msg {
 	b.Helper()
-	leds := make(chan *nats.Msg, n)
-	sub, err := nc.ChanSubscribe(subject.LED(benchLight), leds)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { _ = sub.Unsubscribe() })
-	if err := nc.Flush(); err != nil {
-		b.Fatal(err)
-	}
-	return leds
+	return lumentest.Collect(b, nc, subject.LED(benchLight), n)
 }
 
 // awaitLED waits for an announcement on leds that shown accepts; what

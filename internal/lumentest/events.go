@@ -11,8 +11,16 @@ import (
 // Events collects every event of light on nc until the test ends.
 func Events(tb testing.TB, nc *nats.Conn, light string) chan *nats.Msg {
 	tb.Helper()
-	ch := make(chan *nats.Msg, 4096)
-	sub, err := nc.ChanSubscribe("lumen."+light+".evt.>", ch)
+	return Collect(tb, nc, "lumen."+light+".evt.>", 4096)
+}
+
+// Collect gathers the messages on subj, in a channel of n, from the
+// moment it returns (the server has the subscription) until the test
+// ends.
+func Collect(tb testing.TB, nc *nats.Conn, subj string, n int) chan *nats.Msg {
+	tb.Helper()
+	ch := make(chan *nats.Msg, n)
+	sub, err := nc.ChanSubscribe(subj, ch)
 	if err != nil {
 		tb.Fatal(err)
 	}
