@@ -346,13 +346,11 @@ func (a *Actor) apply(ctx actor.Context, g *messages.GetReply) {
 	if g.Seq >= a.seen {
 		a.seen = g.Seq
 		a.setBrightness(g.Brightness)
-		var fade *render.Fade
-		if a.state == "" {
-			// The first model since the start: a fade that runs on
-			// resumes where the clock says it is.
-			fade = resumed(g.Fade, a.cfg.Render.Pixels, a.cfg.Clock.Now())
-		}
-		a.enterFading(ctx, g.State, g.Seq, fade)
+		// A fade the model says runs goes on where the clock says it is:
+		// after a start, and when the model overtook the state event
+		// that began it (its reply came before the event), else the
+		// state would show at once and the late event fade from there.
+		a.enterFading(ctx, g.State, g.Seq, resumed(g.Fade, a.cfg.Render.Pixels, a.cfg.Clock.Now()))
 		return
 	}
 	// A state event newer than this model arrived meanwhile: keep its
@@ -456,22 +454,20 @@ func fadeOf(ms *int, at time.Time) *render.Fade {
 
 // resumed is the light's fade as its model tells it, when it still runs
 // at now (a restart in the middle of a 30-minute sunrise): from the color
-// it started from, else from dark.
+// it started from, else from what the LED shows (dark after a start).
 func resumed(f *messages.Fade, pixels int, now time.Time) *render.Fade {
 	if f == nil {
 		return nil
 	}
-	end := f.Start.Add(time.Duration(f.Ms) * time.Millisecond)
-	if !now.Before(end) {
+	d := time.Duration(f.Ms) * time.Millisecond
+	if !now.Before(f.Start.Add(d)) {
 		return nil
 	}
-	from := make([]hardware.RGB, pixels)
+	var from []hardware.RGB
 	if f.From != nil {
-		for i := range from {
-			from[i] = hardware.RGB(*f.From)
-		}
+		from = slices.Repeat([]hardware.RGB{hardware.RGB(*f.From)}, pixels)
 	}
-	return &render.Fade{From: from, Start: f.Start, Duration: time.Duration(f.Ms) * time.Millisecond}
+	return &render.Fade{From: from, Start: f.Start, Duration: d}
 }
 
 // enterFading is enter with a fade of its own (nil: the default).
@@ -497,12 +493,11 @@ func (a *Actor) enterFading(ctx actor.Context, name string, cause uint64, fade *
 	if a.approval != "" {
 		st = approvalState
 	}
-	if fade == nil && same {
-		// The same entry rendered again (new definitions): a fade into it
-		// goes on as it was.
-		if f, ok := a.r.Fading(); ok {
-			fade = &f
-		}
+	if f, ok := a.r.Fading(); ok && (fade == nil && same || fade != nil && f.Start.Equal(fade.Start) && f.Duration == fade.Duration) {
+		// The same entry rendered again (new definitions), or the fade
+		// that runs told again (by the model, then by its event): it
+		// goes on as it was, from the colors it started from.
+		fade = &f
 	}
 	if err := a.r.SetState(st, a.cfg.Clock.Now(), cause, a.vars); err != nil {
 		a.renderError(name, err)

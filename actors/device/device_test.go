@@ -374,3 +374,100 @@ func TestColorsCallFunctions(t *testing.T) {
 	case <-time.After(200 * time.Millisecond):
 	}
 }
+
+// A model may overtake the state event that began a fade (their replies
+// and events come on different subscriptions): the fade still runs from
+// where it started, and the late event does not begin it again from what
+// the LED shows. Here the test is the light: it answers get with the
+// model it chooses and publishes the events in the order it chooses.
+func TestFadeWhenTheModelOvertakesItsEvent(t *testing.T) {
+	br := lumentest.StartBus(t, broker.Config{})
+	nc := br.Conn(t)
+	start := time.Date(2026, 11, 29, 7, 0, 0, 0, time.UTC)
+	clk := clocktest.New(start)
+	warm := messages.State{Name: "warm", R: messages.Num(255), G: messages.Num(147), B: messages.Num(41)}
+	models := make(chan messages.GetReply, 1)
+	models <- messages.GetReply{OK: true, Light: "f", State: "off", Brightness: 100, States: []messages.State{warm}, Seq: 2}
+	var last messages.GetReply
+	sub, err := nc.Subscribe(subject.Cmd("f", messages.VerbGet), func(m *nats.Msg) {
+		select {
+		case last = <-models:
+		default:
+		}
+		b, _ := json.Marshal(last)
+		_ = m.Respond(b)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Unsubscribe()
+	hw := hwtest.NewDevice(1, clk)
+	dp, err := device.Props(device.Config{Light: "f", Device: hw, Journal: br.Journal, Conn: nc, Clock: clk,
+		Render: render.Options{Pixels: 1, Gamma: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
+		return slog.New(slog.NewTextHandler(io.Discard, nil))
+	}))
+	dev := sys.Root.Spawn(dp)
+	defer func() { _ = sys.Root.StopFuture(dev).Wait() }()
+	show := func() *messages.LEDReply {
+		t.Helper()
+		res, err := sys.Root.RequestFuture(dev, &device.Show{}, 5*time.Second).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.(*messages.LEDReply)
+	}
+	lumentest.WaitFor(t, 10*time.Second, "the model of the light off", func() bool { return show().State == "off" })
+
+	// set_state warm with a 30-minute fade: the model that has it first,
+	// then its event.
+	ms := 30 * 60 * 1000
+	models <- messages.GetReply{OK: true, Light: "f", State: "warm", Brightness: 100, States: []messages.State{warm}, Seq: 3,
+		Fade: &messages.Fade{Start: start, Ms: ms, From: &messages.Pixel{}}}
+	publish := func(typ string, data any) {
+		t.Helper()
+		b, _ := json.Marshal(data)
+		env := messages.Envelope{V: 1, ID: fmt.Sprint(typ, 3), Type: typ, Light: "f", Time: start, Cause: 3, Data: b}
+		if err := nc.Publish(subject.Out("f", typ), messages.AppendEnvelope(nil, &env)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Each entry into a state announces its first frame.
+	announced := lumentest.Collect(t, nc, subject.LED("f"), 16)
+	entered := func(what string) {
+		t.Helper()
+		for {
+			var ev messages.LEDEvent
+			select {
+			case m := <-announced:
+				if json.Unmarshal(m.Data, &ev) == nil && ev.State == "warm" {
+					if ev.Pixels[0] != (messages.Pixel{}) {
+						t.Fatalf("%s: the LED shows %v at the fade's start, want dark", what, ev.Pixels[0])
+					}
+					return
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatalf("%s: warm never shown", what)
+			}
+		}
+	}
+	publish(messages.OutConfig, map[string]any{})
+	entered("the model")
+	publish(messages.OutState, messages.OutStateData{From: "off", To: "warm", FadeMs: &ms})
+	entered("its event")
+	if !clk.WaitArmed(start.Add(time.Second), 10*time.Second) {
+		t.Fatal("no frame of the fade armed")
+	}
+	clk.Advance(15 * time.Minute)
+	lumentest.WaitFor(t, 10*time.Second, "the LED halfway", func() bool {
+		p := show().Pixels[0]
+		return p.R > 50 && p.R < 200 && p.G > 20 && p.G < 120 // {99 54 9}: the blend is in Oklab
+	})
+	clk.Advance(15 * time.Minute)
+	lumentest.WaitFor(t, 10*time.Second, "the fade's end", func() bool {
+		return show().Pixels[0] == messages.Pixel{R: 255, G: 147, B: 41}
+	})
+}
