@@ -84,7 +84,7 @@ func nextOf(t *testing.T, events <-chan sseEvent, light, what string) sseEvent {
 // client saw, whatever Pi it came from: the Pis' sequences overlap, so
 // its ids are places in the house's copy and each event tells its Pi's
 // sequence as "seq". A client that left after a busy light's event gets
-// a quiet light's later ones.
+// a quiet light's later ones, and a light that joins the house later.
 func TestEventsAtAHubResume(t *testing.T) {
 	t.Parallel()
 	hub, nc := startHouse(t, []string{"kitchen"}, []string{"porch"})
@@ -102,24 +102,20 @@ func TestEventsAtAHubResume(t *testing.T) {
 	page := hub.Page(t)
 
 	live, stop := followSSE(t, page+"api/v1/events", "")
+	// Leave after a kitchen event, the last one streamed (porch's click
+	// may reach the copy late).
 	var seen sseEvent
-	lumentest.WaitFor(t, 30*time.Second, "a live event of kitchen", func() bool {
+	lumentest.WaitFor(t, 60*time.Second, "a live event of kitchen, the last one", func() bool {
 		fire("kitchen")
-		select {
-		case seen = <-live:
-			return seen.data["light"] == "kitchen" || seen.data["light"] == "porch"
-		case <-time.After(2 * time.Second):
-			return false
+		for quiet := false; !quiet; {
+			select {
+			case seen = <-live:
+			case <-time.After(2 * time.Second):
+				quiet = true
+			}
 		}
+		return seen.data["light"] == "kitchen"
 	})
-	// Drain what that click brought, then leave after the last event.
-	for quiet := false; !quiet; {
-		select {
-		case seen = <-live:
-		case <-time.After(2 * time.Second):
-			quiet = true
-		}
-	}
 	stop()
 	kseq, ok := seen.data["seq"].(float64)
 	if !ok || kseq < 20 {
@@ -141,6 +137,14 @@ func TestEventsAtAHubResume(t *testing.T) {
 	}
 	if id, err := strconv.ParseUint(e.id, 10, 64); err != nil || id <= lastPlace {
 		t.Errorf("the event's id %q is no place in the house's copy after the last seen, %d", e.id, lastPlace)
+	}
+
+	// A Pi that joins the house while the stream is open is in it: its
+	// light was unknown when the stream began.
+	joinHouse(t, hub.Data, hub.Leaf, "pic", []string{"attic"})
+	fire("attic")
+	if e := nextOf(t, back, "attic", "of a light that joined while the stream was open"); e.data["seq"] == nil {
+		t.Errorf("attic's event has no Pi sequence: %v", e.data)
 	}
 
 	// One light's stream has its Pi's sequences as ids; without a resume

@@ -169,4 +169,22 @@ func TestPageHouse(t *testing.T) {
 	b.waitPage(t, "All off names the unreachable", `(() => { const n = document.querySelector('.house-note').textContent;
 		return n.startsWith("2 off; unreachable: ") && n.includes("kitchen") && n.includes("hall") })()`)
 	b.keepScreenshot(t, "house with a Pi away")
+
+	// A Pi that joins while the page is open: its light's events come
+	// into the log (and its Light select), and the page says it is new
+	// and draws it on asking.
+	joinHouse(t, hubData, hub.Leaf, "pic", []string{"attic"})
+	b.waitPage(t, "attic said new", `(() => { const n = document.querySelector('.house-new');
+		return !n.hidden && n.textContent.includes("New in the house: attic.") })()`)
+	lumentest.WaitFor(t, 30*time.Second, "attic on at the hub", func() bool {
+		m, err := nc.Request("lumen.attic.cmd.power", []byte(`{"on":true}`), 5*time.Second)
+		return err == nil && bytes.Contains(m.Data, []byte(`"ok":true`))
+	})
+	b.waitPage(t, "attic's event in the log", `[...document.querySelectorAll('#log li')].some((li) => li.dataset.light === "attic") &&
+		[...document.querySelectorAll('#log-light option')].map((o) => o.value).join(" ") === " attic hall kitchen porch study"`)
+	b.click(t, "show the new light", `.house-show`)
+	b.do(t, "attic drawn", chromedp.WaitVisible(chromedp.CSS(`section[data-light="attic"]`)), chromedp.WaitVisible(chromedp.CSS(`#conn.live`)))
+	if !eval[bool](t, b, `document.querySelector('.house-new').hidden`) {
+		t.Error("attic is still said new once drawn")
+	}
 }

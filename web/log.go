@@ -188,17 +188,11 @@ func (s *Server) logSource(ctx context.Context) (logSource, error) {
 	if err != nil {
 		return logSource{}, fmt.Errorf("web: the house journal: %w", err)
 	}
-	owners := map[string]string{}
-	if s.cfg.House != nil {
-		dir, err := s.cfg.House.Lights(ctx)
-		if err != nil {
-			return logSource{}, fmt.Errorf("web: the house's lights: %w", err)
-		}
-		for _, l := range dir {
-			owners[l.Light] = l.Pi
-		}
+	origin, err := house.ReadOrigin(ctx, js)
+	if err != nil {
+		return logSource{}, fmt.Errorf("web: the house journal: %w", err)
 	}
-	return logSource{j: journal.New(js, journal.WithStream(house.Stream)), origin: house.Origin(owners)}, nil
+	return logSource{j: journal.New(js, journal.WithStream(house.Stream)), origin: origin}, nil
 }
 
 // page reads the newest q.limit entries of the events matching filter

@@ -268,11 +268,13 @@ func (h *Hub) apply(ctx context.Context) error {
 			delete(h.relays, name)
 		}
 	}
-	if _, err := h.b.JetStream().UpdateStream(ctx, StreamConfig(reg, h.cfg.MaxBytes)); err != nil {
-		return fmt.Errorf("the house stream's sources: %w", err)
-	}
+	// Owners first: a reader of the copy takes a light's events only
+	// from the Pi the bucket names.
 	if err := writeOwners(ctx, h.b.JetStream(), reg); err != nil {
 		return err
+	}
+	if _, err := h.b.JetStream().UpdateStream(ctx, StreamConfig(reg, h.cfg.MaxBytes)); err != nil {
+		return fmt.Errorf("the house stream's sources: %w", err)
 	}
 	// A removed Pi's connection stays open, and a server may call
 	// itself anything: on any removal or new key every Pi is

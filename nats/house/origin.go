@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -48,14 +50,18 @@ func serverHash(s string) string {
 
 // Origin reads an event of the house stream: its sequence in the journal
 // it was copied from, and whether that journal is the one of the Pi
-// owners says runs its light.
-func Origin(owners map[string]string) func(subj string, h nats.Header) (uint64, bool) {
+// owner says runs its light ("": none).
+func Origin(owner func(light string) string) func(subj string, h nats.Header) (uint64, bool) {
 	return func(subj string, h nats.Header) (uint64, bool) {
 		light, _, _, ok := subject.Parse(subj)
-		if !ok || owners[light] == "" {
+		if !ok {
 			return 0, false
 		}
-		return copiedFrom(h, owners[light])
+		pi := owner(light)
+		if pi == "" {
+			return 0, false
+		}
+		return copiedFrom(h, pi)
 	}
 }
 
@@ -90,11 +96,52 @@ func OpenJournal(ctx context.Context, js jetstream.JetStream) (*journal.Journal,
 	} else if !ok {
 		return nil, fmt.Errorf("house: no journal here: neither %s (lumen up) nor %s (lumen hub) is reachable", subject.Stream, Stream)
 	}
-	owners, err := readOwners(ctx, js)
+	origin, err := ReadOrigin(ctx, js)
 	if err != nil {
 		return nil, err
 	}
-	return journal.New(js, journal.WithStream(Stream), journal.WithOrigin(Origin(owners))), nil
+	return journal.New(js, journal.WithStream(Stream), journal.WithOrigin(origin)), nil
+}
+
+// ReadOrigin is Origin with the owners the lights bucket names. A reader
+// may follow the house for days: a light it does not know (one that
+// joined since; the hub names its owner before it copies its Pi's
+// journal) reads the bucket again, at most every missReadEvery.
+func ReadOrigin(ctx context.Context, js jetstream.JetStream) (func(subj string, h nats.Header) (uint64, bool), error) {
+	o := &owners{js: js}
+	m, err := readOwners(ctx, js)
+	if err != nil {
+		return nil, err
+	}
+	o.m, o.read = m, time.Now()
+	return Origin(o.of), nil
+}
+
+// missReadEvery bounds how often owners reads the bucket again for a
+// light it does not know.
+const missReadEvery = 100 * time.Millisecond
+
+// owners is which Pi runs each light, read again on a miss.
+type owners struct {
+	js   jetstream.JetStream
+	mu   sync.Mutex
+	m    map[string]string
+	read time.Time
+}
+
+func (o *owners) of(light string) string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if pi := o.m[light]; pi != "" || time.Since(o.read) < missReadEvery {
+		return pi
+	}
+	o.read = time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if m, err := readOwners(ctx, o.js); err == nil {
+		o.m = m
+	}
+	return o.m[light]
 }
 
 // reaches reports whether js reaches stream: false when it is not there,

@@ -23,8 +23,15 @@
   const kinds = () => kindButtons.filter((b) => b.getAttribute("aria-pressed") === "true").map((b) => b.dataset.kind);
   const wanted = (e) => kinds().includes(e.kind) && (!lightSelect.value || lightSelect.value === e.light);
 
+  // known adds light to the Light select, in order, unless it is there
+  // (at a hub a light may join the house after the page was drawn).
+  function known(light) {
+    if (!several || !light || [...lightSelect.options].some((o) => o.value === light)) return;
+    const after = [...lightSelect.options].find((o) => o.value && o.value > light);
+    lightSelect.insertBefore(h("option", { value: light }, light), after || null);
+  }
   if (several) {
-    for (const name of [...lights.keys()].sort()) lightSelect.append(h("option", { value: name }, name));
+    for (const name of [...lights.keys()].sort()) known(name);
     lightSelect.parentElement.hidden = false;
   }
 
@@ -147,6 +154,7 @@
     const [dir, t] = type.split(".");
     // At a hub the id is a place in the house's copy; seq is the Pi's.
     const e = { seq: env.seq ?? Number(id), time: env.time, light: env.light, dir, type: t, kind: env.kind, by: env.by, cause: env.cause, text: env.text, error: !!env.error };
+    known(e.light);
     if (loaded) addNewest(e); else early.push(e);
   });
 

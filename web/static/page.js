@@ -196,6 +196,12 @@ async function lookAtHouse() {
     reach(l);
     pis.set(l.pi, pis.get(l.pi) || l.online);
   }
+  // A light that joined since the page was drawn: said, shown on asking
+  // (the page is drawn again).
+  const joined = (d.lights || []).map((l) => l.light).filter((name) => !lights.has(name)).sort();
+  const news = $(house, ".house-new");
+  news.hidden = !joined.length;
+  $(news, "span").textContent = joined.length ? `New in the house: ${joined.join(", ")}.` : "";
   for (const li of house.querySelectorAll(".pi")) {
     const on = pis.get(li.dataset.pi);
     li.classList.toggle("away", !on);
@@ -215,6 +221,7 @@ async function allOff(els) {
 }
 if (house) {
   $(house, ".all-off").addEventListener("click", () => allOff([...lights.values()]));
+  $(house, ".house-show").addEventListener("click", () => location.reload());
   for (const a of document.querySelectorAll(".area")) $(a, ".area-off").addEventListener("click", () => allOff([...a.querySelectorAll(".light")]));
   setInterval(lookAtHouse, 3000);
 }
