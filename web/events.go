@@ -178,8 +178,8 @@ func (s *Server) eventSource(ctx context.Context) (*tap, error) {
 }
 
 // followAlone follows one light's events in the house's copy from its
-// Pi's sequence from: they are in that order, but the copy's places are
-// not, so it reads the copy from its start.
+// Pi's sequence from, which the journal finds in the copy (they are in
+// its order).
 func (s *Server) followAlone(w http.ResponseWriter, r *http.Request, filter string, from uint64, enc func(journal.Msg) []byte) {
 	ctx, cancel := s.streamCtx(r)
 	defer cancel()

@@ -165,6 +165,12 @@ func TestEventsAtAHubResume(t *testing.T) {
 	if id, _ := strconv.ParseUint(e.id, 10, 64); id <= before || float64(id) >= kseq {
 		t.Errorf("porch's own stream: id %s, not one of porch's sequences after %d", e.id, before)
 	}
+	// And resumes from one of them: the event after it, found in the
+	// copy where it is.
+	resumed, _ := followSSE(t, page+"api/v1/lights/porch/events", strconv.FormatUint(before, 10))
+	if e := nextOf(t, resumed, "porch", "on its own stream resumed after "+strconv.FormatUint(before, 10)); e.id != strconv.FormatUint(before+1, 10) {
+		t.Errorf("porch's own stream resumed after %d begins at %s", before, e.id)
+	}
 }
 
 // porchSeq is porch's last input's sequence on its Pi.

@@ -3,8 +3,11 @@ package journal_test
 import (
 	"bytes"
 	"context"
+	"strconv"
 	"testing"
 	"time"
+
+	"github.com/nats-io/nats.go"
 
 	"github.com/lumen-home/lumen/nats/broker"
 	"github.com/lumen-home/lumen/nats/journal"
@@ -102,6 +105,53 @@ func BenchmarkReplay(b *testing.B) {
 				total += n
 			}
 			b.ReportMetric(float64(total)/b.Elapsed().Seconds(), "msgs/s")
+		})
+	}
+}
+
+// BenchmarkCopiedResume measures a resume through a copy: one light's
+// last 10 events, asked for by its origin's sequence, in a copy of
+// 100,000 events of two lights (a page at a hub reconnecting to one
+// light's stream). "whole copy" reads all of the light's events in the
+// copy and keeps those, as a reader did before it searched (the
+// baseline).
+func BenchmarkCopiedResume(b *testing.B) {
+	br := startBroker(b, broker.Config{Sync: broker.SyncBatch})
+	own := journal.New(br.JetStream())
+	const n = 100_000
+	for i := range n {
+		light := "kitchen"
+		if i%2 == 1 {
+			light = "porch"
+		}
+		if _, err := own.AppendAsync(subject.In(light, "fired"), payload200, journal.Header("Origin-Seq", strconv.Itoa(i/2+1))); err != nil {
+			b.Fatal(err)
+		}
+	}
+	<-own.AsyncComplete()
+	copied := journal.New(br.JetStream(), journal.WithOrigin(func(_ string, h nats.Header) (uint64, bool) {
+		seq, err := strconv.ParseUint(h.Get("Origin-Seq"), 10, 64)
+		return seq, err == nil
+	}))
+	ctx := context.Background()
+	from := uint64(n/2 - 9)
+	for _, c := range []struct {
+		name string
+		from uint64 // 0: the whole copy, keeping those at or after from
+	}{{"from its sequence", from}, {"whole copy", 0}} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				got := 0
+				err := copied.Replay(ctx, subject.Events("kitchen"), c.from, 0, func(m journal.Msg) error {
+					if m.Seq >= from {
+						got++
+					}
+					return nil
+				})
+				if err != nil || got != 10 {
+					b.Fatalf("%d events (%v), want 10", got, err)
+				}
+			}
 		})
 	}
 }

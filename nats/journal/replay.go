@@ -26,13 +26,16 @@ func (j *Journal) Replay(ctx context.Context, filter string, from, to uint64, fn
 	if err != nil {
 		return err
 	}
-	// Read through a copy, the range is the origin's sequences: read the
-	// whole copy and keep the range's events.
+	// Read through a copy, the range is the origin's sequences: read from
+	// where they may begin (copied.go) and keep the range's events.
 	keep := func(Msg) bool { return true }
 	if j.origin != nil {
 		lo, hi := from, to
 		keep = func(m Msg) bool { return m.Seq >= lo && (hi == 0 || m.Seq <= hi) }
-		from, to = 0, 0
+		if from, err = j.copyStart(ctx, filter, lo); err != nil {
+			return fmt.Errorf("journal: replay %q: %w", filter, err)
+		}
+		to = 0
 	}
 	if from, to, err = j.bounds(ctx, from, to); err != nil {
 		return fmt.Errorf("journal: replay %q: %w", filter, err)
@@ -135,10 +138,11 @@ func (j *Journal) Follow(ctx context.Context, filter string, from uint64, fn fun
 	if _, err := j.streamHandle(ctx); err != nil {
 		return err
 	}
-	// Through a copy, from is an origin's sequence: read the whole copy.
+	// Through a copy, from is an origin's sequence (copied.go).
 	origin := from
-	if j.origin != nil {
-		from = 0
+	from, err := j.copyStart(ctx, filter, origin)
+	if err != nil {
+		return fmt.Errorf("journal: follow %q: %w", filter, err)
 	}
 	g := newGetter(j.js, j.stream, getBatch)
 	defer g.close()
@@ -282,10 +286,11 @@ func subsetOf(sub, filter string) bool {
 // followOrdered is Follow through an ordered consumer, deleted on return;
 // errNoConsumers where the connection's account may create none.
 func (j *Journal) followOrdered(ctx context.Context, filter string, from uint64, fn func(Msg) error, caughtUp func()) error {
-	// Through a copy, from is an origin's sequence: read the whole copy.
+	// Through a copy, from is an origin's sequence (copied.go).
 	origin := from
-	if j.origin != nil {
-		from = 0
+	from, err := j.copyStart(ctx, filter, origin)
+	if err != nil {
+		return fmt.Errorf("journal: follow %q: %w", filter, err)
 	}
 	cons, done, err := j.ordered(ctx, filter, from)
 	if errors.Is(err, errNoConsumers) {
