@@ -353,6 +353,11 @@ func TestGPIOEdgeAfterItsSourceIsCreated(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.stop()
+	// The manager follows the pins from its start, which Spawn does not
+	// wait for: an answer from it says it has started.
+	if _, err := r.sys.Root.RequestFuture(r.mgr, &Hook{Source: "none"}, 10*time.Second).Result(); err != nil {
+		t.Fatal(err)
+	}
 	const rounds = 20
 	for i := range rounds {
 		mu.Lock()
