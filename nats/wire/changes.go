@@ -39,8 +39,11 @@ type Changes struct {
 
 const (
 	// changesBuffer is how many events wait to be drained; past it they
-	// are dropped, which Changed reports as a change all the same.
-	changesBuffer = 256
+	// are dropped, which Changed reports as a change all the same. A
+	// busy light's second of changes fits (nats.go says each overflow
+	// on stderr, a "slow consumer" that alarms for nothing); the
+	// channel costs 16 KB.
+	changesBuffer = 2048
 	// changesDrain is how often the events are drained between calls,
 	// so that the buffer does not fill while nobody asks.
 	changesDrain = time.Second

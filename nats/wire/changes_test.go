@@ -65,7 +65,7 @@ func TestChanges(t *testing.T) {
 	}
 	// More events than the buffer holds, and time for the background
 	// drain: one change all the same, then none.
-	publish(messages.OutConfig, 1000)
+	publish(messages.OutConfig, 5000)
 	if err := person.Flush(); err != nil {
 		t.Fatal(err)
 	}
