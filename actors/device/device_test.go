@@ -45,14 +45,19 @@ const config = `{"op":"apply","states":[
 	{"name":"pulse","r":"frame % 256","g":0,"b":0,"speed":10}],
 	"rules":[{"from":"*","on":"button_click","to":"red"},{"from":"*","on":"button_hold","to":"off"}]}`
 
+// quietSystem is an actor system that logs nothing.
+func quietSystem() *actor.ActorSystem {
+	return actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
+		return slog.New(slog.NewTextHandler(io.Discard, nil))
+	}))
+}
+
 func newRig(t *testing.T) *rig {
 	t.Helper()
 	br := lumentest.StartBus(t, broker.Config{})
 	j := br.Journal
 	nc := br.Conn(t)
-	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
-		return slog.New(slog.NewTextHandler(io.Discard, nil))
-	}))
+	sys := quietSystem()
 	lp, err := light.Props(light.Config{Name: "k", Journal: j, Clock: clock.System(clock.Trust)})
 	if err != nil {
 		t.Fatal(err)
@@ -407,9 +412,7 @@ func TestFadeWhenTheModelOvertakesItsEvent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
-		return slog.New(slog.NewTextHandler(io.Discard, nil))
-	}))
+	sys := quietSystem()
 	dev := sys.Root.Spawn(dp)
 	defer func() { _ = sys.Root.StopFuture(dev).Wait() }()
 	show := func() *messages.LEDReply {
