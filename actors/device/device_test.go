@@ -412,17 +412,10 @@ func TestFadeWhenTheModelOvertakesItsEvent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sys := quietSystem()
-	dev := sys.Root.Spawn(dp)
-	defer func() { _ = sys.Root.StopFuture(dev).Wait() }()
-	show := func() *messages.LEDReply {
-		t.Helper()
-		res, err := sys.Root.RequestFuture(dev, &device.Show{}, 5*time.Second).Result()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return res.(*messages.LEDReply)
-	}
+	r := &rig{sys: quietSystem()} // no light: the test is the light
+	r.dev = r.sys.Root.Spawn(dp)
+	defer func() { _ = r.sys.Root.StopFuture(r.dev).Wait() }()
+	show := func() *messages.LEDReply { t.Helper(); return r.show(t) }
 	lumentest.WaitFor(t, 10*time.Second, "the model of the light off", func() bool { return show().State == "off" })
 
 	// set_state warm with a 30-minute fade: the model that has it first,
