@@ -292,11 +292,13 @@ func (b *Bridge) lookAtHouse() {
 	if err != nil {
 		return
 	}
-	now := b.current()
+	// One look at what is followed: where each light runs, and whether
+	// an announce has read it.
 	b.mu.Lock()
-	announced := map[string]bool{} // lights an announce has read
+	now := make(map[string]where, len(b.lights))
+	announced := make(map[string]bool, len(b.lights))
 	for l, f := range b.lights {
-		announced[l] = f.effects != nil
+		now[l], announced[l] = f.where, f.effects != nil
 	}
 	wasKept := maps.Clone(b.kept)
 	b.mu.Unlock()
